@@ -1,0 +1,2 @@
+// Placeholder until the plugin lands.
+export {};

@@ -1,0 +1,1 @@
+//! Running cursor-agent.

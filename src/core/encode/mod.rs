@@ -1,0 +1,1 @@
+//! Encoders over the neutral parts.

@@ -1,0 +1,3 @@
+//! `#[napi]` bindings: convert, call core, map errors. A few lines per item.
+
+mod switch;

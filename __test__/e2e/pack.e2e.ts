@@ -1,0 +1,147 @@
+// The published shape, installed the way users get it: the root tarball plus the
+// tarball of this machine's platform package (the binary the build just made),
+// installed into an empty project without the network and without optional
+// dependencies, then loaded from Node and from Bun.
+//
+// Needs a build first (`npm test` does it): the platform binary in the package
+// root and the compiled plugin in dist/.
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { execFileSync, spawnSync } from 'node:child_process'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const root = fileURLToPath(new URL('../..', import.meta.url))
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+const bun = join(root, 'node_modules', '.bin', process.platform === 'win32' ? 'bun.exe' : 'bun')
+
+// This machine's platform package folder, as napi-rs names it.
+function hostPlatformDir(): string {
+  const { platform, arch } = process
+  if (platform === 'linux') {
+    const glibc = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } })?.header
+      ?.glibcVersionRuntime
+    return `linux-${arch}-${glibc ? 'gnu' : 'musl'}`
+  }
+  return platform === 'win32' ? `win32-${arch}-msvc` : `${platform}-${arch}`
+}
+const platformDir = hostPlatformDir()
+const platformPackage = `${pkg.name}-${platformDir}`
+const binaryFile = `${pkg.napi.binaryName}.${platformDir}.node`
+
+const onWindows = process.platform === 'win32'
+function npm(args: string[], cwd: string): string {
+  return execFileSync('npm', args, { cwd, encoding: 'utf8', shell: onWindows, stdio: ['ignore', 'pipe', 'pipe'] })
+}
+
+// A tiny cursor-agent stream: two partial text deltas and a successful result.
+const SESSION = 'pack-e2e-session'
+const STREAM = [
+  { type: 'system', subtype: 'init', session_id: SESSION, model: 'Auto' },
+  { type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'Hello from' }] }, session_id: SESSION, timestamp_ms: 1 },
+  { type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: ' the package' }] }, session_id: SESSION, timestamp_ms: 2 },
+  { type: 'result', subtype: 'success', is_error: false, result: 'Hello from the package', session_id: SESSION, usage: { inputTokens: 3, outputTokens: 4 } },
+]
+  .map((record) => JSON.stringify(record) + '\n')
+  .join('')
+
+// Run by Node and by Bun from inside the temporary project, so the package name
+// resolves through its node_modules like any user's import.
+const SCRIPT = `
+import { StreamTransformer } from '${pkg.name}'
+const server = await import('${pkg.name}/server')
+const transformer = new StreamTransformer({ format: 'openai-sse', model: 'auto', id: 'chatcmpl-pack', created: 1 })
+const frames = [...transformer.push(${JSON.stringify(STREAM)}), ...transformer.finish({ exitCode: 0 })]
+console.log(JSON.stringify({
+  frames,
+  sessionId: transformer.sessionId,
+  serverExports: Object.entries(server).map(([name, value]) => [name, typeof value]),
+}))
+`
+
+let work = ''
+let project = ''
+
+before(() => {
+  assert.ok(existsSync(join(root, binaryFile)), `${binaryFile} is missing: build first (npx napi build --platform)`)
+  assert.ok(existsSync(join(root, 'dist/plugin/server.js')), 'dist/plugin is missing: run `npm run build:plugin`')
+  work = mkdtempSync(join(tmpdir(), 'ocn-pack-'))
+
+  npm(['pack', '--ignore-scripts', '--pack-destination', work], root)
+
+  // The platform package gets its binary only in a copy: the tree keeps npm/ free of .node files.
+  const platformCopy = join(work, 'platform')
+  cpSync(join(root, 'npm', platformDir), platformCopy, { recursive: true })
+  cpSync(join(root, binaryFile), join(platformCopy, binaryFile))
+  npm(['pack', '--ignore-scripts', '--pack-destination', work], platformCopy)
+
+  project = join(work, 'project')
+  mkdirSync(project)
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'pack-e2e', version: '1.0.0', private: true }))
+  writeFileSync(join(project, 'check.mjs'), SCRIPT)
+  const tarballs = readdirSync(work).filter((f) => f.endsWith('.tgz')).map((f) => join(work, f))
+  assert.equal(tarballs.length, 2)
+  // An empty cache plus --offline: the install can use nothing but the two tarballs.
+  npm(
+    ['install', '--offline', '--omit=optional', '--no-audit', '--no-fund', '--ignore-scripts', '--cache', join(work, 'npm-cache'), ...tarballs],
+    project,
+  )
+})
+
+after(() => {
+  if (work) rmSync(work, { recursive: true, force: true })
+})
+
+interface CheckResult {
+  frames: string[]
+  sessionId: string | null
+  serverExports: [string, string][]
+}
+
+// What the stream must translate to (ARCHITECTURE.md 4.1 and 5): the text once,
+// one `stop` finish, usage with prompt_tokens = input + cache tokens, then [DONE].
+function assertTranslated(result: CheckResult) {
+  assert.equal(result.sessionId, SESSION)
+  assert.equal(result.frames.at(-1), 'data: [DONE]\n\n')
+  const chunks = result.frames.slice(0, -1).map((frame) => {
+    assert.match(frame, /^data: .*\n\n$/s)
+    return JSON.parse(frame.slice('data: '.length))
+  })
+  const text = chunks.map((c) => c.choices?.[0]?.delta?.content ?? '').join('')
+  assert.equal(text, 'Hello from the package')
+  const finishes = chunks.map((c) => c.choices?.[0]?.finish_reason).filter((r) => r != null)
+  assert.deepEqual(finishes, ['stop'])
+  const usage = chunks.find((c) => c.usage != null)?.usage
+  assert.equal(usage?.prompt_tokens, 3)
+  assert.equal(usage?.completion_tokens, 4)
+  assert.equal(usage?.total_tokens, 7)
+  // OpenCode ignores a plugin module that exports anything but plugin functions.
+  for (const [name, type] of result.serverExports) assert.equal(type, 'function', `./server exports ${name}`)
+}
+
+function runCheck(runtime: string): CheckResult {
+  const out = spawnSync(runtime, ['check.mjs'], { cwd: project, encoding: 'utf8' })
+  assert.equal(out.status, 0, out.stderr)
+  return JSON.parse(out.stdout)
+}
+
+describe(`installed from tarballs (${platformPackage})`, () => {
+  it('the root package ships no binary; the platform package does', () => {
+    const installed = join(project, 'node_modules', pkg.name)
+    assert.deepEqual(readdirSync(installed).filter((f) => f.endsWith('.node')), [])
+    assert.ok(existsSync(join(project, 'node_modules', platformPackage, binaryFile)))
+    // --omit=optional left out every other platform package.
+    const others = readdirSync(join(project, 'node_modules')).filter((d) => d.startsWith(`${pkg.name}-`))
+    assert.deepEqual(others, [platformPackage])
+  })
+
+  it('Node loads the addon from the platform package and translates a stream', () => {
+    assertTranslated(runCheck(process.execPath))
+  })
+
+  it('Bun loads it too', () => {
+    assertTranslated(runCheck(bun))
+  })
+})

@@ -48,8 +48,9 @@ describe('platform packages', () => {
     assert.deepEqual(pkg.optionalDependencies, expected)
   })
 
-  it('the root package supports Node >= 20', () => {
-    assert.deepEqual(pkg.engines, { node: '>=20' })
+  // OpenCode checks `engines.opencode` of plugins it installs by name.
+  it('the root package supports Node >= 20 and OpenCode >= 1.18', () => {
+    assert.deepEqual(pkg.engines, { node: '>=20', opencode: '>=1.18.0' })
   })
 
   it('npm/ holds exactly one folder per target', () => {

@@ -6,7 +6,8 @@
 import { describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync, spawnSync } from 'node:child_process'
-import { existsSync, readFileSync, readdirSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 const root = join(__dirname, '..')
@@ -77,6 +78,24 @@ describe('platform packages', () => {
       assert.ok(existsSync(join(root, 'npm', dir, 'README.md')))
     })
   }
+
+  it('napi create-npm-dirs regenerates npm/ without a difference', () => {
+    // It reads only package.json, so a copy in an empty folder leaves the tree alone.
+    const scratch = mkdtempSync(join(tmpdir(), 'ocn-npm-dirs-'))
+    try {
+      copyFileSync(join(root, 'package.json'), join(scratch, 'package.json'))
+      const generated = run('npx', ['napi', 'create-npm-dirs', '--cwd', scratch])
+      assert.equal(generated.status, 0, generated.stderr)
+      for (const target of targets) {
+        for (const file of ['package.json', 'README.md']) {
+          const path = join('npm', PLATFORMS[target].dir, file)
+          assert.equal(readFileSync(join(root, path), 'utf8'), readFileSync(join(scratch, path), 'utf8'), path)
+        }
+      }
+    } finally {
+      rmSync(scratch, { recursive: true, force: true })
+    }
+  })
 
   it('git tracks only package.json and README.md under npm/', { skip: notGit }, () => {
     const tracked = run('git', ['ls-files', 'npm']).stdout.trim().split('\n').sort()

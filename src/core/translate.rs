@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::core::classify::{classify_failure, is_quota};
 use crate::core::error::CoreError;
-use crate::core::event::{Channel, Event, EventBody, Parsed, ToolCallBody};
+use crate::core::event::{Channel, Event, EventBody, Parsed, Parts, ToolCallBody};
 use crate::core::part::{FinishReason, Part};
 use crate::core::tracker::MixedDeltaTracker;
 use crate::core::transformer::{FinishSummary, Outcome};
@@ -302,12 +302,7 @@ impl Translator {
         }
     }
 
-    fn assistant(
-        &mut self,
-        partial: bool,
-        parts: &[crate::core::event::ContentPart<'_>],
-        emit: &mut impl FnMut(Part<'_>),
-    ) {
+    fn assistant(&mut self, partial: bool, parts: &Parts<'_>, emit: &mut impl FnMut(Part<'_>)) {
         let mut texts = parts.iter().filter_map(|p| p.channel_text());
         let Some(first) = texts.next() else { return };
         let Some(second) = texts.next() else {

@@ -798,6 +798,71 @@ mod tests {
         }
     }
 
+    /// A stream with every framing hazard: multi-byte characters, CRLF, a raw U+2028, blank
+    /// lines, an over-long record, invalid UTF-8, invalid JSON, and an interaction flush.
+    fn hazard_stream() -> Vec<u8> {
+        let mut s = Vec::new();
+        s.extend_from_slice(format!("{}\r\n", delta("h\u{e9}llo \u{1F600}")).as_bytes());
+        s.extend_from_slice(format!("{}\n\n  \n", delta(" x\u{2028}y")).as_bytes());
+        s.extend_from_slice(format!("{}\n", delta(&"long ".repeat(40))).as_bytes());
+        s.extend_from_slice(b"\xf0\x9f\x98\nnot json\n");
+        s.extend_from_slice(format!("{}\n", delta("h\u{e9}llo \u{1F600} x\u{2028}y")).as_bytes());
+        s.extend_from_slice(
+            format!(r#"{{"type":"retry","subtype":"starting",{SID},"timestamp_ms":9}}"#).as_bytes(),
+        );
+        s.extend_from_slice(
+            format!("\n{}\n{}", delta(" \u{4e16}\u{754c}"), result_line()).as_bytes(),
+        );
+        s
+    }
+
+    fn hazard_options(format: Format) -> TransformerOptions {
+        TransformerOptions {
+            max_line_bytes: 160,
+            ..options(format)
+        }
+    }
+
+    #[test]
+    fn hazard_stream_translation() {
+        let (out, _, t) = run_chunks(
+            hazard_options(Format::AiSdk),
+            &[&hazard_stream()],
+            &success(),
+        );
+        assert_eq!(
+            visible_text(&out),
+            "h\u{e9}llo \u{1F600} x\u{2028}y \u{4e16}\u{754c}"
+        );
+        // The over-long record, the invalid UTF-8 one and "not json".
+        assert_eq!(t.skipped_lines(), 3);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+        #[test]
+        fn every_chunking_of_the_hazard_stream_gives_the_same_outputs(
+            cuts in proptest::collection::vec(0usize..2_000, 0..60)
+        ) {
+            let input = hazard_stream();
+            for format in [Format::OpenAiSse, Format::AiSdk] {
+                let whole = run_chunks(hazard_options(format), &[&input], &success());
+                let mut sorted: Vec<usize> = cuts.iter().map(|c| c % (input.len() + 1)).collect();
+                sorted.sort_unstable();
+                let mut chunks = Vec::new();
+                let mut from = 0;
+                for c in sorted {
+                    chunks.push(&input[from..c]);
+                    from = c;
+                }
+                chunks.push(&input[from..]);
+                let cut = run_chunks(hazard_options(format), &chunks, &success());
+                prop_assert_eq!(&cut.0, &whole.0);
+                prop_assert_eq!(cut.2.skipped_lines(), whole.2.skipped_lines());
+            }
+        }
+    }
+
     #[test]
     fn byte_by_byte_chunking_gives_the_same_outputs() {
         for name in CAPTURES {
@@ -1000,6 +1065,9 @@ mod tests {
         let is_error = format!(
             r#"{{"type":"result","subtype":"error","is_error":true,"result":"Model overloaded",{SID}}}"#
         );
+        let quota_result = format!(
+            r#"{{"type":"result","is_error":true,"error":{{"message":"You've hit your usage limit"}},{SID}}}"#
+        );
         let cases = vec![
             FinishCase {
                 name: "success",
@@ -1029,6 +1097,14 @@ mod tests {
                 name: "quota after output is kept as success",
                 lines: vec![delta("hi")],
                 outcome: outcome(Some(1), None, quota, false),
+                code: None,
+                ai_sdk_tail: &["text text-0: hi", "finish stop/stop"],
+                sse_tail: &["text: hi", "finish stop", "[DONE]"],
+            },
+            FinishCase {
+                name: "quota reported in the result after output",
+                lines: vec![delta("hi"), quota_result.clone()],
+                outcome: outcome(Some(1), None, "", false),
                 code: None,
                 ai_sdk_tail: &["text text-0: hi", "finish stop/stop"],
                 sse_tail: &["text: hi", "finish stop", "[DONE]"],

@@ -434,7 +434,8 @@ impl Translator {
         if self.saw_result && self.result_error.is_none() && !failing_exit {
             return None;
         }
-        if self.has_content && is_quota(&outcome.stderr) {
+        let quota = is_quota(&outcome.stderr) || self.result_error.as_deref().is_some_and(is_quota);
+        if self.has_content && quota {
             tracing::info!(
                 "cursor-agent reported a usage limit after output; keeping the output: {}",
                 crate::core::classify::last_lines(&outcome.stderr)

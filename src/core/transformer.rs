@@ -233,6 +233,26 @@ impl StreamTransformer {
         translator.finish(outcome, &mut |part| encoder.encode(&part, out))
     }
 
+    /// Close the stream with a failure the caller determined (`E_TIMEOUT`, `E_CALLBACK`, ...)
+    /// instead of classifying the process outcome: pending records are flushed, open blocks
+    /// closed, open tool calls interrupted, then the error and the finish. Like `finish`, a
+    /// call after the stream is closed appends nothing; `push` afterwards is `E_INVALID_ARG`.
+    pub fn fail(&mut self, error: CoreError, out: &mut Vec<Output>) -> FinishSummary {
+        if self.finished {
+            return FinishSummary::default();
+        }
+        self.finished = true;
+        let Self {
+            framer,
+            translator,
+            encoder,
+            skipped,
+            ..
+        } = self;
+        framer.finish(|record| on_record(record, translator, encoder, skipped, out));
+        translator.fail(error, &mut |part| encoder.encode(&part, out))
+    }
+
     /// Whether `finish` has been called.
     pub fn is_finished(&self) -> bool {
         self.finished
@@ -1216,6 +1236,41 @@ mod tests {
                 None => assert!(error_lines.is_empty(), "{}", case.name),
             }
         }
+    }
+
+    #[test]
+    fn fail_closes_with_the_given_error() {
+        let input = stream(&[delta("partial"), result_line()]);
+        let timeout = CoreError::Timeout("no output for 300 s".into());
+        let mut t = StreamTransformer::new(options(Format::AiSdk));
+        let mut out = Vec::new();
+        t.push(&input, &mut out).unwrap();
+        let summary = t.fail(timeout.clone(), &mut out);
+        assert_eq!(summary.error, Some(timeout.clone()));
+        assert_eq!(
+            ai_sdk_outline(&out),
+            vec![
+                "stream-start",
+                "text text-0: partial",
+                "error E_TIMEOUT",
+                "finish error/E_TIMEOUT"
+            ]
+        );
+        assert_eq!(t.finish(&success(), &mut out), FinishSummary::default());
+        assert!(t.push(b"x", &mut out).is_err());
+        let mut t = StreamTransformer::new(options(Format::OpenAiSse));
+        let mut out = Vec::new();
+        t.push(&input, &mut out).unwrap();
+        t.fail(timeout, &mut out);
+        assert_eq!(
+            sse_outline(&out),
+            vec![
+                "text: partial",
+                "error E_TIMEOUT: no output for 300 s",
+                "finish error",
+                "[DONE]"
+            ]
+        );
     }
 
     #[test]

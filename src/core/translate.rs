@@ -163,6 +163,14 @@ pub fn tool_result(raw: Option<&RawValue>) -> Value {
     Value::Object(result)
 }
 
+/// How `close` decides the ending.
+enum Closing<'o> {
+    /// From the process outcome, per the finish table.
+    Outcome(&'o Outcome),
+    /// A failure the caller determined.
+    Failure(CoreError),
+}
+
 /// A tool call started and not yet completed.
 #[derive(Debug)]
 struct OpenCall {
@@ -392,6 +400,16 @@ impl Translator {
 
     /// Close the stream per the finish table; a second call emits nothing.
     pub fn finish(&mut self, outcome: &Outcome, emit: &mut impl FnMut(Part<'_>)) -> FinishSummary {
+        self.close(Closing::Outcome(outcome), emit)
+    }
+
+    /// Close the stream with a failure decided by the caller (a timeout, a callback that
+    /// threw), whatever the process did; a call after the stream is closed emits nothing.
+    pub fn fail(&mut self, error: CoreError, emit: &mut impl FnMut(Part<'_>)) -> FinishSummary {
+        self.close(Closing::Failure(error), emit)
+    }
+
+    fn close(&mut self, closing: Closing<'_>, emit: &mut impl FnMut(Part<'_>)) -> FinishSummary {
         if self.finished {
             return FinishSummary::default();
         }
@@ -411,8 +429,11 @@ impl Translator {
                 is_error: true,
             });
         }
-        let error = self.closing_error(outcome);
-        let reason = match (&error, outcome.cancelled) {
+        let (error, cancelled) = match closing {
+            Closing::Outcome(outcome) => (self.closing_error(outcome), outcome.cancelled),
+            Closing::Failure(error) => (Some(error), false),
+        };
+        let reason = match (&error, cancelled) {
             (_, true) => FinishReason::Cancelled,
             (Some(e), false) => FinishReason::Error(e),
             (None, false) => FinishReason::Stop,

@@ -37,6 +37,9 @@ pub struct LineFramer {
     max_line_bytes: usize,
 }
 
+/// Buffer capacity kept between records; a longer record's buffer is released after it.
+const RETAINED_CAPACITY: usize = 1 << 20;
+
 /// How many leading bytes of a skipped record are kept for logs.
 pub const SKIPPED_PREFIX_BYTES: usize = 100;
 
@@ -71,7 +74,7 @@ impl LineFramer {
                         self.pending.extend_from_slice(&chunk[..at]);
                         emit(&self.pending, &mut on_record);
                     }
-                    self.pending.clear();
+                    self.clear_pending();
                     chunk = &chunk[at + 1..];
                 }
             }
@@ -99,6 +102,14 @@ impl LineFramer {
         }
         self.pending = Vec::new();
         self.discarding = false;
+    }
+
+    /// Forget the buffered record, releasing the memory a very long one needed.
+    fn clear_pending(&mut self) {
+        self.pending.clear();
+        if self.pending.capacity() > RETAINED_CAPACITY {
+            self.pending.shrink_to(RETAINED_CAPACITY);
+        }
     }
 
     /// Buffer the start of a record, or start discarding it once it exceeds the cap.

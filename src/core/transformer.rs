@@ -87,7 +87,10 @@ pub struct StreamTransformer {
 
 impl StreamTransformer {
     pub fn new(options: TransformerOptions) -> Self {
-        Self { options, finished: false }
+        Self {
+            options,
+            finished: false,
+        }
     }
 
     pub fn options(&self) -> &TransformerOptions {

@@ -13,7 +13,9 @@ use super::key::{
     tool_fingerprint, ConversationRef, Digest,
 };
 use crate::core::error::CoreError;
-use crate::core::prompt::{build_full_prompt, build_incremental_prompt, Conversation};
+use crate::core::prompt::{
+    build_full_prompt, build_incremental_prompt, Conversation, PromptRequest,
+};
 
 /// Defaults of [`ResumeOptions`].
 pub const DEFAULT_MAX_ENTRIES: usize = 64;
@@ -38,6 +40,39 @@ impl Default for ResumeOptions {
             max_entries: NonZeroUsize::new(DEFAULT_MAX_ENTRIES).unwrap_or(NonZeroUsize::MIN),
             ttl_ms: DEFAULT_TTL_MS,
         }
+    }
+}
+
+impl ResumeOptions {
+    /// Merges caller options with the defaults; `maxEntries` and `ttlMs` must be positive.
+    pub fn from_parts(
+        enabled: Option<bool>,
+        max_entries: Option<i64>,
+        ttl_ms: Option<i64>,
+    ) -> Result<Self, CoreError> {
+        let defaults = Self::default();
+        let max_entries = match max_entries {
+            None => defaults.max_entries,
+            Some(n) => usize::try_from(n)
+                .ok()
+                .and_then(NonZeroUsize::new)
+                .ok_or_else(|| {
+                    CoreError::InvalidArg(format!(
+                        "`maxEntries` must be a positive integer, got {n}"
+                    ))
+                })?,
+        };
+        let ttl_ms = match ttl_ms {
+            None => defaults.ttl_ms,
+            Some(ms) => u64::try_from(ms).ok().filter(|&ms| ms > 0).ok_or_else(|| {
+                CoreError::InvalidArg(format!("`ttlMs` must be a positive number, got {ms}"))
+            })?,
+        };
+        Ok(Self {
+            enabled: enabled.unwrap_or(defaults.enabled),
+            max_entries,
+            ttl_ms,
+        })
     }
 }
 
@@ -80,7 +115,10 @@ pub struct ResumeRequest<'a> {
 impl<'a> ResumeRequest<'a> {
     /// Reads `{workspace, model, messages, tools?, toolsInPrompt?, conversationId?}`.
     pub fn from_json(request: &'a Value) -> Result<Self, CoreError> {
-        let conversation = Conversation::from_request(request)?;
+        let PromptRequest {
+            conversation,
+            tools_in_prompt,
+        } = PromptRequest::from_json(request)?;
         let text = |key: &str| -> Result<Option<&'a str>, CoreError> {
             match request.get(key) {
                 None | Some(Value::Null) => Ok(None),
@@ -88,19 +126,11 @@ impl<'a> ResumeRequest<'a> {
                 Some(_) => Err(CoreError::InvalidArg(format!("`{key}` must be a string"))),
             }
         };
-        let workspace = text("workspace")?
-            .ok_or_else(|| CoreError::InvalidArg("`workspace` is required".into()))?;
-        let model =
-            text("model")?.ok_or_else(|| CoreError::InvalidArg("`model` is required".into()))?;
-        let tools_in_prompt = match request.get("toolsInPrompt") {
-            None | Some(Value::Null) => false,
-            Some(Value::Bool(b)) => *b,
-            Some(_) => {
-                return Err(CoreError::InvalidArg(
-                    "`toolsInPrompt` must be a boolean".into(),
-                ))
-            }
+        let required = |key: &str| {
+            text(key)?.ok_or_else(|| CoreError::InvalidArg(format!("`{key}` is required")))
         };
+        let workspace = required("workspace")?;
+        let model = required("model")?;
         let conversation_id = text("conversationId")?.filter(|id| !id.is_empty());
         Ok(Self {
             workspace,
@@ -959,6 +989,26 @@ mod tests {
                 message: "gone"
             })
         );
+    }
+
+    #[test]
+    fn options_merge_with_defaults() {
+        let defaults = ResumeOptions::from_parts(None, None, None).expect("defaults");
+        assert_eq!(defaults, ResumeOptions::default());
+        assert!(!defaults.enabled);
+        assert_eq!(defaults.max_entries.get(), 64);
+        assert_eq!(defaults.ttl_ms, 3_600_000);
+        let custom = ResumeOptions::from_parts(Some(true), Some(2), Some(10)).expect("custom");
+        assert!(custom.enabled && custom.max_entries.get() == 2 && custom.ttl_ms == 10);
+        for (max, ttl) in [
+            (Some(0), None),
+            (Some(-1), None),
+            (None, Some(0)),
+            (None, Some(-5)),
+        ] {
+            let err = ResumeOptions::from_parts(None, max, ttl).expect_err("invalid");
+            assert_eq!(err.code(), "E_INVALID_ARG");
+        }
     }
 
     #[test]

@@ -20,7 +20,8 @@ export declare class SessionResumeManager {
   /**
    * Plans a turn: a resumed chat with only the new messages (the newest user text, or the
    * trailing tool results with the calls they answer), or a fresh chat with the full prompt.
-   * Never the full prompt into a resumed chat. Throws `E_INVALID_ARG` for a malformed request.
+   * Never the full prompt into a resumed chat. Throws `E_INVALID_ARG` for a malformed request
+   * (and `JSON.stringify`'s own error for one it cannot serialise, e.g. a cycle).
    */
   plan(request: ResumeRequest): ResumePlan
   /**

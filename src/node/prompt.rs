@@ -1,9 +1,10 @@
 //! Prompt building for callers that bypass the resume cache.
 
+use napi::{Env, Unknown};
 use napi_derive::napi;
 use serde_json::Value;
 
-use super::resume::{to_js_error, Result};
+use super::resume::{object_argument, to_js_error, Result};
 use crate::core::prompt::PromptRequest;
 use crate::core::resume::is_title_request as core_is_title_request;
 
@@ -29,7 +30,8 @@ pub struct BindingPromptRequest {
 /// tool name and call id. Images and files are carried as a URL or path, or stated as omitted
 /// with their type and size. Throws `E_INVALID_ARG` for malformed messages.
 #[napi(catch_unwind, ts_args_type = "request: PromptRequest")]
-pub fn build_prompt(request: Value) -> Result<String> {
+pub fn build_prompt(env: &Env, request: Unknown<'_>) -> Result<String> {
+    let request = object_argument(env, request, "the request")?;
     Ok(PromptRequest::from_json(&request)
         .map_err(to_js_error)?
         .build())
@@ -42,7 +44,8 @@ pub fn build_prompt(request: Value) -> Result<String> {
     catch_unwind,
     ts_args_type = "request: Pick<PromptRequest, 'messages' | 'tools'>"
 )]
-pub fn is_title_request(request: Value) -> Result<bool> {
+pub fn is_title_request(env: &Env, request: Unknown<'_>) -> Result<bool> {
+    let request = object_argument(env, request, "the request")?;
     let request = PromptRequest::from_json(&request).map_err(to_js_error)?;
     Ok(core_is_title_request(&request.conversation))
 }

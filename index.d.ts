@@ -10,7 +10,130 @@
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
 /**
+ * Reuses cursor-agent chats (`--resume`) across the turns of one conversation, only when the
+ * cached chat provably holds the same conversation with the same tools. Process memory only:
+ * restarting loses it. Title requests must not go through it (see `isTitleRequest`).
+ */
+export declare class SessionResumeManager {
+  /** Throws `E_INVALID_ARG` for a non-positive `maxEntries` or `ttlMs`. */
+  constructor(options?: SessionResumeOptions | undefined | null)
+  /**
+   * Plans a turn: a resumed chat with only the new messages (the newest user text, or the
+   * trailing tool results with the calls they answer), or a fresh chat with the full prompt.
+   * Never the full prompt into a resumed chat. Throws `E_INVALID_ARG` for a malformed request
+   * (and `JSON.stringify`'s own error for one it cannot serialise, e.g. a cycle).
+   */
+  plan(request: ResumeRequest): ResumePlan
+  /**
+   * Stores the chat id cursor-agent reported for the plan's run. Returns `false` when resume
+   * is disabled, the plan has no key, or the id is refused (it must match
+   * `^[A-Za-z0-9][A-Za-z0-9_-]*$`, at most 256 characters). The newest record wins.
+   */
+  record(plan: ResumePlan, chatId: string | null | undefined): boolean
+  /**
+   * Reports that the plan's run failed. Evicts the resumed chat on `E_RESUME` or on
+   * resume-specific text (chat not found, expired, cannot resume, ...), never on auth,
+   * network, quota, memory, signal or other transient failures. Returns `true` when evicted.
+   */
+  reportFailure(plan: ResumePlan, error: string | ResumeFailure): boolean
+  /** Live (unexpired) entries. */
+  get size(): number
+  /** Forgets every entry. */
+  clear(): void
+}
+
+/**
+ * The whole conversation as one cursor-agent prompt: system prompt, tool definitions (only with
+ * `toolsInPrompt`), then the transcript with role labels, tool calls and results labelled with
+ * tool name and call id. Images and files are carried as a URL or path, or stated as omitted
+ * with their type and size. Throws `E_INVALID_ARG` for malformed messages.
+ */
+export declare function buildPrompt(request: PromptRequest): string
+
+/**
+ * Whether a request is OpenCode's session-title request: a system prompt containing "title
+ * generator" and no tools. Such requests never go through `SessionResumeManager`. Throws
+ * `E_INVALID_ARG` for malformed messages.
+ */
+export declare function isTitleRequest(request: Pick<PromptRequest, 'messages' | 'tools'>): boolean
+
+/**
  * The one boolean parser for switches: `1/true/on/yes` -> true, `0/false/off/no` -> false
  * (case-insensitive, surrounding spaces ignored); anything else, including empty, -> `defaultValue`.
  */
 export declare function parseSwitch(value: string | undefined | null, defaultValue: boolean): boolean
+
+/** What a prompt is built from. */
+export interface PromptRequest {
+  /** OpenAI chat messages or AI SDK V3 prompt messages. */
+  messages: Array<object>
+  /** Tool definitions (OpenAI or V3 shape). */
+  tools?: Array<object>
+  /** Write the tool definitions into the prompt. Default `false`. */
+  toolsInPrompt?: boolean
+}
+
+/** A failure reported by `runCursorAgent` (`RunResult.error`). */
+export interface ResumeFailure {
+  /** A stable code such as `E_RESUME` or `E_NETWORK`. */
+  code: string
+  /** The error text. */
+  message: string
+}
+
+/** How to run one turn. Plain JSON-safe data: a JSON round trip keeps it usable. */
+export interface ResumePlan {
+  /**
+   * The conversation's cache key; `null` when resume is disabled, for a title request, or
+   * when the conversation has no anchor.
+   */
+  sessionKey: string | null
+  /** When set, run `cursor-agent --resume <resumeChatId>`. */
+  resumeChatId: string | null
+  /** What to write to cursor-agent's stdin. */
+  prompt: string
+  /** `true` when `prompt` holds only the new messages. */
+  incremental: boolean
+  /** Opaque state for `record`. */
+  recordToken: string | null
+}
+
+/** One turn to plan. */
+export interface ResumeRequest {
+  /** The workspace cursor-agent runs in (part of the key). */
+  workspace: string
+  /** The model, with or without the `cursor-acp/` prefix (the concrete model is part of the key). */
+  model: string
+  /** OpenAI chat messages or AI SDK V3 prompt messages (`file` data already base64). */
+  messages: Array<object>
+  /**
+   * Tool definitions, OpenAI `{type: 'function', function: {name, description, parameters}}`
+   * or V3 `{type: 'function', name, description, inputSchema}` (provider tools count by
+   * name). They always feed the tool fingerprint.
+   */
+  tools?: Array<object>
+  /** Write the tool definitions into the prompt. Default `false`. */
+  toolsInPrompt?: boolean
+  /**
+   * OpenCode's session id (`X-Session-Id`); when given it identifies the conversation instead
+   * of the hash of the first user message.
+   */
+  conversationId?: string
+}
+
+/** Options of `SessionResumeManager`. */
+export interface SessionResumeOptions {
+  /**
+   * Resume cursor-agent chats at all. Default `false`. The OpenCode host sets it from the
+   * `CURSOR_ACP_SESSION_RESUME` environment variable:
+   * `parseSwitch(process.env.CURSOR_ACP_SESSION_RESUME, false)`.
+   */
+  enabled?: boolean
+  /** Conversations kept; the least recently used is evicted first. Default `64`. */
+  maxEntries?: number
+  /**
+   * Lifetime of an entry, counted from its `record`, in milliseconds. Default `3_600_000`
+   * (one hour).
+   */
+  ttlMs?: number
+}

@@ -835,4 +835,7 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.SessionResumeManager = nativeBinding.SessionResumeManager
+module.exports.buildPrompt = nativeBinding.buildPrompt
+module.exports.isTitleRequest = nativeBinding.isTitleRequest
 module.exports.parseSwitch = nativeBinding.parseSwitch

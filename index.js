@@ -835,4 +835,9 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.StreamTransformer = nativeBinding.StreamTransformer
+module.exports.ErrorCode = nativeBinding.ErrorCode
 module.exports.parseSwitch = nativeBinding.parseSwitch
+module.exports.setLogging = nativeBinding.setLogging
+module.exports.StreamFormat = nativeBinding.StreamFormat
+module.exports.ToolCallOutput = nativeBinding.ToolCallOutput

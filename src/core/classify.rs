@@ -221,13 +221,13 @@ pub fn classify_failure(
     if let Some((kind, line)) = matching_rule(&text) {
         return match kind {
             Kind::Auth => CoreError::Auth(format!(
-                "cursor-agent is not logged in ({line}). Run `cursor-agent login`, \
-                 or set CURSOR_API_KEY in the environment OpenCode runs in."
+                "cursor-agent is not logged in. Run `cursor-agent login`, or set \
+                 CURSOR_API_KEY in the environment OpenCode runs in. cursor-agent said: {line}"
             )),
             Kind::Quota => CoreError::Quota(format!(
-                "Cursor's usage limit is reached ({line}). Pick another model \
-                 (e.g. cursor-acp/auto), raise the spend limit in Cursor's dashboard, \
-                 or wait until the limit resets."
+                "Cursor's usage limit is reached. Pick another model (e.g. cursor-acp/auto), \
+                 raise the spend limit in Cursor's dashboard, or wait until the limit resets. \
+                 cursor-agent said: {line}"
             )),
             Kind::Model => CoreError::Model(model_message(&text, line)),
             Kind::UntrustedWorkspace => CoreError::AgentExit(
@@ -237,14 +237,14 @@ pub fn classify_failure(
                     .to_owned(),
             ),
             Kind::RejectedOption => CoreError::AgentExit(format!(
-                "Cursor's servers rejected the request ({line}). Remove the option it names \
-                 from the extra arguments."
+                "Cursor's servers rejected the request. Remove the option it names from the \
+                 extra arguments. cursor-agent said: {line}"
             )),
             Kind::Network => CoreError::Network(format!(
-                "cursor-agent could not reach Cursor's servers after retrying ({line}). \
-                 Check the network connection and any proxy; a self-signed certificate in \
-                 the chain means a proxy intercepts TLS (set NODE_EXTRA_CA_CERTS for \
-                 cursor-agent)."
+                "cursor-agent could not reach Cursor's servers after retrying. Check the \
+                 network connection and any proxy; a self-signed certificate in the chain \
+                 means a proxy intercepts TLS (give cursor-agent the proxy's CA with \
+                 NODE_EXTRA_CA_CERTS). cursor-agent said: {line}"
             )),
         };
     }
@@ -330,7 +330,7 @@ mod tests {
             (
                 "\u{1b}[31mError: Authentication required.\u{1b}[0m",
                 "E_AUTH",
-                &["(Error: Authentication required.)"],
+                &["cursor-agent said: Error: Authentication required."],
             ),
         ];
         for (stderr, code, fragments) in table {

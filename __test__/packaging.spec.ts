@@ -35,6 +35,9 @@ const onWindows = process.platform === 'win32'
 const run = (cmd: string, args: string[]) =>
   spawnSync(cmd, args, { cwd: root, encoding: 'utf8', shell: onWindows })
 
+// Tests that start npm or install linters on first use; Bun's default limit is 5 s.
+const SLOW = 180_000
+
 const gitWorkTree = run('git', ['rev-parse', '--is-inside-work-tree']).stdout?.trim() === 'true'
 const notGit = gitWorkTree ? false : 'not a git checkout (or git is not installed)'
 
@@ -79,7 +82,7 @@ describe('platform packages', () => {
     })
   }
 
-  it('napi create-npm-dirs regenerates npm/ without a difference', () => {
+  it('napi create-npm-dirs regenerates npm/ without a difference', { timeout: SLOW }, () => {
     // It reads only package.json, so a copy in an empty folder leaves the tree alone.
     const scratch = mkdtempSync(join(tmpdir(), 'ocn-npm-dirs-'))
     try {
@@ -130,7 +133,7 @@ describe('loader', () => {
 describe('npm pack', () => {
   const builtPlugin = existsSync(join(root, 'dist/plugin/server.js'))
 
-  it('ships the loader, declarations, compiled plugin, README and LICENSE only', () => {
+  it('ships the loader, declarations, compiled plugin, README and LICENSE only', { timeout: SLOW }, () => {
     assert.ok(builtPlugin, 'dist/plugin is missing: run `npm run build:plugin` first')
     const out = execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
       cwd: root,
@@ -175,7 +178,7 @@ const lintSkip =
   : false
 
 describe('workflows', () => {
-  it('pass the workflow and shell linters', { skip: lintSkip }, () => {
+  it('pass the workflow and shell linters', { skip: lintSkip, timeout: SLOW }, () => {
     const lint = run('bash', ['scripts/check-workflows.sh'])
     assert.equal(lint.status, 0, lint.stdout + lint.stderr)
   })

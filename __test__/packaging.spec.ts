@@ -130,6 +130,26 @@ describe('loader', () => {
   })
 })
 
+// The glibc addon that the last build left in the package root, if any.
+const glibcAddon = join(root, `${binaryName}.linux-${process.arch}-gnu.node`)
+const glibcHost =
+  process.platform === 'linux' &&
+  Boolean((process.report?.getReport() as { header?: { glibcVersionRuntime?: string } })?.header?.glibcVersionRuntime)
+const nodeleteSkip =
+  !glibcHost ? 'not a glibc Linux host'
+  : !existsSync(glibcAddon) ? 'no glibc addon built in the package root'
+  : run('readelf', ['--version']).status !== 0 ? 'readelf (binutils) is not installed'
+  : false
+
+describe('native binary', () => {
+  // .cargo/config.toml links glibc targets with `-z nodelete`; RUSTFLAGS in the
+  // environment would silently drop it.
+  it('the glibc addon cannot be unloaded (NODELETE)', { skip: nodeleteSkip }, () => {
+    const dynamic = run('readelf', ['-d', glibcAddon])
+    assert.match(dynamic.stdout, /FLAGS_1.*NODELETE/)
+  })
+})
+
 describe('npm pack', () => {
   const builtPlugin = existsSync(join(root, 'dist/plugin/server.js'))
 

@@ -15,7 +15,7 @@ export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-was
  * restarting loses it. Title requests must not go through it (see `isTitleRequest`).
  */
 export declare class SessionResumeManager {
-  /** Throws `E_INVALID_ARG` for a non-positive `maxEntries` or `ttlMs`. */
+  /** Throws `E_INVALID_ARG` unless `maxEntries` and `ttlMs` are positive integers. */
   constructor(options?: SessionResumeOptions | undefined | null)
   /**
    * Plans a turn: a resumed chat with only the new messages (the newest user text, or the

@@ -8,7 +8,8 @@ use serde_json::Value;
 
 use crate::core::error::CoreError;
 use crate::core::resume::{
-    Failure, ResumeOptions, ResumePlan, ResumeRequest, SessionResumeManager as CoreManager,
+    chat_id_from_json, Failure, ResumeOptions, ResumePlan, ResumeRequest,
+    SessionResumeManager as CoreManager,
 };
 
 /// A JS error whose `code` is a stable `E_*` code.
@@ -57,6 +58,10 @@ pub fn object_argument(env: &Env, value: Unknown<'_>, what: &str) -> Result<Valu
 }
 
 /// Options of `SessionResumeManager`.
+#[allow(
+    dead_code,
+    reason = "declares the TypeScript shape of a JSON argument that the core parses itself"
+)]
 #[napi(object)]
 pub struct SessionResumeOptions {
     /// Resume cursor-agent chats at all. Default `false`. The OpenCode host sets it from the
@@ -147,17 +152,14 @@ pub struct SessionResumeManager {
 
 #[napi]
 impl SessionResumeManager {
-    /// Throws `E_INVALID_ARG` for a non-positive `maxEntries` or `ttlMs`.
-    #[napi(constructor, catch_unwind)]
-    pub fn new(options: Option<SessionResumeOptions>) -> Result<Self> {
-        let options = options.unwrap_or(SessionResumeOptions {
-            enabled: None,
-            max_entries: None,
-            ttl_ms: None,
-        });
-        let options =
-            ResumeOptions::from_parts(options.enabled, options.max_entries, options.ttl_ms)
-                .map_err(to_js_error)?;
+    /// Throws `E_INVALID_ARG` unless `maxEntries` and `ttlMs` are positive integers.
+    #[napi(
+        constructor,
+        catch_unwind,
+        ts_args_type = "options?: SessionResumeOptions | undefined | null"
+    )]
+    pub fn new(options: Option<Value>) -> Result<Self> {
+        let options = ResumeOptions::from_json(options.as_ref()).map_err(to_js_error)?;
         Ok(Self {
             inner: CoreManager::new(options),
         })
@@ -181,9 +183,11 @@ impl SessionResumeManager {
         catch_unwind,
         ts_args_type = "plan: ResumePlan, chatId: string | null | undefined"
     )]
-    pub fn record(&mut self, plan: Value, chat_id: Option<String>) -> Result<bool> {
-        let plan = ResumePlan::from_json(plan).map_err(to_js_error)?;
-        Ok(chat_id.is_some_and(|id| self.inner.record(&plan, &id)))
+    pub fn record(&mut self, env: &Env, plan: Unknown<'_>, chat_id: Option<Value>) -> Result<bool> {
+        let plan =
+            ResumePlan::from_json(object_argument(env, plan, "the plan")?).map_err(to_js_error)?;
+        let chat_id = chat_id_from_json(chat_id.as_ref()).map_err(to_js_error)?;
+        Ok(chat_id.is_some_and(|id| self.inner.record(&plan, id)))
     }
 
     /// Reports that the plan's run failed. Evicts the resumed chat on `E_RESUME` or on
@@ -193,8 +197,9 @@ impl SessionResumeManager {
         catch_unwind,
         ts_args_type = "plan: ResumePlan, error: string | ResumeFailure"
     )]
-    pub fn report_failure(&mut self, plan: Value, error: Value) -> Result<bool> {
-        let plan = ResumePlan::from_json(plan).map_err(to_js_error)?;
+    pub fn report_failure(&mut self, env: &Env, plan: Unknown<'_>, error: Value) -> Result<bool> {
+        let plan =
+            ResumePlan::from_json(object_argument(env, plan, "the plan")?).map_err(to_js_error)?;
         let failure = Failure::from_json(&error).map_err(to_js_error)?;
         Ok(self.inner.report_failure(&plan, &failure))
     }

@@ -1,60 +1,28 @@
 //! `SessionResumeManager` for JS.
 
 use napi::bindgen_prelude::JsObjectValue;
-use napi::bindgen_prelude::Status;
 use napi::{Env, Unknown, ValueType, JSON};
 use napi_derive::napi;
 use serde_json::Value;
 
-use crate::core::error::CoreError;
+use super::error_code::{from_napi, invalid_arg, to_js_error, Result};
 use crate::core::resume::{
     chat_id_from_json, Failure, ResumeOptions, ResumePlan, ResumeRequest,
     SessionResumeManager as CoreManager,
 };
 
-/// A JS error whose `code` is a stable `E_*` code.
-pub struct ErrorCode(String);
-
-impl AsRef<str> for ErrorCode {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl From<Status> for ErrorCode {
-    fn from(status: Status) -> Self {
-        Self(status.as_ref().to_owned())
-    }
-}
-
-pub type Result<T> = napi::Result<T, ErrorCode>;
-
-pub fn to_js_error(error: CoreError) -> napi::Error<ErrorCode> {
-    napi::Error::new(ErrorCode(error.code().to_owned()), error.message())
-}
-
-fn from_status(error: napi::Error) -> napi::Error<ErrorCode> {
-    napi::Error::new(ErrorCode::from(error.status), error.reason)
-}
-
 /// Reads an object argument as JSON: one `JSON.stringify` inside the engine and one parse cost
 /// less than walking a large request property by property.
 pub fn object_argument(env: &Env, value: Unknown<'_>, what: &str) -> Result<Value> {
-    if value.get_type().map_err(from_status)? != ValueType::Object {
-        return Err(to_js_error(CoreError::InvalidArg(format!(
-            "{what} must be an object"
-        ))));
+    if value.get_type().map_err(from_napi)? != ValueType::Object {
+        return Err(invalid_arg(format!("{what} must be an object")));
     }
     let json: JSON = env
         .get_global()
         .and_then(|global| global.get_named_property_unchecked("JSON"))
-        .map_err(from_status)?;
-    let text = json.stringify(value).map_err(from_status)?;
-    serde_json::from_str(&text).map_err(|e| {
-        to_js_error(CoreError::InvalidArg(format!(
-            "{what} is not JSON data: {e}"
-        )))
-    })
+        .map_err(from_napi)?;
+    let text = json.stringify(value).map_err(from_napi)?;
+    serde_json::from_str(&text).map_err(|e| invalid_arg(format!("{what} is not JSON data: {e}")))
 }
 
 /// Options of `SessionResumeManager`.

@@ -1,6 +1,6 @@
 //! `SessionResumeManager` for JS.
 
-use napi::bindgen_prelude::JsObjectValue;
+use napi::bindgen_prelude::{JsObjectValue, Object};
 use napi::{Env, Unknown, ValueType, JSON};
 use napi_derive::napi;
 use serde_json::Value;
@@ -23,6 +23,22 @@ pub fn object_argument(env: &Env, value: Unknown<'_>, what: &str) -> Result<Valu
         .map_err(from_napi)?;
     let text = json.stringify(value).map_err(from_napi)?;
     serde_json::from_str(&text).map_err(|e| invalid_arg(format!("{what} is not JSON data: {e}")))
+}
+
+/// Reads the fields of a plan that `record` and `reportFailure` use, without copying its prompt.
+fn plan_argument(plan: Unknown<'_>) -> Result<ResumePlan> {
+    if plan.get_type().map_err(from_napi)? != ValueType::Object {
+        return Err(invalid_arg("the plan must be an object"));
+    }
+    // SAFETY: `plan` was just checked to be a JS object, which is what `Object` wraps.
+    let object: Object<'_> = unsafe { plan.cast() }.map_err(from_napi)?;
+    let mut fields = serde_json::Map::new();
+    for key in ["sessionKey", "resumeChatId", "recordToken"] {
+        if let Some(value) = object.get::<Value>(key).map_err(from_napi)? {
+            fields.insert(key.to_owned(), value);
+        }
+    }
+    ResumePlan::from_json(Value::Object(fields)).map_err(to_js_error)
 }
 
 /// Options of `SessionResumeManager`.
@@ -151,9 +167,8 @@ impl SessionResumeManager {
         catch_unwind,
         ts_args_type = "plan: ResumePlan, chatId: string | null | undefined"
     )]
-    pub fn record(&mut self, env: &Env, plan: Unknown<'_>, chat_id: Option<Value>) -> Result<bool> {
-        let plan =
-            ResumePlan::from_json(object_argument(env, plan, "the plan")?).map_err(to_js_error)?;
+    pub fn record(&mut self, plan: Unknown<'_>, chat_id: Option<Value>) -> Result<bool> {
+        let plan = plan_argument(plan)?;
         let chat_id = chat_id_from_json(chat_id.as_ref()).map_err(to_js_error)?;
         Ok(chat_id.is_some_and(|id| self.inner.record(&plan, id)))
     }
@@ -165,9 +180,8 @@ impl SessionResumeManager {
         catch_unwind,
         ts_args_type = "plan: ResumePlan, error: string | ResumeFailure"
     )]
-    pub fn report_failure(&mut self, env: &Env, plan: Unknown<'_>, error: Value) -> Result<bool> {
-        let plan =
-            ResumePlan::from_json(object_argument(env, plan, "the plan")?).map_err(to_js_error)?;
+    pub fn report_failure(&mut self, plan: Unknown<'_>, error: Value) -> Result<bool> {
+        let plan = plan_argument(plan)?;
         let failure = Failure::from_json(&error).map_err(to_js_error)?;
         Ok(self.inner.report_failure(&plan, &failure))
     }

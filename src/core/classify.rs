@@ -76,6 +76,8 @@ const RULES: &[(Kind, &[&str])] = &[
 
 /// How many trailing stderr lines an unclassified failure quotes.
 const QUOTED_LINES: usize = 8;
+/// How many characters of one stderr line a message quotes.
+const QUOTED_LINE_CHARS: usize = 400;
 /// How many available models an `E_MODEL` message lists before "and N more".
 const LISTED_MODELS: usize = 40;
 
@@ -125,7 +127,7 @@ fn matching_rule(text: &str) -> Option<(Kind, &str)> {
     RULES.iter().find_map(|(kind, patterns)| {
         patterns.iter().find_map(|p| {
             let at = lower.find(p)?;
-            Some((*kind, line_at(text, &lower, at)))
+            Some((*kind, clip(line_at(text, &lower, at))))
         })
     })
 }
@@ -150,7 +152,19 @@ pub fn last_lines(stderr: &str) -> String {
         .map(str::trim_end)
         .filter(|l| !l.trim().is_empty())
         .collect();
-    lines[lines.len().saturating_sub(QUOTED_LINES)..].join("\n")
+    let tail: Vec<&str> = lines[lines.len().saturating_sub(QUOTED_LINES)..]
+        .iter()
+        .map(|l| clip(l))
+        .collect();
+    tail.join("\n")
+}
+
+/// At most [`QUOTED_LINE_CHARS`] characters of one quoted line.
+fn clip(line: &str) -> &str {
+    match line.char_indices().nth(QUOTED_LINE_CHARS) {
+        Some((end, _)) => &line[..end],
+        None => line,
+    }
 }
 
 /// `Cannot use this model: X. Available models: a, b` -> (X, [a, b]).
@@ -390,6 +404,24 @@ mod tests {
         );
         let e = classify_failure("", Some(0), None, Some("Authentication required"), true);
         assert_eq!(e.code(), "E_AUTH");
+    }
+
+    #[test]
+    fn quoted_lines_are_clipped() {
+        let long = "\u{e9}".repeat(1000);
+        let e = classify(&format!("first\n{long}\nRetriableError: {long}"));
+        assert_eq!(e.code(), "E_NETWORK");
+        assert!(e
+            .message()
+            .ends_with(&format!("RetriableError: {}", "\u{e9}".repeat(384))));
+        let e = classify(&format!("{long}\nlast"));
+        assert_eq!(
+            e.message(),
+            format!(
+                "cursor-agent exited with code 1. stderr:\n{}\nlast",
+                "\u{e9}".repeat(400)
+            )
+        );
     }
 
     #[test]

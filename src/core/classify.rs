@@ -218,8 +218,8 @@ fn model_message(text: &str, line: &str) -> String {
     message
 }
 
-/// Classify a failed run. `result_error` is what an `is_error` result said; `saw_result`
-/// whether any result arrived.
+/// Classify a failed run. `result_error` is what an `is_error` result said (empty when it
+/// said nothing); `saw_result` whether any result arrived.
 pub fn classify_failure(
     stderr: &str,
     exit_code: Option<i32>,
@@ -270,9 +270,9 @@ pub fn classify_failure(
         _ => "cursor-agent failed".to_owned(),
     };
     let mut message = status;
-    if let Some(e) = result_error {
+    if let Some(e) = result_error.map(str::trim).filter(|e| !e.is_empty()) {
         message.push_str(": ");
-        message.push_str(e.trim());
+        message.push_str(clip(e));
     }
     let tail = last_lines(&stderr);
     if tail.is_empty() {
@@ -401,6 +401,11 @@ mod tests {
         assert_eq!(
             e.message(),
             "Cursor reported an error: tool loop (no output on stderr)."
+        );
+        let e = classify_failure("", Some(0), None, Some(""), true);
+        assert_eq!(
+            e.message(),
+            "Cursor reported an error (no output on stderr)."
         );
         let e = classify_failure("", Some(0), None, Some("Authentication required"), true);
         assert_eq!(e.code(), "E_AUTH");

@@ -835,4 +835,8 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.CursorAgentRun = nativeBinding.CursorAgentRun
+module.exports.listCursorModels = nativeBinding.listCursorModels
 module.exports.parseSwitch = nativeBinding.parseSwitch
+module.exports.resolveCursorAgent = nativeBinding.resolveCursorAgent
+module.exports.runCursorAgent = nativeBinding.runCursorAgent

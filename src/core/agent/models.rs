@@ -12,8 +12,8 @@ use super::registry;
 use super::resolve::{not_found_message, resolve_agent};
 use super::run::{last_lines, RunContext};
 use super::tail::{TailBuffer, STDERR_TAIL_BYTES};
+use crate::core::classify::{classify_failure, strip_ansi};
 use crate::core::error::CoreError;
-use crate::core::transformer::{Outcome, StreamTransformer, TransformerOptions};
 
 /// One model the account can use.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,29 +36,6 @@ const LABEL_MARKERS: &[&str] = &[
     "(default)",
     "(current)",
 ];
-
-/// Removes ANSI escape sequences (CSI `ESC [ ... letter` and two-byte `ESC x`).
-fn strip_ansi(line: &str) -> String {
-    let mut out = String::with_capacity(line.len());
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        if c != '\u{1b}' {
-            out.push(c);
-            continue;
-        }
-        if chars.peek() == Some(&'[') {
-            chars.next();
-            for c in chars.by_ref() {
-                if ('@'..='~').contains(&c) {
-                    break;
-                }
-            }
-        } else {
-            chars.next();
-        }
-    }
-    out
-}
 
 /// Zero-width characters removed, runs of whitespace collapsed to one space, trimmed.
 fn clean(text: &str) -> String {
@@ -129,27 +106,6 @@ pub fn parse_models(stdout: &str) -> ModelsOutput {
         (true, true) => ModelsOutput::NoneAvailable,
         (true, false) => ModelsOutput::Unrecognised,
     }
-}
-
-/// Classify a failed command like a failed run (section 6 codes, from stderr and exit status).
-fn classify_failure(exit_code: Option<i32>, signal: Option<String>, stderr: &str) -> CoreError {
-    let outcome = Outcome {
-        exit_code,
-        signal,
-        stderr: stderr.to_owned(),
-        cancelled: false,
-    };
-    let mut ignored = Vec::new();
-    StreamTransformer::new(TransformerOptions::default())
-        .finish(&outcome, &mut ignored)
-        .error
-        .unwrap_or_else(|| {
-            CoreError::AgentExit(format!(
-                "`cursor-agent models` failed (exit {}): {}",
-                exit_code.map_or_else(|| "by signal".to_owned(), |c| c.to_string()),
-                last_lines(stderr, 5)
-            ))
-        })
 }
 
 /// Run `<cursor-agent> models` and parse it: `[]` when Cursor says no models are available;
@@ -248,7 +204,13 @@ pub async fn list_models(
     if !status.success() {
         // Cursor prints some failures on stdout; classify both.
         let text = format!("{stderr}\n{stdout_text}");
-        return Err(classify_failure(status.code(), signal, &text));
+        return Err(classify_failure(
+            &text,
+            status.code(),
+            signal.as_deref(),
+            None,
+            false,
+        ));
     }
     match parse_models(&stdout_text) {
         ModelsOutput::Models(models) => Ok(models),

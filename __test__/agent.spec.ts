@@ -8,12 +8,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync 
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after, describe, it } from 'node:test'
-import { fileURLToPath } from 'node:url'
 
 import { listCursorModels, resolveCursorAgent, runCursorAgent } from '../index.js'
 import type { RunCursorAgentOptions, RunResult } from '../index.js'
 
-const here = dirname(fileURLToPath(import.meta.url))
+const here = __dirname
 const agents = join(here, 'agents')
 const replayAgent = join(agents, 'replay-agent.mjs')
 const hangAgent = join(agents, 'hang-agent.sh')
@@ -99,10 +98,29 @@ async function until(condition: () => boolean, what: string, limitMs = 15000): P
   }
 }
 
+// Every agent pid a test saw; a failing test must not leave them running.
+const seenPids = new Set<number>()
+after(() => {
+  for (const pid of seenPids) {
+    let cmdline = ''
+    try {
+      cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+    } catch {}
+    // only our own leftovers: a pid may have been reused by now
+    if (isAlive(pid) && (cmdline.includes('hang-agent') || cmdline === 'sleep\u00001000\u0000')) {
+      try {
+        process.kill(pid, 'SIGKILL')
+      } catch {}
+    }
+  }
+})
+
 function readPids(file: string): number[] | null {
   if (!existsSync(file)) return null
   const pids = readFileSync(file, 'utf8').trim().split(/\s+/).map(Number)
-  return pids.length >= 1 && pids.every((p) => p > 0) ? pids : null
+  if (!(pids.length >= 1 && pids.every((p) => p > 0))) return null
+  for (const pid of pids) seenPids.add(pid)
+  return pids
 }
 
 function base(extra: Partial<RunCursorAgentOptions> = {}): RunCursorAgentOptions {
@@ -419,7 +437,7 @@ describe('listCursorModels', () => {
     })
     await assert.rejects(
       listCursorModels({ executable: join(emptyDir, 'nope'), env: { PATH: emptyDir, HOME: emptyDir } }),
-      (e: any) => e instanceof Error && e.code === 'E_AGENT_NOT_FOUND' && e.message.includes(join(emptyDir, 'nope')),
+      (e: any) => e instanceof Error && (e as any).code === 'E_AGENT_NOT_FOUND' && e.message.includes(join(emptyDir, 'nope')),
     )
   })
 })

@@ -257,6 +257,14 @@ impl CursorAgentRun {
 /// `onOutput` throws, the run is stopped and `wait()` reports `E_CALLBACK`; batches already
 /// queued may still arrive. Every other failure arrives as the closing outputs (through
 /// `onOutput`) and as `RunResult.error`. Only bad options throw, with `E_INVALID_ARG`.
+///
+/// cursor-agent runs in its own process group (directly, no shell; cwd = `workspace`). The
+/// package stops every live group with SIGKILL on the host's `'exit'` event (registered when
+/// the addon loads), and on Linux each child gets `PR_SET_PDEATHSIG(SIGKILL)`, so it dies with
+/// the host even when the host is killed by a signal. Not covered: on macOS a host killed by an
+/// unhandled signal or SIGKILL leaves cursor-agent running until it finishes; on Linux, what
+/// cursor-agent itself started survives such a kill; on Windows only cursor-agent itself is
+/// stopped (no process group).
 #[napi(catch_unwind)]
 pub fn run_cursor_agent(
     env: Env,

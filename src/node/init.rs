@@ -10,12 +10,14 @@ use napi_derive::napi;
 
 use crate::core::agent::registry;
 
+/// `process.once(event, listener)`.
+type ProcessOnce<'a> = Function<'a, FnArgs<(&'a str, Function<'a, (), ()>)>, Unknown<'a>>;
+
 fn add_exit_listener(env: &Env) -> napi::Result<()> {
     let owner = super::agent::owner_of(env);
     let global = env.get_global()?;
     let process: Object = global.get_named_property("process")?;
-    let once: Function<FnArgs<(&str, Function<(), ()>)>, Unknown> =
-        process.get_named_property("once")?;
+    let once: ProcessOnce = process.get_named_property("once")?;
     let listener = env.create_function_from_closure("stopCursorAgentChildren", move |_ctx| {
         registry::kill_all(Some(owner));
         Ok(())

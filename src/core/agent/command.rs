@@ -338,7 +338,8 @@ mod tests {
     fn refusals_are_invalid_arg() {
         let ws = std::env::temp_dir();
         let missing = ws.join("definitely-not-here-7f3a9");
-        let cases: Vec<(&str, Box<dyn Fn(&mut RunRequest)>)> = vec![
+        type Mutation = Box<dyn Fn(&mut RunRequest)>;
+        let cases: Vec<(&str, Mutation)> = vec![
             ("empty prompt", Box::new(|r| r.prompt = Some("  \n".into()))),
             ("no prompt", Box::new(|r| r.prompt = None)),
             ("no model", Box::new(|r| r.model = None)),

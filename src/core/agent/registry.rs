@@ -56,8 +56,11 @@ pub fn live_count(owner: Option<u64>) -> usize {
 pub fn kill_all(owner: Option<u64>) -> usize {
     let live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
     let Some(map) = live.as_ref() else { return 0 };
-    map.values()
-        .filter(|e| owner.is_none_or(|o| o == e.owner))
-        .map(|e| e.group.kill())
-        .count()
+    let mut signalled = 0;
+    for entry in map.values().filter(|e| owner.is_none_or(|o| o == e.owner)) {
+        if entry.group.kill() {
+            signalled += 1;
+        }
+    }
+    signalled
 }

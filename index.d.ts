@@ -80,13 +80,28 @@ export type StreamPart =
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
 
+/** A running cursor-agent process (from `runCursorAgent`). */
+export declare class CursorAgentRun {
+  /**
+   * Stop the run: SIGTERM to cursor-agent's process group, SIGKILL after 2 s. Reading stops
+   * at once; the run finishes with the cancelled outputs and `RunResult.cancelled = true`.
+   * No effect once the run has ended.
+   */
+  cancel(): void
+  /**
+   * Settles after the last `onOutput` batch was delivered; never rejects for run failures
+   * (they are in `RunResult.error`). May be called any number of times.
+   */
+  wait(): Promise<RunResult>
+}
+
 /**
  * Reuses cursor-agent chats (`--resume`) across the turns of one conversation, only when the
  * cached chat provably holds the same conversation with the same tools. Process memory only:
  * restarting loses it. Title requests must not go through it (see `isTitleRequest`).
  */
 export declare class SessionResumeManager {
-  /** Throws `E_INVALID_ARG` for a non-positive `maxEntries` or `ttlMs`. */
+  /** Throws `E_INVALID_ARG` unless `maxEntries` and `ttlMs` are positive integers. */
   constructor(options?: SessionResumeOptions | undefined | null)
   /**
    * Plans a turn: a resumed chat with only the new messages (the newest user text, or the
@@ -150,6 +165,41 @@ export declare class StreamTransformer {
  */
 export declare function buildPrompt(request: PromptRequest): string
 
+/** Where to look for cursor-agent. */
+export interface CursorAgentLookupOptions {
+  /** Tried first: a path, or a name looked up on `PATH`. Default none. */
+  executable?: string
+  /**
+   * Supplies `PATH`, `HOME` (and `LOCALAPPDATA` on Windows); for `listCursorModels` also the
+   * child's complete environment. Default: the host's environment.
+   */
+  env?: Record<string, string>
+}
+
+/** The binary found (or not) and every place looked at, in order. */
+export interface CursorAgentResolution {
+  /** Absent when not found. */
+  path?: string
+  tried: Array<string>
+}
+
+/** A model the Cursor account can use. */
+export interface CursorModel {
+  /** What `--model` takes, e.g. `gpt-5.5-high`. */
+  id: string
+  /** Cursor's label, e.g. `GPT-5.5 1M High`. */
+  name: string
+}
+
+/** Cursor's token counts (after the validity filter); a count Cursor did not report is absent. */
+export interface CursorUsage {
+  inputTokens?: number
+  outputTokens?: number
+  cacheReadTokens?: number
+  cacheWriteTokens?: number
+  reasoningTokens?: number
+}
+
 /**
  * Every `code` the package reports: `err.code` of thrown errors, `error.code` of `error`
  * stream parts, SSE error frames and run results. Cancellation is not an error.
@@ -191,6 +241,13 @@ export declare const enum ErrorCode {
 export declare function isTitleRequest(request: Pick<PromptRequest, 'messages' | 'tools'>): boolean
 
 /**
+ * Run `cursor-agent models` and parse its list. Resolves `[]` when Cursor says no models are
+ * available; rejects with a section 6 `code` (`E_AGENT_NOT_FOUND`, `E_AUTH`, `E_TIMEOUT` after
+ * 30 s, `E_AGENT_EXIT`, ...) when the command fails.
+ */
+export declare function listCursorModels(options?: CursorAgentLookupOptions | undefined | null): Promise<Array<CursorModel>>
+
+/**
  * Where and how much the addon logs. The TS host fills it from `CURSOR_ACP_LOG_LEVEL` and
  * `CURSOR_ACP_LOG_FILE`; the addon reads no environment.
  */
@@ -222,6 +279,15 @@ export interface PromptRequest {
   /** Write the tool definitions into the prompt. Default `false`. */
   toolsInPrompt?: boolean
 }
+
+/**
+ * Find cursor-agent: `executable`, then `cursor-agent` and `agent` on `PATH`,
+ * `~/.local/bin/cursor-agent`, `~/.cursor-agent/cursor-agent`, and on Windows the newest
+ * `%LOCALAPPDATA%\cursor-agent\versions\<v>
+ode.exe` (run with its `index.js`). The default
+ * lookup (no `executable`) is cached, keyed by the `PATH` and `HOME` it used.
+ */
+export declare function resolveCursorAgent(options?: CursorAgentLookupOptions | undefined | null): CursorAgentResolution
 
 /** A failure reported by `runCursorAgent` (`RunResult.error`). */
 export interface ResumeFailure {
@@ -269,6 +335,99 @@ export interface ResumeRequest {
    * of the hash of the first user message.
    */
   conversationId?: string
+}
+
+/**
+ * Run cursor-agent (`--print --output-format stream-json --stream-partial-output`) on a prompt
+ * and stream its translated output to `onOutput`, in order, in batches (one per read from the
+ * child). The queue to JS is bounded: stdout reading pauses while `onOutput` is behind. If
+ * `onOutput` throws, the run is stopped and `wait()` reports `E_CALLBACK`; batches already
+ * queued may still arrive. Every other failure arrives as the closing outputs (through
+ * `onOutput`) and as `RunResult.error`. Only bad options throw, with `E_INVALID_ARG`.
+ *
+ * cursor-agent runs in its own process group (directly, no shell; cwd = `workspace`). The
+ * package stops every live group with SIGKILL on the host's `'exit'` event (registered when
+ * the addon loads), and on Linux each child gets `PR_SET_PDEATHSIG(SIGKILL)`, so it dies with
+ * the host even when the host is killed by a signal. Not covered: on macOS a host killed by an
+ * unhandled signal or SIGKILL leaves cursor-agent running until it finishes; on Linux, what
+ * cursor-agent itself started survives such a kill; on Windows only cursor-agent itself is
+ * stopped (no process group).
+ */
+export declare function runCursorAgent(options: RunCursorAgentOptions, onOutput: (outputs: Array<string | Record<string, any>>) => void): CursorAgentRun
+
+/** Options of `runCursorAgent`. */
+export interface RunCursorAgentOptions {
+  /**
+   * The prompt. Written to cursor-agent's stdin (no size limit), then stdin is closed.
+   * Required; an empty or all-whitespace prompt is refused with `E_INVALID_ARG`.
+   */
+  prompt?: string
+  /** Cursor model id (`--model`); a `cursor-acp/` prefix is removed. Required. */
+  model?: string
+  /** Existing folder: `--workspace` and the child's working directory. Required. */
+  workspace?: string
+  /**
+   * Resume this Cursor chat (`--resume`); must match `^[A-Za-z0-9][A-Za-z0-9_-]*$`.
+   * When Cursor reports another chat, or fails with resume-specific text, before any output,
+   * the run ends with `E_RESUME` and `onOutput` is never called. Default: a fresh chat.
+   */
+  resumeChatId?: string
+  /** Output encoding. Default `'ai-sdk'`. */
+  format?: 'openai-sse' | 'ai-sdk'
+  /**
+   * The cursor-agent binary (a path, or a name looked up on `PATH`). Default: resolved as
+   * `resolveCursorAgent` does.
+   */
+  executable?: string
+  /**
+   * Pass `--force` (Cursor may run shell commands); false passes `--trust` instead.
+   * Default true.
+   */
+  force?: boolean
+  /** Further cursor-agent arguments, after all others. Default none. */
+  extraArgs?: Array<string>
+  /**
+   * The child's complete environment (nothing else is inherited); also where `PATH` and
+   * `HOME` for resolving the binary come from. Default: inherit the host's environment.
+   */
+  env?: Record<string, string>
+  /**
+   * End the run with `E_TIMEOUT` after this long without stdout output; paused while a
+   * Cursor tool call is open and while `onOutput` is behind. 0 disables it. Default 300000.
+   */
+  idleTimeoutMs?: number
+  /** End the run with `E_TIMEOUT` after this long in total. Default 0 (no limit). */
+  timeoutMs?: number
+  /** SSE only: Cursor's tool calls as `tool_calls` deltas. Default `'emit'`. */
+  toolCalls?: 'emit' | 'omit'
+  /** SSE only: emit the usage chunk. Default true. */
+  includeUsage?: boolean
+  /** SSE chunk id. Default generated. */
+  id?: string
+  /** SSE `created` (epoch seconds). Default now. */
+  created?: number
+  /** Largest stdout record accepted, in bytes. Default 64 MiB. */
+  maxLineBytes?: number
+}
+
+/** A failure with a stable code (section 6 of the architecture). */
+export interface RunError {
+  code: string
+  message: string
+}
+
+/** How a run ended. Absent fields mean "none" (test with `== null`). */
+export interface RunResult {
+  exitCode?: number
+  /** e.g. `'SIGTERM'`. */
+  signal?: string
+  /** `cancel()` stopped the run (not an error). */
+  cancelled: boolean
+  /** The Cursor chat id seen in the stream. */
+  sessionId?: string
+  usage?: CursorUsage
+  /** Absent on success, on cancel, and on a quota failure after output. */
+  error?: RunError
 }
 
 /** Options of `SessionResumeManager`. */

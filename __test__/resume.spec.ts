@@ -363,6 +363,8 @@ describe('SessionResumeManager: failures', () => {
     assert.equal(codeOf(() => manager.reportFailure(manager.plan(first), 5 as unknown as string)), 'E_INVALID_ARG')
     assert.equal(codeOf(() => new SessionResumeManager({ maxEntries: 0 })), 'E_INVALID_ARG')
     assert.equal(codeOf(() => new SessionResumeManager({ ttlMs: -1 })), 'E_INVALID_ARG')
+    assert.equal(codeOf(() => new SessionResumeManager({ maxEntries: '64' as unknown as number })), 'E_INVALID_ARG')
+    assert.equal(codeOf(() => manager.record(manager.plan(first), 42 as unknown as string)), 'E_INVALID_ARG')
     assert.equal(codeOf(() => buildPrompt({ messages: 'hi' as unknown as object[] })), 'E_INVALID_ARG')
   })
 })

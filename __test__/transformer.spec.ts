@@ -2,9 +2,10 @@
 // Every expected text, part and number below is written by hand from the contract, the protocol
 // reference and the captures; none is produced by the code under test.
 import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { describe, it } from 'node:test'
 
 import * as binding from '../index.js'
@@ -966,6 +967,32 @@ describe('setLogging', () => {
       assert.ok(!readFileSync(file, 'utf8').includes('SECOND-MALFORMED-LINE'), 'nothing is logged when off')
     } finally {
       setLogging({ level: 'off' })
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('never writes to stdout or stderr, with logging off or at trace', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ocn-quiet-'))
+    const file = join(dir, 'trace.log')
+    const entry = resolve(__dirname, '..', 'index.js')
+    const stream = fixture('malformed.ndjson').toString('latin1')
+    try {
+      for (const level of ['off', 'trace']) {
+        const script = `
+          const { StreamTransformer, setLogging } = require(${JSON.stringify(entry)})
+          setLogging({ level: ${JSON.stringify(level)}, file: ${JSON.stringify(file)} })
+          for (const format of ['openai-sse', 'ai-sdk']) {
+            const t = new StreamTransformer({ format })
+            t.push(Buffer.from(${JSON.stringify(stream)}, 'latin1'))
+            t.finish({ exitCode: 1, stderr: "Error: You've hit your usage limit" })
+          }`
+        const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' })
+        assert.equal(child.status, 0, child.stderr)
+        assert.equal(child.stdout, '', `stdout with logging ${level}`)
+        assert.equal(child.stderr, '', `stderr with logging ${level}`)
+      }
+      assert.match(readFileSync(file, 'utf8'), / DEBUG /, 'records went to the file instead')
+    } finally {
       rmSync(dir, { recursive: true, force: true })
     }
   })

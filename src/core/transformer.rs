@@ -2,7 +2,8 @@
 //!
 //! INTERFACE CONTRACT (used by `agent` and `node`): keep these signatures.
 
-use crate::core::encode::ai_sdk::AiSdkEncoder;
+use crate::core::encode::ai_sdk::{AiSdkEncoder, JsonParts};
+use crate::core::encode::push_json_str;
 use crate::core::encode::sse::SseEncoder;
 use crate::core::error::CoreError;
 use crate::core::event::{parse, Parsed};
@@ -92,11 +93,28 @@ enum Encoder {
     AiSdk(AiSdkEncoder),
 }
 
+/// Where outputs go: values, or JSON text for a host that parses a batch in one go.
+enum Sink<'o> {
+    Outputs(&'o mut Vec<Output>),
+    Json(&'o mut String),
+}
+
 impl Encoder {
-    fn encode(&mut self, part: &Part<'_>, out: &mut Vec<Output>) {
-        match self {
-            Self::Sse(e) => e.encode(part, out),
-            Self::AiSdk(e) => e.encode(part, out),
+    fn encode(&mut self, part: &Part<'_>, sink: &mut Sink<'_>) {
+        match (self, sink) {
+            (Self::Sse(e), Sink::Outputs(out)) => e.encode(part, out),
+            (Self::AiSdk(e), Sink::Outputs(out)) => e.encode(part, *out),
+            (Self::AiSdk(e), Sink::Json(text)) => e.encode(part, &mut JsonParts(text)),
+            (Self::Sse(e), Sink::Json(text)) => {
+                let mut frames = Vec::new();
+                e.encode(part, &mut frames);
+                for frame in frames {
+                    if let Output::Frame(frame) = frame {
+                        push_json_str(text, &frame);
+                        text.push(',');
+                    }
+                }
+            }
         }
     }
 }
@@ -141,7 +159,7 @@ fn on_record(
     translator: &mut Translator,
     encoder: &mut Encoder,
     skipped: &mut u64,
-    out: &mut Vec<Output>,
+    sink: &mut Sink<'_>,
 ) {
     match record {
         Record::Line(line) => {
@@ -151,7 +169,7 @@ fn on_record(
                 log_skipped("not a JSON object", line.as_bytes());
                 return;
             }
-            translator.record(parsed, &mut |part| encoder.encode(&part, out));
+            translator.record(parsed, &mut |part| encoder.encode(&part, sink));
         }
         Record::Skipped { reason, prefix } => {
             *skipped += 1;
@@ -162,6 +180,12 @@ fn on_record(
             log_skipped(what, prefix);
         }
     }
+}
+
+/// How the stream is being closed.
+enum Close<'a> {
+    Outcome(&'a Outcome),
+    Failure(CoreError),
 }
 
 impl StreamTransformer {
@@ -198,6 +222,18 @@ impl StreamTransformer {
 
     /// Feed stdout bytes; appends outputs to `out`. `E_INVALID_ARG` after `finish`.
     pub fn push(&mut self, bytes: &[u8], out: &mut Vec<Output>) -> Result<(), CoreError> {
+        self.push_to(bytes, &mut Sink::Outputs(out))
+    }
+
+    /// Like [`push`](Self::push), but appends each output as JSON text followed by a comma
+    /// (an SSE frame as a JSON string, an AI SDK part as a JSON object): `[` + the text without
+    /// its last comma + `]` is a JSON array of the outputs `push` would return. Cheaper for a
+    /// host that parses a whole batch at once.
+    pub fn push_json(&mut self, bytes: &[u8], out: &mut String) -> Result<(), CoreError> {
+        self.push_to(bytes, &mut Sink::Json(out))
+    }
+
+    fn push_to(&mut self, bytes: &[u8], sink: &mut Sink<'_>) -> Result<(), CoreError> {
         if self.finished {
             return Err(CoreError::InvalidArg(
                 "push after finish: the stream is already closed".into(),
@@ -211,26 +247,19 @@ impl StreamTransformer {
             ..
         } = self;
         framer.push(bytes, |record| {
-            on_record(record, translator, encoder, skipped, out)
+            on_record(record, translator, encoder, skipped, sink)
         });
         Ok(())
     }
 
     /// Close the stream per the finish table; a second call appends nothing.
     pub fn finish(&mut self, outcome: &Outcome, out: &mut Vec<Output>) -> FinishSummary {
-        if self.finished {
-            return FinishSummary::default();
-        }
-        self.finished = true;
-        let Self {
-            framer,
-            translator,
-            encoder,
-            skipped,
-            ..
-        } = self;
-        framer.finish(|record| on_record(record, translator, encoder, skipped, out));
-        translator.finish(outcome, &mut |part| encoder.encode(&part, out))
+        self.close(Close::Outcome(outcome), &mut Sink::Outputs(out))
+    }
+
+    /// [`finish`](Self::finish) with outputs as JSON text, as [`push_json`](Self::push_json).
+    pub fn finish_json(&mut self, outcome: &Outcome, out: &mut String) -> FinishSummary {
+        self.close(Close::Outcome(outcome), &mut Sink::Json(out))
     }
 
     /// Close the stream with a failure the caller determined (`E_TIMEOUT`, `E_CALLBACK`, ...)
@@ -238,6 +267,15 @@ impl StreamTransformer {
     /// closed, open tool calls interrupted, then the error and the finish. Like `finish`, a
     /// call after the stream is closed appends nothing; `push` afterwards is `E_INVALID_ARG`.
     pub fn fail(&mut self, error: CoreError, out: &mut Vec<Output>) -> FinishSummary {
+        self.close(Close::Failure(error), &mut Sink::Outputs(out))
+    }
+
+    /// [`fail`](Self::fail) with outputs as JSON text, as [`push_json`](Self::push_json).
+    pub fn fail_json(&mut self, error: CoreError, out: &mut String) -> FinishSummary {
+        self.close(Close::Failure(error), &mut Sink::Json(out))
+    }
+
+    fn close(&mut self, close: Close<'_>, sink: &mut Sink<'_>) -> FinishSummary {
         if self.finished {
             return FinishSummary::default();
         }
@@ -249,8 +287,12 @@ impl StreamTransformer {
             skipped,
             ..
         } = self;
-        framer.finish(|record| on_record(record, translator, encoder, skipped, out));
-        translator.fail(error, &mut |part| encoder.encode(&part, out))
+        framer.finish(|record| on_record(record, translator, encoder, skipped, sink));
+        let mut emit = |part: Part<'_>| encoder.encode(&part, sink);
+        match close {
+            Close::Outcome(outcome) => translator.finish(outcome, &mut emit),
+            Close::Failure(error) => translator.fail(error, &mut emit),
+        }
     }
 
     /// Whether `finish` has been called.
@@ -892,6 +934,62 @@ mod tests {
                 let (bytewise, _, _) = run_chunks(options(format), &chunks, &success());
                 assert_eq!(bytewise, run_cut(format, &input, &[]), "{name}");
             }
+        }
+    }
+
+    /// Outputs as JSON values, the way `push_json` text parses back.
+    fn as_values(out: &[Output]) -> Vec<Value> {
+        out.iter()
+            .map(|o| match o {
+                Output::Frame(f) => Value::String(f.clone()),
+                Output::Part(p) => p.clone(),
+            })
+            .collect()
+    }
+
+    fn parse_json_outputs(text: &str) -> Vec<Value> {
+        serde_json::from_str(&format!("[{}]", text.strip_suffix(',').unwrap_or(text))).unwrap()
+    }
+
+    #[test]
+    fn json_text_outputs_equal_the_values_for_every_capture() {
+        for name in CAPTURES {
+            let input = capture(name);
+            for format in [Format::OpenAiSse, Format::AiSdk] {
+                let (values, summary, _) = run_chunks(options(format), &[&input], &success());
+                let mut t = StreamTransformer::new(options(format));
+                let mut text = String::new();
+                for chunk in input.chunks(97) {
+                    t.push_json(chunk, &mut text).unwrap();
+                }
+                let json_summary = t.finish_json(&success(), &mut text);
+                assert_eq!(json_summary, summary);
+                assert_eq!(
+                    parse_json_outputs(&text),
+                    as_values(&values),
+                    "{name} {format:?}"
+                );
+                let mut after = String::new();
+                assert_eq!(
+                    t.finish_json(&success(), &mut after),
+                    FinishSummary::default()
+                );
+                assert!(after.is_empty());
+                assert!(t.push_json(b"{}", &mut after).is_err());
+            }
+        }
+        let input = stream(&[delta("part")]);
+        for format in [Format::OpenAiSse, Format::AiSdk] {
+            let error = CoreError::Timeout("too slow".into());
+            let mut values = Vec::new();
+            let mut t = StreamTransformer::new(options(format));
+            t.push(&input, &mut values).unwrap();
+            t.fail(error.clone(), &mut values);
+            let mut text = String::new();
+            let mut t = StreamTransformer::new(options(format));
+            t.push_json(&input, &mut text).unwrap();
+            t.fail_json(error, &mut text);
+            assert_eq!(parse_json_outputs(&text), as_values(&values), "{format:?}");
         }
     }
 

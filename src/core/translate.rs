@@ -300,8 +300,8 @@ impl Translator {
             } => {
                 self.saw_result = true;
                 if is_error {
-                    self.result_error =
-                        Some(error_message.unwrap_or_else(|| "Cursor reported an error.".into()));
+                    // Empty when Cursor gave no message: the failure is still known.
+                    self.result_error = Some(error_message.unwrap_or_default());
                 }
                 if let Some(report) = usage.and_then(|raw| parse_usage(raw.get())) {
                     self.usage = Some(report);

@@ -1,62 +1,51 @@
 //! `SessionResumeManager` for JS.
 
-use napi::bindgen_prelude::JsObjectValue;
-use napi::bindgen_prelude::Status;
+use napi::bindgen_prelude::{JsObjectValue, Object};
 use napi::{Env, Unknown, ValueType, JSON};
 use napi_derive::napi;
 use serde_json::Value;
 
-use crate::core::error::CoreError;
+use super::error_code::{from_napi, invalid_arg, to_js_error, Result};
 use crate::core::resume::{
-    Failure, ResumeOptions, ResumePlan, ResumeRequest, SessionResumeManager as CoreManager,
+    chat_id_from_json, Failure, ResumeOptions, ResumePlan, ResumeRequest,
+    SessionResumeManager as CoreManager,
 };
-
-/// A JS error whose `code` is a stable `E_*` code.
-pub struct ErrorCode(String);
-
-impl AsRef<str> for ErrorCode {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl From<Status> for ErrorCode {
-    fn from(status: Status) -> Self {
-        Self(status.as_ref().to_owned())
-    }
-}
-
-pub type Result<T> = napi::Result<T, ErrorCode>;
-
-pub fn to_js_error(error: CoreError) -> napi::Error<ErrorCode> {
-    napi::Error::new(ErrorCode(error.code().to_owned()), error.message())
-}
-
-fn from_status(error: napi::Error) -> napi::Error<ErrorCode> {
-    napi::Error::new(ErrorCode::from(error.status), error.reason)
-}
 
 /// Reads an object argument as JSON: one `JSON.stringify` inside the engine and one parse cost
 /// less than walking a large request property by property.
 pub fn object_argument(env: &Env, value: Unknown<'_>, what: &str) -> Result<Value> {
-    if value.get_type().map_err(from_status)? != ValueType::Object {
-        return Err(to_js_error(CoreError::InvalidArg(format!(
-            "{what} must be an object"
-        ))));
+    if value.get_type().map_err(from_napi)? != ValueType::Object {
+        return Err(invalid_arg(format!("{what} must be an object")));
     }
     let json: JSON = env
         .get_global()
         .and_then(|global| global.get_named_property_unchecked("JSON"))
-        .map_err(from_status)?;
-    let text = json.stringify(value).map_err(from_status)?;
-    serde_json::from_str(&text).map_err(|e| {
-        to_js_error(CoreError::InvalidArg(format!(
-            "{what} is not JSON data: {e}"
-        )))
-    })
+        .map_err(from_napi)?;
+    let text = json.stringify(value).map_err(from_napi)?;
+    serde_json::from_str(&text).map_err(|e| invalid_arg(format!("{what} is not JSON data: {e}")))
+}
+
+/// Reads the fields of a plan that `record` and `reportFailure` use, without copying its prompt.
+fn plan_argument(plan: Unknown<'_>) -> Result<ResumePlan> {
+    if plan.get_type().map_err(from_napi)? != ValueType::Object {
+        return Err(invalid_arg("the plan must be an object"));
+    }
+    // SAFETY: `plan` was just checked to be a JS object, which is what `Object` wraps.
+    let object: Object<'_> = unsafe { plan.cast() }.map_err(from_napi)?;
+    let mut fields = serde_json::Map::new();
+    for key in ["sessionKey", "resumeChatId", "recordToken"] {
+        if let Some(value) = object.get::<Value>(key).map_err(from_napi)? {
+            fields.insert(key.to_owned(), value);
+        }
+    }
+    ResumePlan::from_json(Value::Object(fields)).map_err(to_js_error)
 }
 
 /// Options of `SessionResumeManager`.
+#[allow(
+    dead_code,
+    reason = "declares the TypeScript shape of a JSON argument that the core parses itself"
+)]
 #[napi(object)]
 pub struct SessionResumeOptions {
     /// Resume cursor-agent chats at all. Default `false`. The OpenCode host sets it from the
@@ -147,17 +136,14 @@ pub struct SessionResumeManager {
 
 #[napi]
 impl SessionResumeManager {
-    /// Throws `E_INVALID_ARG` for a non-positive `maxEntries` or `ttlMs`.
-    #[napi(constructor, catch_unwind)]
-    pub fn new(options: Option<SessionResumeOptions>) -> Result<Self> {
-        let options = options.unwrap_or(SessionResumeOptions {
-            enabled: None,
-            max_entries: None,
-            ttl_ms: None,
-        });
-        let options =
-            ResumeOptions::from_parts(options.enabled, options.max_entries, options.ttl_ms)
-                .map_err(to_js_error)?;
+    /// Throws `E_INVALID_ARG` unless `maxEntries` and `ttlMs` are positive integers.
+    #[napi(
+        constructor,
+        catch_unwind,
+        ts_args_type = "options?: SessionResumeOptions | undefined | null"
+    )]
+    pub fn new(options: Option<Value>) -> Result<Self> {
+        let options = ResumeOptions::from_json(options.as_ref()).map_err(to_js_error)?;
         Ok(Self {
             inner: CoreManager::new(options),
         })
@@ -181,9 +167,10 @@ impl SessionResumeManager {
         catch_unwind,
         ts_args_type = "plan: ResumePlan, chatId: string | null | undefined"
     )]
-    pub fn record(&mut self, plan: Value, chat_id: Option<String>) -> Result<bool> {
-        let plan = ResumePlan::from_json(plan).map_err(to_js_error)?;
-        Ok(chat_id.is_some_and(|id| self.inner.record(&plan, &id)))
+    pub fn record(&mut self, plan: Unknown<'_>, chat_id: Option<Value>) -> Result<bool> {
+        let plan = plan_argument(plan)?;
+        let chat_id = chat_id_from_json(chat_id.as_ref()).map_err(to_js_error)?;
+        Ok(chat_id.is_some_and(|id| self.inner.record(&plan, id)))
     }
 
     /// Reports that the plan's run failed. Evicts the resumed chat on `E_RESUME` or on
@@ -193,8 +180,8 @@ impl SessionResumeManager {
         catch_unwind,
         ts_args_type = "plan: ResumePlan, error: string | ResumeFailure"
     )]
-    pub fn report_failure(&mut self, plan: Value, error: Value) -> Result<bool> {
-        let plan = ResumePlan::from_json(plan).map_err(to_js_error)?;
+    pub fn report_failure(&mut self, plan: Unknown<'_>, error: Value) -> Result<bool> {
+        let plan = plan_argument(plan)?;
         let failure = Failure::from_json(&error).map_err(to_js_error)?;
         Ok(self.inner.report_failure(&plan, &failure))
     }

@@ -544,6 +544,33 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        #[test]
+        fn every_text_appears_in_order_and_the_newest_user_text_is_the_increment(
+            texts in proptest::collection::vec("[a-zA-Z0-9 .,\n]{1,40}", 1..30)
+        ) {
+            let messages: Vec<Value> = texts
+                .iter()
+                .enumerate()
+                .map(|(i, text)| json!({"role": if i % 2 == 0 { "user" } else { "assistant" }, "content": text}))
+                .collect();
+            let request = json!({"messages": messages});
+            let c = conv(&request);
+            let prompt = build_full_prompt(&c, false);
+            let mut from = 0;
+            for (i, text) in texts.iter().enumerate() {
+                let label = if i % 2 == 0 { "USER: " } else { "ASSISTANT: " };
+                let block = format!("{label}{text}");
+                let found = prompt[from..].find(&block);
+                proptest::prop_assert!(found.is_some(), "missing {:?}", block);
+                from += found.unwrap_or(0) + block.len();
+            }
+            let last = texts.last().map(|t| t.trim()).unwrap_or("");
+            let expected = (texts.len() % 2 == 1 && !last.is_empty()).then(|| last.to_owned());
+            proptest::prop_assert_eq!(build_incremental_prompt(&c), expected);
+        }
+    }
+
     #[test]
     fn continuation_only_when_the_prompt_ends_with_tool_results() {
         let request = json!({"messages": [

@@ -76,6 +76,53 @@ impl ResumeOptions {
     }
 }
 
+impl ResumeOptions {
+    /// Reads `{enabled?, maxEntries?, ttlMs?}` (absent or null: the defaults).
+    pub fn from_json(options: Option<&Value>) -> Result<Self, CoreError> {
+        let object = match options {
+            None | Some(Value::Null) => return Ok(Self::default()),
+            Some(Value::Object(object)) => object,
+            Some(_) => {
+                return Err(CoreError::InvalidArg(
+                    "the options must be an object".into(),
+                ))
+            }
+        };
+        let enabled = match object.get("enabled") {
+            None | Some(Value::Null) => None,
+            Some(Value::Bool(b)) => Some(*b),
+            Some(_) => return Err(CoreError::InvalidArg("`enabled` must be a boolean".into())),
+        };
+        let integer = |key: &str| -> Result<Option<i64>, CoreError> {
+            match object.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(value) => value
+                    .as_i64()
+                    .or_else(|| {
+                        value
+                            .as_f64()
+                            .filter(|f| f.fract() == 0.0 && f.abs() < 9e15)
+                            .map(|f| f as i64)
+                    })
+                    .map(Some)
+                    .ok_or_else(|| {
+                        CoreError::InvalidArg(format!("`{key}` must be an integer, got {value}"))
+                    }),
+            }
+        };
+        Self::from_parts(enabled, integer("maxEntries")?, integer("ttlMs")?)
+    }
+}
+
+/// The chat id argument of `record`: a string, or nothing (null) to record.
+pub fn chat_id_from_json(value: Option<&Value>) -> Result<Option<&str>, CoreError> {
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(id)) => Ok(Some(id)),
+        Some(_) => Err(CoreError::InvalidArg("the chat id must be a string".into())),
+    }
+}
+
 /// Milliseconds on a monotonic clock; injectable so tests never sleep.
 pub trait Clock: Send {
     fn now_ms(&self) -> u64;
@@ -1009,6 +1056,40 @@ mod tests {
             let err = ResumeOptions::from_parts(None, max, ttl).expect_err("invalid");
             assert_eq!(err.code(), "E_INVALID_ARG");
         }
+    }
+
+    #[test]
+    fn options_and_chat_ids_from_json() {
+        assert_eq!(ResumeOptions::from_json(None), Ok(ResumeOptions::default()));
+        assert_eq!(
+            ResumeOptions::from_json(Some(&Value::Null)),
+            Ok(ResumeOptions::default())
+        );
+        let custom = ResumeOptions::from_json(Some(
+            &json!({"enabled": true, "maxEntries": 3.0, "ttlMs": 50}),
+        ))
+        .expect("valid");
+        assert!(custom.enabled && custom.max_entries.get() == 3 && custom.ttl_ms == 50);
+        for bad in [
+            json!(5),
+            json!({"enabled": "yes"}),
+            json!({"maxEntries": 2.5}),
+            json!({"maxEntries": "64"}),
+            json!({"ttlMs": 0}),
+            json!({"maxEntries": -3}),
+        ] {
+            assert_eq!(
+                ResumeOptions::from_json(Some(&bad)).map_err(|e| e.code()),
+                Err("E_INVALID_ARG"),
+                "{bad}"
+            );
+        }
+        assert_eq!(chat_id_from_json(None), Ok(None));
+        assert_eq!(chat_id_from_json(Some(&json!("abc"))), Ok(Some("abc")));
+        assert_eq!(
+            chat_id_from_json(Some(&json!(5))).map_err(|e| e.code()),
+            Err("E_INVALID_ARG")
+        );
     }
 
     #[test]

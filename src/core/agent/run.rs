@@ -32,7 +32,8 @@ pub const MAX_BATCHES_IN_FLIGHT: usize = 8;
 /// Between SIGTERM and SIGKILL when a run is stopped.
 pub const KILL_GRACE: Duration = Duration::from_secs(2);
 const READ_BUFFER_BYTES: usize = 64 * 1024;
-/// After the child exits, how long stdout may stay open (held by something it started).
+/// After the child exits, how long stdout may stay open and silent (held open by something it
+/// started) before the run is over.
 const STDOUT_DRAIN_AFTER_EXIT: Duration = Duration::from_secs(1);
 /// After the child exits, how long to wait for the rest of stderr.
 const STDERR_DRAIN_AFTER_EXIT: Duration = Duration::from_millis(500);
@@ -415,9 +416,9 @@ impl Run {
                 reason = stop_requested(&mut self.stop_rx) => Event::Stop(reason),
                 () = sleep_until(overall) => Event::Overall,
                 () = sleep_until(idle) => Event::Idle,
-                () = sleep_until(drain_until) => Event::Drained,
                 read = stdout.read(&mut buf), if stdout_open => Event::Read(read),
                 status = child.wait(), if exit.is_none() => Event::Exited(status),
+                () = sleep_until(drain_until) => Event::Drained,
             };
             match event {
                 Event::Stop(reason) => return (Ending::Stopped(reason), exit),
@@ -441,6 +442,9 @@ impl Run {
                 }
                 Event::Read(Ok(n)) => {
                     idle_from = Instant::now();
+                    if exit.is_some() {
+                        drain_until = Some(idle_from + STDOUT_DRAIN_AFTER_EXIT);
+                    }
                     if let Err(error) = self.transformer.push(&buf[..n], &mut outputs) {
                         tracing::warn!(%error, "the transformer refused stdout");
                     }
@@ -454,22 +458,28 @@ impl Run {
                         }
                     }
                     if !outputs.is_empty() {
-                        let batch = std::mem::take(&mut outputs);
-                        if let Err(ending) = self.deliver(batch, overall).await {
+                        if let Err(ending) = self.deliver(&mut outputs, overall).await {
+                            // Undelivered outputs go out ahead of the closing ones, so the
+                            // consumer never sees a block closed that it did not see opened.
+                            self.held = Some(std::mem::take(&mut outputs));
                             return (ending, exit);
                         }
                         // Time spent waiting for the consumer is not the child's silence.
                         idle_from = Instant::now();
+                        if exit.is_some() {
+                            drain_until = Some(idle_from + STDOUT_DRAIN_AFTER_EXIT);
+                        }
                     }
                 }
             }
         }
     }
 
-    /// Wait for a place in the queue (a stop or the overall deadline interrupts), then deliver.
+    /// Wait for a place in the queue (a stop or the overall deadline interrupts), then deliver
+    /// `batch` (taking it; after an interruption it is left in place).
     async fn deliver(
         &mut self,
-        batch: Vec<Output>,
+        batch: &mut Vec<Output>,
         overall: Option<Instant>,
     ) -> Result<(), Ending> {
         let permit = tokio::select! {
@@ -488,7 +498,7 @@ impl Run {
             _permit: permit,
             stop: Arc::clone(&self.stop_tx),
         };
-        if self.sink.deliver(batch, receipt) {
+        if self.sink.deliver(std::mem::take(batch), receipt) {
             Ok(())
         } else {
             request_stop(&self.stop_tx, StopReason::ConsumerGone);
@@ -584,4 +594,112 @@ pub(crate) fn last_lines(text: &str, n: usize) -> String {
         .filter(|l| !l.is_empty())
         .collect();
     lines[lines.len().saturating_sub(n)..].join("; ")
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use crate::core::agent::command::RunRequest;
+    use std::os::unix::fs::PermissionsExt;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    /// Keeps receipts (the consumer is "behind") until told to let go.
+    #[derive(Default)]
+    struct SlowConsumer {
+        holding: AtomicBool,
+        batches: Mutex<Vec<Vec<Output>>>,
+        receipts: Mutex<Vec<Receipt>>,
+    }
+
+    impl OutputSink for SlowConsumer {
+        fn deliver(&self, batch: Vec<Output>, receipt: Receipt) -> bool {
+            self.batches.lock().unwrap().push(batch);
+            if self.holding.load(Ordering::SeqCst) {
+                self.receipts.lock().unwrap().push(receipt);
+            }
+            true
+        }
+    }
+
+    fn delta_line(text: &str) -> String {
+        format!(
+            r#"{{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"text","text":"{text}"}}]}},"session_id":"s1","timestamp_ms":1}}"#
+        )
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn reading_pauses_while_the_consumer_is_behind() {
+        let dir = std::env::temp_dir().join(format!("ocn-run-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut script = String::from("#!/bin/sh\ncat > /dev/null\n");
+        script.push_str(
+            "echo '{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s1\",\"model\":\"Auto\"}'\n",
+        );
+        for i in 0..30 {
+            // one line per write, 10 ms apart: one read, one batch each
+            script.push_str(&format!(
+                "echo '{}'\nsleep 0.01\n",
+                delta_line(&format!("t{i} "))
+            ));
+        }
+        script.push_str(
+            "echo '{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"\",\"session_id\":\"s1\"}'\n",
+        );
+        let agent = dir.join("paced-agent.sh");
+        std::fs::write(&agent, script).unwrap();
+        std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).unwrap();
+
+        let options = RunRequest {
+            prompt: Some("hi".into()),
+            model: Some("auto".into()),
+            workspace: Some(dir.to_string_lossy().into_owned()),
+            executable: Some(agent.to_string_lossy().into_owned()),
+            ..RunRequest::default()
+        }
+        .validate()
+        .unwrap();
+        let consumer = Arc::new(SlowConsumer::default());
+        consumer.holding.store(true, Ordering::SeqCst);
+        let ctx = RunContext {
+            runtime: Handle::current(),
+            owner: 0,
+        };
+        let run = start_run(options, consumer.clone(), ctx);
+
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while consumer.batches.lock().unwrap().len() < MAX_BATCHES_IN_FLIGHT {
+            assert!(Instant::now() < deadline, "the first batches never came");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        // The agent would have written everything by now; nothing more arrives while every
+        // place in the queue is taken.
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        assert_eq!(
+            consumer.batches.lock().unwrap().len(),
+            MAX_BATCHES_IN_FLIGHT
+        );
+
+        consumer.holding.store(false, Ordering::SeqCst);
+        consumer.receipts.lock().unwrap().clear();
+        let result = run.wait().await;
+        assert_eq!(result.error, None);
+        assert_eq!(result.session_id.as_deref(), Some("s1"));
+
+        let text: String = consumer
+            .batches
+            .lock()
+            .unwrap()
+            .iter()
+            .flatten()
+            .filter_map(|o| match o {
+                Output::Part(p) if p["type"] == "text-delta" => {
+                    p["delta"].as_str().map(str::to_owned)
+                }
+                _ => None,
+            })
+            .collect();
+        let expected: String = (0..30).map(|i| format!("t{i} ")).collect();
+        assert_eq!(text, expected);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -75,9 +75,9 @@ export declare function parseSwitch(value: string | undefined | null, defaultVal
 /**
  * Find cursor-agent: `executable`, then `cursor-agent` and `agent` on `PATH`,
  * `~/.local/bin/cursor-agent`, `~/.cursor-agent/cursor-agent`, and on Windows the newest
- * `%LOCALAPPDATA%\cursor-agent\versions\<v>
-ode.exe` (run with its `index.js`). The default
- * lookup (no `executable`) is cached, keyed by the `PATH` and `HOME` it used.
+ * `versions/<v>/node.exe` under `%LOCALAPPDATA%/cursor-agent` (run with its `index.js`; the
+ * `.cmd` shim cannot be started without a shell). The default lookup (no `executable`) is
+ * cached, keyed by the `PATH` and `HOME` it used.
  */
 export declare function resolveCursorAgent(options?: CursorAgentLookupOptions | undefined | null): CursorAgentResolution
 
@@ -97,7 +97,7 @@ export declare function resolveCursorAgent(options?: CursorAgentLookupOptions | 
  * cursor-agent itself started survives such a kill; on Windows only cursor-agent itself is
  * stopped (no process group).
  */
-export declare function runCursorAgent(options: RunCursorAgentOptions, onOutput: (outputs: Array<string | Record<string, any>>) => void): CursorAgentRun
+export declare function runCursorAgent(options: RunCursorAgentOptions & Required<Pick<RunCursorAgentOptions, 'prompt' | 'model' | 'workspace'>>, onOutput: (outputs: Array<string | Record<string, any>>) => void): CursorAgentRun
 
 /** Options of `runCursorAgent`. */
 export interface RunCursorAgentOptions {

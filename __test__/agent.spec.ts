@@ -10,7 +10,9 @@ import { dirname, join } from 'node:path'
 import { after, describe, it } from 'node:test'
 
 import { listCursorModels, resolveCursorAgent, runCursorAgent } from '../index.js'
-import type { RunCursorAgentOptions, RunResult } from '../index.js'
+import type { RunResult } from '../index.js'
+
+type RunCursorAgentOptions = Parameters<typeof runCursorAgent>[0]
 
 const here = __dirname
 const agents = join(here, 'agents')

@@ -268,6 +268,9 @@ impl CursorAgentRun {
 #[napi(catch_unwind)]
 pub fn run_cursor_agent(
     env: Env,
+    #[napi(
+        ts_arg_type = "RunCursorAgentOptions & Required<Pick<RunCursorAgentOptions, 'prompt' | 'model' | 'workspace'>>"
+    )]
     options: RunCursorAgentOptions,
     #[napi(ts_arg_type = "(outputs: Array<string | Record<string, any>>) => void")]
     on_output: ThreadsafeFunction<OutputBatch, UnknownReturnValue, OutputBatch, Status, false>,
@@ -300,8 +303,9 @@ pub struct CursorAgentResolution {
 
 /// Find cursor-agent: `executable`, then `cursor-agent` and `agent` on `PATH`,
 /// `~/.local/bin/cursor-agent`, `~/.cursor-agent/cursor-agent`, and on Windows the newest
-/// `%LOCALAPPDATA%\cursor-agent\versions\<v>\node.exe` (run with its `index.js`). The default
-/// lookup (no `executable`) is cached, keyed by the `PATH` and `HOME` it used.
+/// `versions/<v>/node.exe` under `%LOCALAPPDATA%/cursor-agent` (run with its `index.js`; the
+/// `.cmd` shim cannot be started without a shell). The default lookup (no `executable`) is
+/// cached, keyed by the `PATH` and `HOME` it used.
 #[napi(catch_unwind)]
 pub fn resolve_cursor_agent(options: Option<CursorAgentLookupOptions>) -> CursorAgentResolution {
     let (executable, env) = options.map_or((None, None), |o| (o.executable, o.env));

@@ -76,6 +76,8 @@ const RULES: &[(Kind, &[&str])] = &[
 
 /// How many trailing stderr lines an unclassified failure quotes.
 const QUOTED_LINES: usize = 8;
+/// How many characters of one stderr line a message quotes.
+const QUOTED_LINE_CHARS: usize = 400;
 /// How many available models an `E_MODEL` message lists before "and N more".
 const LISTED_MODELS: usize = 40;
 
@@ -125,7 +127,7 @@ fn matching_rule(text: &str) -> Option<(Kind, &str)> {
     RULES.iter().find_map(|(kind, patterns)| {
         patterns.iter().find_map(|p| {
             let at = lower.find(p)?;
-            Some((*kind, line_at(text, &lower, at)))
+            Some((*kind, clip(line_at(text, &lower, at))))
         })
     })
 }
@@ -150,7 +152,19 @@ pub fn last_lines(stderr: &str) -> String {
         .map(str::trim_end)
         .filter(|l| !l.trim().is_empty())
         .collect();
-    lines[lines.len().saturating_sub(QUOTED_LINES)..].join("\n")
+    let tail: Vec<&str> = lines[lines.len().saturating_sub(QUOTED_LINES)..]
+        .iter()
+        .map(|l| clip(l))
+        .collect();
+    tail.join("\n")
+}
+
+/// At most [`QUOTED_LINE_CHARS`] characters of one quoted line.
+fn clip(line: &str) -> &str {
+    match line.char_indices().nth(QUOTED_LINE_CHARS) {
+        Some((end, _)) => &line[..end],
+        None => line,
+    }
 }
 
 /// `Cannot use this model: X. Available models: a, b` -> (X, [a, b]).
@@ -204,8 +218,8 @@ fn model_message(text: &str, line: &str) -> String {
     message
 }
 
-/// Classify a failed run. `result_error` is what an `is_error` result said; `saw_result`
-/// whether any result arrived.
+/// Classify a failed run. `result_error` is what an `is_error` result said (empty when it
+/// said nothing); `saw_result` whether any result arrived.
 pub fn classify_failure(
     stderr: &str,
     exit_code: Option<i32>,
@@ -221,13 +235,13 @@ pub fn classify_failure(
     if let Some((kind, line)) = matching_rule(&text) {
         return match kind {
             Kind::Auth => CoreError::Auth(format!(
-                "cursor-agent is not logged in ({line}). Run `cursor-agent login`, \
-                 or set CURSOR_API_KEY in the environment OpenCode runs in."
+                "cursor-agent is not logged in. Run `cursor-agent login`, or set \
+                 CURSOR_API_KEY in the environment OpenCode runs in. cursor-agent said: {line}"
             )),
             Kind::Quota => CoreError::Quota(format!(
-                "Cursor's usage limit is reached ({line}). Pick another model \
-                 (e.g. cursor-acp/auto), raise the spend limit in Cursor's dashboard, \
-                 or wait until the limit resets."
+                "Cursor's usage limit is reached. Pick another model (e.g. cursor-acp/auto), \
+                 raise the spend limit in Cursor's dashboard, or wait until the limit resets. \
+                 cursor-agent said: {line}"
             )),
             Kind::Model => CoreError::Model(model_message(&text, line)),
             Kind::UntrustedWorkspace => CoreError::AgentExit(
@@ -237,14 +251,14 @@ pub fn classify_failure(
                     .to_owned(),
             ),
             Kind::RejectedOption => CoreError::AgentExit(format!(
-                "Cursor's servers rejected the request ({line}). Remove the option it names \
-                 from the extra arguments."
+                "Cursor's servers rejected the request. Remove the option it names from the \
+                 extra arguments. cursor-agent said: {line}"
             )),
             Kind::Network => CoreError::Network(format!(
-                "cursor-agent could not reach Cursor's servers after retrying ({line}). \
-                 Check the network connection and any proxy; a self-signed certificate in \
-                 the chain means a proxy intercepts TLS (set NODE_EXTRA_CA_CERTS for \
-                 cursor-agent)."
+                "cursor-agent could not reach Cursor's servers after retrying. Check the \
+                 network connection and any proxy; a self-signed certificate in the chain \
+                 means a proxy intercepts TLS (give cursor-agent the proxy's CA with \
+                 NODE_EXTRA_CA_CERTS). cursor-agent said: {line}"
             )),
         };
     }
@@ -256,9 +270,9 @@ pub fn classify_failure(
         _ => "cursor-agent failed".to_owned(),
     };
     let mut message = status;
-    if let Some(e) = result_error {
+    if let Some(e) = result_error.map(str::trim).filter(|e| !e.is_empty()) {
         message.push_str(": ");
-        message.push_str(e.trim());
+        message.push_str(clip(e));
     }
     let tail = last_lines(&stderr);
     if tail.is_empty() {
@@ -330,7 +344,7 @@ mod tests {
             (
                 "\u{1b}[31mError: Authentication required.\u{1b}[0m",
                 "E_AUTH",
-                &["(Error: Authentication required.)"],
+                &["cursor-agent said: Error: Authentication required."],
             ),
         ];
         for (stderr, code, fragments) in table {
@@ -388,8 +402,31 @@ mod tests {
             e.message(),
             "Cursor reported an error: tool loop (no output on stderr)."
         );
+        let e = classify_failure("", Some(0), None, Some(""), true);
+        assert_eq!(
+            e.message(),
+            "Cursor reported an error (no output on stderr)."
+        );
         let e = classify_failure("", Some(0), None, Some("Authentication required"), true);
         assert_eq!(e.code(), "E_AUTH");
+    }
+
+    #[test]
+    fn quoted_lines_are_clipped() {
+        let long = "\u{e9}".repeat(1000);
+        let e = classify(&format!("first\n{long}\nRetriableError: {long}"));
+        assert_eq!(e.code(), "E_NETWORK");
+        assert!(e
+            .message()
+            .ends_with(&format!("RetriableError: {}", "\u{e9}".repeat(384))));
+        let e = classify(&format!("{long}\nlast"));
+        assert_eq!(
+            e.message(),
+            format!(
+                "cursor-agent exited with code 1. stderr:\n{}\nlast",
+                "\u{e9}".repeat(400)
+            )
+        );
     }
 
     #[test]

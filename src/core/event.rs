@@ -7,7 +7,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use serde::de::{IgnoredAny, MapAccess, Visitor};
+use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
@@ -36,10 +36,7 @@ pub enum EventBody<'a> {
     /// `system` (init) or `user` (the prompt echo): carry nothing but the session id.
     Context,
     /// `assistant`: text and thinking parts.
-    Assistant {
-        partial: bool,
-        parts: Vec<ContentPart<'a>>,
-    },
+    Assistant { partial: bool, parts: Parts<'a> },
     /// `thinking` (`delta` or `completed`).
     Thinking {
         partial: bool,
@@ -194,7 +191,45 @@ struct Envelope<'a> {
 #[derive(Deserialize)]
 struct Message<'a> {
     #[serde(borrow)]
-    content: Vec<ContentPart<'a>>,
+    content: Parts<'a>,
+}
+
+/// The parts of an assistant message; the usual single part needs no allocation.
+#[derive(Debug, Default)]
+pub struct Parts<'a> {
+    first: Option<ContentPart<'a>>,
+    rest: Vec<ContentPart<'a>>,
+}
+
+impl<'a> Parts<'a> {
+    pub fn iter(&self) -> impl Iterator<Item = &ContentPart<'a>> {
+        self.first.iter().chain(self.rest.iter())
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Parts<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct PartsVisitor<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for PartsVisitor<'a> {
+            type Value = Parts<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an array of content parts")
+            }
+            fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
+                let mut parts = Parts {
+                    first: seq.next_element()?,
+                    rest: Vec::new(),
+                };
+                if parts.first.is_some() {
+                    while let Some(part) = seq.next_element()? {
+                        parts.rest.push(part);
+                    }
+                }
+                Ok(parts)
+            }
+        }
+        deserializer.deserialize_seq(PartsVisitor(std::marker::PhantomData))
+    }
 }
 
 /// Only the type, for records whose other fields did not fit the envelope.

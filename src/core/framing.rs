@@ -37,6 +37,9 @@ pub struct LineFramer {
     max_line_bytes: usize,
 }
 
+/// Buffer capacity kept between records; a longer record's buffer is released after it.
+const RETAINED_CAPACITY: usize = 1 << 20;
+
 /// How many leading bytes of a skipped record are kept for logs.
 pub const SKIPPED_PREFIX_BYTES: usize = 100;
 
@@ -71,7 +74,7 @@ impl LineFramer {
                         self.pending.extend_from_slice(&chunk[..at]);
                         emit(&self.pending, &mut on_record);
                     }
-                    self.pending.clear();
+                    self.clear_pending();
                     chunk = &chunk[at + 1..];
                 }
             }
@@ -99,6 +102,14 @@ impl LineFramer {
         }
         self.pending = Vec::new();
         self.discarding = false;
+    }
+
+    /// Forget the buffered record, releasing the memory a very long one needed.
+    fn clear_pending(&mut self) {
+        self.pending.clear();
+        if self.pending.capacity() > RETAINED_CAPACITY {
+            self.pending.shrink_to(RETAINED_CAPACITY);
+        }
     }
 
     /// Buffer the start of a record, or start discarding it once it exceeds the cap.
@@ -130,8 +141,28 @@ fn joined_prefix(head: &[u8], tail: &[u8]) -> ([u8; SKIPPED_PREFIX_BYTES], usize
     (prefix, from_head + from_tail)
 }
 
+/// Position of the first LF, eight bytes at a time (a word has an LF byte when the classic
+/// "has zero byte" test fires on the word XOR-ed with LFs).
 fn find_lf(bytes: &[u8]) -> Option<usize> {
-    bytes.iter().position(|&b| b == b'\n')
+    const LF: u64 = u64::from_ne_bytes([b'\n'; 8]);
+    const LOW: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    let mut words = bytes.chunks_exact(8);
+    let mut offset = 0;
+    for word in words.by_ref() {
+        let mut array = [0u8; 8];
+        array.copy_from_slice(word);
+        let x = u64::from_ne_bytes(array) ^ LF;
+        if (x.wrapping_sub(LOW) & !x & HIGH) != 0 {
+            return word.iter().position(|&b| b == b'\n').map(|i| offset + i);
+        }
+        offset += 8;
+    }
+    words
+        .remainder()
+        .iter()
+        .position(|&b| b == b'\n')
+        .map(|i| offset + i)
 }
 
 /// Hand out one complete record (without its LF).
@@ -184,6 +215,21 @@ mod tests {
 
     fn lines(items: &[&str]) -> Vec<Seen> {
         items.iter().map(|s| Seen::Line((*s).to_owned())).collect()
+    }
+
+    #[test]
+    fn find_lf_agrees_with_a_plain_search() {
+        let mut bytes = vec![b'a'; 40];
+        assert_eq!(find_lf(&bytes), None);
+        for at in 0..40 {
+            bytes[at] = b'\n';
+            assert_eq!(find_lf(&bytes), Some(at));
+            assert_eq!(find_lf(&bytes[..at]), None);
+            // Bytes that differ from LF by one bit never match.
+            bytes[at] = b'\n' ^ 0x80;
+            assert_eq!(find_lf(&bytes), None);
+            bytes[at] = b'a';
+        }
     }
 
     #[test]

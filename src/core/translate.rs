@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::core::classify::{classify_failure, is_quota};
 use crate::core::error::CoreError;
-use crate::core::event::{Channel, Event, EventBody, Parsed, ToolCallBody};
+use crate::core::event::{Channel, Event, EventBody, Parsed, Parts, ToolCallBody};
 use crate::core::part::{FinishReason, Part};
 use crate::core::tracker::MixedDeltaTracker;
 use crate::core::transformer::{FinishSummary, Outcome};
@@ -163,6 +163,14 @@ pub fn tool_result(raw: Option<&RawValue>) -> Value {
     Value::Object(result)
 }
 
+/// How `close` decides the ending.
+enum Closing<'o> {
+    /// From the process outcome, per the finish table.
+    Outcome(&'o Outcome),
+    /// A failure the caller determined.
+    Failure(CoreError),
+}
+
 /// A tool call started and not yet completed.
 #[derive(Debug)]
 struct OpenCall {
@@ -292,8 +300,8 @@ impl Translator {
             } => {
                 self.saw_result = true;
                 if is_error {
-                    self.result_error =
-                        Some(error_message.unwrap_or_else(|| "Cursor reported an error.".into()));
+                    // Empty when Cursor gave no message: the failure is still known.
+                    self.result_error = Some(error_message.unwrap_or_default());
                 }
                 if let Some(report) = usage.and_then(|raw| parse_usage(raw.get())) {
                     self.usage = Some(report);
@@ -302,12 +310,7 @@ impl Translator {
         }
     }
 
-    fn assistant(
-        &mut self,
-        partial: bool,
-        parts: &[crate::core::event::ContentPart<'_>],
-        emit: &mut impl FnMut(Part<'_>),
-    ) {
+    fn assistant(&mut self, partial: bool, parts: &Parts<'_>, emit: &mut impl FnMut(Part<'_>)) {
         let mut texts = parts.iter().filter_map(|p| p.channel_text());
         let Some(first) = texts.next() else { return };
         let Some(second) = texts.next() else {
@@ -397,6 +400,16 @@ impl Translator {
 
     /// Close the stream per the finish table; a second call emits nothing.
     pub fn finish(&mut self, outcome: &Outcome, emit: &mut impl FnMut(Part<'_>)) -> FinishSummary {
+        self.close(Closing::Outcome(outcome), emit)
+    }
+
+    /// Close the stream with a failure decided by the caller (a timeout, a callback that
+    /// threw), whatever the process did; a call after the stream is closed emits nothing.
+    pub fn fail(&mut self, error: CoreError, emit: &mut impl FnMut(Part<'_>)) -> FinishSummary {
+        self.close(Closing::Failure(error), emit)
+    }
+
+    fn close(&mut self, closing: Closing<'_>, emit: &mut impl FnMut(Part<'_>)) -> FinishSummary {
         if self.finished {
             return FinishSummary::default();
         }
@@ -416,8 +429,11 @@ impl Translator {
                 is_error: true,
             });
         }
-        let error = self.closing_error(outcome);
-        let reason = match (&error, outcome.cancelled) {
+        let (error, cancelled) = match closing {
+            Closing::Outcome(outcome) => (self.closing_error(outcome), outcome.cancelled),
+            Closing::Failure(error) => (Some(error), false),
+        };
+        let reason = match (&error, cancelled) {
             (_, true) => FinishReason::Cancelled,
             (Some(e), false) => FinishReason::Error(e),
             (None, false) => FinishReason::Stop,
@@ -439,7 +455,8 @@ impl Translator {
         if self.saw_result && self.result_error.is_none() && !failing_exit {
             return None;
         }
-        if self.has_content && is_quota(&outcome.stderr) {
+        let quota = is_quota(&outcome.stderr) || self.result_error.as_deref().is_some_and(is_quota);
+        if self.has_content && quota {
             tracing::info!(
                 "cursor-agent reported a usage limit after output; keeping the output: {}",
                 crate::core::classify::last_lines(&outcome.stderr)

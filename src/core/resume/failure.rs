@@ -396,6 +396,28 @@ mod tests {
     ];
 
     #[test]
+    fn a_transient_cause_cancels_every_resume_phrasing() {
+        const CAUSES: &[&str] = &[
+            " due to network timeout",
+            ": invalid token",
+            " (rate limit exceeded)",
+            " because you are not logged in",
+            "; killed by SIGKILL",
+            " - out of memory",
+        ];
+        let lifecycle = ["inactivity", "idle", "retention"];
+        for text in RESUME_SPECIFIC
+            .iter()
+            .filter(|t| !lifecycle.iter().any(|w| t.contains(w)))
+        {
+            for cause in CAUSES {
+                let combined = format!("{text}{cause}");
+                assert!(!is_resume_specific(&combined), "transient: {combined:?}");
+            }
+        }
+    }
+
+    #[test]
     fn table_has_at_least_forty_phrasings() {
         assert!(RESUME_SPECIFIC.len() + TRANSIENT_OR_UNRELATED.len() >= 40);
     }

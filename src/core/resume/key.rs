@@ -18,12 +18,13 @@ const PROVIDER_PREFIX: &str = "cursor-acp/";
 /// OpenCode's title request: a system prompt containing "title generator", and no tools. It is
 /// answered outside the resume cache.
 pub fn is_title_request(conversation: &Conversation<'_>) -> bool {
-    conversation.tools.is_empty() && conversation.messages.iter().any(|m| {
-        m.role == Role::System
+    conversation.tools.is_empty()
+        && conversation.messages.iter().any(|m| {
+            m.role == Role::System
             && m.parts.iter().any(
                 |p| matches!(p, Part::Text(t) if contains_ignore_ascii_case(t, "title generator")),
             )
-    })
+        })
 }
 
 fn contains_ignore_ascii_case(haystack: &str, needle: &str) -> bool {

@@ -8,8 +8,8 @@ mod manager;
 
 pub use key::is_title_request;
 pub use manager::{
-    is_valid_chat_id, Clock, Failure, MonotonicClock, ResumeOptions, ResumePlan, ResumeRequest,
-    SessionResumeManager, DEFAULT_MAX_ENTRIES, DEFAULT_TTL_MS,
+    chat_id_from_json, is_valid_chat_id, Clock, Failure, MonotonicClock, ResumeOptions, ResumePlan,
+    ResumeRequest, SessionResumeManager, DEFAULT_MAX_ENTRIES, DEFAULT_TTL_MS,
 };
 
 /// Whether an error text says the resumed chat is gone (not a transient failure).

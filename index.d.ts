@@ -353,7 +353,7 @@ export interface ResumeRequest {
  * cursor-agent itself started survives such a kill; on Windows only cursor-agent itself is
  * stopped (no process group).
  */
-export declare function runCursorAgent(options: RunCursorAgentOptions & Required<Pick<RunCursorAgentOptions, 'prompt' | 'model' | 'workspace'>>, onOutput: (outputs: Array<string | Record<string, any>>) => void): CursorAgentRun
+export declare function runCursorAgent(options: RunCursorAgentOptions & Required<Pick<RunCursorAgentOptions, 'prompt' | 'model' | 'workspace'>>, onOutput: (outputs: StreamOutput[]) => void): CursorAgentRun
 
 /** Options of `runCursorAgent`. */
 export interface RunCursorAgentOptions {

@@ -17,31 +17,9 @@ use napi::threadsafe_function::{
 use napi::{sys, JsError};
 use napi_derive::napi;
 
+use super::error_code::{to_js_error, Code};
 use crate::core::agent::{self, OutputSink, Receipt};
-use crate::core::error::CoreError;
 use crate::core::transformer::Output;
-
-/// `err.code` of errors thrown or rejected by these functions (section 6 codes).
-pub struct ErrorCode(String);
-
-impl AsRef<str> for ErrorCode {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl From<Status> for ErrorCode {
-    fn from(status: Status) -> Self {
-        Self(status.as_ref().to_owned())
-    }
-}
-
-fn to_napi_error(error: &CoreError) -> napi::Error<ErrorCode> {
-    napi::Error::new(
-        ErrorCode(error.code().to_owned()),
-        error.message().to_owned(),
-    )
-}
 
 /// The registry owner of children started from this JS environment (main thread or a worker).
 pub(crate) fn owner_of(env: &Env) -> u64 {
@@ -272,12 +250,17 @@ pub fn run_cursor_agent(
         ts_arg_type = "RunCursorAgentOptions & Required<Pick<RunCursorAgentOptions, 'prompt' | 'model' | 'workspace'>>"
     )]
     options: RunCursorAgentOptions,
-    #[napi(ts_arg_type = "(outputs: Array<string | Record<string, any>>) => void")]
-    on_output: ThreadsafeFunction<OutputBatch, UnknownReturnValue, OutputBatch, Status, false>,
-) -> napi::Result<CursorAgentRun, ErrorCode> {
+    #[napi(ts_arg_type = "(outputs: StreamOutput[]) => void")] on_output: ThreadsafeFunction<
+        OutputBatch,
+        UnknownReturnValue,
+        OutputBatch,
+        Status,
+        false,
+    >,
+) -> napi::Result<CursorAgentRun, Code> {
     let options = agent::RunRequest::from(options)
         .validate()
-        .map_err(|e| to_napi_error(&e))?;
+        .map_err(to_js_error)?;
     let sink = Arc::new(JsOutputSink { on_output });
     let handle = agent::start_run(options, sink, run_context(&env));
     Ok(CursorAgentRun { handle })
@@ -348,7 +331,7 @@ pub fn list_cursor_models<'env>(
                 })
                 .collect()),
             Err(error) => {
-                let js_error = JsError::from(to_napi_error(&error)).into_unknown(*env);
+                let js_error = JsError::from(to_js_error(error)).into_unknown(*env);
                 Err(napi::Error::from(js_error))
             }
         },

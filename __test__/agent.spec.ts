@@ -212,7 +212,11 @@ describe('runCursorAgent: delivery', () => {
       base({ env: agentEnv({ FAKE_AGENT_REPLAY: capture, FAKE_AGENT_DELAY_MS: '3' }) }),
     )
     assert.ok(batches.length > 1, `expected several batches, got ${batches.length}`)
-    assert.equal(batchesWhenSettled, batches.length)
+    // wait() settled after the last batch: the finish part had arrived by then, and nothing
+    // arrives afterwards
+    assert.equal(parts(batches.slice(0, batchesWhenSettled)).at(-1)!.type, 'finish')
+    await new Promise((r) => setTimeout(r, 100))
+    assert.equal(batches.length, batchesWhenSettled)
     const ps = parts(batches)
     assert.equal(ps[0].type, 'stream-start')
     assert.equal(ps.at(-1)!.type, 'finish')

@@ -222,11 +222,10 @@ impl Run {
         let mut child = match process::spawn(command, &self.ctx.runtime).await {
             Ok(child) => child,
             Err(e) => {
-                let error = CoreError::AgentNotFound(format!(
-                    "cursor-agent at {} could not be started: {e}. Reinstall it with \
-                     `curl https://cursor.com/install -fsS | bash`, or point \
-                     CURSOR_AGENT_EXECUTABLE at a working binary.",
-                    launcher.program.display()
+                let error = CoreError::AgentNotFound(start_failure_message(
+                    &launcher,
+                    &e,
+                    self.options.env.as_ref(),
                 ));
                 return self.fail_without_child(error).await;
             }
@@ -543,6 +542,29 @@ impl Run {
     }
 }
 
+/// Why an existing cursor-agent could not be started, and what to do.
+pub(crate) fn start_failure_message(
+    launcher: &Launcher,
+    error: &io::Error,
+    env: Option<&super::command::EnvVars>,
+) -> String {
+    // An existing script whose interpreter (`#!/usr/bin/env bash`) cannot be found fails
+    // with "not found" too; the usual cause is an `env` without PATH.
+    let hint = match env {
+        Some(env) if error.kind() == io::ErrorKind::NotFound && !env.contains_key("PATH") => {
+            " The `env` option has no PATH, so the interpreter of cursor-agent's launcher \
+             script cannot be found: pass the host's PATH in `env`."
+        }
+        _ => "",
+    };
+    format!(
+        "cursor-agent at {} could not be started: {error}.{hint} Reinstall it with \
+         `curl https://cursor.com/install -fsS | bash`, or point CURSOR_AGENT_EXECUTABLE at a \
+         working binary.",
+        launcher.program.display()
+    )
+}
+
 /// SIGTERM the group, SIGKILL it after [`KILL_GRACE`] (or at once once the leader is gone, for
 /// anything it left behind), and reap the child.
 async fn terminate(
@@ -625,6 +647,29 @@ mod tests {
         format!(
             r#"{{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"text","text":"{text}"}}]}},"session_id":"s1","timestamp_ms":1}}"#
         )
+    }
+
+    #[test]
+    fn start_failure_names_a_missing_path_in_env() {
+        let launcher = Launcher {
+            program: "/opt/cursor-agent".into(),
+            leading_args: vec![],
+        };
+        let not_found = io::Error::from(io::ErrorKind::NotFound);
+        let without_path = crate::core::agent::EnvVars::from([("HOME".into(), "/h".into())]);
+        let with_path = crate::core::agent::EnvVars::from([("PATH".into(), "/bin".into())]);
+        let m = start_failure_message(&launcher, &not_found, Some(&without_path));
+        assert!(
+            m.contains("/opt/cursor-agent") && m.contains("has no PATH"),
+            "{m}"
+        );
+        for env in [Some(&with_path), None] {
+            let m = start_failure_message(&launcher, &not_found, env);
+            assert!(!m.contains("has no PATH"), "{m}");
+            assert!(m.contains("curl https://cursor.com/install -fsS | bash"));
+        }
+        let denied = io::Error::from(io::ErrorKind::PermissionDenied);
+        assert!(!start_failure_message(&launcher, &denied, Some(&without_path)).contains("PATH"));
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

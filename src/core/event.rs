@@ -286,6 +286,8 @@ const TEXT_FRAGMENT_SESSION: &str = r#"}]},"session_id":"#;
 const THINKING_DELTA_HEAD: &str = r#"{"type":"thinking","subtype":"delta","text":"#;
 const THINKING_DELTA_SESSION: &str = r#","session_id":"#;
 const TIMESTAMP_KEY: &str = r#","timestamp_ms":"#;
+/// Above this length a record's tail is checked before its text is scanned.
+const LONG_RECORD: usize = 512;
 
 /// Fragments (text and thinking deltas) are most of a long stream's records. When a record is
 /// laid out exactly as cursor-agent lays them out, read it directly; anything else, including
@@ -299,12 +301,18 @@ fn parse_fragment(line: &str) -> Option<Parsed<'_>> {
     } else {
         return None;
     };
+    // Recaps share the head but not the tail: reject a long one before scanning its text.
+    if line.len() > LONG_RECORD && !ends_like_a_fragment(line, session_key) {
+        return None;
+    }
     let (text, rest) = json_string(rest)?;
     let (session_id, rest) = json_string(rest.strip_prefix(session_key)?)?;
     let rest = json_integer(rest.strip_prefix(TIMESTAMP_KEY)?)?;
     if rest != "}" {
         return None;
     }
+    let text = text.value()?;
+    let session_id = session_id.value()?;
     let body = match channel {
         Channel::Text => EventBody::Assistant {
             partial: true,
@@ -329,9 +337,47 @@ fn parse_fragment(line: &str) -> Option<Parsed<'_>> {
     }))
 }
 
-/// A JSON string at the start of `input` (which starts with its opening quote), and what
-/// follows it. `None` for anything serde would reject, so the general parser reports it.
-fn json_string(input: &str) -> Option<(Cow<'_, str>, &str)> {
+/// Whether `line` ends with `<session_key>"<id>","timestamp_ms":<digits>}`: a cheap test
+/// from the end, so a record that is not a fragment costs little more than its tail.
+fn ends_like_a_fragment(line: &str, session_key: &str) -> bool {
+    let Some(body) = line.strip_suffix('}') else {
+        return false;
+    };
+    let body = body.trim_end_matches(|c: char| c.is_ascii_digit());
+    let body = body.strip_suffix('-').unwrap_or(body);
+    let Some(body) = body
+        .strip_suffix(TIMESTAMP_KEY)
+        .and_then(|b| b.strip_suffix('"'))
+    else {
+        return false;
+    };
+    body.rfind('"')
+        .is_some_and(|quote| body[..quote].ends_with(session_key))
+}
+
+/// A JSON string literal at the start of `input` (quotes included) and what follows it.
+/// Escapes are only noted here: decoding waits until the whole layout matched.
+struct JsonStr<'a> {
+    quoted: &'a str,
+    escaped: bool,
+}
+
+impl<'a> JsonStr<'a> {
+    /// The string's value; `None` for escapes serde would reject.
+    fn value(&self) -> Option<Cow<'a, str>> {
+        if self.escaped {
+            serde_json::from_str::<String>(self.quoted)
+                .ok()
+                .map(Cow::Owned)
+        } else {
+            Some(Cow::Borrowed(&self.quoted[1..self.quoted.len() - 1]))
+        }
+    }
+}
+
+/// Split a JSON string literal off the start of `input`. `None` when `input` does not start
+/// with one or it holds a raw control character (which serde rejects).
+fn json_string(input: &str) -> Option<(JsonStr<'_>, &str)> {
     let bytes = input.as_bytes();
     if bytes.first() != Some(&b'"') {
         return None;
@@ -341,12 +387,11 @@ fn json_string(input: &str) -> Option<(Cow<'_, str>, &str)> {
     while i < bytes.len() {
         match bytes[i] {
             b'"' => {
-                let rest = &input[i + 1..];
-                if !escaped {
-                    return Some((Cow::Borrowed(&input[1..i]), rest));
-                }
-                let decoded: String = serde_json::from_str(&input[..=i]).ok()?;
-                return Some((Cow::Owned(decoded), rest));
+                let literal = JsonStr {
+                    quoted: &input[..=i],
+                    escaped,
+                };
+                return Some((literal, &input[i + 1..]));
             }
             b'\\' => {
                 escaped = true;
@@ -518,6 +563,13 @@ mod tests {
                 )));
             }
         }
+        // Long fragments take the tail check first.
+        let long = serde_json::to_string(&"long \"text\"\n".repeat(100)).unwrap();
+        assert!(long.len() > LONG_RECORD);
+        assert!(assert_same_reading(&text_fragment(&long, r#""s-1""#, "7")));
+        assert!(assert_same_reading(&thinking_fragment(
+            &long, r#""s-1""#, "-7"
+        )));
         // Escapes that serde_json itself would not write.
         for text_json in [r#""\u0041\/\ud83d\ude00""#, r#""tab\there""#] {
             assert!(assert_same_reading(&text_fragment(
@@ -540,6 +592,11 @@ mod tests {
             text_fragment(r#""a""#, r#""s""#, "1e3"),
             text_fragment(r#""a""#, r#""s""#, r#""1""#),
             text_fragment(r#""a""#, "null", "1"),
+            format!(
+                r#"{{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"text","text":"{}"}}]}},"session_id":"s","model_call_id":"m","timestamp_ms":1}}"#,
+                "x".repeat(600)
+            ),
+            text_fragment(&format!(r#""{}""#, "x".repeat(600)), r#""s\"q""#, "1"),
             // Invalid JSON the general parser must report.
             text_fragment("\"raw\ncontrol\"", r#""s""#, "1"),
             text_fragment(r#""bad \x escape""#, r#""s""#, "1"),

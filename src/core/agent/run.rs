@@ -672,6 +672,69 @@ mod tests {
         assert!(!start_failure_message(&launcher, &denied, Some(&without_path)).contains("PATH"));
     }
 
+    fn paced_agent(dir: &std::path::Path, name: &str, body: &str) -> RunOptions {
+        std::fs::create_dir_all(dir).unwrap();
+        let agent = dir.join(name);
+        std::fs::write(&agent, format!("#!/bin/sh\ncat > /dev/null\n{body}")).unwrap();
+        std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).unwrap();
+        RunRequest {
+            prompt: Some("hi".into()),
+            model: Some("auto".into()),
+            workspace: Some(dir.to_string_lossy().into_owned()),
+            executable: Some(agent.to_string_lossy().into_owned()),
+            ..RunRequest::default()
+        }
+        .validate()
+        .unwrap()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_result_waits_until_every_batch_is_consumed() {
+        let dir = std::env::temp_dir().join(format!("ocn-run-settle-{}", std::process::id()));
+        let body = format!(
+            "echo '{}'\necho '{}'\n",
+            r#"{"type":"system","subtype":"init","session_id":"s1","model":"Auto"}"#,
+            delta_line("hello")
+        );
+        let options = paced_agent(&dir, "quick-agent.sh", &body);
+        let consumer = Arc::new(SlowConsumer::default());
+        consumer.holding.store(true, Ordering::SeqCst);
+        let ctx = RunContext {
+            runtime: Handle::current(),
+            owner: 0,
+        };
+        let run = start_run(options, consumer.clone(), ctx);
+
+        // The agent is done quickly and every batch (the text, then the closing outputs) is in
+        // the consumer's hands, but not consumed: no result yet.
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let last_is_finish = consumer
+                .batches
+                .lock()
+                .unwrap()
+                .iter()
+                .flatten()
+                .last()
+                .is_some_and(|o| matches!(o, Output::Part(p) if p["type"] == "finish"));
+            if last_is_finish {
+                break;
+            }
+            assert!(Instant::now() < deadline, "the closing outputs never came");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert!(tokio::time::timeout(Duration::from_millis(300), run.wait())
+            .await
+            .is_err());
+
+        consumer.receipts.lock().unwrap().clear();
+        let result = tokio::time::timeout(Duration::from_secs(5), run.wait())
+            .await
+            .unwrap();
+        assert_eq!(result.exit_code, Some(0));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn reading_pauses_while_the_consumer_is_behind() {
         let dir = std::env::temp_dir().join(format!("ocn-run-{}", std::process::id()));

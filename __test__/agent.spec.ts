@@ -10,7 +10,9 @@ import { dirname, join } from 'node:path'
 import { after, describe, it } from 'node:test'
 
 import { listCursorModels, resolveCursorAgent, runCursorAgent } from '../index.js'
-import type { RunCursorAgentOptions, RunResult } from '../index.js'
+import type { RunResult } from '../index.js'
+
+type RunCursorAgentOptions = Parameters<typeof runCursorAgent>[0]
 
 const here = __dirname
 const agents = join(here, 'agents')
@@ -210,7 +212,11 @@ describe('runCursorAgent: delivery', () => {
       base({ env: agentEnv({ FAKE_AGENT_REPLAY: capture, FAKE_AGENT_DELAY_MS: '3' }) }),
     )
     assert.ok(batches.length > 1, `expected several batches, got ${batches.length}`)
-    assert.equal(batchesWhenSettled, batches.length)
+    // wait() settled after the last batch: the finish part had arrived by then, and nothing
+    // arrives afterwards
+    assert.equal(parts(batches.slice(0, batchesWhenSettled)).at(-1)!.type, 'finish')
+    await new Promise((r) => setTimeout(r, 100))
+    assert.equal(batches.length, batchesWhenSettled)
     const ps = parts(batches)
     assert.equal(ps[0].type, 'stream-start')
     assert.equal(ps.at(-1)!.type, 'finish')
@@ -302,9 +308,9 @@ describe('runCursorAgent: stopping', () => {
     assert.equal(result.error?.code, 'E_TIMEOUT')
     assert.equal(result.cancelled, false)
     const ps = parts(batches)
-    assert.ok(ps.some((p) => p.type === 'error'), 'an error part')
+    assert.equal(ps.find((p) => p.type === 'error')?.error?.code, 'E_TIMEOUT', 'the error part carries the same code')
     assert.equal(ps.at(-1)!.type, 'finish')
-    assert.equal(ps.at(-1)!.finishReason.unified, 'error')
+    assert.deepEqual(ps.at(-1)!.finishReason, { unified: 'error', raw: 'E_TIMEOUT' })
     const [pid] = readPids(pidFile)!
     await until(() => !isAlive(pid), 'the agent to be gone')
   })
@@ -378,6 +384,7 @@ describe('runCursorAgent: failures', () => {
       base({ executable: missing, env: { PATH: emptyDir, HOME: emptyDir } }),
     )
     assert.equal(result.error?.code, 'E_AGENT_NOT_FOUND')
+    assert.equal(parts(batches).find((p) => p.type === 'error')?.error?.code, 'E_AGENT_NOT_FOUND')
     const message = result.error!.message
     for (const place of [
       missing,

@@ -17,31 +17,11 @@ use napi::threadsafe_function::{
 use napi::{sys, JsError};
 use napi_derive::napi;
 
+use super::error_code::{to_js_error, Code};
+use super::output::outputs_to_js;
 use crate::core::agent::{self, OutputSink, Receipt};
-use crate::core::error::CoreError;
 use crate::core::transformer::Output;
-
-/// `err.code` of errors thrown or rejected by these functions (section 6 codes).
-pub struct ErrorCode(String);
-
-impl AsRef<str> for ErrorCode {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl From<Status> for ErrorCode {
-    fn from(status: Status) -> Self {
-        Self(status.as_ref().to_owned())
-    }
-}
-
-fn to_napi_error(error: &CoreError) -> napi::Error<ErrorCode> {
-    napi::Error::new(
-        ErrorCode(error.code().to_owned()),
-        error.message().to_owned(),
-    )
-}
+use napi::JsValue;
 
 /// The registry owner of children started from this JS environment (main thread or a worker).
 pub(crate) fn owner_of(env: &Env) -> u64 {
@@ -188,17 +168,11 @@ impl From<agent::RunResult> for RunResult {
 pub struct OutputBatch(Vec<Output>);
 
 impl ToNapiValue for OutputBatch {
-    unsafe fn to_napi_value(env: sys::napi_env, batch: Self) -> napi::Result<sys::napi_value> {
-        let values: Vec<serde_json::Value> = batch
-            .0
-            .into_iter()
-            .map(|output| match output {
-                Output::Frame(frame) => serde_json::Value::String(frame),
-                Output::Part(part) => part,
-            })
-            .collect();
-        // SAFETY: called by napi on the JS thread with the env it passed in.
-        unsafe { Vec::<serde_json::Value>::to_napi_value(env, values) }
+    unsafe fn to_napi_value(env: sys::napi_env, mut batch: Self) -> napi::Result<sys::napi_value> {
+        let env = Env::from_raw(env);
+        let array = outputs_to_js(&env, &mut batch.0)
+            .map_err(|e| napi::Error::new(Status::GenericFailure, e.reason.clone()))?;
+        Ok(array.raw())
     }
 }
 
@@ -268,13 +242,21 @@ impl CursorAgentRun {
 #[napi(catch_unwind)]
 pub fn run_cursor_agent(
     env: Env,
+    #[napi(
+        ts_arg_type = "RunCursorAgentOptions & Required<Pick<RunCursorAgentOptions, 'prompt' | 'model' | 'workspace'>>"
+    )]
     options: RunCursorAgentOptions,
-    #[napi(ts_arg_type = "(outputs: Array<string | Record<string, any>>) => void")]
-    on_output: ThreadsafeFunction<OutputBatch, UnknownReturnValue, OutputBatch, Status, false>,
-) -> napi::Result<CursorAgentRun, ErrorCode> {
+    #[napi(ts_arg_type = "(outputs: StreamOutput[]) => void")] on_output: ThreadsafeFunction<
+        OutputBatch,
+        UnknownReturnValue,
+        OutputBatch,
+        Status,
+        false,
+    >,
+) -> napi::Result<CursorAgentRun, Code> {
     let options = agent::RunRequest::from(options)
         .validate()
-        .map_err(|e| to_napi_error(&e))?;
+        .map_err(to_js_error)?;
     let sink = Arc::new(JsOutputSink { on_output });
     let handle = agent::start_run(options, sink, run_context(&env));
     Ok(CursorAgentRun { handle })
@@ -300,8 +282,9 @@ pub struct CursorAgentResolution {
 
 /// Find cursor-agent: `executable`, then `cursor-agent` and `agent` on `PATH`,
 /// `~/.local/bin/cursor-agent`, `~/.cursor-agent/cursor-agent`, and on Windows the newest
-/// `%LOCALAPPDATA%\cursor-agent\versions\<v>\node.exe` (run with its `index.js`). The default
-/// lookup (no `executable`) is cached, keyed by the `PATH` and `HOME` it used.
+/// `versions/<v>/node.exe` under `%LOCALAPPDATA%/cursor-agent` (run with its `index.js`; the
+/// `.cmd` shim cannot be started without a shell). The default lookup (no `executable`) is
+/// cached, keyed by the `PATH` and `HOME` it used.
 #[napi(catch_unwind)]
 pub fn resolve_cursor_agent(options: Option<CursorAgentLookupOptions>) -> CursorAgentResolution {
     let (executable, env) = options.map_or((None, None), |o| (o.executable, o.env));
@@ -344,7 +327,7 @@ pub fn list_cursor_models<'env>(
                 })
                 .collect()),
             Err(error) => {
-                let js_error = JsError::from(to_napi_error(&error)).into_unknown(*env);
+                let js_error = JsError::from(to_js_error(error)).into_unknown(*env);
                 Err(napi::Error::from(js_error))
             }
         },

@@ -192,7 +192,7 @@ export interface Sandbox {
 function inheritedEnvironment(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {}
   for (const [name, value] of Object.entries(process.env)) {
-    if (/^(CURSOR_|OPENCODE_|FAKE_CURSOR_|XDG_)/.test(name)) continue
+    if (/^(CURSOR_|OPENCODE_|XDG_|OLDPWD$)|^FAKE_CURSOR_(?!CAPTURES_DIR$)/.test(name)) continue
     env[name] = value
   }
   return env
@@ -229,6 +229,8 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   const env: NodeJS.ProcessEnv = {
     ...inheritedEnvironment(),
     HOME: home,
+    // OpenCode takes its project folder from PWD when set, not from the real cwd.
+    PWD: workspace,
     TMPDIR: tmp,
     ...xdg,
     ...OFFLINE_ENV,

@@ -68,8 +68,8 @@ function discover(options: ModelDiscoveryOptions, now: () => number): Promise<Cu
     const query: ResolveOptions = {}
     if (options.executable !== undefined) query.executable = options.executable
     if (options.env !== undefined) query.env = options.env
-    pending = native()
-      .listCursorModels(query)
+    pending = Promise.resolve()
+      .then(() => native().listCursorModels(query))
       .then((models) => {
         if (models.length > 0) writeCache(options.cacheFile, { savedAt: now(), models })
         return models

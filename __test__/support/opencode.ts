@@ -126,6 +126,11 @@ export interface SandboxOptions {
   config?: Record<string, unknown>
   /** Extra environment for every OpenCode process (e.g. `FAKE_CURSOR_*`, `CURSOR_ACP_*`). */
   env?: Record<string, string>
+  /**
+   * The cursor-agent the plugin runs (`CURSOR_AGENT_EXECUTABLE`); default the fake agent; `null`
+   * lets the plugin resolve the real one.
+   */
+  agentExecutable?: string | null
   /** Isolate HOME too (default true). The demo keeps the real HOME so Cursor's login is found. */
   isolateHome?: boolean
   /** Files to create in the workspace, by relative path. */
@@ -192,7 +197,7 @@ export interface Sandbox {
 function inheritedEnvironment(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {}
   for (const [name, value] of Object.entries(process.env)) {
-    if (/^(CURSOR_|OPENCODE_|XDG_|OLDPWD$)|^FAKE_CURSOR_(?!CAPTURES_DIR$)/.test(name)) continue
+    if (/^(CURSOR_ACP_|CURSOR_AGENT_EXECUTABLE$|OPENCODE_|XDG_|OLDPWD$)|^FAKE_CURSOR_(?!CAPTURES_DIR$)/.test(name)) continue
     env[name] = value
   }
   return env
@@ -234,10 +239,11 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     TMPDIR: tmp,
     ...xdg,
     ...OFFLINE_ENV,
-    CURSOR_AGENT_EXECUTABLE: FAKE_AGENT,
     FAKE_CURSOR_LOG_DIR: agentLog,
     ...options.env,
   }
+  const agent = options.agentExecutable === undefined ? FAKE_AGENT : options.agentExecutable
+  if (agent !== null) env.CURSOR_AGENT_EXECUTABLE ??= agent
   const keep = options.keep ?? process.env.OPENCODE_E2E_KEEP === '1'
   const servers = new Set<OpenCodeServer>()
 

@@ -60,8 +60,9 @@ try {
   console.log(`$ opencode run --thinking --model cursor-acp/auto ${PROMPT.join(' ')}\n`)
   const started = Date.now()
   const result = await sandbox.run(['run', '--thinking', '--model', 'cursor-acp/auto', ...PROMPT], { timeoutMs: 300_000 })
-  process.stdout.write(result.stdout)
+  // OpenCode writes its header (`> build · auto`) to stderr and the answer to stdout.
   if (result.stderr.trim() !== '') process.stderr.write(result.stderr)
+  process.stdout.write(result.stdout)
   console.log(`\n(OpenCode exited with ${result.timedOut ? 'a timeout' : result.code} after ${((Date.now() - started) / 1000).toFixed(1)} s)`)
   process.exitCode = result.code === 0 ? 0 : 1
 } finally {

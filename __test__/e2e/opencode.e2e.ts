@@ -16,7 +16,7 @@ import {
   waitFor,
   type RunResult,
   type Sandbox,
-} from '../support/opencode'
+} from '../support/opencode.ts'
 
 const MODEL = 'cursor-acp/auto'
 const sandboxes: Sandbox[] = []

@@ -11,10 +11,11 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { arch, cpus, tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
 
 export const OPENCODE_VERSION = '1.18.33'
 /** The repository root (the plugin package loaded by default). */
-export const REPO_ROOT = resolve(__dirname, '..', '..')
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
 export const FAKE_AGENT = join(REPO_ROOT, '__test__', 'support', 'fake-cursor-agent.mjs')
 const DEFAULT_CACHE = join(REPO_ROOT, '.cache', 'opencode')
 

@@ -22,10 +22,16 @@ export const CursorAcpPlugin: Plugin = async (input) => {
   try {
     const reading = readSettings(process.env)
     settings = reading.settings
-    if (reading.warnings.length > 0) options.configurationWarnings = reading.warnings
     if (settings.logLevel !== undefined) {
-      native().setLogging?.({ level: settings.logLevel, file: settings.logFile ?? join(dataDirectory(), 'log') })
+      const file = settings.logFile ?? join(dataDirectory(), 'log')
+      try {
+        native().setLogging?.({ level: settings.logLevel, file })
+      } catch (error) {
+        // Logging is a diagnostic aid: a log file that cannot be opened must not stop requests.
+        reading.warnings.push(`Logging to ${file} is off: ${toCursorAcpError(error).message}`)
+      }
     }
+    if (reading.warnings.length > 0) options.configurationWarnings = reading.warnings
     const { logLevel: _level, logFile: _file, ...providerSettings } = settings
     Object.assign(options, providerSettings)
     options.workspace = pickWorkspace({ explicit: settings.workspace, worktree: input.worktree, directory: input.directory })

@@ -35,13 +35,14 @@ export interface RunCursorAgentOptions {
   timeoutMs?: number
 }
 
+/** Empty fields are `null` or absent (napi's `Option`): test them with `== null`. */
 export interface RunResult {
-  exitCode: number | null
-  signal: string | null
+  exitCode?: number | null
+  signal?: string | null
   cancelled: boolean
-  sessionId: string | null
-  usage: CursorUsage | null
-  error: CursorError | null
+  sessionId?: string | null
+  usage?: CursorUsage | null
+  error?: CursorError | null
 }
 
 export interface CursorAgentRun {
@@ -73,8 +74,8 @@ export interface ResumeRequest {
 }
 
 export interface ResumePlan {
-  sessionKey: string | null
-  resumeChatId: string | null
+  sessionKey?: string | null
+  resumeChatId?: string | null
   prompt: string
   incremental: boolean
   [opaque: string]: unknown
@@ -96,7 +97,7 @@ export interface LoggingOptions {
 export interface NativeApi {
   parseSwitch(value: string | null | undefined, defaultValue: boolean): boolean
   runCursorAgent(options: RunCursorAgentOptions, onOutput: (outputs: NativePart[]) => void): CursorAgentRun
-  resolveCursorAgent(options?: ResolveOptions): { path: string | null; tried: string[] }
+  resolveCursorAgent(options?: ResolveOptions): { path?: string | null; tried: string[] }
   listCursorModels(options?: ResolveOptions): Promise<CursorModel[]>
   SessionResumeManager: new (options?: { enabled?: boolean; maxEntries?: number; ttlMs?: number }) => SessionResumeManager
   buildPrompt(input: { messages: PromptMessage[]; tools?: ToolDefinition[]; toolsInPrompt?: boolean }): string

@@ -217,8 +217,8 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
             if (plan.resumeChatId) plan = { ...plan, resumeChatId: null, incremental: false, prompt: fullPrompt(request) }
             result = await runOnce(plan)
           }
-          if (result.error !== null) manager.reportFailure(plan, result.error)
-          else if (!result.cancelled && result.sessionId !== null) manager.record(plan, result.sessionId)
+          if (result.error != null) manager.reportFailure(plan, result.error)
+          else if (!result.cancelled && result.sessionId != null) manager.record(plan, result.sessionId)
         }
         turn()
           .catch((error: unknown) => {

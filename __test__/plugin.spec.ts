@@ -251,7 +251,7 @@ describe('the plugin entry', () => {
     assert.ok(error instanceof Error)
     assert.equal(error.code, 'E_INVALID_ARG')
     assert.equal(error.isRetryable, false)
-    assert.match(error.message, /CURSOR_ACP_WORKSPACE/)
+    assert.match(error.message, /^CURSOR_ACP_WORKSPACE="\/" cannot be used[^]* \[E_INVALID_ARG\]$/)
   })
 })
 

@@ -1,11 +1,15 @@
-/** A failure with a stable code (ARCHITECTURE section 6) that OpenCode must not retry. */
+/**
+ * A failure with a stable code (ARCHITECTURE section 6) that OpenCode must not retry. OpenCode
+ * shows only the message, so the message ends with the code (`... [E_AUTH]`), which the README's
+ * troubleshooting table is keyed by.
+ */
 export class CursorAcpError extends Error {
   readonly code: string
   /** Read by the AI SDK and OpenCode: these failures do not go away by asking again. */
   readonly isRetryable = false
 
   constructor(code: string, message: string) {
-    super(message)
+    super(message.endsWith(`[${code}]`) ? message : `${message} [${code}]`)
     this.name = 'CursorAcpError'
     this.code = code
   }

@@ -100,11 +100,12 @@ describe('opencode run with the cursor-acp plugin', () => {
     })
   }
 
+  // Each message says what to do (ARCHITECTURE section 6) and ends with its code.
   const failures: { name: string; env: Record<string, string>; message: RegExp; runs: number }[] = [
-    { name: 'not logged in', env: { FAKE_CURSOR_SCENARIO: 'auth' }, message: /cursor-agent login|CURSOR_API_KEY/, runs: 1 },
-    { name: 'usage limit', env: { FAKE_CURSOR_SCENARIO: 'quota' }, message: /usage limit/i, runs: 1 },
-    { name: 'unknown model', env: { FAKE_CURSOR_SCENARIO: 'model' }, message: /auto|fake-model/, runs: 1 },
-    { name: 'cursor-agent not found', env: { CURSOR_AGENT_EXECUTABLE: '/nonexistent/cursor-agent' }, message: /cursor-agent/i, runs: 0 },
+    { name: 'not logged in', env: { FAKE_CURSOR_SCENARIO: 'auth' }, message: /cursor-agent login[^]*\[E_AUTH\]$/, runs: 1 },
+    { name: 'usage limit', env: { FAKE_CURSOR_SCENARIO: 'quota' }, message: /usage limit[^]*\[E_QUOTA\]$/i, runs: 1 },
+    { name: 'unknown model', env: { FAKE_CURSOR_SCENARIO: 'model' }, message: /auto, fake-model, composer-2\.5[^]*\[E_MODEL\]$/, runs: 1 },
+    { name: 'cursor-agent not found', env: { CURSOR_AGENT_EXECUTABLE: '/nonexistent/cursor-agent' }, message: /not found[^]*\/nonexistent\/cursor-agent[^]*install[^]*\[E_AGENT_NOT_FOUND\]$/i, runs: 0 },
   ]
   for (const failure of failures) {
     test(`${failure.name}: the run fails with a clear message and no retry`, async () => {

@@ -835,4 +835,16 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.CursorAgentRun = nativeBinding.CursorAgentRun
+module.exports.SessionResumeManager = nativeBinding.SessionResumeManager
+module.exports.StreamTransformer = nativeBinding.StreamTransformer
+module.exports.buildPrompt = nativeBinding.buildPrompt
+module.exports.ErrorCode = nativeBinding.ErrorCode
+module.exports.isTitleRequest = nativeBinding.isTitleRequest
+module.exports.listCursorModels = nativeBinding.listCursorModels
 module.exports.parseSwitch = nativeBinding.parseSwitch
+module.exports.resolveCursorAgent = nativeBinding.resolveCursorAgent
+module.exports.runCursorAgent = nativeBinding.runCursorAgent
+module.exports.setLogging = nativeBinding.setLogging
+module.exports.StreamFormat = nativeBinding.StreamFormat
+module.exports.ToolCallOutput = nativeBinding.ToolCallOutput

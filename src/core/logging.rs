@@ -1,1 +1,265 @@
-//! TODO
+//! Diagnostic logging: `tracing` records appended to a file at a chosen level.
+//!
+//! Off by default, and never written to stdout or stderr: inside OpenCode those belong to the
+//! TUI. The level and the file come from the caller (the TS host reads `CURSOR_ACP_LOG_LEVEL`
+//! and `CURSOR_ACP_LOG_FILE`); the subscriber is installed once, on the first call that turns
+//! logging on, and both settings can change afterwards.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
+
+use tracing_subscriber::filter::LevelFilter;
+use tracing_subscriber::fmt::MakeWriter;
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::{reload, Registry};
+
+use crate::core::error::CoreError;
+
+/// How much is logged; each level includes the ones before it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LogLevel {
+    #[default]
+    Off,
+    Error,
+    Warn,
+    Info,
+    Debug,
+    Trace,
+}
+
+impl LogLevel {
+    fn filter(self) -> LevelFilter {
+        match self {
+            Self::Off => LevelFilter::OFF,
+            Self::Error => LevelFilter::ERROR,
+            Self::Warn => LevelFilter::WARN,
+            Self::Info => LevelFilter::INFO,
+            Self::Debug => LevelFilter::DEBUG,
+            Self::Trace => LevelFilter::TRACE,
+        }
+    }
+}
+
+impl FromStr for LogLevel {
+    type Err = CoreError;
+
+    /// Case-insensitive, surrounding spaces ignored; empty means `off`.
+    fn from_str(value: &str) -> Result<Self, CoreError> {
+        match value.trim().to_ascii_lowercase().as_str() {
+            "" | "off" => Ok(Self::Off),
+            "error" => Ok(Self::Error),
+            "warn" => Ok(Self::Warn),
+            "info" => Ok(Self::Info),
+            "debug" => Ok(Self::Debug),
+            "trace" => Ok(Self::Trace),
+            _ => Err(CoreError::InvalidArg(format!(
+                "unknown log level {value:?}: use off, error, warn, info, debug or trace"
+            ))),
+        }
+    }
+}
+
+/// The open log file that every record is appended to; `None` while logging is off.
+struct Sink {
+    file: Mutex<Option<(PathBuf, File)>>,
+}
+
+impl Sink {
+    fn lock(&self) -> MutexGuard<'_, Option<(PathBuf, File)>> {
+        // A panic while writing a record leaves the file usable; keep logging.
+        self.file.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// One record's writer: `fmt` formats a whole record, then writes it with one `write_all`.
+struct SinkWriter(&'static Sink);
+
+impl Write for SinkWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self.0.lock().as_mut() {
+            Some((_, file)) => file.write(buf),
+            None => Ok(buf.len()),
+        }
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        match self.0.lock().as_mut() {
+            Some((_, file)) => file.write_all(buf),
+            None => Ok(()),
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        match self.0.lock().as_mut() {
+            Some((_, file)) => file.flush(),
+            None => Ok(()),
+        }
+    }
+}
+
+impl<'a> MakeWriter<'a> for &'static Sink {
+    type Writer = SinkWriter;
+
+    fn make_writer(&'a self) -> SinkWriter {
+        SinkWriter(self)
+    }
+}
+
+struct Installed {
+    level: reload::Handle<LevelFilter, Registry>,
+    sink: &'static Sink,
+}
+
+static INSTALLED: OnceLock<Installed> = OnceLock::new();
+
+/// Sets the level and, when `file` is given, the file records are appended to (created with its
+/// folder when missing). Turning logging on needs a file, given now or earlier; `Off` closes it.
+/// `E_INVALID_ARG` when the file cannot be opened or no file is known.
+pub fn configure(level: LogLevel, file: Option<&Path>) -> Result<(), CoreError> {
+    if level == LogLevel::Off && INSTALLED.get().is_none() {
+        return Ok(());
+    }
+    let opened = match file {
+        Some(path) if level != LogLevel::Off => Some((path.to_path_buf(), open_append(path)?)),
+        _ => None,
+    };
+    let installed = install()?;
+    {
+        let mut current = installed.sink.lock();
+        if level == LogLevel::Off {
+            *current = None;
+        } else if let Some(opened) = opened {
+            *current = Some(opened);
+        } else if current.is_none() {
+            return Err(CoreError::InvalidArg(
+                "logging needs a file: pass `file` with the level".into(),
+            ));
+        }
+    }
+    installed
+        .level
+        .modify(|filter| *filter = level.filter())
+        .map_err(|e| CoreError::InvalidArg(format!("cannot change the log level: {e}")))
+}
+
+/// The file records currently go to, if logging is on.
+pub fn current_file() -> Option<PathBuf> {
+    let installed = INSTALLED.get()?;
+    let current = installed.sink.lock();
+    current.as_ref().map(|(path, _)| path.clone())
+}
+
+fn open_append(path: &Path) -> Result<File, CoreError> {
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| cannot_open(path, &e))?;
+    }
+    OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| cannot_open(path, &e))
+}
+
+fn cannot_open(path: &Path, error: &io::Error) -> CoreError {
+    CoreError::InvalidArg(format!(
+        "cannot open the log file {}: {error}",
+        path.display()
+    ))
+}
+
+fn install() -> Result<&'static Installed, CoreError> {
+    if let Some(installed) = INSTALLED.get() {
+        return Ok(installed);
+    }
+    let sink: &'static Sink = Box::leak(Box::new(Sink {
+        file: Mutex::new(None),
+    }));
+    let (level_layer, level) = reload::Layer::new(LevelFilter::OFF);
+    let subscriber = Registry::default().with(level_layer).with(
+        tracing_subscriber::fmt::layer()
+            .with_ansi(false)
+            .with_writer(sink),
+    );
+    // Two threads may race to install: the loser's subscriber is dropped and the winner's kept.
+    let mut result = Ok(());
+    let installed = INSTALLED.get_or_init(|| {
+        result = tracing::subscriber::set_global_default(subscriber).map_err(|e| {
+            CoreError::InvalidArg(format!("another logger is already installed: {e}"))
+        });
+        Installed { level, sink }
+    });
+    result.map(|()| installed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn level_names_parse_case_insensitively_and_reject_others() {
+        let table = [
+            ("off", LogLevel::Off),
+            ("", LogLevel::Off),
+            (" ERROR ", LogLevel::Error),
+            ("warn", LogLevel::Warn),
+            ("Info", LogLevel::Info),
+            ("debug", LogLevel::Debug),
+            ("trace", LogLevel::Trace),
+        ];
+        for (name, level) in table {
+            assert_eq!(name.parse::<LogLevel>(), Ok(level), "{name:?}");
+        }
+        let err = "verbose".parse::<LogLevel>().unwrap_err();
+        assert_eq!(err.code(), "E_INVALID_ARG");
+    }
+
+    fn read(path: &Path) -> String {
+        std::fs::read_to_string(path).unwrap_or_default()
+    }
+
+    // One test owns the process-wide subscriber, so the steps run in order.
+    #[test]
+    fn records_reach_the_file_at_the_level_and_stop_when_off() {
+        let dir = std::env::temp_dir().join(format!("ocn-logging-{}", std::process::id()));
+        let first = dir.join("nested").join("first.log");
+        let second = dir.join("second.log");
+
+        assert_eq!(
+            configure(LogLevel::Debug, None).map_err(|e| e.code()),
+            Err("E_INVALID_ARG"),
+            "turning logging on needs a file"
+        );
+
+        configure(LogLevel::Info, Some(&first)).expect("info to the first file");
+        assert_eq!(current_file().as_deref(), Some(first.as_path()));
+        tracing::info!("visible-info-record");
+        tracing::debug!("hidden-debug-record");
+        let text = read(&first);
+        assert!(text.contains("visible-info-record"), "{text}");
+        assert!(!text.contains("hidden-debug-record"), "{text}");
+
+        configure(LogLevel::Debug, None).expect("raise the level, same file");
+        tracing::debug!("now-visible-debug-record");
+        assert!(read(&first).contains("now-visible-debug-record"));
+
+        configure(LogLevel::Trace, Some(&second)).expect("switch files");
+        tracing::trace!("trace-in-second-file");
+        assert!(read(&second).contains("trace-in-second-file"));
+        assert!(!read(&first).contains("trace-in-second-file"));
+
+        configure(LogLevel::Off, None).expect("off");
+        assert_eq!(current_file(), None);
+        tracing::error!("error-while-off");
+        assert!(!read(&second).contains("error-while-off"));
+        assert!(!read(&first).contains("error-while-off"));
+
+        let blocked = dir.join("second.log").join("cannot-be-a-child-of-a-file");
+        let err = configure(LogLevel::Debug, Some(&blocked)).unwrap_err();
+        assert_eq!(err.code(), "E_INVALID_ARG");
+
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -47,7 +47,11 @@ mod tests {
             (None, false, false),
         ];
         for &(value, default, expected) in cases {
-            assert_eq!(parse_switch(value, default), expected, "{value:?} default {default}");
+            assert_eq!(
+                parse_switch(value, default),
+                expected,
+                "{value:?} default {default}"
+            );
         }
     }
 }

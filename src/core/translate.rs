@@ -1,1 +1,575 @@
-//! TODO
+//! Events -> neutral parts: delta reconciliation, tool calls, the session id, usage and how
+//! the stream closes.
+
+use std::fmt;
+
+use serde::de::{MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use crate::core::classify::{classify_failure, is_quota};
+use crate::core::error::CoreError;
+use crate::core::event::{Channel, Event, EventBody, Parsed, Parts, ToolCallBody};
+use crate::core::part::{FinishReason, Part};
+use crate::core::tracker::MixedDeltaTracker;
+use crate::core::transformer::{FinishSummary, Outcome};
+use crate::core::usage::{parse_usage, UsageReport};
+
+/// Arguments reported for a call whose event carried none.
+const NO_ARGUMENTS: &str = "{}";
+
+/// Where a tool's display name comes from, for the tool kinds that do not use their key.
+enum NameSource {
+    /// A string field of the call's arguments.
+    ArgsField(&'static str),
+    /// `function.name`.
+    FunctionName,
+}
+
+/// Tool kinds whose name is not simply their key without `ToolCall`.
+const NAME_SOURCES: &[(&str, NameSource)] = &[
+    ("mcpToolCall", NameSource::ArgsField("toolName")),
+    ("function", NameSource::FunctionName),
+];
+
+/// The tool's display name: the `*ToolCall` key without the suffix, first letter lowered
+/// (`shellToolCall` -> `shell`), unless [`NAME_SOURCES`] names a better source that is present.
+pub fn tool_name(call: &ToolCallBody<'_>) -> String {
+    let key = call.kind.as_deref().unwrap_or("tool");
+    for (kind, source) in NAME_SOURCES {
+        if *kind != key {
+            continue;
+        }
+        let found = match source {
+            NameSource::ArgsField(field) => call.args.and_then(|raw| string_field(raw, field)),
+            NameSource::FunctionName => call.function_name.as_deref().map(str::to_owned),
+        };
+        if let Some(name) = found.filter(|n| !n.is_empty()) {
+            return name;
+        }
+    }
+    let stem = key.strip_suffix("ToolCall").unwrap_or(key);
+    let stem = if stem.is_empty() { key } else { stem };
+    let mut chars = stem.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+fn string_field(raw: &RawValue, field: &str) -> Option<String> {
+    let object: Map<String, Value> = serde_json::from_str(raw.get()).ok()?;
+    object.get(field)?.as_str().map(str::to_owned)
+}
+
+/// The call's arguments as JSON text: the raw text Cursor sent, or for a `function` entry the
+/// JSON held in its `arguments` string.
+fn tool_input(call: &ToolCallBody<'_>) -> String {
+    let Some(raw) = call.args else {
+        return NO_ARGUMENTS.to_owned();
+    };
+    if call.kind.as_deref() == Some("function") {
+        if let Ok(text) = serde_json::from_str::<String>(raw.get()) {
+            return if text.trim().is_empty() {
+                NO_ARGUMENTS.to_owned()
+            } else {
+                text
+            };
+        }
+    }
+    raw.get().to_owned()
+}
+
+/// The entries of a JSON object in wire order (`serde_json::Map` would sort them).
+struct OrderedEntries(Vec<(String, Value)>);
+
+impl<'de> Deserialize<'de> for OrderedEntries {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct EntriesVisitor;
+        impl<'de> Visitor<'de> for EntriesVisitor {
+            type Value = OrderedEntries;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) = map.next_entry::<String, Value>()? {
+                    entries.push(entry);
+                }
+                Ok(OrderedEntries(entries))
+            }
+        }
+        deserializer.deserialize_map(EntriesVisitor)
+    }
+}
+
+/// Result variants of Cursor's protobuf oneof, preferred over sibling keys.
+const RESULT_VARIANTS: &[&str] = &[
+    "success",
+    "failure",
+    "error",
+    "rejected",
+    "permissionDenied",
+    "timeout",
+    "aborted",
+];
+
+/// Explanation put in place of the empty `reason` Cursor gives for a rejected call.
+pub const REJECTED_REASON: &str = "Cursor did not run this tool: cursor-agent's permission policy \
+rejected it without giving a reason. Headless shell commands are rejected unless cursor-agent \
+runs with --force (set CURSOR_ACP_FORCE=true, the default, to allow them).";
+
+/// Result of a call still open when the stream ended.
+pub const INTERRUPTED_MESSAGE: &str =
+    "The run ended before Cursor reported this tool call's result.";
+
+/// `{status: <variant key>, ...the variant's fields}` from a completed event's `result`.
+pub fn tool_result(raw: Option<&RawValue>) -> Value {
+    let entries = raw
+        .and_then(|r| serde_json::from_str::<OrderedEntries>(r.get()).ok())
+        .map(|e| e.0)
+        .unwrap_or_default();
+    let variant = RESULT_VARIANTS
+        .iter()
+        .find_map(|v| entries.iter().find(|(k, _)| k == v))
+        .or_else(|| entries.iter().find(|(_, v)| v.is_object()));
+    let mut result = Map::new();
+    let Some((status, fields)) = variant else {
+        result.insert("status".into(), "unknown".into());
+        return Value::Object(result);
+    };
+    result.insert("status".into(), status.clone().into());
+    match fields {
+        Value::Object(fields) => {
+            for (k, v) in fields {
+                if k != "status" {
+                    result.insert(k.clone(), v.clone());
+                }
+            }
+        }
+        other => {
+            result.insert(status.clone(), other.clone());
+        }
+    }
+    if status == "rejected" {
+        let empty = result
+            .get("reason")
+            .is_none_or(|r| r.as_str().is_some_and(|s| s.trim().is_empty()));
+        if empty {
+            result.insert("reason".into(), REJECTED_REASON.into());
+        }
+    }
+    Value::Object(result)
+}
+
+/// How `close` decides the ending.
+enum Closing<'o> {
+    /// From the process outcome, per the finish table.
+    Outcome(&'o Outcome),
+    /// A failure the caller determined.
+    Failure(CoreError),
+}
+
+/// A tool call started and not yet completed.
+#[derive(Debug)]
+struct OpenCall {
+    id: String,
+    name: String,
+}
+
+/// Turns events into parts. Stateful across one stream.
+#[derive(Debug, Default)]
+pub struct Translator {
+    tracker: MixedDeltaTracker,
+    session_id: Option<String>,
+    open_calls: Vec<OpenCall>,
+    usage: Option<UsageReport>,
+    saw_result: bool,
+    result_error: Option<String>,
+    has_content: bool,
+    has_events: bool,
+    in_reasoning: bool,
+    finished: bool,
+}
+
+impl Translator {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn session_id(&self) -> Option<&str> {
+        self.session_id.as_deref()
+    }
+
+    pub fn usage(&self) -> Option<&UsageReport> {
+        self.usage.as_ref()
+    }
+
+    pub fn open_tool_calls(&self) -> usize {
+        self.open_calls.len()
+    }
+
+    pub fn has_content(&self) -> bool {
+        self.has_content
+    }
+
+    pub fn has_events(&self) -> bool {
+        self.has_events
+    }
+
+    /// Handle one parsed record.
+    pub fn record(&mut self, parsed: Parsed<'_>, emit: &mut impl FnMut(Part<'_>)) {
+        let transport = match &parsed {
+            Parsed::Invalid => return,
+            Parsed::Ignored { transport } => *transport,
+            Parsed::Event(e) => matches!(e.body, EventBody::Transport),
+        };
+        self.has_events = true;
+        if let Some((channel, text)) = self.tracker.next_record(transport) {
+            self.emit_text(channel, &text, emit);
+        }
+        if let Parsed::Event(event) = parsed {
+            self.event(event, emit);
+        }
+    }
+
+    fn emit_text(&mut self, channel: Channel, text: &str, emit: &mut impl FnMut(Part<'_>)) {
+        if text.is_empty() {
+            return;
+        }
+        self.has_content = true;
+        match channel {
+            Channel::Text => emit(Part::TextDelta(text)),
+            Channel::Thinking => {
+                self.in_reasoning = true;
+                emit(Part::ReasoningDelta(text))
+            }
+        }
+    }
+
+    fn channel_text(
+        &mut self,
+        channel: Channel,
+        partial: bool,
+        text: &str,
+        emit: &mut impl FnMut(Part<'_>),
+    ) {
+        if partial {
+            if let Some(delta) = self.tracker.delta(channel, text) {
+                self.emit_text(channel, delta, emit);
+            }
+        } else {
+            let new = self.tracker.snapshot(channel, text);
+            self.emit_text(channel, new, emit);
+        }
+    }
+
+    fn event(&mut self, event: Event<'_>, emit: &mut impl FnMut(Part<'_>)) {
+        if self.session_id.is_none() {
+            if let Some(id) = event.session_id.as_deref().filter(|s| !s.is_empty()) {
+                self.session_id = Some(id.to_owned());
+            }
+        }
+        match event.body {
+            EventBody::Context | EventBody::Transport => {}
+            EventBody::Assistant { partial, parts } => {
+                self.assistant(partial, &parts, emit);
+            }
+            EventBody::Thinking {
+                partial,
+                text,
+                completed,
+            } => {
+                if let Some(text) = text.as_deref() {
+                    self.channel_text(Channel::Thinking, partial, text, emit);
+                }
+                if completed {
+                    self.end_reasoning(emit);
+                }
+            }
+            EventBody::ToolCall {
+                completed,
+                call_id,
+                call,
+            } => self.tool_call(completed, &call_id, &call, emit),
+            EventBody::Result {
+                is_error,
+                usage,
+                error_message,
+            } => {
+                self.saw_result = true;
+                if is_error {
+                    // Empty when Cursor gave no message: the failure is still known.
+                    self.result_error = Some(error_message.unwrap_or_default());
+                }
+                if let Some(report) = usage.and_then(|raw| parse_usage(raw.get())) {
+                    self.usage = Some(report);
+                }
+            }
+        }
+    }
+
+    fn assistant(&mut self, partial: bool, parts: &Parts<'_>, emit: &mut impl FnMut(Part<'_>)) {
+        let mut texts = parts.iter().filter_map(|p| p.channel_text());
+        let Some(first) = texts.next() else { return };
+        let Some(second) = texts.next() else {
+            // The usual shape: one part.
+            self.channel_text(first.0, partial, first.1, emit);
+            return;
+        };
+        if partial {
+            for (i, (channel, text)) in [first, second].into_iter().chain(texts).enumerate() {
+                if i > 0 {
+                    if let Some((c, t)) = self.tracker.next_record(false) {
+                        self.emit_text(c, &t, emit);
+                    }
+                }
+                self.channel_text(channel, true, text, emit);
+            }
+        } else {
+            // A snapshot of several parts is the concatenation per channel.
+            let mut thinking = String::new();
+            let mut text = String::new();
+            for (channel, t) in [first, second].into_iter().chain(texts) {
+                match channel {
+                    Channel::Thinking => thinking.push_str(t),
+                    Channel::Text => text.push_str(t),
+                }
+            }
+            if !thinking.is_empty() {
+                self.channel_text(Channel::Thinking, false, &thinking, emit);
+            }
+            if !text.is_empty() {
+                self.channel_text(Channel::Text, false, &text, emit);
+            }
+        }
+    }
+
+    fn end_reasoning(&mut self, emit: &mut impl FnMut(Part<'_>)) {
+        if self.in_reasoning {
+            self.in_reasoning = false;
+            emit(Part::ReasoningEnd);
+        }
+    }
+
+    fn tool_call(
+        &mut self,
+        completed: bool,
+        call_id: &str,
+        call: &ToolCallBody<'_>,
+        emit: &mut impl FnMut(Part<'_>),
+    ) {
+        let open_at = self.open_calls.iter().position(|c| c.id == call_id);
+        let name = match open_at {
+            Some(i) => self.open_calls[i].name.clone(),
+            None => tool_name(call),
+        };
+        if open_at.is_none() {
+            // A start (or a completion never announced): a new segment begins.
+            self.tracker.reset();
+            self.in_reasoning = false;
+            let input = tool_input(call);
+            emit(Part::ToolStarted {
+                id: call_id,
+                name: &name,
+                input: &input,
+            });
+            if !completed {
+                self.open_calls.push(OpenCall {
+                    id: call_id.to_owned(),
+                    name,
+                });
+                return;
+            }
+        } else if !completed {
+            return;
+        }
+        if let Some(i) = open_at {
+            self.open_calls.remove(i);
+        }
+        let result = tool_result(call.result);
+        let is_error = result.get("status").and_then(Value::as_str) != Some("success");
+        emit(Part::ToolCompleted {
+            id: call_id,
+            name: &name,
+            result: &result,
+            is_error,
+        });
+    }
+
+    /// Close the stream per the finish table; a second call emits nothing.
+    pub fn finish(&mut self, outcome: &Outcome, emit: &mut impl FnMut(Part<'_>)) -> FinishSummary {
+        self.close(Closing::Outcome(outcome), emit)
+    }
+
+    /// Close the stream with a failure decided by the caller (a timeout, a callback that
+    /// threw), whatever the process did; a call after the stream is closed emits nothing.
+    pub fn fail(&mut self, error: CoreError, emit: &mut impl FnMut(Part<'_>)) -> FinishSummary {
+        self.close(Closing::Failure(error), emit)
+    }
+
+    fn close(&mut self, closing: Closing<'_>, emit: &mut impl FnMut(Part<'_>)) -> FinishSummary {
+        if self.finished {
+            return FinishSummary::default();
+        }
+        self.finished = true;
+        if let Some((channel, text)) = self.tracker.finish() {
+            self.emit_text(channel, &text, emit);
+        }
+        let interrupted = Value::Object(Map::from_iter([
+            ("status".to_owned(), Value::from("interrupted")),
+            ("message".to_owned(), Value::from(INTERRUPTED_MESSAGE)),
+        ]));
+        for call in std::mem::take(&mut self.open_calls) {
+            emit(Part::ToolCompleted {
+                id: &call.id,
+                name: &call.name,
+                result: &interrupted,
+                is_error: true,
+            });
+        }
+        let (error, cancelled) = match closing {
+            Closing::Outcome(outcome) => (self.closing_error(outcome), outcome.cancelled),
+            Closing::Failure(error) => (Some(error), false),
+        };
+        let reason = match (&error, cancelled) {
+            (_, true) => FinishReason::Cancelled,
+            (Some(e), false) => FinishReason::Error(e),
+            (None, false) => FinishReason::Stop,
+        };
+        emit(Part::Finish {
+            reason,
+            usage: self.usage.as_ref(),
+        });
+        FinishSummary { error }
+    }
+
+    /// The failure to report, in the table's order: cancelled, success, quota after output,
+    /// failure.
+    fn closing_error(&self, outcome: &Outcome) -> Option<CoreError> {
+        if outcome.cancelled {
+            return None;
+        }
+        let failing_exit = outcome.exit_code.is_some_and(|c| c != 0) || outcome.signal.is_some();
+        if self.saw_result && self.result_error.is_none() && !failing_exit {
+            return None;
+        }
+        let quota = is_quota(&outcome.stderr) || self.result_error.as_deref().is_some_and(is_quota);
+        if self.has_content && quota {
+            tracing::info!(
+                "cursor-agent reported a usage limit after output; keeping the output: {}",
+                crate::core::classify::last_lines(&outcome.stderr)
+            );
+            return None;
+        }
+        Some(classify_failure(
+            &outcome.stderr,
+            outcome.exit_code,
+            outcome.signal.as_deref(),
+            self.result_error.as_deref(),
+            self.saw_result,
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::event::parse;
+    use serde_json::json;
+
+    fn body(line: &str) -> ToolCallBody<'_> {
+        match parse(line) {
+            Parsed::Event(Event {
+                body: EventBody::ToolCall { call, .. },
+                ..
+            }) => call,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn tool_names_table() {
+        let table = [
+            (r#""shellToolCall":{"args":{}}"#, "shell"),
+            (r#""readToolCall":{}"#, "read"),
+            (r#""updateTodosToolCall":{}"#, "updateTodos"),
+            (r#""lsToolCall":{}"#, "ls"),
+            (
+                r#""mcpToolCall":{"args":{"name":"srv-search","toolName":"search"}}"#,
+                "search",
+            ),
+            (r#""mcpToolCall":{"args":{"name":"srv-search"}}"#, "mcp"),
+            (r#""function":{"name":"lookup","arguments":"{}"}"#, "lookup"),
+            (r#""function":{"arguments":"{}"}"#, "function"),
+            (r#""hookAdditionalContexts":[],"editToolCall":{}"#, "edit"),
+            (r#""ToolCall":{}"#, "toolCall"),
+        ];
+        for (entry, expected) in table {
+            let line = format!(r#"{{"type":"tool_call","call_id":"c","tool_call":{{{entry}}}}}"#);
+            assert_eq!(tool_name(&body(&line)), expected, "{entry}");
+        }
+    }
+
+    #[test]
+    fn tool_input_is_the_raw_args_or_the_function_arguments() {
+        let table = [
+            (
+                r#""shellToolCall":{"args":{"command":"ls", "x":[1]}}"#,
+                r#"{"command":"ls", "x":[1]}"#,
+            ),
+            (r#""shellToolCall":{"result":{}}"#, "{}"),
+            (
+                r#""function":{"name":"f","arguments":"{\"a\":1}"}"#,
+                r#"{"a":1}"#,
+            ),
+            (r#""function":{"name":"f","arguments":""}"#, "{}"),
+        ];
+        for (entry, expected) in table {
+            let line = format!(r#"{{"type":"tool_call","call_id":"c","tool_call":{{{entry}}}}}"#);
+            assert_eq!(tool_input(&body(&line)), expected, "{entry}");
+        }
+    }
+
+    #[test]
+    fn tool_result_variants() {
+        let raw = |s: &str| RawValue::from_string(s.to_owned()).unwrap();
+        let table = [
+            (
+                r#"{"success":{"exitCode":0,"stdout":"4\n"},"isBackground":false}"#,
+                json!({"status":"success","exitCode":0,"stdout":"4\n"}),
+            ),
+            (
+                r#"{"isBackground":false,"failure":{"exitCode":1}}"#,
+                json!({"status":"failure","exitCode":1}),
+            ),
+            (
+                r#"{"error":"File not found: x"}"#,
+                json!({"status":"error","error":"File not found: x"}),
+            ),
+            (
+                r#"{"error":{"error":"spawn nope ENOENT"}}"#,
+                json!({"status":"error","error":"spawn nope ENOENT"}),
+            ),
+            (
+                r#"{"rejected":{"command":"uname -a","reason":"","isReadonly":false}}"#,
+                json!({"status":"rejected","command":"uname -a","reason":REJECTED_REASON,"isReadonly":false}),
+            ),
+            (
+                r#"{"rejected":{"reason":"Questions skipped by the user"}}"#,
+                json!({"status":"rejected","reason":"Questions skipped by the user"}),
+            ),
+            (
+                r#"{"flag":true,"someNewVariant":{"a":1}}"#,
+                json!({"status":"someNewVariant","a":1}),
+            ),
+            (r#"{"flag":true}"#, json!({"status":"unknown"})),
+            ("[]", json!({"status":"unknown"})),
+        ];
+        for (input, expected) in table {
+            assert_eq!(tool_result(Some(&raw(input))), expected, "{input}");
+        }
+        assert_eq!(tool_result(None), json!({"status":"unknown"}));
+    }
+}

@@ -1,4 +1,9 @@
 //! Cursor's token usage (`result.usage`) and its mappings.
+//!
+//! Cursor's `inputTokens` excludes cached tokens. A negative or non-numeric count is missing; a
+//! usage object without any valid count is absent; absent counts are never invented as zeros.
+
+use serde_json::{json, Map, Value};
 
 /// Cursor's counts after the validity filter (negative or non-numeric counts are missing).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -8,4 +13,223 @@ pub struct CursorUsage {
     pub cache_read_tokens: Option<u64>,
     pub cache_write_tokens: Option<u64>,
     pub reasoning_tokens: Option<u64>,
+}
+
+/// Valid counts plus Cursor's object as it was reported.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UsageReport {
+    pub counts: CursorUsage,
+    pub raw: Value,
+}
+
+type Field = fn(&mut CursorUsage) -> &mut Option<u64>;
+
+/// Field names Cursor uses (camelCase), with the snake_case spellings some builds of other
+/// agents use, mapped to the count they fill.
+const FIELDS: &[(&str, &str, Field)] = &[
+    ("inputTokens", "input_tokens", |u| &mut u.input_tokens),
+    ("outputTokens", "output_tokens", |u| &mut u.output_tokens),
+    ("cacheReadTokens", "cache_read_tokens", |u| {
+        &mut u.cache_read_tokens
+    }),
+    ("cacheWriteTokens", "cache_write_tokens", |u| {
+        &mut u.cache_write_tokens
+    }),
+    ("reasoningTokens", "reasoning_tokens", |u| {
+        &mut u.reasoning_tokens
+    }),
+];
+
+/// A count: a non-negative number (a fractional one is truncated).
+fn count(value: &Value) -> Option<u64> {
+    if let Some(n) = value.as_u64() {
+        return Some(n);
+    }
+    let f = value.as_f64()?;
+    (f.is_finite() && f >= 0.0).then_some(f as u64)
+}
+
+/// Parse `result.usage`. `None` when it is not an object or holds no valid count.
+pub fn parse_usage(raw_json: &str) -> Option<UsageReport> {
+    let raw: Value = serde_json::from_str(raw_json).ok()?;
+    let object = raw.as_object()?;
+    let mut counts = CursorUsage::default();
+    let mut any = false;
+    for (camel, snake, field) in FIELDS {
+        let found = object
+            .get(*camel)
+            .and_then(count)
+            .or_else(|| object.get(*snake).and_then(count));
+        if found.is_some() {
+            *field(&mut counts) = found;
+            any = true;
+        }
+    }
+    any.then_some(UsageReport { counts, raw })
+}
+
+impl CursorUsage {
+    /// `input + cacheRead + cacheWrite` over the reported counts; `None` when none is.
+    pub fn prompt_total(&self) -> Option<u64> {
+        let parts = [
+            self.input_tokens,
+            self.cache_read_tokens,
+            self.cache_write_tokens,
+        ];
+        parts.iter().flatten().copied().reduce(u64::saturating_add)
+    }
+}
+
+/// The OpenAI `usage` object of the SSE usage chunk.
+pub fn openai_usage(u: &CursorUsage) -> Value {
+    let prompt = u.prompt_total().unwrap_or(0);
+    let completion = u.output_tokens.unwrap_or(0);
+    let mut prompt_details = Map::new();
+    if let Some(n) = u.cache_read_tokens {
+        prompt_details.insert("cached_tokens".into(), n.into());
+    }
+    if let Some(n) = u.cache_write_tokens {
+        prompt_details.insert("cache_write_tokens".into(), n.into());
+    }
+    let mut usage = json!({
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt.saturating_add(completion),
+        "completion_tokens_details": {"reasoning_tokens": u.reasoning_tokens.unwrap_or(0)},
+    });
+    if !prompt_details.is_empty() {
+        usage["prompt_tokens_details"] = Value::Object(prompt_details);
+    }
+    usage
+}
+
+/// The LanguageModelV3 `finish.usage`: both objects always, numbers only when reported.
+pub fn ai_sdk_usage(report: Option<&UsageReport>) -> Value {
+    let mut input = Map::new();
+    let mut output = Map::new();
+    let mut usage = Map::new();
+    if let Some(report) = report {
+        let u = &report.counts;
+        let put = |m: &mut Map<String, Value>, k: &str, v: Option<u64>| {
+            if let Some(v) = v {
+                m.insert(k.to_owned(), v.into());
+            }
+        };
+        put(&mut input, "total", u.prompt_total());
+        put(&mut input, "noCache", u.input_tokens);
+        put(&mut input, "cacheRead", u.cache_read_tokens);
+        put(&mut input, "cacheWrite", u.cache_write_tokens);
+        put(&mut output, "total", u.output_tokens);
+        if let Some(reasoning) = u.reasoning_tokens {
+            put(
+                &mut output,
+                "text",
+                u.output_tokens.and_then(|t| t.checked_sub(reasoning)),
+            );
+            put(&mut output, "reasoning", Some(reasoning));
+        }
+        usage.insert("raw".into(), report.raw.clone());
+    }
+    usage.insert("inputTokens".into(), Value::Object(input));
+    usage.insert("outputTokens".into(), Value::Object(output));
+    Value::Object(usage)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CAPTURE_04_USAGE: &str =
+        r#"{"inputTokens":21994,"outputTokens":261,"cacheReadTokens":22528,"cacheWriteTokens":0}"#;
+
+    #[test]
+    fn parses_cursor_usage_fields() {
+        let r = parse_usage(CAPTURE_04_USAGE).unwrap();
+        assert_eq!(
+            r.counts,
+            CursorUsage {
+                input_tokens: Some(21994),
+                output_tokens: Some(261),
+                cache_read_tokens: Some(22528),
+                cache_write_tokens: Some(0),
+                reasoning_tokens: None,
+            }
+        );
+    }
+
+    #[test]
+    fn invalid_counts_are_missing_and_no_valid_count_is_absent() {
+        let table: &[(&str, Option<CursorUsage>)] = &[
+            (r#"{}"#, None),
+            (r#"[]"#, None),
+            (r#""12""#, None),
+            (
+                r#"{"inputTokens":-1,"outputTokens":"5","cacheReadTokens":null}"#,
+                None,
+            ),
+            (
+                r#"{"inputTokens":-1,"outputTokens":7}"#,
+                Some(CursorUsage {
+                    output_tokens: Some(7),
+                    ..Default::default()
+                }),
+            ),
+            (
+                r#"{"input_tokens":3,"reasoningTokens":2.9}"#,
+                Some(CursorUsage {
+                    input_tokens: Some(3),
+                    reasoning_tokens: Some(2),
+                    ..Default::default()
+                }),
+            ),
+        ];
+        for (input, expected) in table {
+            assert_eq!(parse_usage(input).map(|r| r.counts), *expected, "{input}");
+        }
+    }
+
+    #[test]
+    fn openai_mapping_of_the_prior_art_fixture() {
+        // prompt = 1397 + 9856 + 2 = 11255; total = prompt + completion = 11263.
+        let r = parse_usage(
+            r#"{"inputTokens":1397,"outputTokens":8,"cacheReadTokens":9856,"cacheWriteTokens":2}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            openai_usage(&r.counts),
+            json!({
+                "prompt_tokens": 11255,
+                "completion_tokens": 8,
+                "total_tokens": 11263,
+                "prompt_tokens_details": {"cached_tokens": 9856, "cache_write_tokens": 2},
+                "completion_tokens_details": {"reasoning_tokens": 0},
+            })
+        );
+    }
+
+    #[test]
+    fn ai_sdk_mapping_with_and_without_usage() {
+        let r = parse_usage(CAPTURE_04_USAGE).unwrap();
+        assert_eq!(
+            ai_sdk_usage(Some(&r)),
+            json!({
+                "inputTokens": {"total": 44522, "noCache": 21994, "cacheRead": 22528, "cacheWrite": 0},
+                "outputTokens": {"total": 261},
+                "raw": {"inputTokens":21994,"outputTokens":261,"cacheReadTokens":22528,"cacheWriteTokens":0},
+            })
+        );
+        assert_eq!(
+            ai_sdk_usage(None),
+            json!({"inputTokens": {}, "outputTokens": {}})
+        );
+        let with_reasoning = parse_usage(r#"{"outputTokens":10,"reasoningTokens":4}"#).unwrap();
+        assert_eq!(
+            ai_sdk_usage(Some(&with_reasoning)),
+            json!({
+                "inputTokens": {},
+                "outputTokens": {"total": 10, "text": 6, "reasoning": 4},
+                "raw": {"outputTokens":10,"reasoningTokens":4},
+            })
+        );
+    }
 }

@@ -1,3 +1,10 @@
 //! `#[napi]` bindings: convert, call core, map errors. A few lines per item.
 
+mod agent;
+mod error_code;
+mod init;
+mod logging;
+mod prompt;
+mod resume;
 mod switch;
+mod transformer;

@@ -1,7 +1,19 @@
-//! Session-resume cache.
+//! Session resume: reuse a cursor-agent chat across the turns of one conversation, only when it
+//! is provably the same conversation with the same tools, and evict it only when the chat itself
+//! is gone.
+
+mod failure;
+pub mod key;
+mod manager;
+
+pub use key::is_title_request;
+pub use manager::{
+    chat_id_from_json, is_valid_chat_id, Clock, Failure, MonotonicClock, ResumeOptions, ResumePlan,
+    ResumeRequest, SessionResumeManager, DEFAULT_MAX_ENTRIES, DEFAULT_TTL_MS,
+};
 
 /// Whether an error text says the resumed chat is gone (not a transient failure).
 /// INTERFACE CONTRACT (used by `agent`): keep this signature.
-pub fn is_resume_specific_failure(_text: &str) -> bool {
-    false
+pub fn is_resume_specific_failure(text: &str) -> bool {
+    failure::is_resume_specific(text)
 }

@@ -1,0 +1,473 @@
+// runCursorAgent, resolveCursorAgent and listCursorModels against fake cursor-agent executables
+// (__test__/agents/*). Expected outputs come from the real capture and the architecture's
+// finish table, never from the code under test.
+import assert from 'node:assert/strict'
+import { spawn } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { after, describe, it } from 'node:test'
+
+import { listCursorModels, resolveCursorAgent, runCursorAgent } from '../index.js'
+import type { RunCursorAgentOptions, RunResult } from '../index.js'
+
+const here = __dirname
+const agents = join(here, 'agents')
+const replayAgent = join(agents, 'replay-agent.mjs')
+const hangAgent = join(agents, 'hang-agent.sh')
+const floodAgent = join(agents, 'stderr-flood-agent.sh')
+const authAgent = join(agents, 'auth-fail-agent.sh')
+const modelsAgent = join(agents, 'models-agent.sh')
+const exitHost = join(agents, 'exit-host.mjs')
+const capture = '/work/shared/captures/maestro/04_partial_output.jsonl'
+const captureLocal = join(here, 'agents', 'tool-open.ndjson')
+
+// What capture 04 must show (from its `result` event): the visible text exactly once, its chat
+// id and usage.
+const CAPTURE_SESSION = '4e91ef8b-e38e-4793-a875-a4818b4318ed'
+const CAPTURE_TEXT = 'Checking now.`sample.txt` contained:\n\n```\nhello\n```'
+const CAPTURE_USAGE = { inputTokens: 21994, outputTokens: 261, cacheReadTokens: 22528, cacheWriteTokens: 0 }
+
+const scratch = mkdtempSync(join(tmpdir(), 'ocn-agent-spec-'))
+const workspace = join(scratch, 'ws')
+const emptyDir = join(scratch, 'empty')
+for (const d of [workspace, emptyDir]) mkdirSync(d, { recursive: true })
+after(() => rmSync(scratch, { recursive: true, force: true }))
+
+let counter = 0
+function tmpFile(name: string): string {
+  counter += 1
+  return join(scratch, `${counter}-${name}`)
+}
+
+/** The child's complete environment: only what a fake agent needs, plus the given variables. */
+function agentEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, ...extra }
+}
+
+type Output = string | Record<string, any>
+
+interface Collected {
+  batches: Output[][]
+  result: RunResult
+  batchesWhenSettled: number
+}
+
+async function collect(options: RunCursorAgentOptions): Promise<Collected> {
+  const batches: Output[][] = []
+  const run = runCursorAgent(options, (outputs) => {
+    batches.push(outputs)
+  })
+  const result = await run.wait()
+  const batchesWhenSettled = batches.length
+  return { batches, result, batchesWhenSettled }
+}
+
+function parts(batches: Output[][]): Record<string, any>[] {
+  return batches.flat() as Record<string, any>[]
+}
+
+function textOf(ps: Record<string, any>[]): string {
+  return ps
+    .filter((p) => p.type === 'text-delta')
+    .map((p) => p.delta)
+    .join('')
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    // a zombie (exited, not yet reaped by its new parent) is gone for our purposes
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
+  } catch {
+    try {
+      process.kill(pid, 0)
+      return true
+    } catch (e: any) {
+      return e.code === 'EPERM'
+    }
+  }
+}
+
+async function until(condition: () => boolean, what: string, limitMs = 15000): Promise<void> {
+  const start = Date.now()
+  while (!condition()) {
+    if (Date.now() - start > limitMs) assert.fail(`gave up waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+// Every agent pid a test saw; a failing test must not leave them running.
+const seenPids = new Set<number>()
+after(() => {
+  for (const pid of seenPids) {
+    let cmdline = ''
+    try {
+      cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+    } catch {}
+    // only our own leftovers: a pid may have been reused by now
+    if (isAlive(pid) && (cmdline.includes('hang-agent') || cmdline === 'sleep\u00001000\u0000')) {
+      try {
+        process.kill(pid, 'SIGKILL')
+      } catch {}
+    }
+  }
+})
+
+function readPids(file: string): number[] | null {
+  if (!existsSync(file)) return null
+  const pids = readFileSync(file, 'utf8').trim().split(/\s+/).map(Number)
+  if (!(pids.length >= 1 && pids.every((p) => p > 0))) return null
+  for (const pid of pids) seenPids.add(pid)
+  return pids
+}
+
+function base(extra: Partial<RunCursorAgentOptions> = {}): RunCursorAgentOptions {
+  return { prompt: 'Say hi', model: 'auto', workspace, executable: replayAgent, ...extra }
+}
+
+describe('runCursorAgent: command line, prompt, environment', () => {
+  it('passes the documented arguments, cwd, the complete env, and the prompt on stdin', async () => {
+    const record = tmpFile('record.json')
+    const { result } = await collect(
+      base({
+        model: 'cursor-acp/gpt-5',
+        env: agentEnv({ FAKE_AGENT_RECORD: record, FAKE_AGENT_MARKER: 'm1', FAKE_AGENT_REPLAY: capture }),
+      }),
+    )
+    assert.equal(result.error, undefined)
+    const seen = JSON.parse(readFileSync(record, 'utf8'))
+    assert.deepEqual(seen.argv, [
+      '--print',
+      '--output-format',
+      'stream-json',
+      '--stream-partial-output',
+      '--workspace',
+      workspace,
+      '--model',
+      'gpt-5',
+      '--force',
+    ])
+    assert.equal(realpathSync(seen.cwd), realpathSync(workspace))
+    assert.equal(seen.marker, 'm1')
+    assert.equal(seen.inheritedPath, agentEnv().PATH)
+    assert.equal(seen.stdinBytes, Buffer.byteLength('Say hi'))
+  })
+
+  it('adds --resume, --trust instead of --force, and extraArgs last', async () => {
+    const record = tmpFile('record.json')
+    await collect(
+      base({
+        resumeChatId: CAPTURE_SESSION,
+        force: false,
+        extraArgs: ['--sandbox', 'enabled'],
+        env: agentEnv({ FAKE_AGENT_RECORD: record, FAKE_AGENT_REPLAY: capture }),
+      }),
+    )
+    const seen = JSON.parse(readFileSync(record, 'utf8'))
+    assert.deepEqual(seen.argv.slice(6), ['--model', 'auto', '--resume', CAPTURE_SESSION, '--trust', '--sandbox', 'enabled'])
+  })
+
+  it('delivers a 10 MB prompt intact', async () => {
+    const record = tmpFile('record.json')
+    const line = 'The quick brown fox jumps over the lazy dog. ünïcödé ✓\n'
+    const prompt = line.repeat(Math.ceil((10 * 1024 * 1024) / Buffer.byteLength(line)))
+    const { result } = await collect(base({ prompt, env: agentEnv({ FAKE_AGENT_RECORD: record, FAKE_AGENT_REPLAY: capture }) }))
+    assert.equal(result.error, undefined)
+    const seen = JSON.parse(readFileSync(record, 'utf8'))
+    assert.equal(seen.stdinBytes, Buffer.byteLength(prompt))
+    assert.ok(seen.stdinBytes >= 10 * 1024 * 1024)
+    assert.equal(seen.stdinSha256, createHash('sha256').update(prompt).digest('hex'))
+  })
+
+  it('refuses bad options synchronously with E_INVALID_ARG', () => {
+    const cases: Partial<RunCursorAgentOptions>[] = [
+      { prompt: '' },
+      { prompt: '   ' },
+      { resumeChatId: '-1' },
+      { resumeChatId: 'a/b' },
+      { workspace: join(scratch, 'missing') },
+      { model: '' },
+      { format: 'sse' as any },
+      { idleTimeoutMs: -5 },
+    ]
+    for (const c of cases) {
+      let called = false
+      assert.throws(
+        () => runCursorAgent(base(c), () => (called = true)),
+        (e: any) => e.code === 'E_INVALID_ARG' && typeof e.message === 'string',
+        JSON.stringify(c),
+      )
+      assert.equal(called, false)
+    }
+  })
+})
+
+describe('runCursorAgent: delivery', () => {
+  it('delivers the capture in order, in several batches, all before wait() settles', async () => {
+    const { batches, result, batchesWhenSettled } = await collect(
+      base({ env: agentEnv({ FAKE_AGENT_REPLAY: capture, FAKE_AGENT_DELAY_MS: '3' }) }),
+    )
+    assert.ok(batches.length > 1, `expected several batches, got ${batches.length}`)
+    assert.equal(batchesWhenSettled, batches.length)
+    const ps = parts(batches)
+    assert.equal(ps[0].type, 'stream-start')
+    assert.equal(ps.at(-1)!.type, 'finish')
+    assert.equal(ps.at(-1)!.finishReason.unified, 'stop')
+    assert.equal(textOf(ps), CAPTURE_TEXT)
+    assert.equal(result.exitCode, 0)
+    assert.equal(result.cancelled, false)
+    assert.equal(result.error, undefined)
+    assert.equal(result.sessionId, CAPTURE_SESSION)
+    assert.deepEqual({ ...result.usage }, CAPTURE_USAGE)
+  })
+
+  it('wait() may be called more than once and gives the same result', async () => {
+    const run = runCursorAgent(base({ env: agentEnv({ FAKE_AGENT_REPLAY: capture }) }), () => {})
+    const [a, b] = await Promise.all([run.wait(), run.wait()])
+    const c = await run.wait()
+    assert.deepEqual(a, b)
+    assert.deepEqual(a, c)
+  })
+
+  it('encodes OpenAI SSE frames when asked', async () => {
+    const { batches, result } = await collect(base({ format: 'openai-sse', env: agentEnv({ FAKE_AGENT_REPLAY: capture }) }))
+    const frames = batches.flat() as string[]
+    assert.ok(frames.every((f) => typeof f === 'string' && f.startsWith('data: ') && f.endsWith('\n\n')))
+    assert.equal(frames.at(-1), 'data: [DONE]\n\n')
+    const text = frames
+      .filter((f) => f !== 'data: [DONE]\n\n')
+      .map((f) => JSON.parse(f.slice(6)))
+      .map((c) => c.choices?.[0]?.delta?.content ?? '')
+      .join('')
+    assert.equal(text, CAPTURE_TEXT)
+    assert.equal(result.error, undefined)
+  })
+
+  it('a throwing callback stops the run and reports E_CALLBACK', async () => {
+    const pidFile = tmpFile('pid')
+    let calls = 0
+    const run = runCursorAgent(
+      base({ executable: hangAgent, env: agentEnv({ FAKE_AGENT_PID_FILE: pidFile }) }),
+      () => {
+        calls += 1
+        throw new Error('consumer broke')
+      },
+    )
+    const result = await run.wait()
+    assert.equal(result.error?.code, 'E_CALLBACK')
+    assert.match(result.error!.message, /consumer broke/)
+    assert.equal(calls, 1)
+    const pids = readPids(pidFile)!
+    await until(() => pids.every((p) => !isAlive(p)), 'the agent and its grandchild to be gone')
+  })
+
+  it('keeps reading stderr so a flood cannot block the child', async () => {
+    const { batches, result } = await collect(base({ executable: floodAgent, env: agentEnv({ FAKE_AGENT_REPLAY: capture }) }))
+    assert.equal(result.error, undefined)
+    assert.equal(result.exitCode, 0)
+    assert.equal(textOf(parts(batches)), CAPTURE_TEXT)
+  })
+})
+
+describe('runCursorAgent: stopping', () => {
+  it('cancel() stops the whole process group and finishes as cancelled', async () => {
+    const pidFile = tmpFile('pid')
+    const batches: Output[][] = []
+    const run = runCursorAgent(base({ executable: hangAgent, env: agentEnv({ FAKE_AGENT_PID_FILE: pidFile }) }), (o) => {
+      batches.push(o)
+    })
+    await until(() => readPids(pidFile)?.length === 2, 'the agent to start')
+    const pids = readPids(pidFile)!
+    assert.ok(pids.every(isAlive))
+    run.cancel()
+    const result = await run.wait()
+    assert.equal(result.cancelled, true)
+    assert.equal(result.error, undefined)
+    const last = parts(batches).at(-1)!
+    assert.equal(last.type, 'finish')
+    assert.deepEqual(last.finishReason, { unified: 'other', raw: 'cancelled' })
+    await until(() => pids.every((p) => !isAlive(p)), 'the agent and its grandchild to be gone')
+  })
+
+  it('idleTimeoutMs ends a silent run with E_TIMEOUT and the failure outputs', async () => {
+    const pidFile = tmpFile('pid')
+    const { batches, result } = await collect(
+      base({
+        idleTimeoutMs: 300,
+        env: agentEnv({ FAKE_AGENT_REPLAY: capture, FAKE_AGENT_HANG_AFTER: '5', FAKE_AGENT_PID_FILE: pidFile }),
+      }),
+    )
+    assert.equal(result.error?.code, 'E_TIMEOUT')
+    assert.equal(result.cancelled, false)
+    const ps = parts(batches)
+    assert.ok(ps.some((p) => p.type === 'error'), 'an error part')
+    assert.equal(ps.at(-1)!.type, 'finish')
+    assert.equal(ps.at(-1)!.finishReason.unified, 'error')
+    const [pid] = readPids(pidFile)!
+    await until(() => !isAlive(pid), 'the agent to be gone')
+  })
+
+  it('the idle timer is paused while a Cursor tool call is open', async () => {
+    // tool-open.ndjson stays silent for 900 ms between tool_call started and completed
+    const { batches, result } = await collect(base({ idleTimeoutMs: 300, env: agentEnv({ FAKE_AGENT_REPLAY: captureLocal }) }))
+    assert.equal(result.error, undefined)
+    const ps = parts(batches)
+    assert.ok(ps.some((p) => p.type === 'tool-result' && p.isError === false))
+    assert.equal(textOf(ps), 'Done waiting.')
+    assert.equal(ps.at(-1)!.finishReason.unified, 'stop')
+  })
+
+  it('timeoutMs bounds the whole run', async () => {
+    const pidFile = tmpFile('pid')
+    const { result } = await collect(
+      base({ executable: hangAgent, timeoutMs: 300, idleTimeoutMs: 0, env: agentEnv({ FAKE_AGENT_PID_FILE: pidFile }) }),
+    )
+    assert.equal(result.error?.code, 'E_TIMEOUT')
+    const pids = readPids(pidFile)!
+    await until(() => pids.every((p) => !isAlive(p)), 'the agent and its grandchild to be gone')
+  })
+})
+
+describe('runCursorAgent: failures', () => {
+  it('a resumed run that reports another chat id ends with E_RESUME and no output at all', async () => {
+    const { batches, result } = await collect(base({ resumeChatId: 'a1b2c3', env: agentEnv({ FAKE_AGENT_REPLAY: capture }) }))
+    assert.equal(batches.length, 0)
+    assert.equal(result.error?.code, 'E_RESUME')
+  })
+
+  it('a resumed run that keeps its chat id streams normally', async () => {
+    const { batches, result } = await collect(base({ resumeChatId: CAPTURE_SESSION, env: agentEnv({ FAKE_AGENT_REPLAY: capture }) }))
+    assert.equal(result.error, undefined)
+    assert.equal(textOf(parts(batches)), CAPTURE_TEXT)
+  })
+
+  it('a resumed run failing with resume-specific text before any output is E_RESUME with no output', async () => {
+    const { batches, result } = await collect(
+      base({
+        resumeChatId: 'a1b2c3',
+        env: agentEnv({ FAKE_AGENT_STDERR: 'Error: chat a1b2c3 not found\n', FAKE_AGENT_EXIT: '1' }),
+      }),
+    )
+    assert.equal(batches.length, 0)
+    assert.equal(result.error?.code, 'E_RESUME')
+    assert.equal(result.exitCode, 1)
+  })
+
+  it('the same failure without resume is reported through the outputs', async () => {
+    const { batches, result } = await collect(
+      base({ env: agentEnv({ FAKE_AGENT_STDERR: 'Error: chat a1b2c3 not found\n', FAKE_AGENT_EXIT: '1' }) }),
+    )
+    assert.notEqual(result.error, undefined)
+    assert.notEqual(result.error!.code, 'E_RESUME')
+    assert.ok(parts(batches).some((p) => p.type === 'error'))
+  })
+
+  it('not logged in is E_AUTH, delivered as outputs too', async () => {
+    const { batches, result } = await collect(base({ executable: authAgent, env: agentEnv() }))
+    assert.equal(result.error?.code, 'E_AUTH')
+    assert.equal(result.exitCode, 1)
+    const err = parts(batches).find((p) => p.type === 'error')
+    assert.equal(err?.error?.code, 'E_AUTH')
+  })
+
+  it('a missing binary is E_AGENT_NOT_FOUND listing every place tried and how to install', async () => {
+    const missing = join(emptyDir, 'no-such-agent')
+    const { batches, result } = await collect(
+      base({ executable: missing, env: { PATH: emptyDir, HOME: emptyDir } }),
+    )
+    assert.equal(result.error?.code, 'E_AGENT_NOT_FOUND')
+    const message = result.error!.message
+    for (const place of [
+      missing,
+      join(emptyDir, 'cursor-agent'),
+      join(emptyDir, 'agent'),
+      join(emptyDir, '.local/bin/cursor-agent'),
+      join(emptyDir, '.cursor-agent/cursor-agent'),
+    ]) {
+      assert.ok(message.includes(place), `message names ${place}: ${message}`)
+    }
+    assert.ok(message.includes('curl https://cursor.com/install -fsS | bash'))
+    const ps = parts(batches)
+    assert.ok(ps.some((p) => p.type === 'error'))
+    assert.equal(ps.at(-1)!.finishReason.unified, 'error')
+  })
+})
+
+describe('resolveCursorAgent', () => {
+  it('finds cursor-agent on the given PATH and lists what it tried', () => {
+    const found = resolveCursorAgent({ env: { PATH: `${emptyDir}:${agents}`, HOME: emptyDir }, executable: 'models-agent.sh' })
+    assert.equal(found.path, modelsAgent)
+    assert.deepEqual(found.tried, [join(emptyDir, 'models-agent.sh'), modelsAgent])
+  })
+
+  it('reports every place when nothing is installed', () => {
+    const none = resolveCursorAgent({ env: { PATH: emptyDir, HOME: emptyDir } })
+    assert.equal(none.path ?? null, null)
+    assert.deepEqual(none.tried, [
+      join(emptyDir, 'cursor-agent'),
+      join(emptyDir, 'agent'),
+      join(emptyDir, '.local/bin/cursor-agent'),
+      join(emptyDir, '.cursor-agent/cursor-agent'),
+    ])
+  })
+})
+
+describe('listCursorModels', () => {
+  it('parses the model list', async () => {
+    const models = await listCursorModels({ executable: modelsAgent, env: agentEnv() })
+    assert.deepEqual(
+      models.map((m) => ({ ...m })),
+      [
+        { id: 'auto', name: 'Auto' },
+        { id: 'composer-2.5', name: 'Composer 2.5' },
+        { id: 'gpt-5.5-high', name: 'GPT-5.5 1M High' },
+      ],
+    )
+  })
+
+  it('resolves [] when Cursor says no models are available', async () => {
+    assert.deepEqual(await listCursorModels({ executable: modelsAgent, env: agentEnv({ FAKE_MODELS: 'none' }) }), [])
+  })
+
+  it('rejects with a section 6 code when the command fails', async () => {
+    await assert.rejects(listCursorModels({ executable: modelsAgent, env: agentEnv({ FAKE_MODELS: 'auth' }) }), {
+      code: 'E_AUTH',
+    })
+    await assert.rejects(
+      listCursorModels({ executable: join(emptyDir, 'nope'), env: { PATH: emptyDir, HOME: emptyDir } }),
+      (e: any) => e instanceof Error && (e as any).code === 'E_AGENT_NOT_FOUND' && e.message.includes(join(emptyDir, 'nope')),
+    )
+  })
+})
+
+describe('children never outlive the host', () => {
+  async function startHost(mode: 'exit' | 'idle') {
+    const pidFile = tmpFile('pid')
+    const host = spawn(process.execPath, [exitHost, hangAgent, pidFile, workspace, mode], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const exited = new Promise<number | null>((resolve) => host.on('exit', (code) => resolve(code)))
+    return { host, pidFile, exited }
+  }
+
+  it('process.exit() in the host kills the live child and its group', async () => {
+    const { pidFile, exited } = await startHost('exit')
+    assert.equal(await exited, 0)
+    const pids = readPids(pidFile)!
+    assert.equal(pids.length, 2)
+    await until(() => pids.every((p) => !isAlive(p)), 'the agent and its grandchild to be gone')
+  })
+
+  it('a host killed with SIGKILL takes its direct child along (Linux PR_SET_PDEATHSIG)', { skip: process.platform !== 'linux' ? 'PR_SET_PDEATHSIG exists only on Linux' : false }, async () => {
+    const { host, pidFile, exited } = await startHost('idle')
+    await new Promise<void>((resolve) => host.stdout!.once('data', () => resolve()))
+    const [agentPid, grandchild] = readPids(pidFile)!
+    host.kill('SIGKILL')
+    await exited
+    await until(() => !isAlive(agentPid), 'the agent to be gone')
+    // PDEATHSIG is not inherited by the agent's own children: clean up the grandchild here.
+    try {
+      process.kill(grandchild, 'SIGKILL')
+    } catch {}
+  })
+})

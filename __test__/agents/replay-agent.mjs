@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+// Fake cursor-agent: records what it was given, then replays an NDJSON file on stdout.
+//   FAKE_AGENT_RECORD      write {argv, cwd, stdinBytes, stdinSha256, marker} here as JSON
+//   FAKE_AGENT_REPLAY      NDJSON file to print (default: nothing); a line {"__sleep_ms": N}
+//                          is not printed but pauses N ms
+//   FAKE_AGENT_DELAY_MS    pause before each line (default 0)
+//   FAKE_AGENT_HANG_AFTER  after this many lines, print nothing more and never exit
+//   FAKE_AGENT_STAMP       replace __NOW__ in each line with the wall clock in ms (fractional)
+//   FAKE_AGENT_STDERR      text written to stderr before exiting
+//   FAKE_AGENT_EXIT        exit code (default 0)
+//   FAKE_AGENT_PID_FILE    write this process's pid here
+import { createHash } from 'node:crypto'
+import { readFileSync, writeFileSync } from 'node:fs'
+
+const env = process.env
+if (env.FAKE_AGENT_PID_FILE) writeFileSync(env.FAKE_AGENT_PID_FILE, String(process.pid))
+
+const chunks = []
+for await (const chunk of process.stdin) chunks.push(chunk)
+const stdin = Buffer.concat(chunks)
+if (env.FAKE_AGENT_RECORD) {
+  writeFileSync(
+    env.FAKE_AGENT_RECORD,
+    JSON.stringify({
+      argv: process.argv.slice(2),
+      cwd: process.cwd(),
+      stdinBytes: stdin.length,
+      stdinSha256: createHash('sha256').update(stdin).digest('hex'),
+      marker: env.FAKE_AGENT_MARKER ?? null,
+      inheritedPath: env.PATH ?? null,
+    }),
+  )
+}
+
+const lines = env.FAKE_AGENT_REPLAY
+  ? readFileSync(env.FAKE_AGENT_REPLAY, 'utf8').split('\n').filter((l) => l.length > 0)
+  : []
+const delay = Number(env.FAKE_AGENT_DELAY_MS ?? 0)
+const hangAfter = env.FAKE_AGENT_HANG_AFTER === undefined ? Infinity : Number(env.FAKE_AGENT_HANG_AFTER)
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
+const write = (text) => new Promise((r) => (process.stdout.write(text) ? r() : process.stdout.once('drain', r)))
+
+for (let i = 0; i < lines.length; i++) {
+  if (i >= hangAfter) {
+    setInterval(() => {}, 1 << 30)
+    await new Promise(() => {})
+  }
+  if (delay > 0) await sleep(delay)
+  let line = lines[i]
+  if (line.startsWith('{"__sleep_ms"')) {
+    await sleep(JSON.parse(line).__sleep_ms)
+    continue
+  }
+  if (env.FAKE_AGENT_STAMP) line = line.replaceAll('__NOW__', String(performance.timeOrigin + performance.now()))
+  await write(line + '\n')
+}
+if (hangAfter !== Infinity && lines.length <= hangAfter) {
+  setInterval(() => {}, 1 << 30)
+  await new Promise(() => {})
+}
+if (env.FAKE_AGENT_STDERR) process.stderr.write(env.FAKE_AGENT_STDERR)
+process.exitCode = Number(env.FAKE_AGENT_EXIT ?? 0)

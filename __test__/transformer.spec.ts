@@ -1,0 +1,1005 @@
+// Contract tests of StreamTransformer (ARCHITECTURE.md 4.1 and 5) through the public entry.
+// Every expected text, part and number below is written by hand from the contract, the protocol
+// reference and the captures; none is produced by the code under test.
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { describe, it } from 'node:test'
+
+import * as binding from '../index.js'
+import {
+  StreamTransformer,
+  setLogging,
+  type StreamOutcome,
+  type StreamPart,
+  type StreamTransformerOptions,
+} from '../index.js'
+import {
+  asParts,
+  assertSseInvariants,
+  assertV3Invariants,
+  byteChunks,
+  capture,
+  fixture,
+  parseSse,
+  pinned,
+  randomChunks,
+  summarizeSse,
+  translate,
+  v3Blocks,
+  v3Tools,
+} from './helpers/stream.ts'
+
+// ---------------------------------------------------------------------------------------------
+// Expectations
+
+type Expected = ['text' | 'reasoning', string] | ['tool', string]
+
+interface ToolExpect {
+  id: string
+  name: string
+  /** The arguments (tool-call.input parsed), matched in full unless `argsSubset`. */
+  args: Record<string, unknown>
+  argsSubset?: boolean
+  /** The result variant; when absent, only that a tool-result exists. */
+  status?: string
+  /** Fields the `tool-result.result` object must contain besides `status`. */
+  result?: Record<string, unknown>
+}
+
+interface UsageExpect {
+  sse: {
+    prompt_tokens: number
+    completion_tokens: number
+    total_tokens: number
+    cached_tokens?: number
+    cache_write_tokens?: number
+    reasoning_tokens: number
+  }
+  v3: {
+    inputTokens: { total: number; noCache: number; cacheRead?: number; cacheWrite?: number }
+    outputTokens: { total: number; reasoning?: number }
+  }
+  raw: Record<string, unknown>
+}
+
+type Ending = 'stop' | 'cancelled' | { code: string; message?: RegExp }
+
+interface Case {
+  name: string
+  input: () => Buffer
+  options?: StreamTransformerOptions
+  outcome?: StreamOutcome
+  blocks: Expected[]
+  tools?: ToolExpect[]
+  ending: Ending
+  usage: UsageExpect | null
+  sessionId: string | null
+  skippedLines?: number
+  /** For captures: the `result` text, which must equal the visible text. */
+  resultText?: string
+}
+
+const success: StreamOutcome = { exitCode: 0, signal: null, stderr: '', cancelled: false }
+const empty = () => Buffer.alloc(0)
+const AUTH_STDERR =
+  "Error: Authentication required. Please run 'agent login' first, or set CURSOR_API_KEY environment variable.\n"
+const AUTH_STDERR_NEW =
+  'Error: Authentication required. Run `agent login`, pass `--api-key`/`--auth-token`, or set `CURSOR_API_KEY`/`CURSOR_AUTH_TOKEN`.\n'
+const QUOTA_STDERR =
+  "Error: You've hit your usage limit\nGet Cursor Pro for more Agent usage, unlimited Tab, and more.\n" +
+  "chatMessage: *You've hit your free requests limit. It will reset when your monthly cycle ends on 12/1/2026.*\n"
+const MODEL_STDERR = 'Cannot use this model: gpt-9. Available models: auto, composer-2.5, gpt-5.5-high\n'
+
+const C02_CALL = 'call-ff9ecfd9-caee-43b7-a754-46e1a87268e8-0\nfc_eb39c388-b710-904d-a2a1-3887fe008ba7_0'
+const C03_CALL = 'call-d13510ed-5ac2-4979-a05f-6782fde1cd57-0\nfc_95ab1d1f-ae12-9851-9446-d15a3be5b67f_0'
+const C04_CALL = 'call-48a7da78-af65-4ad6-ad05-5d3b81140096-0\nfc_a4ac85f3-99d4-90bf-b52f-f8e4090cb392_0'
+const C05_CALL1 = 'call-c9002dbc-bda9-447c-acb5-74e5093a186d-0\nfc_0956680b-0312-940b-9e66-70d44dee7753_0'
+const C05_CALL2 = 'call-757a07b2-46a7-46c9-8051-23ef55681626-1\nfc_91a5a26c-788b-9a62-9eeb-f1372fcd1c19_0'
+const SPIKE = '/tmp/claude-1000/-home-saurabh-Projects-maestro/9afe9e75-89bb-404f-b3d6-b1280cab2cda/scratchpad/cursor-spike/spike.txt'
+const C05_FINAL =
+  "The shell runner blocked `uname -a` twice, so I don't have the live output. You can run it locally with:\n\n" +
+  '```bash\nuname -a\n```\n\nThat prints the kernel name, hostname, kernel release, version, machine architecture, and operating system.'
+
+/** Cursor usage with every count present: the mapping of section 5, worked out by hand. */
+function fullUsage(input: number, output: number, cacheRead: number, cacheWrite: number, prompt: number): UsageExpect {
+  return {
+    sse: {
+      prompt_tokens: prompt,
+      completion_tokens: output,
+      total_tokens: prompt + output,
+      cached_tokens: cacheRead,
+      cache_write_tokens: cacheWrite,
+      reasoning_tokens: 0,
+    },
+    v3: {
+      inputTokens: { total: prompt, noCache: input, cacheRead, cacheWrite },
+      outputTokens: { total: output },
+    },
+    raw: { inputTokens: input, outputTokens: output, cacheReadTokens: cacheRead, cacheWriteTokens: cacheWrite },
+  }
+}
+
+const cases: Case[] = [
+  {
+    name: 'capture 01: no partial output, thinking then an end-of-turn recap',
+    input: () => capture('maestro/01_simple_no_tool.jsonl'),
+    outcome: success,
+    blocks: [
+      ['reasoning', 'The response will be exactly "PONG".'],
+      ['text', 'PONG'],
+    ],
+    ending: 'stop',
+    usage: fullUsage(14737, 34, 5632, 0, 20369),
+    sessionId: '77535224-c46c-4703-86e7-85afd6af938a',
+    resultText: 'PONG',
+  },
+  {
+    name: 'capture 02: shell call between a mid-turn recap and an end-of-turn recap',
+    input: () => capture('maestro/02_shell_tool_call.jsonl'),
+    outcome: success,
+    blocks: [
+      ['reasoning', 'Running `ls` to list the files and count them.'],
+      ['text', "I'll list the directory contents with `ls`, then report how many entries there are."],
+      ['tool', C02_CALL],
+      ['reasoning', 'The directory contains 4 files.'],
+      ['text', 'There are **4** files in this directory:\n\n- `a.txt`\n- `b.js`\n- `stream1.raw.jsonl`\n- `stream2.raw.jsonl`'],
+    ],
+    tools: [
+      {
+        id: C02_CALL,
+        name: 'shell',
+        args: { command: 'ls -1 | wc -l; ls -1', workingDirectory: '', description: 'List files and count them' },
+        argsSubset: true,
+        status: 'success',
+        result: { exitCode: 0, stdout: '4\na.txt\nb.js\nstream1.raw.jsonl\nstream2.raw.jsonl\n', stderr: '' },
+      },
+    ],
+    ending: 'stop',
+    usage: fullUsage(18377, 122, 22528, 0, 40905),
+    sessionId: '5545ce80-d7d8-4502-b64b-240f15844099',
+    resultText:
+      "I'll list the directory contents with `ls`, then report how many entries there are.There are **4** files in this directory:\n\n- `a.txt`\n- `b.js`\n- `stream1.raw.jsonl`\n- `stream2.raw.jsonl`",
+  },
+  {
+    name: 'capture 03: file creation through editToolCall',
+    input: () => capture('maestro/03_edit_tool_call.jsonl'),
+    outcome: success,
+    blocks: [
+      ['reasoning', 'Creating spike.txt with the single line HELLO.'],
+      ['text', 'Creating `spike.txt` with that single line.'],
+      ['tool', C03_CALL],
+      ['reasoning', 'Created spike.txt with the single line HELLO.'],
+      ['text', 'Created `spike.txt` with the single line `HELLO`.'],
+    ],
+    tools: [
+      {
+        id: C03_CALL,
+        name: 'edit',
+        args: { path: SPIKE, streamContent: 'HELLO\n' },
+        status: 'success',
+        result: { path: SPIKE, linesAdded: 1, linesRemoved: 0, afterFullFileContent: 'HELLO\n' },
+      },
+    ],
+    ending: 'stop',
+    usage: fullUsage(29817, 178, 11136, 0, 40953),
+    sessionId: '5d3ba75d-32af-4e1c-8227-4e83d3718a02',
+    resultText: 'Creating `spike.txt` with that single line.Created `spike.txt` with the single line `HELLO`.',
+  },
+  {
+    name: 'capture 04: partial fragments, then recaps that add nothing',
+    input: () => capture('maestro/04_partial_output.jsonl'),
+    outcome: success,
+    blocks: [
+      ['reasoning', 'Preparing to check sample.txt.'],
+      ['text', 'Checking now.'],
+      ['tool', C04_CALL],
+      ['reasoning', 'The file contained "hello".'],
+      ['text', '`sample.txt` contained:\n\n```\nhello\n```'],
+    ],
+    tools: [
+      {
+        id: C04_CALL,
+        name: 'shell',
+        args: { command: 'cat sample.txt', description: 'Display contents of sample.txt' },
+        argsSubset: true,
+        status: 'success',
+        result: { command: 'cat sample.txt', exitCode: 0, stdout: 'hello\n' },
+      },
+    ],
+    ending: 'stop',
+    usage: fullUsage(21994, 261, 22528, 0, 44522),
+    sessionId: '4e91ef8b-e38e-4793-a875-a4818b4318ed',
+    resultText: 'Checking now.`sample.txt` contained:\n\n```\nhello\n```',
+  },
+  {
+    name: 'capture 05: two rejected shell calls get an explanation',
+    input: () => capture('maestro/05_rejected_shell.jsonl'),
+    outcome: success,
+    blocks: [
+      ['reasoning', "Running 'uname -a' to get the system information."],
+      ['text', "I'll run `uname -a` and report the output."],
+      ['tool', C05_CALL1],
+      ['reasoning', "The shell command was rejected. I'll retry with different permissions or sandbox settings."],
+      ['text', "The first attempt was blocked, so I'm retrying the same command."],
+      ['tool', C05_CALL2],
+      [
+        'reasoning',
+        'The shell command is being rejected.\n\nNo required permissions appear in the tool schema. The rejection reason is empty. ' +
+          "This is a harmless command.\n\nI'll try another approach or simply report the rejection.",
+      ],
+      ['text', C05_FINAL],
+    ],
+    tools: [C05_CALL1, C05_CALL2].map((id) => ({
+      id,
+      name: 'shell',
+      args: { command: 'uname -a' },
+      argsSubset: true,
+      status: 'rejected',
+      result: { command: 'uname -a', workingDirectory: '/tmp/spike', isReadonly: false },
+    })),
+    ending: 'stop',
+    usage: fullUsage(10908, 393, 52608, 0, 63516),
+    sessionId: 'df086e3e-b984-4bd3-9837-6397f9920b75',
+    resultText:
+      "I'll run `uname -a` and report the output.The first attempt was blocked, so I'm retrying the same command." + C05_FINAL,
+  },
+  {
+    name: 'partial deltas, then a recap with model_call_id that adds nothing',
+    input: () => fixture('partial-then-recap.ndjson'),
+    outcome: success,
+    blocks: [
+      ['text', 'Hello world'],
+      ['tool', 'toolu_vrtx_01Read'],
+      ['text', 'Done.'],
+    ],
+    tools: [
+      {
+        id: 'toolu_vrtx_01Read',
+        name: 'read',
+        args: { path: 'README.md' },
+        status: 'success',
+        result: { content: '# Title\n', totalLines: 1, path: 'README.md' },
+      },
+    ],
+    ending: 'stop',
+    usage: fullUsage(10, 5, 2, 1, 13),
+    sessionId: 'fixture-partial-recap',
+  },
+  {
+    name: 'snapshots only: growing, shorter, duplicate, then a rewrite',
+    input: () => fixture('snapshots-only.ndjson'),
+    outcome: success,
+    blocks: [
+      ['reasoning', 'Thinking about it.'],
+      ['text', 'The answer is 42.Actually, 41.'],
+    ],
+    ending: 'stop',
+    usage: null,
+    sessionId: 'fixture-snapshots',
+  },
+  {
+    name: 'thinking deltas, a thinking phase without completed, thinking content parts',
+    input: () => fixture('thinking-deltas.ndjson'),
+    outcome: success,
+    blocks: [
+      ['reasoning', 'First, consider X.'],
+      ['text', 'Answer part one.'],
+      ['reasoning', 'Second thought.'],
+      ['text', ' Part two.'],
+      ['reasoning', 'Inline thought.'],
+      ['text', ' Part three.'],
+    ],
+    ending: 'stop',
+    usage: null,
+    sessionId: 'fixture-thinking',
+  },
+  {
+    name: 'tool kinds: no subtype, key not first, error, mcp, function, completed-only, failure, left open',
+    input: () => fixture('tool-kinds.ndjson'),
+    outcome: success,
+    blocks: [
+      ['text', 'Looking around.'],
+      ['tool', 'call_a1\nfc_a1'],
+      ['tool', 'tool_grep_1'],
+      ['tool', 'toolu_bdrk_mcp1'],
+      ['tool', 'fn_1'],
+      ['tool', 'glob_1'],
+      ['tool', 'shell_fail'],
+      ['text', 'All done.'],
+      ['tool', 'edit_open'],
+    ],
+    tools: [
+      {
+        id: 'call_a1\nfc_a1',
+        name: 'ls',
+        args: { path: '/w', ignore: [] },
+        status: 'success',
+        result: { directoryTreeRoot: { absPath: '/w', childrenDirs: [], childrenFiles: [{ name: 'a.txt' }], numFiles: 1 } },
+      },
+      {
+        id: 'tool_grep_1',
+        name: 'grep',
+        args: { pattern: 'TODO', path: '/w' },
+        status: 'error',
+        result: { error: 'rg: not found' },
+      },
+      {
+        id: 'toolu_bdrk_mcp1',
+        name: 'search',
+        args: { name: 'docs-search', args: { q: 'napi' }, toolCallId: 'toolu_bdrk_mcp1', providerIdentifier: 'docs', toolName: 'search' },
+        status: 'success',
+        result: { content: [{ text: { text: 'found' } }], isError: false },
+      },
+      // Where a `function` entry carries its result is undocumented: only its presence is checked.
+      { id: 'fn_1', name: 'custom_fn', args: { x: 1 } },
+      {
+        id: 'glob_1',
+        name: 'glob',
+        args: { targetDirectory: '/w', globPattern: '*.md' },
+        status: 'success',
+        result: { files: ['README.md'], totalFiles: 1 },
+      },
+      {
+        id: 'shell_fail',
+        name: 'shell',
+        args: { command: 'false', workingDirectory: '' },
+        status: 'failure',
+        result: { command: 'false', exitCode: 1, aborted: false },
+      },
+      { id: 'edit_open', name: 'edit', args: { path: '/w/x.txt', streamContent: 'x' }, status: 'interrupted' },
+    ],
+    ending: 'stop',
+    usage: null,
+    sessionId: 'fixture-tool-kinds',
+  },
+  {
+    name: 'parallel calls sharing a model_call_id, completed out of order, ids with a newline',
+    input: () => fixture('parallel-tools.ndjson'),
+    outcome: success,
+    blocks: [
+      ['reasoning', 'Reading both files.'],
+      ['tool', 'call-1\nfc_1'],
+      ['tool', 'call-2\nfc_2'],
+      ['text', 'Both files read.'],
+    ],
+    tools: [
+      { id: 'call-1\nfc_1', name: 'read', args: { path: 'a.txt' }, status: 'success', result: { content: 'A' } },
+      { id: 'call-2\nfc_2', name: 'read', args: { path: 'b.txt' }, status: 'success', result: { content: 'B' } },
+    ],
+    ending: 'stop',
+    usage: null,
+    sessionId: 'fixture-parallel',
+  },
+  {
+    name: 'interaction_query and retry flushes are dropped, on both channels',
+    input: () => fixture('interaction-flush.ndjson'),
+    outcome: success,
+    blocks: [
+      ['reasoning', 'Considering options.'],
+      ['text', 'Let me ask you. No answer, moving on. Done.'],
+    ],
+    ending: 'stop',
+    usage: null,
+    sessionId: 'fixture-flush',
+  },
+  {
+    name: '"ha", "ha", "ha" repeated deltas survive',
+    input: () => fixture('ha-ha.ndjson'),
+    outcome: success,
+    blocks: [['text', 'hahaha!']],
+    ending: 'stop',
+    usage: null,
+    sessionId: 'fixture-haha',
+  },
+  {
+    name: 'a held repeated delta is emitted when the result follows',
+    input: () => fixture('ha-ha-then-result.ndjson'),
+    outcome: success,
+    blocks: [['text', 'haha']],
+    ending: 'stop',
+    usage: null,
+    sessionId: 'fixture-haha-end',
+  },
+  {
+    name: 'a held repeated delta is emitted at finish of a cut-off stream',
+    input: () => fixture('ha-ha-cut-off.ndjson'),
+    outcome: success,
+    blocks: [['text', 'haha']],
+    ending: { code: 'E_AGENT_EXIT' },
+    usage: null,
+    sessionId: 'fixture-haha-cut',
+  },
+  {
+    name: 'CJK, emoji, ZWJ sequences and a raw U+2028 inside a string',
+    input: () => fixture('unicode.ndjson'),
+    outcome: success,
+    blocks: [
+      ['reasoning', '思考中…🤔'],
+      ['text', '你好，世界 🌍 👩‍💻 café line\u2028sep'],
+    ],
+    ending: 'stop',
+    usage: null,
+    sessionId: 'fixture-unicode',
+  },
+  {
+    name: 'CRLF line endings and blank lines',
+    input: () => fixture('crlf.ndjson'),
+    outcome: success,
+    blocks: [['text', 'Line endings are CRLF.']],
+    ending: 'stop',
+    usage: null,
+    sessionId: 'fixture-crlf',
+  },
+  {
+    name: 'malformed records are skipped and counted; bad shapes and unknown types are not',
+    input: () => fixture('malformed.ndjson'),
+    outcome: success,
+    blocks: [['text', 'Still works.']],
+    ending: 'stop',
+    usage: null,
+    sessionId: 'fixture-malformed',
+    skippedLines: 7,
+  },
+  {
+    name: 'a record over maxLineBytes is skipped and counted',
+    input: () => fixture('over-cap.ndjson'),
+    options: { maxLineBytes: 300 },
+    outcome: success,
+    blocks: [['text', 'Kept. Also kept.']],
+    ending: 'stop',
+    usage: null,
+    sessionId: 'fixture-over-cap',
+    skippedLines: 1,
+  },
+  {
+    name: 'a truncated last record and no result: the text is kept, then an error',
+    input: () => fixture('cut-off.ndjson'),
+    outcome: success,
+    blocks: [['text', 'Partial answer']],
+    ending: { code: 'E_AGENT_EXIT' },
+    usage: null,
+    sessionId: 'fixture-cut-off',
+    skippedLines: 1,
+  },
+  {
+    name: 'not logged in: empty stdout, exit 1',
+    input: empty,
+    outcome: { exitCode: 1, stderr: AUTH_STDERR },
+    blocks: [],
+    ending: { code: 'E_AUTH', message: /login/ },
+    usage: null,
+    sessionId: null,
+  },
+  {
+    name: 'not logged in, newer wording',
+    input: empty,
+    outcome: { exitCode: 1, stderr: AUTH_STDERR_NEW },
+    blocks: [],
+    ending: { code: 'E_AUTH', message: /login/ },
+    usage: null,
+    sessionId: null,
+  },
+  {
+    name: 'usage limit before any output',
+    input: () => fixture('init-only.ndjson'),
+    outcome: { exitCode: 1, stderr: QUOTA_STDERR },
+    blocks: [],
+    ending: { code: 'E_QUOTA' },
+    usage: null,
+    sessionId: 'fixture-init-only',
+  },
+  {
+    name: 'usage limit after output ends as a success, keeping the output',
+    input: () => fixture('no-result.ndjson'),
+    outcome: { exitCode: 1, stderr: QUOTA_STDERR },
+    blocks: [
+      ['reasoning', 'Hmm.'],
+      ['text', 'Here is the start'],
+    ],
+    ending: 'stop',
+    usage: null,
+    sessionId: 'fixture-no-result',
+  },
+  {
+    name: 'unknown model',
+    input: empty,
+    outcome: { exitCode: 1, stderr: MODEL_STDERR },
+    blocks: [],
+    ending: { code: 'E_MODEL', message: /composer-2\.5/ },
+    usage: null,
+    sessionId: null,
+  },
+  {
+    name: 'no result at all, exit 0',
+    input: () => fixture('no-result.ndjson'),
+    outcome: success,
+    blocks: [
+      ['reasoning', 'Hmm.'],
+      ['text', 'Here is the start'],
+    ],
+    ending: { code: 'E_AGENT_EXIT' },
+    usage: null,
+    sessionId: 'fixture-no-result',
+  },
+  {
+    name: 'killed by a signal without cancel',
+    input: () => fixture('no-result.ndjson'),
+    outcome: { exitCode: null, signal: 'SIGKILL' },
+    blocks: [
+      ['reasoning', 'Hmm.'],
+      ['text', 'Here is the start'],
+    ],
+    ending: { code: 'E_AGENT_EXIT' },
+    usage: null,
+    sessionId: 'fixture-no-result',
+  },
+  {
+    name: 'cancelled',
+    input: () => fixture('no-result.ndjson'),
+    outcome: { exitCode: null, signal: 'SIGTERM', cancelled: true },
+    blocks: [
+      ['reasoning', 'Hmm.'],
+      ['text', 'Here is the start'],
+    ],
+    ending: 'cancelled',
+    usage: null,
+    sessionId: 'fixture-no-result',
+  },
+  {
+    name: 'a result with is_error fails even with exit 0',
+    input: () => fixture('is-error-result.ndjson'),
+    outcome: success,
+    blocks: [],
+    ending: { code: 'E_AGENT_EXIT' },
+    usage: null,
+    sessionId: 'fixture-is-error',
+  },
+  {
+    name: 'a result, then a failing exit: the error carries stderr',
+    input: () => fixture('no-usage.ndjson'),
+    outcome: { exitCode: 2, stderr: 'fatal: boom in the agent\n' },
+    blocks: [['text', 'Counted.']],
+    ending: { code: 'E_AGENT_EXIT', message: /boom in the agent/ },
+    usage: null,
+    sessionId: 'fixture-no-usage',
+  },
+  {
+    name: 'usage: negative and non-numeric counts are missing, reasoning tokens reported',
+    input: () => fixture('usage-filter.ndjson'),
+    outcome: success,
+    blocks: [['text', 'Counted.']],
+    ending: 'stop',
+    usage: {
+      sse: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120, reasoning_tokens: 7 },
+      v3: { inputTokens: { total: 100, noCache: 100 }, outputTokens: { total: 20, reasoning: 7 } },
+      raw: { inputTokens: 100, outputTokens: 20 },
+    },
+    sessionId: 'fixture-usage-filter',
+  },
+  {
+    name: 'usage with no valid count is absent',
+    input: () => fixture('usage-invalid.ndjson'),
+    outcome: success,
+    blocks: [['text', 'Counted.']],
+    ending: 'stop',
+    usage: null,
+    sessionId: 'fixture-usage-invalid',
+  },
+  {
+    name: 'no usage reported',
+    input: () => fixture('no-usage.ndjson'),
+    outcome: success,
+    blocks: [['text', 'Counted.']],
+    ending: 'stop',
+    usage: null,
+    sessionId: 'fixture-no-usage',
+  },
+]
+
+// ---------------------------------------------------------------------------------------------
+// Checks
+
+/** `actual` contains every field of `expected`, recursively; arrays must match in full. */
+function assertContains(actual: unknown, expected: unknown, path: string) {
+  if (expected === null || typeof expected !== 'object' || Array.isArray(expected)) {
+    assert.deepEqual(actual, expected, path)
+    return
+  }
+  assert.ok(actual !== null && typeof actual === 'object', `${path} is an object`)
+  for (const [key, value] of Object.entries(expected)) {
+    assertContains((actual as Record<string, unknown>)[key], value, `${path}.${key}`)
+  }
+}
+
+const sseOptions = (c: Case): StreamTransformerOptions => ({ ...pinned, ...c.options, format: 'openai-sse' })
+const v3Options = (c: Case): StreamTransformerOptions => ({ ...c.options, format: 'ai-sdk' })
+
+function checkV3(c: Case, chunks: Buffer[]) {
+  const run = translate(chunks, v3Options(c), c.outcome)
+  assert.equal(run.sessionId, c.sessionId, 'sessionId')
+  assert.equal(run.skippedLines, c.skippedLines ?? 0, 'skippedLines')
+  assert.deepEqual(run.secondFinish, [], 'a second finish returns []')
+  const parts = asParts(run.outputs)
+  assertV3Invariants(parts)
+
+  const blocks = v3Blocks(parts).map((b): Expected => (b.kind === 'tool' ? ['tool', b.id] : [b.kind, b.text]))
+  assert.deepEqual(blocks, c.blocks, 'blocks')
+  if (c.resultText !== undefined) {
+    const visible = c.blocks.filter((b) => b[0] === 'text').map((b) => b[1]).join('')
+    assert.equal(visible, c.resultText, 'the capture`s own result text is the visible text')
+  }
+
+  const tools = v3Tools(parts)
+  assert.deepEqual(
+    tools.map((t) => t.id),
+    (c.tools ?? []).map((t) => t.id),
+    'tool call ids, in order of their start',
+  )
+  for (const [i, want] of (c.tools ?? []).entries()) {
+    const got = tools[i]!
+    assert.equal(got.toolName, want.name, `toolName of ${JSON.stringify(want.id)}`)
+    const input = JSON.parse(got.input)
+    if (want.argsSubset) assertContains(input, want.args, `input of ${want.name}`)
+    else assert.deepEqual(input, want.args, `input of ${want.name}`)
+    const result = got.result!
+    if (want.status === undefined) continue
+    assert.equal(result.result.status, want.status, `result status of ${want.name}`)
+    assert.equal(result.isError, want.status !== 'success', `isError of ${want.name}`)
+    if (want.result) assertContains(result.result, want.result, `result of ${want.name}`)
+    if (want.status === 'rejected' || want.status === 'interrupted') {
+      const explanation = want.status === 'rejected' ? result.result.reason : result.result.message
+      assert.equal(typeof explanation, 'string', `${want.status} ${want.name} is explained`)
+      assert.ok((explanation as string).trim().length > 0, `${want.status} ${want.name} is explained`)
+    }
+  }
+
+  const finish = parts.at(-1) as Extract<StreamPart, { type: 'finish' }>
+  const errors = parts.filter((p): p is Extract<StreamPart, { type: 'error' }> => p.type === 'error')
+  if (c.ending === 'stop' || c.ending === 'cancelled') {
+    assert.deepEqual(errors, [], 'no error part')
+    const reason = c.ending === 'stop' ? { unified: 'stop', raw: 'stop' } : { unified: 'other', raw: 'cancelled' }
+    assert.deepEqual(finish.finishReason, reason, 'finishReason')
+  } else {
+    assert.equal(errors.length, 1, 'one error part')
+    assert.equal(parts.indexOf(errors[0]!), parts.length - 2, 'the error part right before finish')
+    assert.equal(errors[0]!.error.code, c.ending.code, 'error code')
+    assert.ok(errors[0]!.error.message.length > 0, 'error message')
+    if (c.ending.message) assert.match(errors[0]!.error.message, c.ending.message)
+    assert.deepEqual(finish.finishReason, { unified: 'error', raw: c.ending.code }, 'finishReason')
+  }
+
+  const usage = finish.usage
+  if (c.usage) {
+    for (const [key, value] of Object.entries(c.usage.v3.inputTokens)) {
+      assert.equal(usage.inputTokens[key as keyof typeof usage.inputTokens], value, `inputTokens.${key}`)
+    }
+    assert.equal(usage.outputTokens.total, c.usage.v3.outputTokens.total, 'outputTokens.total')
+    assert.equal(usage.outputTokens.reasoning ?? undefined, c.usage.v3.outputTokens.reasoning, 'outputTokens.reasoning')
+    for (const key of ['cacheRead', 'cacheWrite'] as const) {
+      if (!(key in c.usage.v3.inputTokens)) assert.equal(usage.inputTokens[key] ?? undefined, undefined, key)
+    }
+    assertContains(usage.raw, c.usage.raw, 'usage.raw')
+  } else {
+    for (const key of ['total', 'noCache', 'cacheRead', 'cacheWrite'] as const) {
+      assert.equal(usage.inputTokens[key] ?? undefined, undefined, `no usage: inputTokens.${key}`)
+    }
+    for (const key of ['total', 'text', 'reasoning'] as const) {
+      assert.equal(usage.outputTokens[key] ?? undefined, undefined, `no usage: outputTokens.${key}`)
+    }
+  }
+}
+
+function checkSse(c: Case, chunks: Buffer[], options: StreamTransformerOptions = {}) {
+  const opts = { ...sseOptions(c), ...options }
+  const run = translate(chunks, opts, c.outcome)
+  assert.equal(run.sessionId, c.sessionId, 'sessionId')
+  assert.equal(run.skippedLines, c.skippedLines ?? 0, 'skippedLines')
+  assert.deepEqual(run.secondFinish, [], 'a second finish returns []')
+  const frames = parseSse(run.outputs)
+  assertSseInvariants(frames, pinned)
+  const summary = summarizeSse(frames)
+
+  const join = (kind: 'text' | 'reasoning') => c.blocks.filter((b) => b[0] === kind).map((b) => b[1]).join('')
+  assert.equal(summary.text, join('text'), 'content')
+  assert.equal(summary.reasoning, join('reasoning'), 'reasoning_content')
+
+  const wantTools = opts.toolCalls === 'omit' ? [] : (c.tools ?? [])
+  assert.deepEqual(
+    summary.toolCalls.map((t) => [t.id, t.name]),
+    wantTools.map((t) => [t.id, t.name]),
+    'tool_calls (id, name) in order',
+  )
+  for (const [i, want] of wantTools.entries()) {
+    const args = JSON.parse(summary.toolCalls[i]!.arguments)
+    if (want.argsSubset) assertContains(args, want.args, `arguments of ${want.name}`)
+    else assert.deepEqual(args, want.args, `arguments of ${want.name}`)
+  }
+
+  if (c.ending === 'stop' || c.ending === 'cancelled') {
+    assert.deepEqual(summary.errors, [], 'no error frame')
+    assert.deepEqual(summary.finishReasons, ['stop'], 'finish_reason')
+  } else {
+    assert.equal(summary.errors.length, 1, 'one error frame')
+    assert.equal(summary.errors[0]!.code, c.ending.code, 'error code')
+    if (c.ending.message) assert.match(summary.errors[0]!.message, c.ending.message)
+    assert.deepEqual(summary.finishReasons, ['error'], 'finish_reason')
+  }
+
+  const includeUsage = opts.includeUsage ?? true
+  if (c.usage && includeUsage && c.ending === 'stop') {
+    assert.equal(summary.usageChunks.length, 1, 'one usage chunk')
+    const usage = summary.usageChunks[0]!
+    const want = c.usage.sse
+    assert.equal(usage.prompt_tokens, want.prompt_tokens, 'prompt_tokens')
+    assert.equal(usage.completion_tokens, want.completion_tokens, 'completion_tokens')
+    assert.equal(usage.total_tokens, want.total_tokens, 'total_tokens')
+    assert.equal(usage.completion_tokens_details?.reasoning_tokens, want.reasoning_tokens, 'reasoning_tokens')
+    if (want.cached_tokens !== undefined) {
+      assert.equal(usage.prompt_tokens_details?.cached_tokens, want.cached_tokens, 'cached_tokens')
+    }
+    if (want.cache_write_tokens !== undefined) {
+      assert.equal(usage.prompt_tokens_details?.cache_write_tokens, want.cache_write_tokens, 'cache_write_tokens')
+    }
+  } else if (!c.usage || !includeUsage) {
+    assert.deepEqual(summary.usageChunks, [], 'no usage chunk')
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tests
+
+describe('StreamTransformer: fixtures and captures', () => {
+  for (const c of cases) {
+    describe(c.name, () => {
+      it('ai-sdk, whole input', () => checkV3(c, [c.input()]))
+      it('ai-sdk, 1-byte chunks', () => checkV3(c, byteChunks(c.input())))
+      it('openai-sse, whole input', () => checkSse(c, [c.input()]))
+      it('openai-sse, 1-byte chunks', () => checkSse(c, byteChunks(c.input())))
+    })
+  }
+
+  it("toolCalls: 'omit' leaves tool calls out of SSE and keeps the text", () => {
+    for (const c of cases.filter((c) => c.tools?.length)) checkSse(c, [c.input()], { toolCalls: 'omit' })
+  })
+
+  it('includeUsage: false sends no usage chunk', () => {
+    for (const c of cases.filter((c) => c.usage)) checkSse(c, [c.input()], { includeUsage: false })
+  })
+})
+
+describe('StreamTransformer: chunking never changes the outputs', () => {
+  const SEEDS = 12
+  for (const c of cases) {
+    it(c.name, () => {
+      const input = c.input()
+      for (const opts of [sseOptions(c), v3Options(c)]) {
+        const whole = translate([input], opts, c.outcome)
+        for (let seed = 1; seed <= SEEDS; seed++) {
+          const run = translate(randomChunks(input, seed * 7919 + input.length), opts, c.outcome)
+          assert.deepEqual(run.outputs, whole.outputs, `${opts.format}, seed ${seed}`)
+          assert.equal(run.skippedLines, whole.skippedLines, `${opts.format}, seed ${seed}: skippedLines`)
+        }
+      }
+    })
+  }
+
+  it('multi-byte characters split at every byte boundary', () => {
+    const input = fixture('unicode.ndjson')
+    for (const opts of [{ ...pinned, format: 'openai-sse' as const }, { format: 'ai-sdk' as const }]) {
+      const whole = translate([input], opts, success)
+      for (let at = 1; at < input.length; at++) {
+        const run = translate([input.subarray(0, at), input.subarray(at)], opts, success)
+        assert.deepEqual(run.outputs, whole.outputs, `${opts.format}, split at byte ${at}`)
+      }
+    }
+  })
+
+  it('a string chunk is taken as its UTF-8 bytes; a plain Uint8Array works like a Buffer', () => {
+    const input = fixture('unicode.ndjson')
+    for (const opts of [{ ...pinned, format: 'openai-sse' as const }, { format: 'ai-sdk' as const }]) {
+      const whole = translate([input], opts, success)
+      assert.deepEqual(translate([input.toString('utf8')], opts, success).outputs, whole.outputs, 'string')
+      assert.deepEqual(translate([new Uint8Array(input)], opts, success).outputs, whole.outputs, 'Uint8Array')
+    }
+  })
+})
+
+describe('StreamTransformer: records and limits', () => {
+  const delta = (text: string) =>
+    JSON.stringify({
+      type: 'assistant',
+      message: { role: 'assistant', content: [{ type: 'text', text }] },
+      session_id: 'cap',
+      timestamp_ms: 1,
+    })
+  /** A delta record of exactly `bytes` bytes. */
+  const deltaOfSize = (bytes: number, fill: string) => {
+    const record = delta(fill.repeat(bytes - delta('').length))
+    assert.equal(Buffer.byteLength(record), bytes)
+    return record
+  }
+
+  it('a record of exactly maxLineBytes is kept, one byte more is skipped', () => {
+    const atCap = deltaOfSize(200, 'a')
+    const overCap = deltaOfSize(201, 'b')
+    const input = `${atCap}\n${overCap}\n${delta('end')}\n`
+    const run = translate([input], { format: 'ai-sdk', maxLineBytes: 200 }, { cancelled: true })
+    const text = v3Blocks(asParts(run.outputs))
+      .map((b) => ('text' in b ? b.text : ''))
+      .join('')
+    assert.equal(text, `${'a'.repeat(200 - delta('').length)}end`)
+    assert.equal(run.skippedLines, 1)
+  })
+
+  it('skippedLines and sessionId are live while pushing', () => {
+    const t = new StreamTransformer({ format: 'ai-sdk' })
+    assert.equal(t.sessionId, null)
+    assert.equal(t.skippedLines, 0)
+    t.push('garbage\n{"type":"system","subtype":"init","session_id":"live-1"}\n')
+    assert.equal(t.skippedLines, 1)
+    assert.equal(t.sessionId, 'live-1')
+    t.finish({ cancelled: true })
+  })
+
+  it('push after finish throws E_INVALID_ARG; a second finish returns []', () => {
+    for (const format of ['openai-sse', 'ai-sdk'] as const) {
+      const t = new StreamTransformer({ format })
+      assert.ok(t.finish().length > 0)
+      assert.throws(() => t.push('{}\n'), { code: 'E_INVALID_ARG' })
+      assert.throws(() => t.push(Buffer.alloc(0)), { code: 'E_INVALID_ARG' })
+      assert.deepEqual(t.finish(), [])
+      assert.deepEqual(t.finish({ cancelled: true }), [])
+    }
+  })
+
+  it('finish() without an outcome on an empty stream is a failure with exactly one finish', () => {
+    const sse = parseSse(translate([], { ...pinned }).outputs)
+    assertSseInvariants(sse, pinned)
+    assert.deepEqual(summarizeSse(sse).finishReasons, ['error'])
+    const parts = asParts(translate([], { format: 'ai-sdk' }).outputs)
+    assertV3Invariants(parts)
+    assert.equal((parts.at(-1) as Extract<StreamPart, { type: 'finish' }>).finishReason.unified, 'error')
+  })
+})
+
+describe('StreamTransformer: options', () => {
+  it('defaults: openai-sse, model auto, a generated id, created now', () => {
+    const before = Math.floor(Date.now() / 1000)
+    const run = translate([fixture('no-usage.ndjson')], {}, success)
+    const after = Math.ceil(Date.now() / 1000)
+    const frames = parseSse(run.outputs)
+    const chunks = frames.flatMap((f) => (f.kind === 'chunk' ? [f.chunk] : []))
+    const first = chunks[0]!
+    assert.equal(first.model, 'auto')
+    assert.equal(typeof first.id, 'string')
+    assert.ok(first.id.length > 0)
+    assert.ok(Number.isInteger(first.created) && first.created >= before && first.created <= after, 'created is now')
+    assertSseInvariants(frames, { id: first.id, created: first.created, model: 'auto' })
+  })
+
+  it('id, created and model are echoed', () => {
+    const run = translate([fixture('no-usage.ndjson')], { id: 'chatcmpl-x', created: 1234, model: 'gpt-test' }, success)
+    assertSseInvariants(parseSse(run.outputs), { id: 'chatcmpl-x', created: 1234, model: 'gpt-test' })
+  })
+
+  it('null and undefined options mean defaults', () => {
+    for (const options of [undefined, null, {}]) {
+      const t = new StreamTransformer(options)
+      assert.equal(typeof t.finish({ cancelled: true })[0], 'string')
+    }
+  })
+
+  it('bad options and chunks throw E_INVALID_ARG', () => {
+    const bad: unknown[] = [
+      { format: 'xml' },
+      { toolCalls: 'maybe' },
+      { maxLineBytes: 0 },
+      { maxLineBytes: -5 },
+      { maxLineBytes: 1.5 },
+      { includeUsage: 'yes' },
+      { model: 42 },
+      'ai-sdk',
+      42,
+    ]
+    for (const options of bad) {
+      assert.throws(
+        () => new StreamTransformer(options as StreamTransformerOptions),
+        { code: 'E_INVALID_ARG' },
+        JSON.stringify(options),
+      )
+    }
+    const t = new StreamTransformer()
+    for (const chunk of [42, {}, null, [1, 2], new Uint16Array(2)]) {
+      assert.throws(() => t.push(chunk as never), { code: 'E_INVALID_ARG' }, String(chunk))
+    }
+    assert.throws(() => t.finish({ exitCode: 'one' } as never), { code: 'E_INVALID_ARG' })
+  })
+})
+
+describe('ErrorCode', () => {
+  it('lists every code of the error contract', () => {
+        // A const enum in the declarations, a plain object at runtime.
+    const { ErrorCode } = binding as unknown as { ErrorCode: Record<string, string> }
+    assert.deepEqual(Object.values(ErrorCode).sort(), [
+      'E_AGENT_EXIT',
+      'E_AGENT_NOT_FOUND',
+      'E_AUTH',
+      'E_CALLBACK',
+      'E_INVALID_ARG',
+      'E_MODEL',
+      'E_NETWORK',
+      'E_QUOTA',
+      'E_RESUME',
+      'E_TIMEOUT',
+    ])
+  })
+})
+
+describe('setLogging', () => {
+  it('writes a debug record with a short prefix of a malformed line to the file, and stops when off', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ocn-log-'))
+    const file = join(dir, 'nested', 'cursor.log')
+    try {
+      const head = 'MALFORMED-HEAD-'
+      const tail = 'TAIL-BEYOND-ONE-HUNDRED'
+      const line = head + '#'.repeat(120) + tail
+      setLogging({ level: 'debug', file })
+      const t = new StreamTransformer({ format: 'ai-sdk' })
+      t.push(`${line}\n`)
+      assert.equal(t.skippedLines, 1)
+      t.finish({ cancelled: true })
+      const log = readFileSync(file, 'utf8')
+      const record = log.split('\n').find((l) => l.includes(head))
+      assert.ok(record, `a record naming the malformed line: ${log}`)
+      assert.match(record, /DEBUG/)
+      assert.ok(!log.includes(tail), 'only a prefix of the line is logged')
+      const logged = record.slice(record.indexOf(head))
+      const prefix = logged.match(/^MALFORMED-HEAD-#*/)![0]
+      assert.ok(prefix.length <= 100, `prefix of ${prefix.length} chars`)
+
+      setLogging({ level: 'off' })
+      const quiet = new StreamTransformer({ format: 'ai-sdk' })
+      quiet.push('SECOND-MALFORMED-LINE\n')
+      quiet.finish({ cancelled: true })
+      assert.ok(!readFileSync(file, 'utf8').includes('SECOND-MALFORMED-LINE'), 'nothing is logged when off')
+    } finally {
+      setLogging({ level: 'off' })
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('never writes to stdout or stderr, with logging off or at trace', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ocn-quiet-'))
+    const file = join(dir, 'trace.log')
+    const entry = resolve(__dirname, '..', 'index.js')
+    const stream = fixture('malformed.ndjson').toString('latin1')
+    try {
+      for (const level of ['off', 'trace']) {
+        const script = `
+          const { StreamTransformer, setLogging } = require(${JSON.stringify(entry)})
+          setLogging({ level: ${JSON.stringify(level)}, file: ${JSON.stringify(file)} })
+          for (const format of ['openai-sse', 'ai-sdk']) {
+            const t = new StreamTransformer({ format })
+            t.push(Buffer.from(${JSON.stringify(stream)}, 'latin1'))
+            t.finish({ exitCode: 1, stderr: "Error: You've hit your usage limit" })
+          }`
+        const child = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' })
+        assert.equal(child.status, 0, child.stderr)
+        assert.equal(child.stdout, '', `stdout with logging ${level}`)
+        assert.equal(child.stderr, '', `stderr with logging ${level}`)
+      }
+      assert.match(readFileSync(file, 'utf8'), / DEBUG /, 'records went to the file instead')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('rejects unknown levels, and turning on with no file after off closed it', () => {
+    assert.throws(() => setLogging({ level: 'loud' as never, file: join(tmpdir(), 'x.log') }), { code: 'E_INVALID_ARG' })
+    setLogging({ level: 'off' })
+    assert.throws(() => setLogging({ level: 'debug' }), { code: 'E_INVALID_ARG' })
+  })
+})

@@ -1,0 +1,299 @@
+//! `cursor-agent models`: the models the account can use.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::AsyncReadExt;
+use tokio::process::Command;
+
+use super::command::EnvVars;
+use super::process::{self, ProcessGroup};
+use super::registry;
+use super::resolve::{not_found_message, resolve_agent};
+use super::run::{last_lines, RunContext};
+use super::tail::{TailBuffer, STDERR_TAIL_BYTES};
+use crate::core::classify::{classify_failure, strip_ansi};
+use crate::core::error::CoreError;
+
+/// One model the account can use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelInfo {
+    /// What `--model` takes, e.g. `gpt-5.5-high`.
+    pub id: String,
+    /// Cursor's label, e.g. `GPT-5.5 1M High`.
+    pub name: String,
+}
+
+/// How long `cursor-agent models` may take (it asks Cursor's servers).
+pub const MODELS_TIMEOUT: Duration = Duration::from_secs(30);
+const MAX_MODELS_OUTPUT_BYTES: usize = 4 * 1024 * 1024;
+const NO_MODELS: &str = "No models available for this account.";
+
+/// Markers Cursor appends to a label; removed from names.
+const LABEL_MARKERS: &[&str] = &[
+    "(current, default)",
+    "(default, current)",
+    "(default)",
+    "(current)",
+];
+
+/// Zero-width characters removed, runs of whitespace collapsed to one space, trimmed.
+fn clean(text: &str) -> String {
+    text.replace(['\u{200b}', '\u{feff}'], "")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn is_model_id(id: &str) -> bool {
+    !id.is_empty()
+        && !id.starts_with('-')
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-:/[]=,".contains(c))
+}
+
+/// What the output of `cursor-agent models` says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelsOutput {
+    Models(Vec<ModelInfo>),
+    /// Cursor said `No models available for this account.`
+    NoneAvailable,
+    /// Nothing recognisable.
+    Unrecognised,
+}
+
+/// Parse `<id> - <display name>` lines; headers, blank lines and `Tip:` lines are skipped,
+/// `(current, default)`/`(default)` markers removed, double spaces and U+200B cleaned, ids
+/// de-duplicated (first wins).
+pub fn parse_models(stdout: &str) -> ModelsOutput {
+    let mut models: Vec<ModelInfo> = Vec::new();
+    let mut none_available = false;
+    for raw in stdout.lines() {
+        let line = clean(&strip_ansi(raw));
+        if line.is_empty() || line.starts_with("Tip:") {
+            continue;
+        }
+        if line.contains(NO_MODELS) {
+            none_available = true;
+            continue;
+        }
+        let Some((id, name)) = line.split_once(" - ") else {
+            continue;
+        };
+        let id = id.trim();
+        if !is_model_id(id) {
+            continue;
+        }
+        let mut name = name.trim().to_owned();
+        for marker in LABEL_MARKERS {
+            if let Some(stripped) = name.strip_suffix(marker) {
+                name = stripped.trim_end().to_owned();
+            }
+        }
+        if name.is_empty() {
+            name = id.to_owned();
+        }
+        if !models.iter().any(|m| m.id == id) {
+            models.push(ModelInfo {
+                id: id.to_owned(),
+                name,
+            });
+        }
+    }
+    match (models.is_empty(), none_available) {
+        (false, _) => ModelsOutput::Models(models),
+        (true, true) => ModelsOutput::NoneAvailable,
+        (true, false) => ModelsOutput::Unrecognised,
+    }
+}
+
+/// Run `<cursor-agent> models` and parse it: `[]` when Cursor says no models are available;
+/// an error with a section 6 code when the command fails.
+pub async fn list_models(
+    executable: Option<String>,
+    env: Option<EnvVars>,
+    ctx: RunContext,
+) -> Result<Vec<ModelInfo>, CoreError> {
+    let resolution = resolve_agent(executable.as_deref(), env.as_ref());
+    let Some(launcher) = resolution.launcher else {
+        return Err(CoreError::AgentNotFound(not_found_message(
+            &resolution.tried,
+        )));
+    };
+    let mut command = Command::new(&launcher.program);
+    command
+        .args(&launcher.leading_args)
+        .arg("models")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    if let Some(env) = &env {
+        command.env_clear().envs(env);
+    }
+    process::prepare(&mut command);
+    let mut child = process::spawn(command, &ctx.runtime).await.map_err(|e| {
+        CoreError::AgentNotFound(format!(
+            "cursor-agent at {} could not be started: {e}",
+            launcher.program.display()
+        ))
+    })?;
+    let group = child.id().map(ProcessGroup::of_leader);
+    let _registration = group.map(|g| registry::register(ctx.owner, g));
+
+    let stderr_tail = Arc::new(Mutex::new(TailBuffer::new(STDERR_TAIL_BYTES)));
+    let stderr_task = child.stderr.take().map(|mut stderr| {
+        let tail = Arc::clone(&stderr_tail);
+        ctx.runtime.spawn(async move {
+            let mut buf = vec![0u8; 16 * 1024];
+            while let Ok(n) = stderr.read(&mut buf).await {
+                if n == 0 {
+                    break;
+                }
+                tail.lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .push(&buf[..n]);
+            }
+        })
+    });
+    let mut stdout = child.stdout.take();
+    let collect = async {
+        let mut out = Vec::new();
+        if let Some(stdout) = stdout.as_mut() {
+            let _ = stdout
+                .take(MAX_MODELS_OUTPUT_BYTES as u64)
+                .read_to_end(&mut out)
+                .await;
+        }
+        let status = child.wait().await;
+        (out, status)
+    };
+    let (out, status) = match tokio::time::timeout(MODELS_TIMEOUT, collect).await {
+        Ok(done) => done,
+        Err(_) => {
+            if let Some(group) = group {
+                group.kill();
+            }
+            let _ = child.start_kill();
+            let _ = child.wait().await;
+            return Err(CoreError::Timeout(format!(
+                "`cursor-agent models` did not finish within {} s",
+                MODELS_TIMEOUT.as_secs()
+            )));
+        }
+    };
+    if let Some(mut task) = stderr_task {
+        if tokio::time::timeout(Duration::from_millis(500), &mut task)
+            .await
+            .is_err()
+        {
+            task.abort();
+        }
+    }
+    let stderr = stderr_tail.lock().unwrap_or_else(|e| e.into_inner()).text();
+    let stdout_text = String::from_utf8_lossy(&out);
+    let status =
+        status.map_err(|e| CoreError::AgentExit(format!("waiting for cursor-agent: {e}")))?;
+    #[cfg(unix)]
+    let signal = {
+        use std::os::unix::process::ExitStatusExt;
+        status.signal().map(process::signal_name)
+    };
+    #[cfg(not(unix))]
+    let signal = None;
+    if !status.success() {
+        // Cursor prints some failures on stdout; classify both.
+        let text = format!("{stderr}\n{stdout_text}");
+        return Err(classify_failure(
+            &text,
+            status.code(),
+            signal.as_deref(),
+            None,
+            false,
+        ));
+    }
+    match parse_models(&stdout_text) {
+        ModelsOutput::Models(models) => Ok(models),
+        ModelsOutput::NoneAvailable => Ok(Vec::new()),
+        ModelsOutput::Unrecognised => Err(CoreError::AgentExit(format!(
+            "`cursor-agent models` printed no model list: {}",
+            last_lines(&format!("{stdout_text}\n{stderr}"), 5)
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(id: &str, name: &str) -> ModelInfo {
+        ModelInfo {
+            id: id.into(),
+            name: name.into(),
+        }
+    }
+
+    #[test]
+    fn parses_the_documented_listing() {
+        // protocol reference 1.2, older build (with "(current, default)")
+        let text =
+            "Available models\n\nauto - Auto (current, default)\ncomposer-2.5 - Composer 2.5\n\
+                    gpt-5.5-high - GPT-5.5 1M High\n\nTip: use --model <id> to switch\n";
+        assert_eq!(
+            parse_models(text),
+            ModelsOutput::Models(vec![
+                m("auto", "Auto"),
+                m("composer-2.5", "Composer 2.5"),
+                m("gpt-5.5-high", "GPT-5.5 1M High"),
+            ])
+        );
+    }
+
+    #[test]
+    fn line_cleaning_table() {
+        for (line, expected) in [
+            ("auto - Auto (default)", Some(m("auto", "Auto"))),
+            (
+                "sonnet-4.6 - Claude  4.6\u{200b} Sonnet",
+                Some(m("sonnet-4.6", "Claude 4.6 Sonnet")),
+            ),
+            ("  gpt-5 - GPT-5 (current)  ", Some(m("gpt-5", "GPT-5"))),
+            ("\u{1b}[1mgrok\u{1b}[0m - Grok 4", Some(m("grok", "Grok 4"))),
+            (
+                "opus-4.6-thinking - Claude 4.6 Opus (Thinking)",
+                Some(m("opus-4.6-thinking", "Claude 4.6 Opus (Thinking)")),
+            ),
+            ("Available models", None),
+            ("Tip: use --model <id> - it persists", None),
+            ("Loading models - please wait", None),
+            ("- - dash", None),
+        ] {
+            let got = match parse_models(line) {
+                ModelsOutput::Models(v) => v.into_iter().next(),
+                _ => None,
+            };
+            assert_eq!(got, expected, "{line:?}");
+        }
+    }
+
+    #[test]
+    fn duplicates_keep_the_first() {
+        assert_eq!(
+            parse_models("a - A\nb - B\na - A again\n"),
+            ModelsOutput::Models(vec![m("a", "A"), m("b", "B")])
+        );
+    }
+
+    #[test]
+    fn no_models_and_garbage() {
+        assert_eq!(
+            parse_models("No models available for this account.\n"),
+            ModelsOutput::NoneAvailable
+        );
+        assert_eq!(
+            parse_models("Available models\n\n"),
+            ModelsOutput::Unrecognised
+        );
+        assert_eq!(parse_models(""), ModelsOutput::Unrecognised);
+    }
+}

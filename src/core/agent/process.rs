@@ -1,0 +1,171 @@
+//! Spawning children so they never outlive the host, and signalling their process groups.
+//!
+//! * Every child leads its own process group, so stopping it stops whatever it started.
+//! * On Linux every child gets `PR_SET_PDEATHSIG(SIGKILL)`. The kernel sends that signal when
+//!   the *thread* that forked the child exits, so children are forked from one dedicated thread
+//!   that lives as long as the host process, never from a runtime worker that may be torn down.
+//! * Elsewhere nothing covers a host killed by a signal it does not handle (or SIGKILL): the
+//!   children are reparented and keep running until they finish.
+
+use std::io;
+use std::sync::mpsc;
+use std::sync::{Mutex, OnceLock};
+
+use tokio::process::{Child, Command};
+use tokio::runtime::Handle;
+
+/// A child's process group (its pid: the child is the group leader).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProcessGroup {
+    #[cfg_attr(
+        not(unix),
+        allow(dead_code, reason = "process groups are a unix concept")
+    )]
+    pgid: u32,
+}
+
+impl ProcessGroup {
+    pub fn of_leader(pid: u32) -> Self {
+        Self { pgid: pid }
+    }
+
+    #[cfg(unix)]
+    fn signal(&self, signal: libc::c_int) -> bool {
+        let Ok(pgid) = libc::pid_t::try_from(self.pgid) else {
+            return false;
+        };
+        if pgid <= 1 {
+            return false;
+        }
+        // SAFETY: kill(2) with a negative pid signals that process group; no memory is touched.
+        unsafe { libc::kill(-pgid, signal) == 0 }
+    }
+
+    /// Ask the whole group to stop (SIGTERM). Returns whether any process was signalled.
+    #[cfg(unix)]
+    pub fn terminate(&self) -> bool {
+        self.signal(libc::SIGTERM)
+    }
+
+    /// Kill the whole group (SIGKILL). Returns whether any process was signalled.
+    #[cfg(unix)]
+    pub fn kill(&self) -> bool {
+        self.signal(libc::SIGKILL)
+    }
+
+    #[cfg(not(unix))]
+    pub fn terminate(&self) -> bool {
+        false
+    }
+
+    #[cfg(not(unix))]
+    pub fn kill(&self) -> bool {
+        false
+    }
+}
+
+type SpawnJob = Box<dyn FnOnce() + Send>;
+
+/// The long-lived thread children are forked from (see the module docs for why).
+fn spawner() -> &'static Mutex<mpsc::Sender<SpawnJob>> {
+    static SPAWNER: OnceLock<Mutex<mpsc::Sender<SpawnJob>>> = OnceLock::new();
+    SPAWNER.get_or_init(|| {
+        let (tx, rx) = mpsc::channel::<SpawnJob>();
+        let started = std::thread::Builder::new()
+            .name("cursor-agent-spawner".into())
+            .spawn(move || {
+                // The sender lives in a static, so this loop (and the thread) lasts as long as
+                // the process.
+                while let Ok(job) = rx.recv() {
+                    job();
+                }
+            });
+        if let Err(error) = started {
+            tracing::error!(%error, "could not start the spawner thread");
+        }
+        Mutex::new(tx)
+    })
+}
+
+/// Put the child in its own process group and, on Linux, tie its life to the host's.
+pub fn prepare(command: &mut Command) {
+    #[cfg(unix)]
+    command.process_group(0);
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: getpid is always safe to call.
+        let host = unsafe { libc::getpid() };
+        // SAFETY: the closure runs in the forked child before exec and only makes
+        // async-signal-safe calls (prctl, getppid); it allocates nothing.
+        unsafe {
+            command.pre_exec(move || {
+                if libc::prctl(
+                    libc::PR_SET_PDEATHSIG,
+                    libc::SIGKILL as libc::c_ulong,
+                    0,
+                    0,
+                    0,
+                ) != 0
+                {
+                    return Err(io::Error::last_os_error());
+                }
+                // The host may have died between fork and prctl: then nobody would signal us.
+                // (No allocation here: another thread may have held the allocator's lock.)
+                if libc::getppid() != host {
+                    return Err(io::Error::from_raw_os_error(libc::ESRCH));
+                }
+                Ok(())
+            });
+        }
+    }
+    command.kill_on_drop(true);
+}
+
+/// Spawn `command` (already [`prepare`]d) from the spawner thread; its pipes are registered with
+/// `runtime`.
+pub async fn spawn(mut command: Command, runtime: &Handle) -> io::Result<Child> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let runtime = runtime.clone();
+    let job: SpawnJob = Box::new(move || {
+        let _entered = runtime.enter();
+        let _ = tx.send(command.spawn());
+    });
+    let sent = spawner()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .send(job);
+    if sent.is_err() {
+        return Err(io::Error::other("the spawner thread is not running"));
+    }
+    rx.await
+        .map_err(|_| io::Error::other("the spawner thread dropped the request"))?
+}
+
+/// Name of a signal number (`SIGTERM`), or the number as text when unknown.
+pub fn signal_name(signal: i32) -> String {
+    #[cfg(unix)]
+    {
+        let name = match signal {
+            libc::SIGHUP => "SIGHUP",
+            libc::SIGINT => "SIGINT",
+            libc::SIGQUIT => "SIGQUIT",
+            libc::SIGILL => "SIGILL",
+            libc::SIGABRT => "SIGABRT",
+            libc::SIGBUS => "SIGBUS",
+            libc::SIGFPE => "SIGFPE",
+            libc::SIGKILL => "SIGKILL",
+            libc::SIGSEGV => "SIGSEGV",
+            libc::SIGPIPE => "SIGPIPE",
+            libc::SIGALRM => "SIGALRM",
+            libc::SIGTERM => "SIGTERM",
+            libc::SIGUSR1 => "SIGUSR1",
+            libc::SIGUSR2 => "SIGUSR2",
+            _ => return signal.to_string(),
+        };
+        name.to_owned()
+    }
+    #[cfg(not(unix))]
+    {
+        signal.to_string()
+    }
+}

@@ -1,0 +1,116 @@
+//! The last bytes of a stream (cursor-agent's stderr), kept for error classification.
+
+use std::collections::VecDeque;
+
+/// How much of stderr is kept: enough for every known error text, bounded under a flood.
+pub const STDERR_TAIL_BYTES: usize = 64 * 1024;
+
+/// A byte ring that keeps only the newest `capacity` bytes written to it.
+#[derive(Debug)]
+pub struct TailBuffer {
+    bytes: VecDeque<u8>,
+    capacity: usize,
+    dropped: u64,
+}
+
+impl TailBuffer {
+    pub fn new(capacity: usize) -> Self {
+        Self {
+            bytes: VecDeque::with_capacity(capacity.min(8 * 1024)),
+            capacity,
+            dropped: 0,
+        }
+    }
+
+    pub fn push(&mut self, chunk: &[u8]) {
+        if self.capacity == 0 {
+            self.dropped += chunk.len() as u64;
+            return;
+        }
+        let chunk = if chunk.len() > self.capacity {
+            let skip = chunk.len() - self.capacity;
+            self.dropped += skip as u64;
+            &chunk[skip..]
+        } else {
+            chunk
+        };
+        let overflow = (self.bytes.len() + chunk.len()).saturating_sub(self.capacity);
+        if overflow > 0 {
+            self.bytes.drain(..overflow);
+            self.dropped += overflow as u64;
+        }
+        self.bytes.extend(chunk);
+    }
+
+    /// Bytes that fell out of the window.
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    /// The kept bytes as text. When bytes were dropped the window may start inside a line or
+    /// a UTF-8 sequence, so it starts after the first line break it holds (if any).
+    pub fn text(&self) -> String {
+        let (a, b) = self.bytes.as_slices();
+        let mut all = Vec::with_capacity(a.len() + b.len());
+        all.extend_from_slice(a);
+        all.extend_from_slice(b);
+        let start = if self.dropped > 0 {
+            all.iter().position(|&c| c == b'\n').map_or(0, |i| i + 1)
+        } else {
+            0
+        };
+        String::from_utf8_lossy(&all[start..]).into_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TailBuffer;
+
+    #[test]
+    fn keeps_everything_below_capacity() {
+        let mut t = TailBuffer::new(16);
+        t.push(b"Error: ");
+        t.push(b"auth\n");
+        assert_eq!(t.text(), "Error: auth\n");
+        assert_eq!(t.dropped(), 0);
+    }
+
+    #[test]
+    fn keeps_only_the_newest_bytes_and_starts_at_a_line() {
+        let mut t = TailBuffer::new(10);
+        t.push(b"aaaa\nbbbb\n");
+        t.push(b"cc\nd");
+        // the 4 oldest bytes ("aaaa") fall out; the window "\nbbbb\ncc\nd" starts after its first break
+        assert_eq!(t.dropped(), 4);
+        assert_eq!(t.text(), "bbbb\ncc\nd");
+    }
+
+    #[test]
+    fn a_single_chunk_larger_than_capacity_keeps_its_tail() {
+        let mut t = TailBuffer::new(4);
+        t.push(b"0123456789");
+        assert_eq!(t.dropped(), 6);
+        assert_eq!(t.text(), "6789");
+    }
+
+    #[test]
+    fn a_flood_stays_bounded() {
+        let mut t = TailBuffer::new(1024);
+        for _ in 0..10_000 {
+            t.push(b"retrying connection...\n");
+        }
+        t.push(b"Error: You've hit your usage limit\n");
+        let text = t.text();
+        assert!(text.len() <= 1024);
+        assert!(text.ends_with("Error: You've hit your usage limit\n"));
+        assert!(text.starts_with("retrying"));
+    }
+
+    #[test]
+    fn split_utf8_at_the_window_edge_is_not_fatal() {
+        let mut t = TailBuffer::new(3);
+        t.push("é€".as_bytes()); // 2 + 3 bytes: the window holds only the euro sign
+        assert_eq!(t.text(), "€");
+    }
+}

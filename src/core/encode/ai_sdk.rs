@@ -1,0 +1,295 @@
+//! AI SDK LanguageModelV3 stream parts.
+//!
+//! Text and reasoning arrive in blocks (`*-start`, `*-delta`..., `*-end`) that never overlap: a
+//! block ends at the first part of another kind, at the end of a thinking phase (reasoning), or
+//! at the finish. Block ids count per kind (`text-0`, `reasoning-0`, `text-1`, ...), so they do
+//! not depend on how the input was chunked.
+//!
+//! The encoder describes each part once, as a list of fields; a [`PartWriter`] turns that into
+//! a JSON value ([`Output::Part`]) or appends it as JSON text ([`JsonParts`]), for a host that
+//! parses many parts in one go.
+
+use serde_json::{json, Map, Value};
+
+use crate::core::encode::push_json_str;
+use crate::core::part::{FinishReason, Part};
+use crate::core::transformer::Output;
+use crate::core::usage::ai_sdk_usage;
+
+/// The value of one field of a part.
+#[derive(Debug, Clone, Copy)]
+pub enum Field<'a> {
+    Str(&'a str),
+    Bool(bool),
+    Json(&'a Value),
+}
+
+/// Receives finished parts: `kind` is the part's `type`, `fields` the rest, in order.
+pub trait PartWriter {
+    fn part(&mut self, kind: &str, fields: &[(&str, Field<'_>)]);
+}
+
+impl PartWriter for Vec<Output> {
+    fn part(&mut self, kind: &str, fields: &[(&str, Field<'_>)]) {
+        let mut object = Map::new();
+        object.insert("type".to_owned(), Value::String(kind.to_owned()));
+        for (name, field) in fields {
+            let value = match field {
+                Field::Str(s) => Value::String((*s).to_owned()),
+                Field::Bool(b) => Value::Bool(*b),
+                Field::Json(v) => (*v).clone(),
+            };
+            object.insert((*name).to_owned(), value);
+        }
+        self.push(Output::Part(Value::Object(object)));
+    }
+}
+
+/// Appends each part as a JSON object followed by a comma: wrapped in `[` `]` without the
+/// last comma, the text is a JSON array of the parts.
+#[derive(Debug)]
+pub struct JsonParts<'s>(pub &'s mut String);
+
+impl PartWriter for JsonParts<'_> {
+    fn part(&mut self, kind: &str, fields: &[(&str, Field<'_>)]) {
+        let out = &mut *self.0;
+        out.push_str("{\"type\":");
+        push_json_str(out, kind);
+        for (name, field) in fields {
+            out.push(',');
+            push_json_str(out, name);
+            out.push(':');
+            match field {
+                Field::Str(s) => push_json_str(out, s),
+                Field::Bool(true) => out.push_str("true"),
+                Field::Bool(false) => out.push_str("false"),
+                Field::Json(v) => out.push_str(&v.to_string()),
+            }
+        }
+        out.push_str("},");
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BlockKind {
+    Text,
+    Reasoning,
+}
+
+impl BlockKind {
+    fn parts(self) -> (&'static str, &'static str, &'static str) {
+        match self {
+            Self::Text => ("text-start", "text-delta", "text-end"),
+            Self::Reasoning => ("reasoning-start", "reasoning-delta", "reasoning-end"),
+        }
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct AiSdkEncoder {
+    started: bool,
+    /// The open block and its id.
+    open: Option<(BlockKind, String)>,
+    text_blocks: u32,
+    reasoning_blocks: u32,
+    finished: bool,
+}
+
+const PROVIDER_EXECUTED: (&str, Field<'static>) = ("providerExecuted", Field::Bool(true));
+const DYNAMIC: (&str, Field<'static>) = ("dynamic", Field::Bool(true));
+
+impl AiSdkEncoder {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn close_block(&mut self, out: &mut impl PartWriter) {
+        if let Some((kind, id)) = self.open.take() {
+            out.part(kind.parts().2, &[("id", Field::Str(&id))]);
+        }
+    }
+
+    fn delta(&mut self, kind: BlockKind, text: &str, out: &mut impl PartWriter) {
+        if self.open.as_ref().map(|(k, _)| *k) != Some(kind) {
+            self.close_block(out);
+            let counter = match kind {
+                BlockKind::Text => &mut self.text_blocks,
+                BlockKind::Reasoning => &mut self.reasoning_blocks,
+            };
+            let id = match kind {
+                BlockKind::Text => format!("text-{counter}"),
+                BlockKind::Reasoning => format!("reasoning-{counter}"),
+            };
+            *counter += 1;
+            out.part(kind.parts().0, &[("id", Field::Str(&id))]);
+            self.open = Some((kind, id));
+        }
+        if let Some((_, id)) = &self.open {
+            out.part(
+                kind.parts().1,
+                &[("id", Field::Str(id)), ("delta", Field::Str(text))],
+            );
+        }
+    }
+
+    pub fn encode(&mut self, p: &Part<'_>, out: &mut impl PartWriter) {
+        if self.finished {
+            return;
+        }
+        if !self.started {
+            self.started = true;
+            out.part("stream-start", &[("warnings", Field::Json(&json!([])))]);
+        }
+        match p {
+            Part::TextDelta(text) => self.delta(BlockKind::Text, text, out),
+            Part::ReasoningDelta(text) => self.delta(BlockKind::Reasoning, text, out),
+            Part::ReasoningEnd => {
+                if matches!(self.open, Some((BlockKind::Reasoning, _))) {
+                    self.close_block(out);
+                }
+            }
+            Part::ToolStarted { id, name, input } => {
+                self.close_block(out);
+                let id = Field::Str(id);
+                let name = Field::Str(name);
+                let input = Field::Str(input);
+                out.part(
+                    "tool-input-start",
+                    &[("id", id), ("toolName", name), PROVIDER_EXECUTED, DYNAMIC],
+                );
+                out.part("tool-input-delta", &[("id", id), ("delta", input)]);
+                out.part("tool-input-end", &[("id", id)]);
+                out.part(
+                    "tool-call",
+                    &[
+                        ("toolCallId", id),
+                        ("toolName", name),
+                        ("input", input),
+                        PROVIDER_EXECUTED,
+                        DYNAMIC,
+                    ],
+                );
+            }
+            Part::ToolCompleted {
+                id,
+                name,
+                result,
+                is_error,
+            } => {
+                self.close_block(out);
+                out.part(
+                    "tool-result",
+                    &[
+                        ("toolCallId", Field::Str(id)),
+                        ("toolName", Field::Str(name)),
+                        ("result", Field::Json(result)),
+                        ("isError", Field::Bool(*is_error)),
+                        PROVIDER_EXECUTED,
+                        DYNAMIC,
+                    ],
+                );
+            }
+            Part::Finish { reason, usage } => {
+                self.finished = true;
+                self.close_block(out);
+                let (unified, raw) = match reason {
+                    FinishReason::Stop => ("stop", "stop"),
+                    FinishReason::Cancelled => ("other", "cancelled"),
+                    FinishReason::Error(error) => {
+                        let error_object =
+                            json!({ "code": error.code(), "message": error.message() });
+                        out.part("error", &[("error", Field::Json(&error_object))]);
+                        ("error", error.code())
+                    }
+                };
+                let finish_reason = json!({ "unified": unified, "raw": raw });
+                out.part(
+                    "finish",
+                    &[
+                        ("finishReason", Field::Json(&finish_reason)),
+                        ("usage", Field::Json(&ai_sdk_usage(*usage))),
+                    ],
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::error::CoreError;
+
+    /// Both writers describe the same parts.
+    #[test]
+    fn json_text_and_values_agree() {
+        let result = json!({"status": "success", "stdout": "a\"b\n"});
+        let error = CoreError::Auth("run `cursor-agent login`".into());
+        let parts = [
+            Part::ReasoningDelta("think"),
+            Part::ReasoningEnd,
+            Part::TextDelta("say \"hi\"\n"),
+            Part::ToolStarted {
+                id: "c\n1",
+                name: "shell",
+                input: r#"{"command":"ls"}"#,
+            },
+            Part::ToolCompleted {
+                id: "c\n1",
+                name: "shell",
+                result: &result,
+                is_error: false,
+            },
+            Part::TextDelta("done"),
+            Part::Finish {
+                reason: FinishReason::Error(&error),
+                usage: None,
+            },
+        ];
+        let mut values = Vec::new();
+        let mut text = String::new();
+        let (mut a, mut b) = (AiSdkEncoder::new(), AiSdkEncoder::new());
+        for p in &parts {
+            a.encode(p, &mut values);
+            b.encode(p, &mut JsonParts(&mut text));
+        }
+        let parsed: Vec<Value> =
+            serde_json::from_str(&format!("[{}]", text.trim_end_matches(','))).unwrap();
+        let values: Vec<Value> = values
+            .into_iter()
+            .map(|o| match o {
+                Output::Part(v) => v,
+                Output::Frame(_) => unreachable!(),
+            })
+            .collect();
+        assert_eq!(parsed, values);
+        let types: Vec<&str> = values.iter().map(|v| v["type"].as_str().unwrap()).collect();
+        assert_eq!(
+            types,
+            [
+                "stream-start",
+                "reasoning-start",
+                "reasoning-delta",
+                "reasoning-end",
+                "text-start",
+                "text-delta",
+                "text-end",
+                "tool-input-start",
+                "tool-input-delta",
+                "tool-input-end",
+                "tool-call",
+                "tool-result",
+                "text-start",
+                "text-delta",
+                "text-end",
+                "error",
+                "finish",
+            ]
+        );
+        assert_eq!(
+            values[16],
+            json!({"type": "finish", "finishReason": {"unified": "error", "raw": "E_AUTH"},
+                   "usage": {"inputTokens": {}, "outputTokens": {}}})
+        );
+    }
+}

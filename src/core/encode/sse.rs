@@ -1,0 +1,162 @@
+//! OpenAI `chat.completion.chunk` SSE frames, written directly into strings.
+//!
+//! The constant head of every chunk (`id`, `object`, `created`, `model`) is built once; each
+//! frame is that head, one escaped field, and a constant tail.
+
+use crate::core::encode::push_json_str;
+use crate::core::part::{FinishReason, Part};
+use crate::core::transformer::{Output, ToolCallMode};
+use crate::core::usage::openai_usage;
+
+/// Error `type` in the error frame.
+pub const ERROR_TYPE: &str = "cursor_agent_error";
+const DONE: &str = "data: [DONE]\n\n";
+
+#[derive(Debug)]
+pub struct SseEncoder {
+    /// `data: {"id":…,"object":"chat.completion.chunk","created":…,"model":…,"choices":`
+    head: String,
+    tool_calls: ToolCallMode,
+    include_usage: bool,
+    role_sent: bool,
+    next_tool_index: u32,
+    finished: bool,
+}
+
+impl SseEncoder {
+    pub fn new(
+        id: &str,
+        created: i64,
+        model: &str,
+        tool_calls: ToolCallMode,
+        include_usage: bool,
+    ) -> Self {
+        let mut head = String::with_capacity(96 + id.len() + model.len());
+        head.push_str("data: {\"id\":");
+        push_json_str(&mut head, id);
+        head.push_str(",\"object\":\"chat.completion.chunk\",\"created\":");
+        head.push_str(&created.to_string());
+        head.push_str(",\"model\":");
+        push_json_str(&mut head, model);
+        head.push_str(",\"choices\":");
+        Self {
+            head,
+            tool_calls,
+            include_usage,
+            role_sent: false,
+            next_tool_index: 0,
+            finished: false,
+        }
+    }
+
+    /// A chunk with one choice: `delta` holds `fields` (already JSON, without braces).
+    fn chunk(
+        &mut self,
+        extra: usize,
+        fields: impl FnOnce(&mut String),
+        finish_reason: Option<&str>,
+    ) -> Output {
+        let mut frame = String::with_capacity(self.head.len() + extra + 80);
+        frame.push_str(&self.head);
+        frame.push_str("[{\"index\":0,\"delta\":{");
+        if !self.role_sent {
+            self.role_sent = true;
+            frame.push_str("\"role\":\"assistant\"");
+            let before = frame.len();
+            fields(&mut frame);
+            if frame.len() > before {
+                frame.insert(before, ',');
+            }
+        } else {
+            fields(&mut frame);
+        }
+        frame.push_str("},\"finish_reason\":");
+        match finish_reason {
+            Some(reason) => push_json_str(&mut frame, reason),
+            None => frame.push_str("null"),
+        }
+        frame.push_str("}]}\n\n");
+        Output::Frame(frame)
+    }
+
+    fn text_chunk(&mut self, field: &str, text: &str) -> Output {
+        self.chunk(
+            field.len() + text.len() + text.len() / 8,
+            |f| {
+                f.push('"');
+                f.push_str(field);
+                f.push_str("\":");
+                push_json_str(f, text);
+            },
+            None,
+        )
+    }
+
+    pub fn encode(&mut self, part: &Part<'_>, out: &mut Vec<Output>) {
+        if self.finished {
+            return;
+        }
+        match part {
+            Part::TextDelta(text) => {
+                let chunk = self.text_chunk("content", text);
+                out.push(chunk);
+            }
+            Part::ReasoningDelta(text) => {
+                let chunk = self.text_chunk("reasoning_content", text);
+                out.push(chunk);
+            }
+            Part::ToolStarted { id, name, input } => {
+                if self.tool_calls == ToolCallMode::Omit {
+                    return;
+                }
+                let index = self.next_tool_index;
+                self.next_tool_index += 1;
+                let chunk = self.chunk(
+                    id.len() + name.len() + input.len() * 9 / 8,
+                    |f| {
+                        f.push_str("\"tool_calls\":[{\"index\":");
+                        f.push_str(&index.to_string());
+                        f.push_str(",\"id\":");
+                        push_json_str(f, id);
+                        f.push_str(",\"type\":\"function\",\"function\":{\"name\":");
+                        push_json_str(f, name);
+                        f.push_str(",\"arguments\":");
+                        push_json_str(f, input);
+                        f.push_str("}}]");
+                    },
+                    None,
+                );
+                out.push(chunk);
+            }
+            Part::ReasoningEnd | Part::ToolCompleted { .. } => {}
+            Part::Finish { reason, usage } => {
+                self.finished = true;
+                match reason {
+                    FinishReason::Stop => {
+                        out.push(self.chunk(0, |_| {}, Some("stop")));
+                        if let (true, Some(usage)) = (self.include_usage, usage) {
+                            let mut frame = self.head.clone();
+                            frame.push_str("[],\"usage\":");
+                            frame.push_str(&openai_usage(&usage.counts).to_string());
+                            frame.push_str("}\n\n");
+                            out.push(Output::Frame(frame));
+                        }
+                    }
+                    FinishReason::Cancelled => out.push(self.chunk(0, |_| {}, Some("stop"))),
+                    FinishReason::Error(error) => {
+                        let mut frame = String::from("data: {\"error\":{\"message\":");
+                        push_json_str(&mut frame, error.message());
+                        frame.push_str(",\"type\":");
+                        push_json_str(&mut frame, ERROR_TYPE);
+                        frame.push_str(",\"code\":");
+                        push_json_str(&mut frame, error.code());
+                        frame.push_str("}}\n\n");
+                        out.push(Output::Frame(frame));
+                        out.push(self.chunk(0, |_| {}, Some("error")));
+                    }
+                }
+                out.push(Output::Frame(DONE.to_owned()));
+            }
+        }
+    }
+}

@@ -1,0 +1,584 @@
+//! Flattening a conversation into the one plain-text prompt cursor-agent reads on stdin.
+//!
+//! Every builder appends to one `String` in a single pass, so the cost is linear in the size of
+//! what it renders. Reasoning from earlier turns is left out on purpose (it is the model's
+//! scratch work, not conversation); images and files are never left out silently: each one is
+//! either carried as a URL or path Cursor can open, or named as omitted with its type and size.
+
+use std::collections::HashMap;
+
+use super::model::{
+    Conversation, Media, MediaSource, Message, Part, Role, ToolCall, ToolDefinition, ToolOutput,
+    ToolResult,
+};
+
+/// Appended when the prompt ends with tool results, so the model continues the same turn.
+pub const CONTINUATION: &str =
+    "The above tool calls have been executed. Continue your response based on these results.";
+
+/// The whole conversation as one prompt: system prompt, tool definitions (only with
+/// `tools_in_prompt`), then the transcript with role labels, tool calls and tool results.
+pub fn build_full_prompt(conversation: &Conversation<'_>, tools_in_prompt: bool) -> String {
+    let mut writer = Writer::with_capacity(estimate_len(conversation, tools_in_prompt));
+    let mut names: HashMap<&str, &str> = HashMap::new();
+    let mut tools_written = !tools_in_prompt || conversation.tools.is_empty();
+    for message in &conversation.messages {
+        if !tools_written && message.role != Role::System {
+            writer.tools(&conversation.tools);
+            tools_written = true;
+        }
+        match message.role {
+            Role::System | Role::User => writer.plain_message(message),
+            Role::Assistant => {
+                for part in &message.parts {
+                    if let Part::ToolCall(call) = part {
+                        names.insert(call.id, call.name);
+                    }
+                }
+                writer.assistant(&message.parts, &names);
+            }
+            Role::Tool => writer.tool_message(message, &names),
+        }
+    }
+    if !tools_written {
+        writer.tools(&conversation.tools);
+    }
+    if conversation
+        .messages
+        .last()
+        .is_some_and(|m| m.role == Role::Tool)
+    {
+        writer.block();
+        writer.out.push_str(CONTINUATION);
+    }
+    writer.out
+}
+
+/// Only what is new since the last turn Cursor holds, or `None` when that cannot be proven safe:
+/// * the request ends with a user message made only of text: that text, trimmed, no label;
+/// * the request ends with tool results that all answer calls of the assistant message right
+///   before them: those calls, the results and the continuation line.
+pub fn build_incremental_prompt(conversation: &Conversation<'_>) -> Option<String> {
+    let messages = &conversation.messages;
+    let last = messages.last()?;
+    match last.role {
+        Role::User => {
+            if !last.is_text_only() {
+                return None;
+            }
+            let text = last.joined_text()?;
+            let text = text.trim();
+            (!text.is_empty()).then(|| text.to_owned())
+        }
+        Role::Tool => incremental_tool_results(messages),
+        Role::System | Role::Assistant => None,
+    }
+}
+
+fn incremental_tool_results(messages: &[Message<'_>]) -> Option<String> {
+    let start = messages.iter().rposition(|m| m.role != Role::Tool)? + 1;
+    let assistant = &messages[start - 1];
+    if assistant.role != Role::Assistant {
+        return None;
+    }
+    let calls: Vec<&ToolCall<'_>> = assistant
+        .parts
+        .iter()
+        .filter_map(|p| match p {
+            Part::ToolCall(call) => Some(call),
+            _ => None,
+        })
+        .collect();
+    let mut results: Vec<&ToolResult<'_>> = Vec::new();
+    for message in &messages[start..] {
+        for part in &message.parts {
+            match part {
+                Part::ToolResult(result) if calls.iter().any(|c| c.id == result.call_id) => {
+                    results.push(result)
+                }
+                _ => return None,
+            }
+        }
+    }
+    if results.is_empty() {
+        return None;
+    }
+    let answered: Vec<&ToolCall<'_>> = calls
+        .into_iter()
+        .filter(|c| results.iter().any(|r| r.call_id == c.id))
+        .collect();
+    let names: HashMap<&str, &str> = answered.iter().map(|c| (c.id, c.name)).collect();
+    let mut writer = Writer::with_capacity(256);
+    writer.assistant_calls(&answered);
+    for result in results {
+        writer.block();
+        writer.tool_result(result, &names);
+    }
+    writer.block();
+    writer.out.push_str(CONTINUATION);
+    Some(writer.out)
+}
+
+fn estimate_len(conversation: &Conversation<'_>, tools_in_prompt: bool) -> usize {
+    let mut len = 64;
+    for message in &conversation.messages {
+        len += 16;
+        for part in &message.parts {
+            len += match part {
+                Part::Text(t) => t.len(),
+                Part::ToolCall(c) => c.arguments.len() + c.id.len() + c.name.len() + 40,
+                Part::ToolResult(ToolResult {
+                    output: ToolOutput::Text(t),
+                    ..
+                }) => t.len() + 48,
+                _ => 64,
+            };
+        }
+    }
+    if tools_in_prompt {
+        for tool in &conversation.tools {
+            len += tool.name.len() + tool.description.map_or(0, str::len) + 256;
+        }
+    }
+    len
+}
+
+/// One growing prompt; blocks are separated by a blank line.
+struct Writer {
+    out: String,
+}
+
+impl Writer {
+    fn with_capacity(capacity: usize) -> Self {
+        Self {
+            out: String::with_capacity(capacity),
+        }
+    }
+
+    fn block(&mut self) {
+        if !self.out.is_empty() {
+            self.out.push_str("\n\n");
+        }
+    }
+
+    fn label(&mut self, role: Role) {
+        self.block();
+        self.out.push_str(role.label());
+        self.out.push(':');
+    }
+
+    /// System and user messages: text and media, one part per line.
+    fn plain_message(&mut self, message: &Message<'_>) {
+        if message.parts.is_empty() {
+            return;
+        }
+        self.label(message.role);
+        let mut first = true;
+        for part in &message.parts {
+            let before = self.out.len();
+            self.out.push(if first { ' ' } else { '\n' });
+            if !self.content_part(part) {
+                self.out.truncate(before);
+                continue;
+            }
+            first = false;
+        }
+    }
+
+    /// Writes one text/media/unsupported part; false when the part renders as nothing here.
+    fn content_part(&mut self, part: &Part<'_>) -> bool {
+        match part {
+            Part::Text(text) => self.out.push_str(text),
+            Part::Media(media) => self.media(media),
+            Part::Unsupported(kind) => {
+                self.out.push('[');
+                self.out.push_str(kind);
+                self.out
+                    .push_str(" part omitted: cursor-agent cannot receive it]");
+            }
+            Part::Reasoning(_) | Part::ToolCall(_) | Part::ToolResult(_) => return false,
+        }
+        true
+    }
+
+    fn media(&mut self, media: &Media<'_>) {
+        let out = &mut self.out;
+        out.push_str("[attached ");
+        out.push_str(media.kind.label());
+        if let Some(name) = media.filename {
+            out.push_str(" \"");
+            out.push_str(name);
+            out.push('"');
+        }
+        let details = |out: &mut String, bytes: Option<usize>| {
+            let mut open = false;
+            if let Some(media_type) = media.media_type {
+                out.push_str(" (");
+                out.push_str(media_type);
+                open = true;
+            }
+            if let Some(bytes) = bytes {
+                out.push_str(if open { ", " } else { " (" });
+                out.push_str(&bytes.to_string());
+                out.push_str(" bytes");
+                open = true;
+            }
+            if open {
+                out.push(')');
+            }
+        };
+        match &media.source {
+            MediaSource::Url(location) => {
+                details(out, None);
+                out.push_str(": ");
+                out.push_str(location);
+            }
+            MediaSource::Path(path) => {
+                details(out, None);
+                out.push_str(": ");
+                out.push_str(path);
+            }
+            MediaSource::Inline { bytes, .. } => {
+                details(out, Some(*bytes));
+                out.push_str(" omitted: inline data cannot be passed to cursor-agent");
+            }
+            MediaSource::FileId(id) => {
+                details(out, None);
+                out.push_str(" omitted: provider file id ");
+                out.push_str(id);
+                out.push_str(" cannot be read by cursor-agent");
+            }
+        }
+        out.push(']');
+    }
+
+    /// Assistant text, then its tool calls, and the results of tools the provider ran itself.
+    fn assistant(&mut self, parts: &[Part<'_>], names: &HashMap<&str, &str>) {
+        let renders = parts.iter().any(|p| match p {
+            Part::Text(t) => !t.is_empty(),
+            Part::Reasoning(_) => false,
+            _ => true,
+        });
+        if !renders {
+            return;
+        }
+        self.label(Role::Assistant);
+        let mut first = true;
+        for part in parts {
+            if matches!(part, Part::Text(text) if text.is_empty()) {
+                continue;
+            }
+            let before = self.out.len();
+            self.out.push(if first { ' ' } else { '\n' });
+            let wrote = match part {
+                Part::ToolCall(call) => {
+                    write_tool_call(&mut self.out, call);
+                    true
+                }
+                Part::ToolResult(result) => {
+                    self.tool_result(result, names);
+                    true
+                }
+                other => self.content_part(other),
+            };
+            if wrote {
+                first = false;
+            } else {
+                self.out.truncate(before);
+            }
+        }
+    }
+
+    /// An assistant block holding only the given tool calls.
+    fn assistant_calls(&mut self, calls: &[&ToolCall<'_>]) {
+        self.label(Role::Assistant);
+        for (index, call) in calls.iter().enumerate() {
+            self.out.push(if index == 0 { ' ' } else { '\n' });
+            write_tool_call(&mut self.out, call);
+        }
+    }
+
+    fn tool_message(&mut self, message: &Message<'_>, names: &HashMap<&str, &str>) {
+        for part in &message.parts {
+            let before = self.out.len();
+            self.block();
+            if let Part::ToolResult(result) = part {
+                self.tool_result(result, names);
+            } else if !self.content_part(part) {
+                self.out.truncate(before);
+            }
+        }
+    }
+
+    fn tool_result(&mut self, result: &ToolResult<'_>, names: &HashMap<&str, &str>) {
+        self.out.push_str("TOOL_RESULT (");
+        if let Some(name) = result.name.or_else(|| names.get(result.call_id).copied()) {
+            self.out.push_str("name: ");
+            self.out.push_str(name);
+            self.out.push_str(", ");
+        }
+        self.out.push_str("call_id: ");
+        self.out.push_str(result.call_id);
+        if result.is_error {
+            self.out.push_str(", error");
+        }
+        self.out.push_str("): ");
+        match &result.output {
+            ToolOutput::Text(text) => self.out.push_str(text),
+            ToolOutput::Json(value) => self.out.push_str(&value.to_string()),
+            ToolOutput::Denied(reason) => {
+                self.out.push_str("[not executed");
+                if let Some(reason) = reason {
+                    self.out.push_str(": ");
+                    self.out.push_str(reason);
+                }
+                self.out.push(']');
+            }
+            ToolOutput::Parts(parts) => {
+                let mut first = true;
+                for part in parts {
+                    let before = self.out.len();
+                    if !first {
+                        self.out.push('\n');
+                    }
+                    if self.content_part(part) {
+                        first = false;
+                    } else {
+                        self.out.truncate(before);
+                    }
+                }
+            }
+        }
+    }
+
+    fn tools(&mut self, tools: &[ToolDefinition<'_>]) {
+        self.block();
+        self.out.push_str("AVAILABLE TOOLS:");
+        for tool in tools {
+            self.out.push_str("\n- ");
+            self.out.push_str(tool.name);
+            if tool.provider_defined {
+                self.out.push_str(" (provider-defined)");
+            }
+            if let Some(description) = tool.description {
+                self.out.push_str(": ");
+                self.out.push_str(description);
+            }
+            if let Some(parameters) = tool.parameters {
+                self.out.push_str("\n  Parameters: ");
+                self.out.push_str(&parameters.to_string());
+            }
+        }
+    }
+}
+
+fn write_tool_call(out: &mut String, call: &ToolCall<'_>) {
+    out.push_str("tool_call(id: ");
+    out.push_str(call.id);
+    out.push_str(", name: ");
+    out.push_str(call.name);
+    out.push_str(", args: ");
+    out.push_str(&call.arguments);
+    out.push(')');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Value};
+
+    fn conv(value: &Value) -> Conversation<'_> {
+        Conversation::from_request(value).expect("valid")
+    }
+
+    #[test]
+    fn openai_tool_round_trip_flattens_with_labels_ids_and_continuation() {
+        let request = json!({"messages": [
+            {"role": "system", "content": "You are opencode."},
+            {"role": "user", "content": "\"read hello.txt\""},
+            {"role": "assistant", "content": "", "tool_calls": [{"id": "call_fake_1", "type": "function",
+                "function": {"name": "read", "arguments": "{\"filePath\":\"/home/user/project/hello.txt\"}"}}]},
+            {"role": "tool", "tool_call_id": "call_fake_1", "content": "<path>/home/user/project/hello.txt</path>"},
+        ], "tools": [{"type": "function", "function": {"name": "read", "description": "Read", "parameters": {}}}]});
+        let expected = "SYSTEM: You are opencode.\n\n\
+            USER: \"read hello.txt\"\n\n\
+            ASSISTANT: tool_call(id: call_fake_1, name: read, args: {\"filePath\":\"/home/user/project/hello.txt\"})\n\n\
+            TOOL_RESULT (name: read, call_id: call_fake_1): <path>/home/user/project/hello.txt</path>\n\n\
+            The above tool calls have been executed. Continue your response based on these results.";
+        assert_eq!(build_full_prompt(&conv(&request), false), expected);
+    }
+
+    #[test]
+    fn tool_definitions_only_with_tools_in_prompt_after_the_system_prompt() {
+        let request = json!({"messages": [
+            {"role": "system", "content": "sys"},
+            {"role": "user", "content": "hi"},
+        ], "tools": [
+            {"type": "function", "name": "read", "description": "Read a file", "inputSchema": {"type": "object"}},
+            {"type": "provider", "id": "x.web_search", "name": "web_search", "args": {}},
+        ]});
+        let c = conv(&request);
+        assert_eq!(build_full_prompt(&c, false), "SYSTEM: sys\n\nUSER: hi");
+        assert_eq!(
+            build_full_prompt(&c, true),
+            "SYSTEM: sys\n\nAVAILABLE TOOLS:\n- read: Read a file\n  Parameters: {\"type\":\"object\"}\n\
+             - web_search (provider-defined)\n\nUSER: hi"
+        );
+    }
+
+    #[test]
+    fn v3_media_reasoning_and_provider_executed_tools() {
+        let request = json!({"messages": [
+            {"role": "user", "content": [
+                {"type": "text", "text": "look"},
+                {"type": "image_url", "image_url": {"url": "https://x/a.png"}},
+                {"type": "file", "mediaType": "image/png", "data": "QUJD"},
+                {"type": "file", "mediaType": "application/pdf", "data": "file:///tmp/r.pdf", "filename": "r.pdf"},
+                {"type": "file", "file": {"file_id": "file-9", "filename": "notes.txt"}},
+                {"type": "hologram"},
+            ]},
+            {"role": "assistant", "content": [
+                {"type": "reasoning", "text": "hmm"},
+                {"type": "text", "text": "Done."},
+                {"type": "tool-call", "toolCallId": "c1", "toolName": "shell", "input": {"command": "ls"}, "providerExecuted": true},
+                {"type": "tool-result", "toolCallId": "c1", "toolName": "shell", "output": {"type": "json", "value": {"status": "success"}}},
+            ]},
+            {"role": "assistant", "content": [{"type": "reasoning", "text": "only thinking"}]},
+            {"role": "user", "content": [{"type": "text", "text": "next"}]},
+        ]});
+        let expected = "USER: look\n\
+            [attached image: https://x/a.png]\n\
+            [attached image (image/png, 3 bytes) omitted: inline data cannot be passed to cursor-agent]\n\
+            [attached file \"r.pdf\" (application/pdf): /tmp/r.pdf]\n\
+            [attached file \"notes.txt\" omitted: provider file id file-9 cannot be read by cursor-agent]\n\
+            [hologram part omitted: cursor-agent cannot receive it]\n\n\
+            ASSISTANT: Done.\n\
+            tool_call(id: c1, name: shell, args: {\"command\":\"ls\"})\n\
+            TOOL_RESULT (name: shell, call_id: c1): {\"status\":\"success\"}\n\n\
+            USER: next";
+        assert_eq!(build_full_prompt(&conv(&request), false), expected);
+    }
+
+    #[test]
+    fn tool_result_outputs() {
+        let request = json!({"messages": [
+            {"role": "assistant", "content": [
+                {"type": "tool-call", "toolCallId": "c8", "toolName": "read", "input": {}},
+                {"type": "tool-call", "toolCallId": "c9", "toolName": "bash", "input": {}},
+            ]},
+            {"role": "tool", "content": [
+                {"type": "tool-result", "toolCallId": "c8", "toolName": "read", "output": {"type": "content", "value": [
+                    {"type": "text", "text": "see image"},
+                    {"type": "media", "data": "AAAA", "mediaType": "image/png"},
+                ]}},
+                {"type": "tool-result", "toolCallId": "c9", "toolName": "bash", "output": {"type": "execution-denied", "reason": "user said no"}},
+            ]},
+        ]});
+        let expected = "ASSISTANT: tool_call(id: c8, name: read, args: {})\ntool_call(id: c9, name: bash, args: {})\n\n\
+            TOOL_RESULT (name: read, call_id: c8): see image\n\
+            [attached image (image/png, 3 bytes) omitted: inline data cannot be passed to cursor-agent]\n\n\
+            TOOL_RESULT (name: bash, call_id: c9, error): [not executed: user said no]\n\n\
+            The above tool calls have been executed. Continue your response based on these results.";
+        let c = conv(&request);
+        assert_eq!(build_full_prompt(&c, false), expected);
+        // Here the incremental prompt is the same text: the calls and their results.
+        assert_eq!(build_incremental_prompt(&c).as_deref(), Some(expected));
+    }
+
+    #[test]
+    fn incremental_user_text_is_trimmed_without_a_label() {
+        let request = json!({"messages": [
+            {"role": "user", "content": "first"},
+            {"role": "assistant", "content": "ok"},
+            {"role": "user", "content": [{"type": "text", "text": "  next please \n"}]},
+        ]});
+        assert_eq!(
+            build_incremental_prompt(&conv(&request)).as_deref(),
+            Some("next please")
+        );
+    }
+
+    #[test]
+    fn incremental_is_refused_when_not_provably_safe() {
+        let cases = [
+            // a non-text part in the new user message
+            json!({"messages": [{"role": "user", "content": [{"type": "text", "text": "see"},
+                {"type": "image_url", "image_url": {"url": "https://x/a.png"}}]}]}),
+            // empty new user text
+            json!({"messages": [{"role": "user", "content": "   "}]}),
+            // ends with the assistant
+            json!({"messages": [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]}),
+            // a tool result with no assistant call before it
+            json!({"messages": [{"role": "user", "content": "a"}, {"role": "tool", "tool_call_id": "c1", "content": "x"}]}),
+            // a tool result answering a call the assistant did not make
+            json!({"messages": [
+                {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "read", "arguments": "{}"}}]},
+                {"role": "tool", "tool_call_id": "c2", "content": "x"}]}),
+            json!({"messages": []}),
+        ];
+        for case in &cases {
+            assert_eq!(build_incremental_prompt(&conv(case)), None, "{case}");
+        }
+    }
+
+    #[test]
+    fn incremental_tool_results_carry_only_the_answered_calls() {
+        let request = json!({"messages": [
+            {"role": "user", "content": "go"},
+            {"role": "assistant", "content": "Let me look.", "tool_calls": [
+                {"id": "c1", "type": "function", "function": {"name": "read", "arguments": "{\"filePath\":\"a\"}"}},
+                {"id": "c2", "type": "function", "function": {"name": "grep", "arguments": "{\"pattern\":\"x\"}"}},
+                {"id": "c3", "type": "function", "function": {"name": "glob", "arguments": "{}"}},
+            ]},
+            {"role": "tool", "tool_call_id": "c1", "content": "A"},
+            {"role": "tool", "tool_call_id": "c2", "content": "B"},
+        ]});
+        let expected = "ASSISTANT: tool_call(id: c1, name: read, args: {\"filePath\":\"a\"})\n\
+            tool_call(id: c2, name: grep, args: {\"pattern\":\"x\"})\n\n\
+            TOOL_RESULT (name: read, call_id: c1): A\n\n\
+            TOOL_RESULT (name: grep, call_id: c2): B\n\n\
+            The above tool calls have been executed. Continue your response based on these results.";
+        assert_eq!(
+            build_incremental_prompt(&conv(&request)).as_deref(),
+            Some(expected)
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn every_text_appears_in_order_and_the_newest_user_text_is_the_increment(
+            texts in proptest::collection::vec("[a-zA-Z0-9 .,\n]{1,40}", 1..30)
+        ) {
+            let messages: Vec<Value> = texts
+                .iter()
+                .enumerate()
+                .map(|(i, text)| json!({"role": if i % 2 == 0 { "user" } else { "assistant" }, "content": text}))
+                .collect();
+            let request = json!({"messages": messages});
+            let c = conv(&request);
+            let prompt = build_full_prompt(&c, false);
+            let mut from = 0;
+            for (i, text) in texts.iter().enumerate() {
+                let label = if i % 2 == 0 { "USER: " } else { "ASSISTANT: " };
+                let block = format!("{label}{text}");
+                let found = prompt[from..].find(&block);
+                proptest::prop_assert!(found.is_some(), "missing {:?}", block);
+                from += found.unwrap_or(0) + block.len();
+            }
+            let last = texts.last().map(|t| t.trim()).unwrap_or("");
+            let expected = (texts.len() % 2 == 1 && !last.is_empty()).then(|| last.to_owned());
+            proptest::prop_assert_eq!(build_incremental_prompt(&c), expected);
+        }
+    }
+
+    #[test]
+    fn continuation_only_when_the_prompt_ends_with_tool_results() {
+        let request = json!({"messages": [
+            {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "read", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": "x"},
+            {"role": "assistant", "content": "done"},
+            {"role": "user", "content": "thanks"},
+        ]});
+        assert!(!build_full_prompt(&conv(&request), false).contains(CONTINUATION));
+    }
+}

@@ -1,0 +1,82 @@
+//! The error contract as JS sees it: `err.code` of every thrown error and `error.code` of every
+//! error output or result is one of [`ErrorCode`].
+
+use std::borrow::Cow;
+
+use napi::Status;
+use napi_derive::napi;
+
+use crate::core::error::CoreError;
+
+/// Every `code` the package reports: `err.code` of thrown errors, `error.code` of `error`
+/// stream parts, SSE error frames and run results. Cancellation is not an error.
+#[napi(string_enum)]
+pub enum ErrorCode {
+    /// The cursor-agent binary cannot be found or started; the message lists where it looked
+    /// and how to install it.
+    #[napi(value = "E_AGENT_NOT_FOUND")]
+    AgentNotFound,
+    /// Not logged in or invalid key: run `cursor-agent login` or set `CURSOR_API_KEY`.
+    #[napi(value = "E_AUTH")]
+    Auth,
+    /// Usage limit reached before any output (after output the run ends as a success and the
+    /// notice goes to the log).
+    #[napi(value = "E_QUOTA")]
+    Quota,
+    /// Unknown or unavailable model; the message lists what the account can use.
+    #[napi(value = "E_MODEL")]
+    Model,
+    /// The resumed chat is gone or was silently replaced: evict it and rerun as a fresh chat.
+    #[napi(value = "E_RESUME")]
+    Resume,
+    /// Connection failures after Cursor's own retries.
+    #[napi(value = "E_NETWORK")]
+    Network,
+    /// The idle or the overall timeout was hit.
+    #[napi(value = "E_TIMEOUT")]
+    Timeout,
+    /// The JS output callback threw.
+    #[napi(value = "E_CALLBACK")]
+    Callback,
+    /// Any other failure of the agent process; the message includes the last lines of stderr.
+    #[napi(value = "E_AGENT_EXIT")]
+    AgentExit,
+    /// Bad options or arguments from the caller, or a call the object's state does not allow.
+    #[napi(value = "E_INVALID_ARG")]
+    InvalidArg,
+}
+
+/// The `code` carried by errors thrown from bindings: a section-6 code for core failures,
+/// napi's own status name for failures inside napi (argument conversion, panics).
+pub struct Code(Cow<'static, str>);
+
+impl AsRef<str> for Code {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<Status> for Code {
+    fn from(status: Status) -> Self {
+        Self(Cow::Owned(status.as_ref().to_owned()))
+    }
+}
+
+/// Result of a binding that throws errors with a stable `err.code`.
+pub type Result<T> = napi::Result<T, Code>;
+
+/// The JS error for a core failure: `err.code` is the stable code, `err.message` the message.
+pub fn to_js_error(error: CoreError) -> napi::Error<Code> {
+    let code = error.code();
+    napi::Error::new(Code(Cow::Borrowed(code)), error.message())
+}
+
+/// An `E_INVALID_ARG` error with `message`.
+pub fn invalid_arg(message: impl Into<String>) -> napi::Error<Code> {
+    to_js_error(CoreError::InvalidArg(message.into()))
+}
+
+/// Re-codes a napi failure (e.g. a failed JS call) so it carries a [`Code`].
+pub fn from_napi(error: napi::Error) -> napi::Error<Code> {
+    napi::Error::new(Code::from(error.status), error.reason)
+}

@@ -141,6 +141,14 @@ describe('opencode serve with the cursor-acp plugin', () => {
     assert.ok(!runs[0]!.argv.includes('--resume'))
     assert.ok(runs[0]!.stdin!.includes('first question'))
     const chatId = runs[0]!.sessionId!
+    // The session title was answered locally (README: Session titles), not by a cursor-agent run.
+    let title = ''
+    await waitFor(() => {
+      void server.request('GET', `/session/${session}`).then((info) => (title = info.title))
+      return title === 'first question'
+    }, 15_000)
+    assert.equal(title, 'first question')
+    assert.equal(sandbox.invocations().length, 1)
 
     writeFileSync(control, JSON.stringify({ FAKE_CURSOR_STREAM: 'text:Second answer.' }))
     const second = await server.prompt(session, 'second question')

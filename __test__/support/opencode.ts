@@ -169,6 +169,8 @@ export interface OpenCodeServer {
   prompt(sessionId: string, text: string, model?: string): Promise<Record<string, any>>
   /** `POST /session/:id/abort`. */
   abort(sessionId: string): Promise<void>
+  /** Any other call of OpenCode's HTTP API; resolves with the parsed JSON body (null when empty). */
+  request(method: string, path: string, body?: unknown): Promise<any>
   /** Stops the server's whole process group. */
   close(): Promise<void>
   /** The server's output so far (for failure messages). */
@@ -357,6 +359,7 @@ async function startServer(binary: string, workspace: string, env: NodeJS.Proces
     async abort(sessionId) {
       await call('POST', `/session/${sessionId}/abort`)
     },
+    request: call,
     close() {
       closing ??= (async () => {
         killGroup(child, 'SIGTERM')

@@ -25,7 +25,7 @@ function realCursorAgent() {
   if (process.env.CURSOR_AGENT_EXECUTABLE) return process.env.CURSOR_AGENT_EXECUTABLE
   try {
     const { resolveCursorAgent } = require('../index.js')
-    if (typeof resolveCursorAgent === 'function') return resolveCursorAgent().path
+    if (typeof resolveCursorAgent === 'function') return resolveCursorAgent().path ?? null
   } catch {
     // Fall back to a PATH lookup below.
   }

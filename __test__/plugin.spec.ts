@@ -2,7 +2,7 @@
 // plugin's config hook and the provider over the fake cursor-agent. Runs under Node and Bun.
 // Expected values come from ARCHITECTURE sections 3 and 4.4 and the README, written out here.
 import assert from 'node:assert/strict'
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync, existsSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { after, describe, test } from 'node:test'
@@ -351,5 +351,32 @@ describe('the provider over the fake cursor-agent', { skip: runnerReason }, () =
       }
       assert.deepEqual(parts.at(-1).finishReason, { unified: 'other', raw: 'cancelled' })
     })
+  })
+  test('cancelling the stream stops cursor-agent', async () => {
+    const { createCursorAcp } = await load.provider()
+    const cancelLog = join(scratch, 'cancel-log')
+    await withEnv({ FAKE_CURSOR_LOG_DIR: cancelLog, FAKE_CURSOR_SCENARIO: 'long' }, async () => {
+      const model = createCursorAcp({ name: 'cursor-acp', workspace, executable: fakeAgent }).languageModel('auto')
+      const { stream } = await model.doStream({ prompt: userPrompt('work') } as any)
+      const reader = stream.getReader()
+      for (;;) {
+        const { done, value } = await reader.read()
+        assert.equal(done, false, 'the long run ended by itself')
+        if (value.type === 'text-delta') break
+      }
+      await reader.cancel()
+    })
+    const [record] = readdirSync(cancelLog).map((file) => JSON.parse(readFileSync(join(cancelLog, file), 'utf8')))
+    const gone = (pid: number) => {
+      try {
+        process.kill(pid, 0)
+        return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
+      } catch {
+        return true
+      }
+    }
+    const deadline = Date.now() + 20_000
+    while (!(gone(record.pid) && gone(record.grandchildPid)) && Date.now() < deadline) await new Promise((done) => setTimeout(done, 100))
+    assert.ok(gone(record.pid) && gone(record.grandchildPid), `cursor-agent ${record.pid} or its child ${record.grandchildPid} survived`)
   })
 })

@@ -177,13 +177,14 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
     const manager = resumeManager(this.#config.settings.sessionResume)
     let current: CursorAgentRun | undefined
     let stopped = false
+    // False once the stream is closed or the consumer cancelled it: late parts are dropped.
+    let open = true
     const stop = (): void => {
       stopped = true
       current?.cancel()
     }
     return new ReadableStream<LanguageModelV3StreamPart>({
       start: (controller) => {
-        let open = true
         const enqueue = (part: LanguageModelV3StreamPart): void => {
           if (open) controller.enqueue(part)
         }
@@ -237,7 +238,10 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
             }
           })
       },
-      cancel: () => stop(),
+      cancel: () => {
+        open = false
+        stop()
+      },
     })
   }
 

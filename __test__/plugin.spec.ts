@@ -255,6 +255,10 @@ describe('the plugin entry', () => {
   })
 })
 
+function childEnv(): Record<string, string> {
+  return Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => typeof entry[1] === 'string'))
+}
+
 async function collect(stream: ReadableStream<any>): Promise<any[]> {
   const parts: any[] = []
   const reader = stream.getReader()
@@ -378,5 +382,22 @@ describe('the provider over the fake cursor-agent', { skip: runnerReason }, () =
     const deadline = Date.now() + 20_000
     while (!(gone(record.pid) && gone(record.grandchildPid)) && Date.now() < deadline) await new Promise((done) => setTimeout(done, 100))
     assert.ok(gone(record.pid) && gone(record.grandchildPid), `cursor-agent ${record.pid} or its child ${record.grandchildPid} survived`)
+  })
+  test('models come from `cursor-agent models` and are cached; a failing lookup falls back', async () => {
+    const { cursorModels, FALLBACK_MODELS } = await load.models()
+    const cacheFile = join(scratch, 'models-cache', 'models.json')
+    const fromCursor = await cursorModels({ cacheFile, executable: fakeAgent, env: childEnv() })
+    const fakeList = [
+      { id: 'auto', name: 'Auto' },
+      { id: 'fake-model', name: 'Fake Model' },
+      { id: 'composer-2.5', name: 'Composer 2.5' },
+    ]
+    assert.deepEqual(fromCursor, { models: fakeList, source: 'cursor' })
+    const missing = join(scratch, 'no-such-agent')
+    assert.deepEqual(await cursorModels({ cacheFile, executable: missing, env: childEnv() }), { models: fakeList, source: 'cache' })
+    const later = () => Date.now() + 7 * 3_600_000
+    assert.deepEqual(await cursorModels({ cacheFile, executable: missing, env: childEnv(), now: later }), { models: fakeList, source: 'stale-cache' })
+    const noCache = join(scratch, 'models-none', 'models.json')
+    assert.deepEqual(await cursorModels({ cacheFile: noCache, executable: missing, env: childEnv() }), { models: [...FALLBACK_MODELS], source: 'fallback' })
   })
 })

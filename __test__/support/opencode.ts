@@ -82,9 +82,32 @@ export async function installOpenCode(cacheDir: string = DEFAULT_CACHE): Promise
   const name = openCodePackage()
   const manifest = join(cacheDir, 'node_modules', name, 'package.json')
   const binary = join(cacheDir, 'node_modules', name, 'bin', 'opencode')
-  const installed = existsSync(manifest) && JSON.parse(readFileSync(manifest, 'utf8')).version === OPENCODE_VERSION
-  if (installed && existsSync(binary)) return binary
+  const installed = () => existsSync(binary) && existsSync(manifest) && JSON.parse(readFileSync(manifest, 'utf8')).version === OPENCODE_VERSION
+  if (installed()) return binary
   mkdirSync(cacheDir, { recursive: true })
+  // Test files run in parallel processes: one installs, the others wait for it.
+  const lock = join(cacheDir, '.install-lock')
+  const deadline = Date.now() + 600_000
+  for (;;) {
+    try {
+      mkdirSync(lock)
+      break
+    } catch {
+      if (Date.now() > deadline) throw new Error(`${lock} is held for too long; remove it if no install is running`)
+      await new Promise((done) => setTimeout(done, 500))
+    }
+  }
+  try {
+    if (installed()) return binary
+    await npmInstall(cacheDir, name)
+  } finally {
+    rmSync(lock, { recursive: true, force: true })
+  }
+  return binary
+}
+
+async function npmInstall(cacheDir: string, name: string): Promise<void> {
+  const binary = join(cacheDir, 'node_modules', name, 'bin', 'opencode')
   if (!existsSync(join(cacheDir, 'package.json'))) writeFileSync(join(cacheDir, 'package.json'), '{"private":true}\n')
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
   const result = await execute(npm, ['install', '--no-audit', '--no-fund', '--ignore-scripts', `${name}@${OPENCODE_VERSION}`], {
@@ -95,7 +118,6 @@ export async function installOpenCode(cacheDir: string = DEFAULT_CACHE): Promise
   if (result.code !== 0 || !existsSync(binary)) {
     throw new Error(`installing ${name}@${OPENCODE_VERSION} failed (exit ${result.code}):\n${result.stderr}`)
   }
-  return binary
 }
 
 /** A config folder OpenCode would otherwise fill with `npm install @opencode-ai/plugin` (slow, online). */

@@ -401,3 +401,24 @@ describe('the provider over the fake cursor-agent', { skip: runnerReason }, () =
     assert.deepEqual(await cursorModels({ cacheFile: noCache, executable: missing, env: childEnv() }), { models: [...FALLBACK_MODELS], source: 'fallback' })
   })
 })
+
+const loggingReason = typeof nativeApi.setLogging === 'function' ? false : 'this build of the addon has no setLogging yet'
+
+describe('logging', { skip: loggingReason }, () => {
+  test('CURSOR_ACP_LOG_LEVEL turns on logging into CURSOR_ACP_LOG_FILE, never the terminal', async () => {
+    const { CursorAcpPlugin } = await load.server()
+    const logFile = join(scratch, 'logs', 'cursor.log')
+    const cfg: Record<string, any> = {}
+    await withEnv(
+      { XDG_DATA_HOME: join(scratch, 'data'), HOME: scratch, CURSOR_ACP_LOG_LEVEL: 'debug', CURSOR_ACP_LOG_FILE: logFile, CURSOR_AGENT_EXECUTABLE: fakeAgent },
+      async () => {
+        const hooks = await CursorAcpPlugin({ directory: scratch, worktree: '/' } as any)
+        await hooks.config!(cfg as any)
+      },
+    )
+    assert.equal(cfg.provider['cursor-acp'].options.configurationWarnings, undefined)
+    assert.ok(existsSync(logFile), `${logFile} was not created`)
+    nativeApi.setLogging({ level: 'off' })
+  })
+})
+

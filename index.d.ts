@@ -283,9 +283,9 @@ export interface PromptRequest {
 /**
  * Find cursor-agent: `executable`, then `cursor-agent` and `agent` on `PATH`,
  * `~/.local/bin/cursor-agent`, `~/.cursor-agent/cursor-agent`, and on Windows the newest
- * `%LOCALAPPDATA%\cursor-agent\versions\<v>
-ode.exe` (run with its `index.js`). The default
- * lookup (no `executable`) is cached, keyed by the `PATH` and `HOME` it used.
+ * `versions/<v>/node.exe` under `%LOCALAPPDATA%/cursor-agent` (run with its `index.js`; the
+ * `.cmd` shim cannot be started without a shell). The default lookup (no `executable`) is
+ * cached, keyed by the `PATH` and `HOME` it used.
  */
 export declare function resolveCursorAgent(options?: CursorAgentLookupOptions | undefined | null): CursorAgentResolution
 
@@ -353,7 +353,7 @@ export interface ResumeRequest {
  * cursor-agent itself started survives such a kill; on Windows only cursor-agent itself is
  * stopped (no process group).
  */
-export declare function runCursorAgent(options: RunCursorAgentOptions, onOutput: (outputs: Array<string | Record<string, any>>) => void): CursorAgentRun
+export declare function runCursorAgent(options: RunCursorAgentOptions & Required<Pick<RunCursorAgentOptions, 'prompt' | 'model' | 'workspace'>>, onOutput: (outputs: StreamOutput[]) => void): CursorAgentRun
 
 /** Options of `runCursorAgent`. */
 export interface RunCursorAgentOptions {

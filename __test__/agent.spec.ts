@@ -10,7 +10,9 @@ import { dirname, join } from 'node:path'
 import { after, describe, it } from 'node:test'
 
 import { listCursorModels, resolveCursorAgent, runCursorAgent } from '../index.js'
-import type { RunCursorAgentOptions, RunResult } from '../index.js'
+import type { RunResult } from '../index.js'
+
+type RunCursorAgentOptions = Parameters<typeof runCursorAgent>[0]
 
 const here = __dirname
 const agents = join(here, 'agents')
@@ -210,7 +212,11 @@ describe('runCursorAgent: delivery', () => {
       base({ env: agentEnv({ FAKE_AGENT_REPLAY: capture, FAKE_AGENT_DELAY_MS: '3' }) }),
     )
     assert.ok(batches.length > 1, `expected several batches, got ${batches.length}`)
-    assert.equal(batchesWhenSettled, batches.length)
+    // wait() settled after the last batch: the finish part had arrived by then, and nothing
+    // arrives afterwards
+    assert.equal(parts(batches.slice(0, batchesWhenSettled)).at(-1)!.type, 'finish')
+    await new Promise((r) => setTimeout(r, 100))
+    assert.equal(batches.length, batchesWhenSettled)
     const ps = parts(batches)
     assert.equal(ps[0].type, 'stream-start')
     assert.equal(ps.at(-1)!.type, 'finish')

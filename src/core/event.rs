@@ -251,6 +251,11 @@ fn is_transport(kind: &str) -> bool {
 
 /// Parse one record.
 pub fn parse(line: &str) -> Parsed<'_> {
+    parse_fragment(line).unwrap_or_else(|| parse_general(line))
+}
+
+/// Parse any record with serde.
+fn parse_general(line: &str) -> Parsed<'_> {
     if !line.trim_start().starts_with('{') {
         return Parsed::Invalid;
     }
@@ -271,6 +276,147 @@ pub fn parse(line: &str) -> Parsed<'_> {
             }
         },
     }
+}
+
+/// The start of a text fragment exactly as cursor-agent writes it (compact, this key order).
+const TEXT_FRAGMENT_HEAD: &str =
+    r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"#;
+const TEXT_FRAGMENT_SESSION: &str = r#"}]},"session_id":"#;
+/// The start of a thinking delta exactly as cursor-agent writes it.
+const THINKING_DELTA_HEAD: &str = r#"{"type":"thinking","subtype":"delta","text":"#;
+const THINKING_DELTA_SESSION: &str = r#","session_id":"#;
+const TIMESTAMP_KEY: &str = r#","timestamp_ms":"#;
+/// Above this length a record's tail is checked before its text is scanned.
+const LONG_RECORD: usize = 512;
+
+/// Fragments (text and thinking deltas) are most of a long stream's records. When a record is
+/// laid out exactly as cursor-agent lays them out, read it directly; anything else, including
+/// every record this reading would not understand exactly as serde does, returns `None` and
+/// goes through the general parser.
+fn parse_fragment(line: &str) -> Option<Parsed<'_>> {
+    let (channel, rest, session_key) = if let Some(rest) = line.strip_prefix(TEXT_FRAGMENT_HEAD) {
+        (Channel::Text, rest, TEXT_FRAGMENT_SESSION)
+    } else if let Some(rest) = line.strip_prefix(THINKING_DELTA_HEAD) {
+        (Channel::Thinking, rest, THINKING_DELTA_SESSION)
+    } else {
+        return None;
+    };
+    // Recaps share the head but not the tail: reject a long one before scanning its text.
+    if line.len() > LONG_RECORD && !ends_like_a_fragment(line, session_key) {
+        return None;
+    }
+    let (text, rest) = json_string(rest)?;
+    let (session_id, rest) = json_string(rest.strip_prefix(session_key)?)?;
+    let rest = json_integer(rest.strip_prefix(TIMESTAMP_KEY)?)?;
+    if rest != "}" {
+        return None;
+    }
+    let text = text.value()?;
+    let session_id = session_id.value()?;
+    let body = match channel {
+        Channel::Text => EventBody::Assistant {
+            partial: true,
+            parts: Parts {
+                first: Some(ContentPart {
+                    kind: Some(Cow::Borrowed("text")),
+                    text: Some(text),
+                    thinking: None,
+                }),
+                rest: Vec::new(),
+            },
+        },
+        Channel::Thinking => EventBody::Thinking {
+            partial: true,
+            text: Some(text),
+            completed: false,
+        },
+    };
+    Some(Parsed::Event(Event {
+        session_id: Some(session_id),
+        body,
+    }))
+}
+
+/// Whether `line` ends with `<session_key>"<id>","timestamp_ms":<digits>}`: a cheap test
+/// from the end, so a record that is not a fragment costs little more than its tail.
+fn ends_like_a_fragment(line: &str, session_key: &str) -> bool {
+    let Some(body) = line.strip_suffix('}') else {
+        return false;
+    };
+    let body = body.trim_end_matches(|c: char| c.is_ascii_digit());
+    let body = body.strip_suffix('-').unwrap_or(body);
+    let Some(body) = body
+        .strip_suffix(TIMESTAMP_KEY)
+        .and_then(|b| b.strip_suffix('"'))
+    else {
+        return false;
+    };
+    body.rfind('"')
+        .is_some_and(|quote| body[..quote].ends_with(session_key))
+}
+
+/// A JSON string literal at the start of `input` (quotes included) and what follows it.
+/// Escapes are only noted here: decoding waits until the whole layout matched.
+struct JsonStr<'a> {
+    quoted: &'a str,
+    escaped: bool,
+}
+
+impl<'a> JsonStr<'a> {
+    /// The string's value; `None` for escapes serde would reject.
+    fn value(&self) -> Option<Cow<'a, str>> {
+        if self.escaped {
+            serde_json::from_str::<String>(self.quoted)
+                .ok()
+                .map(Cow::Owned)
+        } else {
+            Some(Cow::Borrowed(&self.quoted[1..self.quoted.len() - 1]))
+        }
+    }
+}
+
+/// Split a JSON string literal off the start of `input`. `None` when `input` does not start
+/// with one or it holds a raw control character (which serde rejects).
+fn json_string(input: &str) -> Option<(JsonStr<'_>, &str)> {
+    let bytes = input.as_bytes();
+    if bytes.first() != Some(&b'"') {
+        return None;
+    }
+    let mut escaped = false;
+    let mut i = 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                let literal = JsonStr {
+                    quoted: &input[..=i],
+                    escaped,
+                };
+                return Some((literal, &input[i + 1..]));
+            }
+            b'\\' => {
+                escaped = true;
+                i += 2;
+            }
+            0x00..=0x1f => return None,
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// A JSON integer (`0`, or digits without a leading zero, optionally negative) at the start of
+/// `input`; returns what follows it. Fractions and exponents are left to the general parser.
+fn json_integer(input: &str) -> Option<&str> {
+    let digits_from = usize::from(input.starts_with('-'));
+    let digits = input[digits_from..]
+        .bytes()
+        .take_while(u8::is_ascii_digit)
+        .count();
+    let number = &input[digits_from..digits_from + digits];
+    if digits == 0 || (number.starts_with('0') && digits > 1) {
+        return None;
+    }
+    Some(&input[digits_from + digits..])
 }
 
 /// Partial delta: `timestamp_ms` is a number and `model_call_id` is absent.
@@ -370,6 +516,144 @@ mod tests {
         match parse(line) {
             Parsed::Event(e) => e,
             other => panic!("not an event: {other:?} for {line}"),
+        }
+    }
+
+    /// The fast reading of fragments and the general parser agree on every record.
+    fn assert_same_reading(line: &str) -> bool {
+        let general = format!("{:?}", parse_general(line));
+        match parse_fragment(line) {
+            Some(fast) => {
+                assert_eq!(format!("{fast:?}"), general, "{line}");
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn text_fragment(text_json: &str, session_json: &str, ts: &str) -> String {
+        format!(
+            r#"{{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"text","text":{text_json}}}]}},"session_id":{session_json},"timestamp_ms":{ts}}}"#
+        )
+    }
+
+    fn thinking_fragment(text_json: &str, session_json: &str, ts: &str) -> String {
+        format!(
+            r#"{{"type":"thinking","subtype":"delta","text":{text_json},"session_id":{session_json},"timestamp_ms":{ts}}}"#
+        )
+    }
+
+    #[test]
+    fn fragments_in_cursor_layout_take_the_fast_reading() {
+        for text in [
+            "",
+            "Checking",
+            " now",
+            ":\n\n",
+            "\u{e9}\u{1F600}",
+            "q\"b\\s\u{7f}\u{2028}",
+        ] {
+            let text_json = serde_json::to_string(text).unwrap();
+            for ts in ["1787030681469", "0", "-5"] {
+                assert!(assert_same_reading(&text_fragment(
+                    &text_json, r#""s-1""#, ts
+                )));
+                assert!(assert_same_reading(&thinking_fragment(
+                    &text_json, r#""s-1""#, ts
+                )));
+            }
+        }
+        // Long fragments take the tail check first.
+        let long = serde_json::to_string(&"long \"text\"\n".repeat(100)).unwrap();
+        assert!(long.len() > LONG_RECORD);
+        assert!(assert_same_reading(&text_fragment(&long, r#""s-1""#, "7")));
+        assert!(assert_same_reading(&thinking_fragment(
+            &long, r#""s-1""#, "-7"
+        )));
+        // Escapes that serde_json itself would not write.
+        for text_json in [r#""\u0041\/\ud83d\ude00""#, r#""tab\there""#] {
+            assert!(assert_same_reading(&text_fragment(
+                text_json,
+                r#""s\u0031""#,
+                "1"
+            )));
+        }
+    }
+
+    #[test]
+    fn other_layouts_fall_back_to_the_general_parser() {
+        let cases = [
+            // Snapshot markers, other keys, other orders, whitespace.
+            r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a"}]},"session_id":"s","model_call_id":"m","timestamp_ms":1}"#.to_owned(),
+            r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a"}]},"session_id":"s"}"#.to_owned(),
+            r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a"}]},"session_id":"s","timestamp_ms":1,"x":2}"#.to_owned(),
+            format!("{} ", text_fragment(r#""a""#, r#""s""#, "1")),
+            text_fragment(r#""a""#, r#""s""#, "1.5"),
+            text_fragment(r#""a""#, r#""s""#, "1e3"),
+            text_fragment(r#""a""#, r#""s""#, r#""1""#),
+            text_fragment(r#""a""#, "null", "1"),
+            format!(
+                r#"{{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"text","text":"{}"}}]}},"session_id":"s","model_call_id":"m","timestamp_ms":1}}"#,
+                "x".repeat(600)
+            ),
+            text_fragment(&format!(r#""{}""#, "x".repeat(600)), r#""s\"q""#, "1"),
+            // Invalid JSON the general parser must report.
+            text_fragment("\"raw\ncontrol\"", r#""s""#, "1"),
+            text_fragment(r#""bad \x escape""#, r#""s""#, "1"),
+            text_fragment(r#""lone \ud800""#, r#""s""#, "1"),
+            text_fragment(r#""a""#, r#""s""#, "01"),
+            text_fragment(r#""a""#, r#""s""#, "-"),
+            text_fragment(r#""unterminated"#, r#""s""#, "1"),
+            r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a"#.to_owned(),
+        ];
+        for line in cases {
+            assert!(!assert_same_reading(&line), "fast reading accepted {line}");
+        }
+        assert!(matches!(
+            parse(&text_fragment(r#""bad \x escape""#, r#""s""#, "1")),
+            Parsed::Invalid
+        ));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn fast_and_general_readings_agree(
+            text in proptest::prelude::any::<String>(),
+            session in "[a-z0-9-]{0,12}",
+            ts in proptest::prelude::any::<i64>(),
+            thinking in proptest::prelude::any::<bool>(),
+        ) {
+            let text_json = serde_json::to_string(&text).unwrap();
+            let session_json = serde_json::to_string(&session).unwrap();
+            let line = if thinking {
+                thinking_fragment(&text_json, &session_json, &ts.to_string())
+            } else {
+                text_fragment(&text_json, &session_json, &ts.to_string())
+            };
+            proptest::prop_assert!(assert_same_reading(&line));
+        }
+
+        #[test]
+        fn a_mutated_fragment_is_read_as_the_general_parser_reads_it(
+            position in 0usize..200,
+            replacement in proptest::prelude::any::<char>(),
+            delete in proptest::prelude::any::<bool>(),
+            thinking in proptest::prelude::any::<bool>(),
+        ) {
+            let line = if thinking {
+                thinking_fragment(r#""a \"b\" \u00e9\n c""#, r#""s-1""#, "1787030681469")
+            } else {
+                text_fragment(r#""a \"b\" \u00e9\n c""#, r#""s-1""#, "1787030681469")
+            };
+            let mut chars: Vec<char> = line.chars().collect();
+            let at = position % chars.len();
+            if delete {
+                chars.remove(at);
+            } else {
+                chars[at] = replacement;
+            }
+            let mutated: String = chars.into_iter().collect();
+            assert_same_reading(&mutated);
         }
     }
 

@@ -1068,6 +1068,62 @@ mod tests {
         assert_eq!(t.skipped_lines(), 4);
     }
 
+    /// Log lines written while `f` runs, at every level.
+    fn captured_logs(f: impl FnOnce()) -> String {
+        use std::sync::{Arc, Mutex};
+        #[derive(Clone)]
+        struct Buffer(Arc<Mutex<Vec<u8>>>);
+        impl std::io::Write for Buffer {
+            fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+                self.0.lock().unwrap().extend_from_slice(bytes);
+                Ok(bytes.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let buffer = Buffer(Arc::new(Mutex::new(Vec::new())));
+        let writer = buffer.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::TRACE)
+            .with_ansi(false)
+            .with_writer(move || writer.clone())
+            .finish();
+        tracing::subscriber::with_default(subscriber, f);
+        let bytes = buffer.0.lock().unwrap().clone();
+        String::from_utf8(bytes).unwrap()
+    }
+
+    #[test]
+    fn skipped_records_are_logged_at_debug_with_a_short_prefix() {
+        let garbage = format!("{}{}", "\u{e9}".repeat(100), "TAIL".repeat(50));
+        let logs = captured_logs(|| {
+            let mut t = StreamTransformer::new(options(Format::AiSdk));
+            let mut out = Vec::new();
+            t.push(format!("{garbage}\n").as_bytes(), &mut out).unwrap();
+            assert_eq!(t.skipped_lines(), 1);
+        });
+        assert!(logs.contains("DEBUG"), "{logs}");
+        assert!(logs.contains("not a JSON object"), "{logs}");
+        // 100 bytes of the record: fifty two-byte characters, nothing of the tail.
+        assert!(logs.contains(&"\u{e9}".repeat(50)), "{logs}");
+        assert!(!logs.contains(&"\u{e9}".repeat(51)), "{logs}");
+        assert!(!logs.contains("TAIL"), "{logs}");
+    }
+
+    #[test]
+    fn quota_after_output_is_logged_not_reported() {
+        let logs = captured_logs(|| {
+            let (_, summary) = run(
+                Format::AiSdk,
+                &stream(&[delta("kept")]),
+                &outcome(Some(1), None, "Error: You've hit your usage limit", false),
+            );
+            assert_eq!(summary.error, None);
+        });
+        assert!(logs.contains("usage limit"), "{logs}");
+    }
+
     #[test]
     fn push_after_finish_is_invalid_and_second_finish_is_empty() {
         let mut t = StreamTransformer::new(options(Format::AiSdk));

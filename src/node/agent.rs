@@ -17,31 +17,9 @@ use napi::threadsafe_function::{
 use napi::{sys, JsError};
 use napi_derive::napi;
 
+use super::error_code::{to_js_error, Code};
 use crate::core::agent::{self, OutputSink, Receipt};
-use crate::core::error::CoreError;
 use crate::core::transformer::Output;
-
-/// `err.code` of errors thrown or rejected by these functions (section 6 codes).
-pub struct ErrorCode(String);
-
-impl AsRef<str> for ErrorCode {
-    fn as_ref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl From<Status> for ErrorCode {
-    fn from(status: Status) -> Self {
-        Self(status.as_ref().to_owned())
-    }
-}
-
-fn to_napi_error(error: &CoreError) -> napi::Error<ErrorCode> {
-    napi::Error::new(
-        ErrorCode(error.code().to_owned()),
-        error.message().to_owned(),
-    )
-}
 
 /// The registry owner of children started from this JS environment (main thread or a worker).
 pub(crate) fn owner_of(env: &Env) -> u64 {
@@ -268,13 +246,21 @@ impl CursorAgentRun {
 #[napi(catch_unwind)]
 pub fn run_cursor_agent(
     env: Env,
+    #[napi(
+        ts_arg_type = "RunCursorAgentOptions & Required<Pick<RunCursorAgentOptions, 'prompt' | 'model' | 'workspace'>>"
+    )]
     options: RunCursorAgentOptions,
-    #[napi(ts_arg_type = "(outputs: Array<string | Record<string, any>>) => void")]
-    on_output: ThreadsafeFunction<OutputBatch, UnknownReturnValue, OutputBatch, Status, false>,
-) -> napi::Result<CursorAgentRun, ErrorCode> {
+    #[napi(ts_arg_type = "(outputs: StreamOutput[]) => void")] on_output: ThreadsafeFunction<
+        OutputBatch,
+        UnknownReturnValue,
+        OutputBatch,
+        Status,
+        false,
+    >,
+) -> napi::Result<CursorAgentRun, Code> {
     let options = agent::RunRequest::from(options)
         .validate()
-        .map_err(|e| to_napi_error(&e))?;
+        .map_err(to_js_error)?;
     let sink = Arc::new(JsOutputSink { on_output });
     let handle = agent::start_run(options, sink, run_context(&env));
     Ok(CursorAgentRun { handle })
@@ -300,8 +286,9 @@ pub struct CursorAgentResolution {
 
 /// Find cursor-agent: `executable`, then `cursor-agent` and `agent` on `PATH`,
 /// `~/.local/bin/cursor-agent`, `~/.cursor-agent/cursor-agent`, and on Windows the newest
-/// `%LOCALAPPDATA%\cursor-agent\versions\<v>\node.exe` (run with its `index.js`). The default
-/// lookup (no `executable`) is cached, keyed by the `PATH` and `HOME` it used.
+/// `versions/<v>/node.exe` under `%LOCALAPPDATA%/cursor-agent` (run with its `index.js`; the
+/// `.cmd` shim cannot be started without a shell). The default lookup (no `executable`) is
+/// cached, keyed by the `PATH` and `HOME` it used.
 #[napi(catch_unwind)]
 pub fn resolve_cursor_agent(options: Option<CursorAgentLookupOptions>) -> CursorAgentResolution {
     let (executable, env) = options.map_or((None, None), |o| (o.executable, o.env));
@@ -344,7 +331,7 @@ pub fn list_cursor_models<'env>(
                 })
                 .collect()),
             Err(error) => {
-                let js_error = JsError::from(to_napi_error(&error)).into_unknown(*env);
+                let js_error = JsError::from(to_js_error(error)).into_unknown(*env);
                 Err(napi::Error::from(js_error))
             }
         },

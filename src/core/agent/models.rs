@@ -10,7 +10,7 @@ use super::command::EnvVars;
 use super::process::{self, ProcessGroup};
 use super::registry;
 use super::resolve::{not_found_message, resolve_agent};
-use super::run::{last_lines, RunContext};
+use super::run::{last_lines, start_failure_message, RunContext};
 use super::tail::{TailBuffer, STDERR_TAIL_BYTES};
 use crate::core::classify::{classify_failure, strip_ansi};
 use crate::core::error::CoreError;
@@ -133,10 +133,7 @@ pub async fn list_models(
     }
     process::prepare(&mut command);
     let mut child = process::spawn(command, &ctx.runtime).await.map_err(|e| {
-        CoreError::AgentNotFound(format!(
-            "cursor-agent at {} could not be started: {e}",
-            launcher.program.display()
-        ))
+        CoreError::AgentNotFound(start_failure_message(&launcher, &e, env.as_ref()))
     })?;
     let group = child.id().map(ProcessGroup::of_leader);
     let _registration = group.map(|g| registry::register(ctx.owner, g));

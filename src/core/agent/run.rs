@@ -32,7 +32,8 @@ pub const MAX_BATCHES_IN_FLIGHT: usize = 8;
 /// Between SIGTERM and SIGKILL when a run is stopped.
 pub const KILL_GRACE: Duration = Duration::from_secs(2);
 const READ_BUFFER_BYTES: usize = 64 * 1024;
-/// After the child exits, how long stdout may stay open (held by something it started).
+/// After the child exits, how long stdout may stay open and silent (held open by something it
+/// started) before the run is over.
 const STDOUT_DRAIN_AFTER_EXIT: Duration = Duration::from_secs(1);
 /// After the child exits, how long to wait for the rest of stderr.
 const STDERR_DRAIN_AFTER_EXIT: Duration = Duration::from_millis(500);
@@ -221,11 +222,10 @@ impl Run {
         let mut child = match process::spawn(command, &self.ctx.runtime).await {
             Ok(child) => child,
             Err(e) => {
-                let error = CoreError::AgentNotFound(format!(
-                    "cursor-agent at {} could not be started: {e}. Reinstall it with \
-                     `curl https://cursor.com/install -fsS | bash`, or point \
-                     CURSOR_AGENT_EXECUTABLE at a working binary.",
-                    launcher.program.display()
+                let error = CoreError::AgentNotFound(start_failure_message(
+                    &launcher,
+                    &e,
+                    self.options.env.as_ref(),
                 ));
                 return self.fail_without_child(error).await;
             }
@@ -415,9 +415,9 @@ impl Run {
                 reason = stop_requested(&mut self.stop_rx) => Event::Stop(reason),
                 () = sleep_until(overall) => Event::Overall,
                 () = sleep_until(idle) => Event::Idle,
-                () = sleep_until(drain_until) => Event::Drained,
                 read = stdout.read(&mut buf), if stdout_open => Event::Read(read),
                 status = child.wait(), if exit.is_none() => Event::Exited(status),
+                () = sleep_until(drain_until) => Event::Drained,
             };
             match event {
                 Event::Stop(reason) => return (Ending::Stopped(reason), exit),
@@ -441,6 +441,9 @@ impl Run {
                 }
                 Event::Read(Ok(n)) => {
                     idle_from = Instant::now();
+                    if exit.is_some() {
+                        drain_until = Some(idle_from + STDOUT_DRAIN_AFTER_EXIT);
+                    }
                     if let Err(error) = self.transformer.push(&buf[..n], &mut outputs) {
                         tracing::warn!(%error, "the transformer refused stdout");
                     }
@@ -454,22 +457,28 @@ impl Run {
                         }
                     }
                     if !outputs.is_empty() {
-                        let batch = std::mem::take(&mut outputs);
-                        if let Err(ending) = self.deliver(batch, overall).await {
+                        if let Err(ending) = self.deliver(&mut outputs, overall).await {
+                            // Undelivered outputs go out ahead of the closing ones, so the
+                            // consumer never sees a block closed that it did not see opened.
+                            self.held = Some(std::mem::take(&mut outputs));
                             return (ending, exit);
                         }
                         // Time spent waiting for the consumer is not the child's silence.
                         idle_from = Instant::now();
+                        if exit.is_some() {
+                            drain_until = Some(idle_from + STDOUT_DRAIN_AFTER_EXIT);
+                        }
                     }
                 }
             }
         }
     }
 
-    /// Wait for a place in the queue (a stop or the overall deadline interrupts), then deliver.
+    /// Wait for a place in the queue (a stop or the overall deadline interrupts), then deliver
+    /// `batch` (taking it; after an interruption it is left in place).
     async fn deliver(
         &mut self,
-        batch: Vec<Output>,
+        batch: &mut Vec<Output>,
         overall: Option<Instant>,
     ) -> Result<(), Ending> {
         let permit = tokio::select! {
@@ -488,7 +497,7 @@ impl Run {
             _permit: permit,
             stop: Arc::clone(&self.stop_tx),
         };
-        if self.sink.deliver(batch, receipt) {
+        if self.sink.deliver(std::mem::take(batch), receipt) {
             Ok(())
         } else {
             request_stop(&self.stop_tx, StopReason::ConsumerGone);
@@ -531,6 +540,29 @@ impl Run {
             ..RunResult::default()
         }
     }
+}
+
+/// Why an existing cursor-agent could not be started, and what to do.
+pub(crate) fn start_failure_message(
+    launcher: &Launcher,
+    error: &io::Error,
+    env: Option<&super::command::EnvVars>,
+) -> String {
+    // An existing script whose interpreter (`#!/usr/bin/env bash`) cannot be found fails
+    // with "not found" too; the usual cause is an `env` without PATH.
+    let hint = match env {
+        Some(env) if error.kind() == io::ErrorKind::NotFound && !env.contains_key("PATH") => {
+            " The `env` option has no PATH, so the interpreter of cursor-agent's launcher \
+             script cannot be found: pass the host's PATH in `env`."
+        }
+        _ => "",
+    };
+    format!(
+        "cursor-agent at {} could not be started: {error}.{hint} Reinstall it with \
+         `curl https://cursor.com/install -fsS | bash`, or point CURSOR_AGENT_EXECUTABLE at a \
+         working binary.",
+        launcher.program.display()
+    )
 }
 
 /// SIGTERM the group, SIGKILL it after [`KILL_GRACE`] (or at once once the leader is gone, for
@@ -584,4 +616,198 @@ pub(crate) fn last_lines(text: &str, n: usize) -> String {
         .filter(|l| !l.is_empty())
         .collect();
     lines[lines.len().saturating_sub(n)..].join("; ")
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use crate::core::agent::command::RunRequest;
+    use std::os::unix::fs::PermissionsExt;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    /// Keeps receipts (the consumer is "behind") until told to let go.
+    #[derive(Default)]
+    struct SlowConsumer {
+        holding: AtomicBool,
+        batches: Mutex<Vec<Vec<Output>>>,
+        receipts: Mutex<Vec<Receipt>>,
+    }
+
+    impl OutputSink for SlowConsumer {
+        fn deliver(&self, batch: Vec<Output>, receipt: Receipt) -> bool {
+            self.batches.lock().unwrap().push(batch);
+            if self.holding.load(Ordering::SeqCst) {
+                self.receipts.lock().unwrap().push(receipt);
+            }
+            true
+        }
+    }
+
+    fn delta_line(text: &str) -> String {
+        format!(
+            r#"{{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"text","text":"{text}"}}]}},"session_id":"s1","timestamp_ms":1}}"#
+        )
+    }
+
+    #[test]
+    fn start_failure_names_a_missing_path_in_env() {
+        let launcher = Launcher {
+            program: "/opt/cursor-agent".into(),
+            leading_args: vec![],
+        };
+        let not_found = io::Error::from(io::ErrorKind::NotFound);
+        let without_path = crate::core::agent::EnvVars::from([("HOME".into(), "/h".into())]);
+        let with_path = crate::core::agent::EnvVars::from([("PATH".into(), "/bin".into())]);
+        let m = start_failure_message(&launcher, &not_found, Some(&without_path));
+        assert!(
+            m.contains("/opt/cursor-agent") && m.contains("has no PATH"),
+            "{m}"
+        );
+        for env in [Some(&with_path), None] {
+            let m = start_failure_message(&launcher, &not_found, env);
+            assert!(!m.contains("has no PATH"), "{m}");
+            assert!(m.contains("curl https://cursor.com/install -fsS | bash"));
+        }
+        let denied = io::Error::from(io::ErrorKind::PermissionDenied);
+        assert!(!start_failure_message(&launcher, &denied, Some(&without_path)).contains("PATH"));
+    }
+
+    fn paced_agent(dir: &std::path::Path, name: &str, body: &str) -> RunOptions {
+        std::fs::create_dir_all(dir).unwrap();
+        let agent = dir.join(name);
+        std::fs::write(&agent, format!("#!/bin/sh\ncat > /dev/null\n{body}")).unwrap();
+        std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).unwrap();
+        RunRequest {
+            prompt: Some("hi".into()),
+            model: Some("auto".into()),
+            workspace: Some(dir.to_string_lossy().into_owned()),
+            executable: Some(agent.to_string_lossy().into_owned()),
+            ..RunRequest::default()
+        }
+        .validate()
+        .unwrap()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_result_waits_until_every_batch_is_consumed() {
+        let dir = std::env::temp_dir().join(format!("ocn-run-settle-{}", std::process::id()));
+        let body = format!(
+            "echo '{}'\necho '{}'\n",
+            r#"{"type":"system","subtype":"init","session_id":"s1","model":"Auto"}"#,
+            delta_line("hello")
+        );
+        let options = paced_agent(&dir, "quick-agent.sh", &body);
+        let consumer = Arc::new(SlowConsumer::default());
+        consumer.holding.store(true, Ordering::SeqCst);
+        let ctx = RunContext {
+            runtime: Handle::current(),
+            owner: 0,
+        };
+        let run = start_run(options, consumer.clone(), ctx);
+
+        // The agent is done quickly and every batch (the text, then the closing outputs) is in
+        // the consumer's hands, but not consumed: no result yet.
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let last_is_finish = consumer
+                .batches
+                .lock()
+                .unwrap()
+                .iter()
+                .flatten()
+                .last()
+                .is_some_and(|o| matches!(o, Output::Part(p) if p["type"] == "finish"));
+            if last_is_finish {
+                break;
+            }
+            assert!(Instant::now() < deadline, "the closing outputs never came");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert!(tokio::time::timeout(Duration::from_millis(300), run.wait())
+            .await
+            .is_err());
+
+        consumer.receipts.lock().unwrap().clear();
+        let result = tokio::time::timeout(Duration::from_secs(5), run.wait())
+            .await
+            .unwrap();
+        assert_eq!(result.exit_code, Some(0));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn reading_pauses_while_the_consumer_is_behind() {
+        let dir = std::env::temp_dir().join(format!("ocn-run-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut script = String::from("#!/bin/sh\ncat > /dev/null\n");
+        script.push_str(
+            "echo '{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s1\",\"model\":\"Auto\"}'\n",
+        );
+        for i in 0..30 {
+            // one line per write, 10 ms apart: one read, one batch each
+            script.push_str(&format!(
+                "echo '{}'\nsleep 0.01\n",
+                delta_line(&format!("t{i} "))
+            ));
+        }
+        script.push_str(
+            "echo '{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"\",\"session_id\":\"s1\"}'\n",
+        );
+        let agent = dir.join("paced-agent.sh");
+        std::fs::write(&agent, script).unwrap();
+        std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).unwrap();
+
+        let options = RunRequest {
+            prompt: Some("hi".into()),
+            model: Some("auto".into()),
+            workspace: Some(dir.to_string_lossy().into_owned()),
+            executable: Some(agent.to_string_lossy().into_owned()),
+            ..RunRequest::default()
+        }
+        .validate()
+        .unwrap();
+        let consumer = Arc::new(SlowConsumer::default());
+        consumer.holding.store(true, Ordering::SeqCst);
+        let ctx = RunContext {
+            runtime: Handle::current(),
+            owner: 0,
+        };
+        let run = start_run(options, consumer.clone(), ctx);
+
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while consumer.batches.lock().unwrap().len() < MAX_BATCHES_IN_FLIGHT {
+            assert!(Instant::now() < deadline, "the first batches never came");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        // The agent would have written everything by now; nothing more arrives while every
+        // place in the queue is taken.
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        assert_eq!(
+            consumer.batches.lock().unwrap().len(),
+            MAX_BATCHES_IN_FLIGHT
+        );
+
+        consumer.holding.store(false, Ordering::SeqCst);
+        consumer.receipts.lock().unwrap().clear();
+        let result = run.wait().await;
+        assert_eq!(result.error, None);
+        assert_eq!(result.session_id.as_deref(), Some("s1"));
+
+        let text: String = consumer
+            .batches
+            .lock()
+            .unwrap()
+            .iter()
+            .flatten()
+            .filter_map(|o| match o {
+                Output::Part(p) if p["type"] == "text-delta" => {
+                    p["delta"].as_str().map(str::to_owned)
+                }
+                _ => None,
+            })
+            .collect();
+        let expected: String = (0..30).map(|i| format!("t{i} ")).collect();
+        assert_eq!(text, expected);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -248,6 +248,7 @@ describe('the plugin entry', () => {
     const parts = await collect(stream)
     assert.deepEqual(parts.map((part) => part.type), ['stream-start', 'response-metadata', 'error', 'finish'])
     const error = parts[2]!.error as Error & { code: string; isRetryable: boolean }
+    assert.deepEqual(parts[0].warnings, [])
     assert.ok(error instanceof Error)
     assert.equal(error.code, 'E_INVALID_ARG')
     assert.equal(error.isRetryable, false)
@@ -281,6 +282,22 @@ describe('the provider over the fake cursor-agent', { skip: runnerReason }, () =
   const logDir = join(scratch, 'agent-log')
   mkdirSync(workspace, { recursive: true })
   const userPrompt = (text: string) => [{ role: 'user', content: [{ type: 'text', text }] }]
+
+  test('hand-written provider options of the wrong type are reported as warnings and ignored', async () => {
+    const { createCursorAcp } = await load.provider()
+    const model = createCursorAcp({ name: 'cursor-acp', workspace, force: 'no' as any, idleTimeoutMs: -5 }).languageModel('auto')
+    const { stream } = await model.doStream({
+      prompt: [
+        { role: 'system', content: 'You are a title generator. You output ONLY a thread title. Nothing else.' },
+        { role: 'user', content: [{ type: 'text', text: 'hello' }] },
+      ],
+    } as any)
+    const [start] = await collect(stream)
+    assert.deepEqual(start.warnings.map((warning: any) => warning.message), [
+      'Provider option force="no" is not a valid boolean; ignored.',
+      'Provider option idleTimeoutMs=-5 is not a valid number; ignored.',
+    ])
+  })
 
   test('a title request is answered locally, without running cursor-agent', async () => {
     const { createCursorAcp } = await load.provider()

@@ -107,8 +107,14 @@ function resolveSettings(options: CursorAcpProviderOptions): ResolvedSettings {
     const fromEnv = readSettings()
     for (const message of options.name === undefined ? fromEnv.warnings : []) warnings.push({ type: 'other', message })
     settings = { ...fromEnv.settings }
-    for (const key of Object.keys(DEFAULT_SETTINGS).concat('executable', 'workspace') as (keyof CursorAcpSettings)[]) {
-      if (options[key] !== undefined) (settings as unknown as Record<string, unknown>)[key] = options[key]
+    // Options may be hand-written in opencode.json: a value of the wrong type is reported and ignored.
+    const expected: Record<string, string> = { ...Object.fromEntries(Object.entries(DEFAULT_SETTINGS).map(([key, value]) => [key, typeof value])), executable: 'string', workspace: 'string' }
+    for (const [key, type] of Object.entries(expected)) {
+      const value = options[key]
+      if (value === undefined) continue
+      const valid = typeof value === type && (type !== 'number' || (Number.isSafeInteger(value) && (value as number) >= 0))
+      if (valid) (settings as unknown as Record<string, unknown>)[key] = value
+      else warnings.push({ type: 'other', message: `Provider option ${key}=${JSON.stringify(value)} is not a valid ${type}; ignored.` })
     }
     if (settings.toolMode !== 'cursor') {
       warnings.push({ type: 'other', message: `Tool mode ${JSON.stringify(settings.toolMode)} is not available; Cursor runs its own tools.` })

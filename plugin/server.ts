@@ -54,13 +54,16 @@ export const CursorAcpPlugin: Plugin = async (input) => {
       const ours: ProviderBlock = {
         name: 'Cursor',
         npm: providerModuleUrl(),
-        options: options as Record<string, unknown>,
+        options: { ...options },
         models,
       }
       cfg.provider ??= {}
       cfg.provider[PROVIDER_ID] = mergeProviderBlock(cfg.provider[PROVIDER_ID], ours)
-      // Only when the user chose no model at all: Cursor's automatic model selection.
-      cfg.model ??= `${PROVIDER_ID}/auto`
+      // Only when the user chose no model at all: Cursor's automatic model selection (or the
+      // first model the account offers when it has no `auto`).
+      const ids = Object.keys(cfg.provider[PROVIDER_ID]?.models ?? {})
+      const preferred = ids.includes('auto') ? 'auto' : ids[0]
+      if (preferred !== undefined) cfg.model ??= `${PROVIDER_ID}/${preferred}`
     },
   }
 }

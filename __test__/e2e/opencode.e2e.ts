@@ -72,6 +72,29 @@ describe('opencode run with the cursor-acp plugin', () => {
     assert.equal(sandbox.invocations().length, 1, 'one cursor-agent run for one prompt (titles are local)')
   })
 
+  test('a provider block of the earlier proxy bridge (port 32124) is taken over, keeping its model names', async () => {
+    const sandbox = await createSandbox({
+      env: { FAKE_CURSOR_STREAM: 'text:Answered without the proxy.' },
+      config: {
+        provider: {
+          'cursor-acp': {
+            name: 'Cursor',
+            npm: '@ai-sdk/openai-compatible',
+            options: { baseURL: 'http://127.0.0.1:32124/v1' },
+            models: { 'my-model': { name: 'My Model' } },
+          },
+        },
+      },
+    })
+    sandboxes.push(sandbox)
+    const result = await sandbox.run(['run', '--format', 'json', '--model', 'cursor-acp/my-model', 'say', 'hi'])
+    const why = explain(result, sandbox)
+    assert.equal(result.code, 0, why)
+    assert.equal(textOf(result), 'Answered without the proxy.', why)
+    const [run] = sandbox.invocations()
+    assert.equal(run!.argv[run!.argv.indexOf('--model') + 1], 'my-model')
+  })
+
   const toolCases = [
     { capture: '02_shell_tool_call.jsonl', tool: 'shell', status: 'completed', input: { command: 'ls -1 | wc -l; ls -1' }, output: 'stream1.raw.jsonl', answer: 'There are **4** files in this directory' },
     { capture: '03_edit_tool_call.jsonl', tool: 'edit', status: 'completed', input: { streamContent: 'HELLO\n' }, output: 'spike.txt', answer: 'Created `spike.txt` with the single line `HELLO`.' },

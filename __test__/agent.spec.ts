@@ -308,9 +308,9 @@ describe('runCursorAgent: stopping', () => {
     assert.equal(result.error?.code, 'E_TIMEOUT')
     assert.equal(result.cancelled, false)
     const ps = parts(batches)
-    assert.ok(ps.some((p) => p.type === 'error'), 'an error part')
+    assert.equal(ps.find((p) => p.type === 'error')?.error?.code, 'E_TIMEOUT', 'the error part carries the same code')
     assert.equal(ps.at(-1)!.type, 'finish')
-    assert.equal(ps.at(-1)!.finishReason.unified, 'error')
+    assert.deepEqual(ps.at(-1)!.finishReason, { unified: 'error', raw: 'E_TIMEOUT' })
     const [pid] = readPids(pidFile)!
     await until(() => !isAlive(pid), 'the agent to be gone')
   })
@@ -384,6 +384,7 @@ describe('runCursorAgent: failures', () => {
       base({ executable: missing, env: { PATH: emptyDir, HOME: emptyDir } }),
     )
     assert.equal(result.error?.code, 'E_AGENT_NOT_FOUND')
+    assert.equal(parts(batches).find((p) => p.type === 'error')?.error?.code, 'E_AGENT_NOT_FOUND')
     const message = result.error!.message
     for (const place of [
       missing,

@@ -116,6 +116,9 @@ struct FunctionPayload<'a> {
     name: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,
+    /// Read like a `*ToolCall` entry's result, so a completed `function` call keeps its variant.
+    #[serde(borrow, default)]
+    result: Option<&'a RawValue>,
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for ToolCallBody<'a> {
@@ -148,6 +151,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for ToolCallBody<'a> {
                         body.kind = Some(Cow::Borrowed("function"));
                         body.function_name = f.name;
                         body.args = f.arguments;
+                        body.result = f.result;
                     }
                 }
                 Ok(body)
@@ -795,6 +799,20 @@ mod tests {
         assert_eq!(call.kind.as_deref(), Some("function"));
         assert_eq!(call.function_name.as_deref(), Some("lookup"));
         assert_eq!(call.args.map(RawValue::get), Some(r#""{\"q\":1}""#));
+    }
+
+    #[test]
+    fn function_entry_carries_its_result() {
+        let e = event(
+            r#"{"type":"tool_call","subtype":"completed","call_id":"f1","tool_call":{"function":{"name":"lookup","arguments":"{}","result":{"success":{"answer":42}}}}}"#,
+        );
+        let EventBody::ToolCall { call, .. } = e.body else {
+            panic!()
+        };
+        assert_eq!(
+            call.result.map(RawValue::get),
+            Some(r#"{"success":{"answer":42}}"#)
+        );
     }
 
     #[test]

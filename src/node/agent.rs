@@ -18,8 +18,10 @@ use napi::{sys, JsError};
 use napi_derive::napi;
 
 use super::error_code::{to_js_error, Code};
+use super::output::outputs_to_js;
 use crate::core::agent::{self, OutputSink, Receipt};
 use crate::core::transformer::Output;
+use napi::JsValue;
 
 /// The registry owner of children started from this JS environment (main thread or a worker).
 pub(crate) fn owner_of(env: &Env) -> u64 {
@@ -166,17 +168,11 @@ impl From<agent::RunResult> for RunResult {
 pub struct OutputBatch(Vec<Output>);
 
 impl ToNapiValue for OutputBatch {
-    unsafe fn to_napi_value(env: sys::napi_env, batch: Self) -> napi::Result<sys::napi_value> {
-        let values: Vec<serde_json::Value> = batch
-            .0
-            .into_iter()
-            .map(|output| match output {
-                Output::Frame(frame) => serde_json::Value::String(frame),
-                Output::Part(part) => part,
-            })
-            .collect();
-        // SAFETY: called by napi on the JS thread with the env it passed in.
-        unsafe { Vec::<serde_json::Value>::to_napi_value(env, values) }
+    unsafe fn to_napi_value(env: sys::napi_env, mut batch: Self) -> napi::Result<sys::napi_value> {
+        let env = Env::from_raw(env);
+        let array = outputs_to_js(&env, &mut batch.0)
+            .map_err(|e| napi::Error::new(Status::GenericFailure, e.reason.clone()))?;
+        Ok(array.raw())
     }
 }
 

@@ -4,6 +4,7 @@ mod agent;
 mod error_code;
 mod init;
 mod logging;
+mod output;
 mod prompt;
 mod resume;
 mod switch;

@@ -317,8 +317,7 @@ impl Run {
                 )))
             }
             Ending::Timeout(kind) => {
-                self.transformer.finish(&outcome, &mut closing);
-                Some(CoreError::Timeout(match kind {
+                let error = CoreError::Timeout(match kind {
                     TimeoutKind::Idle(d) => format!(
                         "cursor-agent produced no output for {} ms (idleTimeoutMs) and was stopped",
                         millis(d)
@@ -327,7 +326,11 @@ impl Run {
                         "cursor-agent ran longer than {} ms (timeoutMs) and was stopped",
                         millis(d)
                     ),
-                }))
+                });
+                // The closing outputs carry the same code as `RunResult.error`, not the
+                // signal-death classification of the killed process.
+                self.transformer.fail(error.clone(), &mut closing);
+                Some(error)
             }
             Ending::Stopped(StopReason::Cancel) | Ending::Finished => {
                 let summary = self.transformer.finish(&outcome, &mut closing);
@@ -527,12 +530,8 @@ impl Run {
     }
 
     async fn fail_without_child(mut self, error: CoreError) -> RunResult {
-        let outcome = Outcome {
-            stderr: error.message().to_owned(),
-            ..Outcome::default()
-        };
         let mut closing = Vec::new();
-        self.transformer.finish(&outcome, &mut closing);
+        self.transformer.fail(error.clone(), &mut closing);
         self.deliver_closing(closing).await;
         self.settle().await;
         RunResult {

@@ -1,2 +1,69 @@
-// Placeholder until the plugin lands.
-export {};
+// The OpenCode plugin entry (`exports["./server"]`). OpenCode rejects a plugin module that exports
+// anything but plugin functions, so helpers live in the sibling modules.
+import type { Plugin } from '@opencode-ai/plugin'
+import { dirname, join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { mergeProviderBlock, modelsBlock, type ModelsBlock, type ProviderBlock } from './config.js'
+import { toCursorAcpError } from './errors.js'
+import { childEnvironment, dataDirectory, readSettings, type CursorAcpSettings } from './env.js'
+import { cursorModels, modelCacheFile } from './models.js'
+import { native } from './native.js'
+import { PROVIDER_ID, type CursorAcpProviderOptions } from './provider.js'
+import { pickWorkspace } from './workspace.js'
+
+/** The `file://` URL of the provider module next to this file (works from any install location). */
+function providerModuleUrl(): string {
+  return pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), 'provider.js')).href
+}
+
+export const CursorAcpPlugin: Plugin = async (input) => {
+  const options: CursorAcpProviderOptions = {}
+  let settings: CursorAcpSettings | undefined
+  try {
+    const reading = readSettings(process.env)
+    settings = reading.settings
+    if (settings.logLevel !== undefined) {
+      const file = settings.logFile ?? join(dataDirectory(), 'log')
+      try {
+        native().setLogging?.({ level: settings.logLevel, file })
+      } catch (error) {
+        // Logging is a diagnostic aid: a log file that cannot be opened must not stop requests.
+        reading.warnings.push(`Logging to ${file} is off: ${toCursorAcpError(error).message}`)
+      }
+    }
+    if (reading.warnings.length > 0) options.configurationWarnings = reading.warnings
+    const { logLevel: _level, logFile: _file, ...providerSettings } = settings
+    Object.assign(options, providerSettings)
+    options.workspace = pickWorkspace({ explicit: settings.workspace, worktree: input.worktree, directory: input.directory })
+  } catch (error) {
+    // Configuration and loading problems surface on the first request, where the user sees them.
+    const failure = toCursorAcpError(error, 'E_INVALID_ARG')
+    options.configurationError = { code: failure.code, message: failure.message }
+  }
+
+  return {
+    config: async (cfg) => {
+      let models: ModelsBlock = {}
+      if (options.configurationError === undefined) {
+        const discovery: Parameters<typeof cursorModels>[0] = { cacheFile: modelCacheFile(dataDirectory()), env: childEnvironment() }
+        if (settings?.executable !== undefined) discovery.executable = settings.executable
+        models = modelsBlock((await cursorModels(discovery)).models)
+      } else {
+        models = modelsBlock([{ id: 'auto', name: 'Auto' }])
+      }
+      const ours: ProviderBlock = {
+        name: 'Cursor',
+        npm: providerModuleUrl(),
+        options: { ...options },
+        models,
+      }
+      cfg.provider ??= {}
+      cfg.provider[PROVIDER_ID] = mergeProviderBlock(cfg.provider[PROVIDER_ID], ours)
+      // Only when the user chose no model at all: Cursor's automatic model selection (or the
+      // first model the account offers when it has no `auto`).
+      const ids = Object.keys(cfg.provider[PROVIDER_ID]?.models ?? {})
+      const preferred = ids.includes('auto') ? 'auto' : ids[0]
+      if (preferred !== undefined) cfg.model ??= `${PROVIDER_ID}/${preferred}`
+    },
+  }
+}

@@ -1,0 +1,212 @@
+// The real OpenCode CLI (1.18.33), offline, loading this repository as its plugin, against the fake
+// cursor-agent. Needs `npm run build` first (the plugin loads from dist/ and the addon).
+//
+// Expectations are written from the captures in shared/captures/maestro (what a correct
+// translation must show) and from ARCHITECTURE sections 4 and 6.
+import assert from 'node:assert/strict'
+import { existsSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import {
+  createSandbox,
+  groupAlive,
+  installOpenCode,
+  isAlive,
+  REPO_ROOT,
+  waitFor,
+  type RunResult,
+  type Sandbox,
+} from '../support/opencode.ts'
+
+const MODEL = 'cursor-acp/auto'
+const sandboxes: Sandbox[] = []
+
+before(async () => {
+  assert.ok(
+    existsSync(join(REPO_ROOT, 'dist', 'plugin', 'server.js')),
+    'dist/plugin/server.js is missing: run `npm run build` (or `npm run build:debug`) first',
+  )
+  await installOpenCode()
+})
+
+after(async () => {
+  await Promise.all(sandboxes.map((sandbox) => sandbox.dispose()))
+})
+
+async function sandboxWith(env: Record<string, string>): Promise<Sandbox> {
+  const sandbox = await createSandbox({ env })
+  sandboxes.push(sandbox)
+  return sandbox
+}
+
+const eventsOf = (result: RunResult, type: string) => result.events.filter((event) => event.type === type)
+const textOf = (result: RunResult) => eventsOf(result, 'text').map((event) => event.part.text as string).join('')
+const reasoningOf = (result: RunResult) => eventsOf(result, 'reasoning').map((event) => event.part.text as string).join('')
+const toolsOf = (result: RunResult) => eventsOf(result, 'tool_use').map((event) => event.part)
+
+function occurrences(haystack: string, needle: string): number {
+  return haystack.split(needle).length - 1
+}
+
+function explain(result: RunResult, sandbox: Sandbox): string {
+  return `exit ${result.code}${result.timedOut ? ' (timed out)' : ''}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}\nlog:\n${sandbox.openCodeLog().slice(-4000)}`
+}
+
+describe('opencode run with the cursor-acp plugin', () => {
+  test('partial output and recaps: the answer appears exactly once, thinking as reasoning (capture 04)', async () => {
+    const sandbox = await sandboxWith({ FAKE_CURSOR_STREAM: 'maestro/04_partial_output.jsonl' })
+    const result = await sandbox.run(['run', '--format', 'json', '--thinking', '--model', MODEL, 'check', 'the', 'sample'])
+    const why = explain(result, sandbox)
+    assert.equal(result.code, 0, why)
+    const text = textOf(result)
+    // Fragments "Checking", " now", "." then the recap "Checking now." which must add nothing.
+    assert.equal(occurrences(text, 'Checking now.'), 1, why)
+    assert.equal(occurrences(text, '`sample.txt` contained:\n\n```\nhello\n```'), 1, why)
+    assert.equal(occurrences(text, 'contained'), 1, why)
+    const reasoning = reasoningOf(result)
+    assert.ok(reasoning.includes('Preparing to check sample.txt.'), why)
+    assert.ok(reasoning.includes('The file contained "hello".'), why)
+    assert.ok(!text.includes('Preparing to check'), 'thinking must not appear as answer text')
+    const tools = toolsOf(result)
+    assert.deepEqual(tools.map((part) => [part.tool, part.state.status]), [['shell', 'completed']], why)
+    assert.equal(sandbox.invocations().length, 1, 'one cursor-agent run for one prompt (titles are local)')
+  })
+
+  test('a provider block of the earlier proxy bridge (port 32124) is taken over, keeping its model names', async () => {
+    const sandbox = await createSandbox({
+      env: { FAKE_CURSOR_STREAM: 'text:Answered without the proxy.' },
+      config: {
+        provider: {
+          'cursor-acp': {
+            name: 'Cursor',
+            npm: '@ai-sdk/openai-compatible',
+            options: { baseURL: 'http://127.0.0.1:32124/v1' },
+            models: { 'my-model': { name: 'My Model' } },
+          },
+        },
+      },
+    })
+    sandboxes.push(sandbox)
+    const result = await sandbox.run(['run', '--format', 'json', '--model', 'cursor-acp/my-model', 'say', 'hi'])
+    const why = explain(result, sandbox)
+    assert.equal(result.code, 0, why)
+    assert.equal(textOf(result), 'Answered without the proxy.', why)
+    const [run] = sandbox.invocations()
+    assert.equal(run!.argv[run!.argv.indexOf('--model') + 1], 'my-model')
+  })
+
+  const toolCases = [
+    { capture: '02_shell_tool_call.jsonl', tool: 'shell', status: 'completed', input: { command: 'ls -1 | wc -l; ls -1' }, output: 'stream1.raw.jsonl', answer: 'There are **4** files in this directory' },
+    { capture: '03_edit_tool_call.jsonl', tool: 'edit', status: 'completed', input: { streamContent: 'HELLO\n' }, output: 'spike.txt', answer: 'Created `spike.txt` with the single line `HELLO`.' },
+    { capture: '05_rejected_shell.jsonl', tool: 'shell', status: 'error', input: { command: 'uname -a' }, output: '', answer: 'The shell runner blocked `uname -a` twice' },
+  ]
+  for (const expected of toolCases) {
+    test(`Cursor-executed tools are shown, not re-executed (${expected.capture})`, async () => {
+      const sandbox = await sandboxWith({ FAKE_CURSOR_STREAM: `maestro/${expected.capture}` })
+      const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'use', 'a', 'tool'])
+      const why = explain(result, sandbox)
+      assert.equal(result.code, 0, why)
+      const tools = toolsOf(result)
+      assert.ok(tools.length >= 1, why)
+      for (const part of tools) {
+        assert.equal(part.tool, expected.tool, why)
+        assert.equal(part.state.status, expected.status, why)
+        for (const [key, value] of Object.entries(expected.input)) assert.equal(part.state.input[key], value, why)
+      }
+      if (expected.capture === '05_rejected_shell.jsonl') assert.equal(tools.length, 2, why)
+      if (expected.output !== '') assert.ok(JSON.stringify(tools[0].state).includes(expected.output), why)
+      assert.ok(!result.stdout.includes('"tool":"invalid"'), why)
+      assert.equal(occurrences(textOf(result), expected.answer), 1, why)
+      // OpenCode neither ran the tool itself nor asked the model again.
+      assert.equal(sandbox.invocations().length, 1, why)
+      assert.equal(eventsOf(result, 'step_finish').length, 1, why)
+    })
+  }
+
+  // Each message says what to do (ARCHITECTURE section 6) and ends with its code.
+  const failures: { name: string; env: Record<string, string>; message: RegExp; runs: number }[] = [
+    { name: 'not logged in', env: { FAKE_CURSOR_SCENARIO: 'auth' }, message: /cursor-agent login[^]*\[E_AUTH\]$/, runs: 1 },
+    { name: 'usage limit', env: { FAKE_CURSOR_SCENARIO: 'quota' }, message: /usage limit[^]*\[E_QUOTA\]$/i, runs: 1 },
+    { name: 'unknown model', env: { FAKE_CURSOR_SCENARIO: 'model' }, message: /auto, fake-model, composer-2\.5[^]*\[E_MODEL\]$/, runs: 1 },
+    { name: 'cursor-agent not found', env: { CURSOR_AGENT_EXECUTABLE: '/nonexistent/cursor-agent' }, message: /not found[^]*\/nonexistent\/cursor-agent[^]*install[^]*\[E_AGENT_NOT_FOUND\]$/i, runs: 0 },
+  ]
+  for (const failure of failures) {
+    test(`${failure.name}: the run fails with a clear message and no retry`, async () => {
+      const sandbox = await sandboxWith(failure.env)
+      const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'say', 'hi'])
+      const why = explain(result, sandbox)
+      assert.ok(!result.timedOut, why)
+      assert.notEqual(result.code, 0, why)
+      const errors = eventsOf(result, 'error')
+      assert.equal(errors.length, 1, why)
+      const message = String(errors[0]!.error.data?.message ?? '')
+      assert.match(message, failure.message, why)
+      assert.ok(!message.startsWith('{'), `the message is readable text, not JSON: ${message}`)
+      assert.equal(textOf(result), '', 'an error is never shown as assistant text')
+      assert.equal(sandbox.invocations().length, failure.runs, why)
+    })
+  }
+})
+
+describe('opencode serve with the cursor-acp plugin', () => {
+  test('session resume: turn 2 resumes with only the new text; a replaced chat reruns fresh once', async () => {
+    const sandbox = await sandboxWith({ CURSOR_ACP_SESSION_RESUME: '1' })
+    const control = join(sandbox.root, 'fake-control.json')
+    sandbox.env.FAKE_CURSOR_CONTROL = control
+    writeFileSync(control, JSON.stringify({ FAKE_CURSOR_STREAM: 'text:First answer.' }))
+    const server = await sandbox.serve()
+    const session = await server.createSession()
+
+    const first = await server.prompt(session, 'first question')
+    assert.equal(first.info.error, undefined, JSON.stringify(first))
+    let runs = sandbox.invocations()
+    assert.equal(runs.length, 1)
+    assert.ok(!runs[0]!.argv.includes('--resume'))
+    assert.ok(runs[0]!.stdin!.includes('first question'))
+    const chatId = runs[0]!.sessionId!
+    // The session title was answered locally (README: Session titles), not by a cursor-agent run.
+    let title = ''
+    await waitFor(() => {
+      void server.request('GET', `/session/${session}`).then((info) => (title = info.title))
+      return title === 'first question'
+    }, 15_000)
+    assert.equal(title, 'first question')
+    assert.equal(sandbox.invocations().length, 1)
+
+    writeFileSync(control, JSON.stringify({ FAKE_CURSOR_STREAM: 'text:Second answer.' }))
+    const second = await server.prompt(session, 'second question')
+    assert.equal(second.info.error, undefined, JSON.stringify(second))
+    runs = sandbox.invocations()
+    assert.equal(runs.length, 2)
+    const resumeAt = runs[1]!.argv.indexOf('--resume')
+    assert.ok(resumeAt >= 0, JSON.stringify(runs[1]!.argv))
+    assert.equal(runs[1]!.argv[resumeAt + 1], chatId)
+    assert.equal(runs[1]!.stdin!.trim(), 'second question')
+
+    // Cursor answers the resume with another chat id: the runner stops it, the provider reruns fresh.
+    writeFileSync(control, JSON.stringify({ FAKE_CURSOR_STREAM: 'text:Third answer.', FAKE_CURSOR_RESUME: 'replace' }))
+    const third = await server.prompt(session, 'third question')
+    assert.equal(third.info.error, undefined, JSON.stringify(third))
+    runs = sandbox.invocations()
+    assert.equal(runs.length, 4, JSON.stringify(runs.map((run) => run.argv)))
+    assert.ok(runs[2]!.argv.includes('--resume'))
+    assert.ok(!runs[3]!.argv.includes('--resume'))
+    for (const text of ['first question', 'second question', 'third question']) assert.ok(runs[3]!.stdin!.includes(text), runs[3]!.stdin)
+    const answer = third.parts.filter((part: any) => part.type === 'text').map((part: any) => part.text).join('')
+    assert.equal(answer, 'Third answer.')
+  })
+
+  test('abort stops the whole cursor-agent process group', async () => {
+    const sandbox = await sandboxWith({ FAKE_CURSOR_SCENARIO: 'long' })
+    const server = await sandbox.serve()
+    const session = await server.createSession()
+    const reply = server.prompt(session, 'work for a long time').catch((error: unknown) => error)
+    assert.ok(await waitFor(() => sandbox.invocations().some((run) => run.grandchildPid !== undefined), 60_000), server.output())
+    const run = sandbox.invocations()[0]!
+    assert.ok(isAlive(run.pid) && isAlive(run.grandchildPid!))
+    await server.abort(session)
+    await reply
+    const gone = await waitFor(() => !isAlive(run.pid) && !isAlive(run.grandchildPid!) && (run.pgid === null || !groupAlive(run.pgid)), 30_000)
+    assert.ok(gone, `cursor-agent ${run.pid} (group ${run.pgid}) or its child ${run.grandchildPid} survived the abort`)
+  })
+})

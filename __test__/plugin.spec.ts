@@ -1,0 +1,441 @@
+// The TypeScript host: settings, workspace choice, provider block merging, local titles, the
+// plugin's config hook and the provider over the fake cursor-agent. Runs under Node and Bun.
+// Expected values come from ARCHITECTURE sections 3 and 4.4 and the README, written out here.
+import assert from 'node:assert/strict'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { after, describe, test } from 'node:test'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+
+const repo = resolve(__dirname, '..')
+const fakeAgent = join(repo, '__test__', 'support', 'fake-cursor-agent.mjs')
+const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'plugin-spec-')))
+after(() => rmSync(scratch, { recursive: true, force: true }))
+
+const load = {
+  env: () => import('../plugin/env.ts'),
+  workspace: () => import('../plugin/workspace.ts'),
+  config: () => import('../plugin/config.ts'),
+  title: () => import('../plugin/title.ts'),
+  models: () => import('../plugin/models.ts'),
+  provider: () => import('../plugin/provider.ts'),
+  /** The compiled entry OpenCode loads (`exports["./server"]`); needs `npm run build:plugin`. */
+  server: async (): Promise<typeof import('../plugin/server.ts')> => {
+    const entry = join(repo, 'dist', 'plugin', 'server.js')
+    assert.ok(existsSync(entry), `${entry} is missing: run \`npm run build:plugin\` first`)
+    return import(pathToFileURL(entry).href)
+  },
+}
+
+/** Runs `body` with some environment variables set, restoring them afterwards. */
+async function withEnv<T>(values: Record<string, string | undefined>, body: () => Promise<T>): Promise<T> {
+  const saved = Object.fromEntries(Object.keys(values).map((name) => [name, process.env[name]]))
+  const apply = (entries: Record<string, string | undefined>) => {
+    for (const [name, value] of Object.entries(entries)) {
+      if (value === undefined) delete process.env[name]
+      else process.env[name] = value
+    }
+  }
+  apply(values)
+  try {
+    return await body()
+  } finally {
+    apply(saved)
+  }
+}
+
+describe('settings from the environment', () => {
+  test('defaults of ARCHITECTURE section 3', async () => {
+    const { readSettings } = await load.env()
+    assert.deepEqual(readSettings({}), {
+      settings: { force: true, sessionResume: false, toolMode: 'cursor', idleTimeoutMs: 300000, timeoutMs: 0 },
+      warnings: [],
+    })
+  })
+
+  test('switches use the one parser; numbers and names are validated', async () => {
+    const { readSettings } = await load.env()
+    const { settings, warnings } = readSettings({
+      CURSOR_ACP_FORCE: 'Off',
+      CURSOR_ACP_SESSION_RESUME: ' yes ',
+      CURSOR_ACP_IDLE_TIMEOUT_MS: '12s',
+      CURSOR_ACP_TIMEOUT_MS: '1500',
+      CURSOR_ACP_TOOL_MODE: 'opencode',
+      CURSOR_ACP_LOG_LEVEL: 'DEBUG',
+      CURSOR_ACP_LOG_FILE: '/var/log/cursor.log',
+      CURSOR_AGENT_EXECUTABLE: '/opt/cursor-agent',
+      CURSOR_ACP_WORKSPACE: '/srv/project',
+    })
+    assert.deepEqual(settings, {
+      force: false,
+      sessionResume: true,
+      toolMode: 'cursor',
+      idleTimeoutMs: 300000,
+      timeoutMs: 1500,
+      logLevel: 'debug',
+      logFile: '/var/log/cursor.log',
+      executable: '/opt/cursor-agent',
+      workspace: '/srv/project',
+    })
+    assert.equal(warnings.length, 2)
+    assert.match(warnings[0]!, /CURSOR_ACP_TOOL_MODE/)
+    assert.match(warnings[1]!, /CURSOR_ACP_IDLE_TIMEOUT_MS="12s"/)
+  })
+
+  test('an unknown switch value keeps the default; log level off means no logging', async () => {
+    const { readSettings } = await load.env()
+    const { settings, warnings } = readSettings({ CURSOR_ACP_FORCE: 'maybe', CURSOR_ACP_LOG_LEVEL: 'off' })
+    assert.equal(settings.force, true)
+    assert.equal(settings.logLevel, undefined)
+    assert.deepEqual(warnings, [])
+    assert.equal(readSettings({ CURSOR_ACP_LOG_LEVEL: 'loud' }).warnings.length, 1)
+  })
+})
+
+describe('workspace choice', () => {
+  const home = join(scratch, 'home')
+  const project = join(scratch, 'project')
+  const nested = join(project, 'packages', 'app')
+  const elsewhere = join(scratch, 'elsewhere')
+  const openCodeConfig = join(home, '.config', 'opencode')
+  for (const folder of [nested, elsewhere, openCodeConfig]) mkdirSync(folder, { recursive: true })
+
+  test('the worktree when it contains the directory, else the directory', async () => {
+    const { pickWorkspace } = await load.workspace()
+    assert.equal(pickWorkspace({ worktree: project, directory: nested, home }), project)
+    assert.equal(pickWorkspace({ worktree: project, directory: elsewhere, home }), elsewhere)
+    assert.equal(pickWorkspace({ worktree: '/', directory: nested, home }), nested)
+  })
+
+  test("the root and OpenCode's config folder are skipped", async () => {
+    const { pickWorkspace } = await load.workspace()
+    assert.equal(pickWorkspace({ worktree: openCodeConfig, directory: openCodeConfig, home }), home)
+    assert.equal(pickWorkspace({ worktree: '/', directory: '/', home }), home)
+  })
+
+  test('CURSOR_ACP_WORKSPACE wins, and a refused value is E_INVALID_ARG', async () => {
+    const { pickWorkspace } = await load.workspace()
+    assert.equal(pickWorkspace({ explicit: elsewhere, worktree: project, directory: nested, home }), elsewhere)
+    for (const explicit of ['/', openCodeConfig, 'relative/path', join(scratch, 'missing')]) {
+      assert.throws(() => pickWorkspace({ explicit, worktree: project, directory: nested, home }), { code: 'E_INVALID_ARG' })
+    }
+  })
+})
+
+describe('provider block merging', () => {
+  const ours = {
+    name: 'Cursor',
+    npm: 'file:///pkg/dist/plugin/provider.js',
+    options: { workspace: '/w', force: true },
+    models: { auto: { name: 'Auto' }, 'sonnet-4.6': { name: 'Sonnet 4.6' } },
+  }
+
+  test('no block: ours', async () => {
+    const { mergeProviderBlock } = await load.config()
+    assert.deepEqual(mergeProviderBlock(undefined, ours), ours)
+  })
+
+  test('a hand-written block with its own npm is left alone', async () => {
+    const { mergeProviderBlock } = await load.config()
+    const mine = { npm: '@ai-sdk/openai-compatible', options: { baseURL: 'http://127.0.0.1:9999/v1' }, models: { x: { name: 'X' } } }
+    assert.deepEqual(mergeProviderBlock(mine, ours), mine)
+  })
+
+  test('a block without npm is completed; the user options and models win', async () => {
+    const { mergeProviderBlock } = await load.config()
+    const mine = { options: { force: false }, models: { auto: { name: 'My Auto' } } }
+    assert.deepEqual(mergeProviderBlock(mine, ours), {
+      name: 'Cursor',
+      npm: ours.npm,
+      options: { workspace: '/w', force: false },
+      models: { auto: { name: 'My Auto' } },
+    })
+  })
+
+  test('a prior-art proxy block (port 32124) is taken over, keeping the model names', async () => {
+    const { mergeProviderBlock } = await load.config()
+    const prior = {
+      name: 'Cursor',
+      npm: '@ai-sdk/openai-compatible',
+      options: { baseURL: 'http://127.0.0.1:32124/v1' },
+      models: { 'sonnet-4.6': { name: 'My Sonnet' }, 'gpt-5.2': { name: 'GPT 5.2' } },
+    }
+    assert.deepEqual(mergeProviderBlock(prior, ours), {
+      name: 'Cursor',
+      npm: ours.npm,
+      options: { workspace: '/w', force: true },
+      models: { auto: { name: 'Auto' }, 'sonnet-4.6': { name: 'My Sonnet' }, 'gpt-5.2': { name: 'GPT 5.2' } },
+    })
+  })
+})
+
+describe('local session titles', () => {
+  const request = (text: string) => [
+    { role: 'system', content: 'You are a title generator. You output ONLY a thread title. Nothing else.' },
+    { role: 'user', content: [{ type: 'text', text: 'Generate a title for this conversation:\n' }] },
+    { role: 'user', content: [{ type: 'text', text }] },
+  ]
+
+  test('the first line of the user text, quotes removed, at most 50 characters at a word boundary', async () => {
+    const { localTitle } = await load.title()
+    assert.equal(localTitle(request('"say hi"')), 'say hi')
+    assert.equal(localTitle(request('\n  fix the   login bug\nin auth.ts please')), 'fix the login bug')
+    assert.equal(
+      localTitle(request('refactor the user service so that it stops leaking database connections under load')),
+      'refactor the user service so that it stops',
+    )
+    assert.equal(localTitle(request('   ')), 'New session')
+  })
+})
+
+describe('the plugin entry', () => {
+  test('exports only plugin functions (OpenCode rejects anything else)', async () => {
+    const entry = await load.server()
+    assert.ok(Object.keys(entry).length > 0)
+    for (const [name, value] of Object.entries(entry)) assert.equal(typeof value, 'function', `export ${name}`)
+  })
+
+  test('the config hook injects the provider with a cached model list and picks the worktree', async () => {
+    const { CursorAcpPlugin } = await load.server()
+    const data = join(scratch, 'data')
+    mkdirSync(join(data, 'opencode-cursor-native'), { recursive: true })
+    const cached = [{ id: 'auto', name: 'Auto' }, { id: 'cached-model', name: 'Cached Model' }]
+    writeFileSync(join(data, 'opencode-cursor-native', 'models.json'), JSON.stringify({ savedAt: Date.now(), models: cached }))
+    const project = join(scratch, 'hooked')
+    mkdirSync(join(project, 'sub'), { recursive: true })
+    const cfg: Record<string, any> = { provider: { other: { npm: 'x' } } }
+    await withEnv({ XDG_DATA_HOME: data, HOME: scratch, CURSOR_ACP_WORKSPACE: undefined, CURSOR_ACP_FORCE: 'no', CURSOR_AGENT_EXECUTABLE: fakeAgent }, async () => {
+      const hooks = await CursorAcpPlugin({ directory: join(project, 'sub'), worktree: project } as any)
+      await hooks.config!(cfg as any)
+    })
+    const block = cfg.provider['cursor-acp']
+    assert.equal(block.npm.startsWith('file://'), true)
+    assert.ok(existsSync(fileURLToPath(block.npm)), block.npm)
+    assert.equal(block.npm, pathToFileURL(join(repo, 'dist', 'plugin', 'provider.js')).href)
+    assert.deepEqual(block.models, { auto: { name: 'Auto' }, 'cached-model': { name: 'Cached Model' } })
+    assert.equal(block.options.workspace, project)
+    assert.equal(block.options.force, false)
+    assert.equal(block.options.executable, fakeAgent)
+    assert.deepEqual(cfg.provider.other, { npm: 'x' })
+    assert.equal(cfg.model, 'cursor-acp/auto')
+  })
+
+  test("the user's model choice is kept", async () => {
+    const { CursorAcpPlugin } = await load.server()
+    const data = join(scratch, 'data')
+    const cfg: Record<string, any> = { model: 'anthropic/claude' }
+    await withEnv({ XDG_DATA_HOME: data, HOME: scratch }, async () => {
+      const hooks = await CursorAcpPlugin({ directory: scratch, worktree: '/' } as any)
+      await hooks.config!(cfg as any)
+    })
+    assert.equal(cfg.model, 'anthropic/claude')
+    assert.equal(cfg.provider['cursor-acp'].options.workspace, scratch)
+  })
+
+  test('a refused CURSOR_ACP_WORKSPACE still registers the provider, whose requests fail with E_INVALID_ARG', async () => {
+    const { CursorAcpPlugin } = await load.server()
+    const { createCursorAcp } = await load.provider()
+    const cfg: Record<string, any> = {}
+    await withEnv({ XDG_DATA_HOME: join(scratch, 'data'), HOME: scratch, CURSOR_ACP_WORKSPACE: '/' }, async () => {
+      const hooks = await CursorAcpPlugin({ directory: scratch, worktree: '/' } as any)
+      await hooks.config!(cfg as any)
+    })
+    const options = cfg.provider['cursor-acp'].options
+    assert.equal(options.configurationError.code, 'E_INVALID_ARG')
+    const model = createCursorAcp({ name: 'cursor-acp', ...options }).languageModel('auto')
+    const { stream } = await model.doStream({ prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] } as any)
+    const parts = await collect(stream)
+    assert.deepEqual(parts.map((part) => part.type), ['stream-start', 'response-metadata', 'error', 'finish'])
+    const error = parts[2]!.error as Error & { code: string; isRetryable: boolean }
+    assert.deepEqual(parts[0].warnings, [])
+    assert.ok(error instanceof Error)
+    assert.equal(error.code, 'E_INVALID_ARG')
+    assert.equal(error.isRetryable, false)
+    assert.match(error.message, /^CURSOR_ACP_WORKSPACE="\/" cannot be used[^]* \[E_INVALID_ARG\]$/)
+  })
+})
+
+function childEnv(): Record<string, string> {
+  return Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => typeof entry[1] === 'string'))
+}
+
+async function collect(stream: ReadableStream<any>): Promise<any[]> {
+  const parts: any[] = []
+  const reader = stream.getReader()
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) return parts
+    parts.push(value)
+  }
+}
+
+// These need the addon's runner, resume manager and prompt builder (ARCHITECTURE 4.2, 4.3).
+const nativeApi = require('../index.js')
+const runnerReason =
+  typeof nativeApi.runCursorAgent === 'function' && typeof nativeApi.isTitleRequest === 'function' && typeof nativeApi.SessionResumeManager === 'function'
+    ? false
+    : 'this build of the addon has no runCursorAgent/isTitleRequest/SessionResumeManager yet'
+
+describe('the provider over the fake cursor-agent', { skip: runnerReason }, () => {
+  const workspace = join(scratch, 'provider-ws')
+  const logDir = join(scratch, 'agent-log')
+  mkdirSync(workspace, { recursive: true })
+  const userPrompt = (text: string) => [{ role: 'user', content: [{ type: 'text', text }] }]
+
+  test('hand-written provider options of the wrong type are reported as warnings and ignored', async () => {
+    const { createCursorAcp } = await load.provider()
+    const model = createCursorAcp({ name: 'cursor-acp', workspace, force: 'no' as any, idleTimeoutMs: -5 }).languageModel('auto')
+    const { stream } = await model.doStream({
+      prompt: [
+        { role: 'system', content: 'You are a title generator. You output ONLY a thread title. Nothing else.' },
+        { role: 'user', content: [{ type: 'text', text: 'hello' }] },
+      ],
+    } as any)
+    const [start] = await collect(stream)
+    assert.deepEqual(start.warnings.map((warning: any) => warning.message), [
+      'Provider option force="no" is not a valid boolean; ignored.',
+      'Provider option idleTimeoutMs=-5 is not a valid number; ignored.',
+    ])
+  })
+
+  test('a title request is answered locally, without running cursor-agent', async () => {
+    const { createCursorAcp } = await load.provider()
+    const model = createCursorAcp({ name: 'cursor-acp', workspace, executable: join(scratch, 'no-such-agent') }).languageModel('auto')
+    const { stream } = await model.doStream({
+      prompt: [
+        { role: 'system', content: 'You are a title generator. You output ONLY a thread title. Nothing else.' },
+        { role: 'user', content: [{ type: 'text', text: 'Generate a title for this conversation:\n' }] },
+        { role: 'user', content: [{ type: 'text', text: 'say hi' }] },
+      ],
+      headers: { 'X-Session-Id': 'ses_title' },
+    } as any)
+    const parts = await collect(stream)
+    assert.deepEqual(parts.map((part) => part.type), ['stream-start', 'response-metadata', 'text-start', 'text-delta', 'text-end', 'finish'])
+    assert.equal(parts[3].delta, 'say hi')
+    assert.equal(parts[5].finishReason.unified, 'stop')
+  })
+
+  test('doStream streams the run: stream-start, then response-metadata, text once, finish stop', async () => {
+    const { createCursorAcp } = await load.provider()
+    await withEnv({ FAKE_CURSOR_LOG_DIR: logDir, FAKE_CURSOR_STREAM: 'text:Hello there, friend.' }, async () => {
+      const model = createCursorAcp({ name: 'cursor-acp', workspace, executable: fakeAgent }).languageModel('cursor-acp/auto')
+      const { stream } = await model.doStream({ prompt: userPrompt('greet me'), headers: { 'x-session-id': 'ses_a' } } as any)
+      const parts = await collect(stream)
+      assert.equal(parts[0].type, 'stream-start')
+      assert.equal(parts[1].type, 'response-metadata')
+      assert.ok(parts[1].timestamp instanceof Date)
+      const text = parts.filter((part) => part.type === 'text-delta').map((part) => part.delta).join('')
+      assert.equal(text, 'Hello there, friend.')
+      const finish = parts.at(-1)
+      assert.equal(finish.type, 'finish')
+      assert.deepEqual(finish.finishReason, { unified: 'stop', raw: 'stop' })
+      assert.equal(finish.usage.outputTokens.total, 5)
+    })
+  })
+
+  test('doGenerate collects the same answer; a failure rejects with a coded, non-retryable error', async () => {
+    const { createCursorAcp } = await load.provider()
+    await withEnv({ FAKE_CURSOR_LOG_DIR: logDir, FAKE_CURSOR_STREAM: 'text:Collected answer.' }, async () => {
+      const model = createCursorAcp({ name: 'cursor-acp', workspace, executable: fakeAgent }).languageModel('auto')
+      const result = await model.doGenerate({ prompt: userPrompt('answer') } as any)
+      const text = result.content.filter((part: any) => part.type === 'text').map((part: any) => part.text).join('')
+      assert.equal(text, 'Collected answer.')
+      assert.deepEqual(result.finishReason, { unified: 'stop', raw: 'stop' })
+    })
+    await withEnv({ FAKE_CURSOR_LOG_DIR: logDir, FAKE_CURSOR_SCENARIO: 'auth' }, async () => {
+      const model = createCursorAcp({ name: 'cursor-acp', workspace, executable: fakeAgent }).languageModel('auto')
+      await assert.rejects(async () => model.doGenerate({ prompt: userPrompt('answer') } as any), (thrown: unknown) => {
+        const error = thrown as Error & { code?: string; isRetryable?: boolean }
+        assert.ok(error instanceof Error)
+        assert.equal(error.code, 'E_AUTH')
+        assert.equal(error.isRetryable, false)
+        assert.ok(!error.message.startsWith('{'))
+        return true
+      })
+    })
+  })
+
+  test('an aborted request stops the run and finishes as cancelled', async () => {
+    const { createCursorAcp } = await load.provider()
+    await withEnv({ FAKE_CURSOR_LOG_DIR: logDir, FAKE_CURSOR_SCENARIO: 'long' }, async () => {
+      const model = createCursorAcp({ name: 'cursor-acp', workspace, executable: fakeAgent }).languageModel('auto')
+      const controller = new AbortController()
+      const { stream } = await model.doStream({ prompt: userPrompt('work'), abortSignal: controller.signal } as any)
+      const reader = stream.getReader()
+      const parts: any[] = []
+      for (;;) {
+        const { done, value } = await reader.read()
+        if (done) break
+        parts.push(value)
+        if (value.type === 'text-delta') controller.abort()
+      }
+      assert.deepEqual(parts.at(-1).finishReason, { unified: 'other', raw: 'cancelled' })
+    })
+  })
+  test('cancelling the stream stops cursor-agent', async () => {
+    const { createCursorAcp } = await load.provider()
+    const cancelLog = join(scratch, 'cancel-log')
+    await withEnv({ FAKE_CURSOR_LOG_DIR: cancelLog, FAKE_CURSOR_SCENARIO: 'long' }, async () => {
+      const model = createCursorAcp({ name: 'cursor-acp', workspace, executable: fakeAgent }).languageModel('auto')
+      const { stream } = await model.doStream({ prompt: userPrompt('work') } as any)
+      const reader = stream.getReader()
+      for (;;) {
+        const { done, value } = await reader.read()
+        assert.equal(done, false, 'the long run ended by itself')
+        if (value.type === 'text-delta') break
+      }
+      await reader.cancel()
+    })
+    const [record] = readdirSync(cancelLog).map((file) => JSON.parse(readFileSync(join(cancelLog, file), 'utf8')))
+    const gone = (pid: number) => {
+      try {
+        process.kill(pid, 0)
+        return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
+      } catch {
+        return true
+      }
+    }
+    const deadline = Date.now() + 20_000
+    while (!(gone(record.pid) && gone(record.grandchildPid)) && Date.now() < deadline) await new Promise((done) => setTimeout(done, 100))
+    assert.ok(gone(record.pid) && gone(record.grandchildPid), `cursor-agent ${record.pid} or its child ${record.grandchildPid} survived`)
+  })
+  test('models come from `cursor-agent models` and are cached; a failing lookup falls back', async () => {
+    const { cursorModels, FALLBACK_MODELS } = await load.models()
+    const cacheFile = join(scratch, 'models-cache', 'models.json')
+    const fromCursor = await cursorModels({ cacheFile, executable: fakeAgent, env: childEnv() })
+    const fakeList = [
+      { id: 'auto', name: 'Auto' },
+      { id: 'fake-model', name: 'Fake Model' },
+      { id: 'composer-2.5', name: 'Composer 2.5' },
+    ]
+    assert.deepEqual(fromCursor, { models: fakeList, source: 'cursor' })
+    const missing = join(scratch, 'no-such-agent')
+    assert.deepEqual(await cursorModels({ cacheFile, executable: missing, env: childEnv() }), { models: fakeList, source: 'cache' })
+    const later = () => Date.now() + 7 * 3_600_000
+    assert.deepEqual(await cursorModels({ cacheFile, executable: missing, env: childEnv(), now: later }), { models: fakeList, source: 'stale-cache' })
+    const noCache = join(scratch, 'models-none', 'models.json')
+    assert.deepEqual(await cursorModels({ cacheFile: noCache, executable: missing, env: childEnv() }), { models: [...FALLBACK_MODELS], source: 'fallback' })
+  })
+})
+
+const loggingReason = typeof nativeApi.setLogging === 'function' ? false : 'this build of the addon has no setLogging yet'
+
+describe('logging', { skip: loggingReason }, () => {
+  test('CURSOR_ACP_LOG_LEVEL turns on logging into CURSOR_ACP_LOG_FILE, never the terminal', async () => {
+    const { CursorAcpPlugin } = await load.server()
+    const logFile = join(scratch, 'logs', 'cursor.log')
+    const cfg: Record<string, any> = {}
+    await withEnv(
+      { XDG_DATA_HOME: join(scratch, 'data'), HOME: scratch, CURSOR_ACP_LOG_LEVEL: 'debug', CURSOR_ACP_LOG_FILE: logFile, CURSOR_AGENT_EXECUTABLE: fakeAgent },
+      async () => {
+        const hooks = await CursorAcpPlugin({ directory: scratch, worktree: '/' } as any)
+        await hooks.config!(cfg as any)
+      },
+    )
+    assert.equal(cfg.provider['cursor-acp'].options.configurationWarnings, undefined)
+    assert.ok(existsSync(logFile), `${logFile} was not created`)
+    nativeApi.setLogging({ level: 'off' })
+  })
+})
+

@@ -1,0 +1,45 @@
+// How the plugin's provider block joins what the user configured by hand.
+import type { Config } from '@opencode-ai/plugin'
+
+export type ProviderBlock = NonNullable<Config['provider']>[string]
+export type ModelsBlock = NonNullable<ProviderBlock['models']>
+
+const PRIOR_ART_PORT = ':32124'
+
+/** A block written by the earlier proxy-based bridge: the OpenAI-compatible provider on port 32124. */
+function isPriorArtBlock(block: ProviderBlock | undefined): boolean {
+  if (block?.npm !== '@ai-sdk/openai-compatible') return false
+  const baseURL = (block.options as { baseURL?: unknown } | undefined)?.baseURL
+  return typeof baseURL === 'string' && baseURL.includes(PRIOR_ART_PORT)
+}
+
+/**
+ * The provider block after the user's own configuration: a hand-written block with its own `npm`
+ * is left alone; one without `npm` is completed (the user's options and models win); a prior-art
+ * block is taken over, keeping the user's model names.
+ */
+export function mergeProviderBlock(existing: ProviderBlock | undefined, ours: ProviderBlock): ProviderBlock {
+  if (existing === undefined) return ours
+  if (isPriorArtBlock(existing)) {
+    const { baseURL: _proxyUrl, ...userOptions } = (existing.options ?? {}) as Record<string, unknown>
+    return {
+      ...existing,
+      npm: ours.npm,
+      options: { ...ours.options, ...userOptions },
+      models: { ...ours.models, ...existing.models },
+    }
+  }
+  if (existing.npm !== undefined) return existing
+  return {
+    ...ours,
+    ...existing,
+    options: { ...ours.options, ...existing.options },
+    models: existing.models ?? ours.models,
+  }
+}
+
+export function modelsBlock(models: { id: string; name: string }[]): ModelsBlock {
+  const block: ModelsBlock = {}
+  for (const model of models) block[model.id] = { name: model.name }
+  return block
+}

@@ -1,7 +1,7 @@
 // The published shape, installed the way users get it: the root tarball plus the
 // tarball of this machine's platform package (the binary the build just made),
 // installed into an empty project without the network and without optional
-// dependencies, then loaded from Node and from Bun.
+// dependencies, then loaded from Node, from Bun, and by the real OpenCode CLI.
 //
 // Needs a build first (`npm test` does it): the platform binary in the package
 // root and the compiled plugin in dist/.
@@ -12,6 +12,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { createSandbox, installOpenCode } from '../support/opencode.ts'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
@@ -64,7 +65,7 @@ console.log(JSON.stringify({
 let work = ''
 let project = ''
 
-before(() => {
+before(async () => {
   assert.ok(existsSync(join(root, binaryFile)), `${binaryFile} is missing: build first (npx napi build --platform)`)
   assert.ok(existsSync(join(root, 'dist/plugin/server.js')), 'dist/plugin is missing: run `npm run build:plugin`')
   work = mkdtempSync(join(tmpdir(), 'ocn-pack-'))
@@ -88,6 +89,7 @@ before(() => {
     ['install', '--offline', '--omit=optional', '--no-audit', '--no-fund', '--ignore-scripts', '--cache', join(work, 'npm-cache'), ...tarballs],
     project,
   )
+  await installOpenCode()
 })
 
 after(() => {
@@ -143,5 +145,23 @@ describe(`installed from tarballs (${platformPackage})`, () => {
 
   it('Bun loads it too', () => {
     assertTranslated(runCheck(bun))
+  })
+
+  it('the real OpenCode CLI loads the plugin from the installed copy and answers through the fake agent', async () => {
+    const answer = 'Answer from the installed package.'
+    const sandbox = await createSandbox({
+      plugin: join(project, 'node_modules', pkg.name),
+      env: { FAKE_CURSOR_STREAM: `text:${answer}` },
+    })
+    try {
+      const result = await sandbox.run(['run', '--format', 'json', '--model', 'cursor-acp/auto', 'say', 'hi'])
+      const why = `exit ${result.code}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}\nlog:\n${sandbox.openCodeLog().slice(-4000)}`
+      assert.equal(result.code, 0, why)
+      const text = result.events.filter((event) => event.type === 'text').map((event) => event.part.text).join('')
+      assert.equal(text, answer, why)
+      assert.equal(sandbox.invocations().length, 1, why)
+    } finally {
+      await sandbox.dispose()
+    }
   })
 })

@@ -22,7 +22,7 @@ const floodAgent = join(agents, 'stderr-flood-agent.sh')
 const authAgent = join(agents, 'auth-fail-agent.sh')
 const modelsAgent = join(agents, 'models-agent.sh')
 const exitHost = join(agents, 'exit-host.mjs')
-const capture = '/work/shared/captures/maestro/04_partial_output.jsonl'
+const capture = join(here, 'fixtures', 'captures', 'maestro', '04_partial_output.jsonl')
 const captureLocal = join(here, 'agents', 'tool-open.ndjson')
 
 // What capture 04 must show (from its `result` event): the visible text exactly once, its chat

@@ -3,7 +3,7 @@
 // reference and the captures; none is produced by the code under test.
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { describe, it } from 'node:test'
@@ -767,6 +767,20 @@ describe('StreamTransformer: fixtures and captures', () => {
 
   it('includeUsage: false sends no usage chunk', () => {
     for (const c of cases.filter((c) => c.usage)) checkSse(c, [c.input()], { includeUsage: false })
+  })
+})
+
+describe('captures', () => {
+  // The captures are vendored so the suite runs anywhere; where the reference captures folder
+  // (`../shared/captures`) sits beside the checkout, the two must not drift apart.
+  const reference = resolve(__dirname, '..', '..', 'shared', 'captures', 'maestro')
+  const names = ['01_simple_no_tool.jsonl', '02_shell_tool_call.jsonl', '03_edit_tool_call.jsonl', '04_partial_output.jsonl', '05_rejected_shell.jsonl']
+  it('the vendored copies are byte for byte the reference captures', {
+    skip: existsSync(reference) ? false : `no reference copy at ${reference}`,
+  }, () => {
+    for (const name of names) {
+      assert.ok(readFileSync(join(reference, name)).equals(capture(`maestro/${name}`)), name)
+    }
   })
 })
 

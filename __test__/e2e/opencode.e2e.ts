@@ -1,7 +1,7 @@
 // The real OpenCode CLI (1.18.33), offline, loading this repository as its plugin, against the fake
 // cursor-agent. Needs `npm run build` first (the plugin loads from dist/ and the addon).
 //
-// Expectations are written from the captures in shared/captures/maestro (what a correct
+// Expectations are written from the captures in __test__/fixtures/captures/maestro (what a correct
 // translation must show) and from ARCHITECTURE sections 4 and 6.
 import assert from 'node:assert/strict'
 import { existsSync, writeFileSync } from 'node:fs'

@@ -1,7 +1,7 @@
 // Shared tools for stream translation tests: fixture loading, chunkings, and readers that turn
 // raw outputs (SSE frame strings, V3 part objects) into what a consumer would see.
 import assert from 'node:assert/strict'
-import { existsSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 
 import {
@@ -19,17 +19,8 @@ export function fixture(name: string): Buffer {
   return readFileSync(join(repoRoot, '__test__', 'fixtures', 'streams', name))
 }
 
-/**
- * The real cursor-agent captures live in `shared/captures/` beside the repository
- * (`<repo>/../shared`); a checkout nested one folder deeper finds them one level up.
- */
-export const capturesDir: string = (() => {
-  const candidates = [
-    join(repoRoot, '..', 'shared', 'captures'),
-    join(repoRoot, '..', '..', 'shared', 'captures'),
-  ]
-  return candidates.find((dir) => existsSync(dir)) ?? candidates[0]!
-})()
+/** The real cursor-agent captures, kept byte for byte in `__test__/fixtures/captures/`. */
+export const capturesDir: string = join(repoRoot, '__test__', 'fixtures', 'captures')
 
 /** Bytes of a real capture, e.g. `capture('maestro/01_simple_no_tool.jsonl')`. */
 export function capture(name: string): Buffer {

@@ -6,7 +6,7 @@
 //   FAKE_CURSOR_LOG_DIR        where each invocation writes `invocation-<time>-<pid>.json`
 //                              ({argv, stdin, pid, pgid, cwd, grandchildPid?})
 //   FAKE_CURSOR_STREAM         what to replay: a path, a capture name (`maestro/04_partial_output.jsonl`,
-//                              looked up in `shared/captures/` above the repository, or in
+//                              looked up in `__test__/fixtures/captures/`, or in
 //                              FAKE_CURSOR_CAPTURES_DIR), or `text:<answer>` for a generated stream
 //                              (default `text:Hello from the fake cursor-agent.`)
 //   FAKE_CURSOR_LINE_DELAY_MS  pause before each stdout line (default 0)
@@ -116,10 +116,7 @@ function parseRunArguments(args) {
 function findCapture(name) {
   const roots = []
   if (env.FAKE_CURSOR_CAPTURES_DIR) roots.push(env.FAKE_CURSOR_CAPTURES_DIR)
-  for (let directory = here; ; directory = dirname(directory)) {
-    roots.push(join(directory, 'shared', 'captures'))
-    if (dirname(directory) === directory) break
-  }
+  roots.push(join(here, '..', 'fixtures', 'captures'))
   const found = roots.map((root) => join(root, name)).find((path) => existsSync(path))
   if (found === undefined) fail(`capture ${name} not found in ${roots.join(', ')}`)
   return found

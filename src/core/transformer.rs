@@ -338,17 +338,12 @@ mod tests {
     use proptest::prelude::*;
     use serde_json::{json, Value};
 
-    /// The real captures (`shared/captures/maestro`), found beside the repository or above it.
+    /// The real captures, kept in the repository (`__test__/fixtures/captures/maestro`).
     fn capture(name: &str) -> Vec<u8> {
-        let mut dir = Some(std::path::Path::new(env!("CARGO_MANIFEST_DIR")));
-        while let Some(d) = dir {
-            let path = d.join("shared/captures/maestro").join(name);
-            if let Ok(bytes) = std::fs::read(&path) {
-                return bytes;
-            }
-            dir = d.parent();
-        }
-        panic!("capture {name} not found in shared/captures/maestro above the crate");
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("__test__/fixtures/captures/maestro")
+            .join(name);
+        std::fs::read(&path).unwrap_or_else(|e| panic!("capture {}: {e}", path.display()))
     }
 
     const CAPTURES: [&str; 5] = [

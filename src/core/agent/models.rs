@@ -197,7 +197,7 @@ pub async fn list_models(
         status.signal().map(process::signal_name)
     };
     #[cfg(not(unix))]
-    let signal = None;
+    let signal: Option<String> = None;
     if !status.success() {
         // Cursor prints some failures on stdout; classify both.
         let text = format!("{stderr}\n{stdout_text}");

@@ -1,6 +1,5 @@
 //! `cursor-agent models`: the models the account can use.
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::io::AsyncReadExt;
@@ -11,7 +10,7 @@ use super::process::{self, ProcessGroup};
 use super::registry;
 use super::resolve::{not_found_message, resolve_agent};
 use super::run::{last_lines, start_failure_message, RunContext};
-use super::tail::{TailBuffer, STDERR_TAIL_BYTES};
+use super::tail::StderrTail;
 use crate::core::classify::{classify_failure, strip_ansi};
 use crate::core::error::CoreError;
 
@@ -138,21 +137,7 @@ pub async fn list_models(
     let group = child.id().map(ProcessGroup::of_leader);
     let _registration = group.map(|g| registry::register(ctx.owner, g));
 
-    let stderr_tail = Arc::new(Mutex::new(TailBuffer::new(STDERR_TAIL_BYTES)));
-    let stderr_task = child.stderr.take().map(|mut stderr| {
-        let tail = Arc::clone(&stderr_tail);
-        ctx.runtime.spawn(async move {
-            let mut buf = vec![0u8; 16 * 1024];
-            while let Ok(n) = stderr.read(&mut buf).await {
-                if n == 0 {
-                    break;
-                }
-                tail.lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .push(&buf[..n]);
-            }
-        })
-    });
+    let stderr_tail = StderrTail::spawn(&ctx.runtime, child.stderr.take());
     let mut stdout = child.stdout.take();
     let collect = async {
         let mut out = Vec::new();
@@ -179,15 +164,7 @@ pub async fn list_models(
             )));
         }
     };
-    if let Some(mut task) = stderr_task {
-        if tokio::time::timeout(Duration::from_millis(500), &mut task)
-            .await
-            .is_err()
-        {
-            task.abort();
-        }
-    }
-    let stderr = stderr_tail.lock().unwrap_or_else(|e| e.into_inner()).text();
+    let stderr = stderr_tail.finish().await;
     let stdout_text = String::from_utf8_lossy(&out);
     let status =
         status.map_err(|e| CoreError::AgentExit(format!("waiting for cursor-agent: {e}")))?;

@@ -8,7 +8,7 @@
 
 use std::io;
 use std::process::ExitStatus;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -21,7 +21,7 @@ use super::command::{agent_args, RunOptions};
 use super::process::{self, ProcessGroup};
 use super::registry;
 use super::resolve::{not_found_message, resolve_agent, Launcher};
-use super::tail::{TailBuffer, STDERR_TAIL_BYTES};
+use super::tail::StderrTail;
 use crate::core::error::CoreError;
 use crate::core::resume::is_resume_specific_failure;
 use crate::core::transformer::{Outcome, Output, StreamTransformer};
@@ -35,8 +35,6 @@ const READ_BUFFER_BYTES: usize = 64 * 1024;
 /// After the child exits, how long stdout may stay open and silent (held open by something it
 /// started) before the run is over.
 const STDOUT_DRAIN_AFTER_EXIT: Duration = Duration::from_secs(1);
-/// After the child exits, how long to wait for the rest of stderr.
-const STDERR_DRAIN_AFTER_EXIT: Duration = Duration::from_millis(500);
 
 /// Where a run's outputs go (the JS callback, in the addon).
 pub trait OutputSink: Send + Sync + 'static {
@@ -242,21 +240,7 @@ impl Run {
                 let _ = stdin.shutdown().await;
             })
         });
-        let stderr_tail = Arc::new(Mutex::new(TailBuffer::new(STDERR_TAIL_BYTES)));
-        let stderr_task = child.stderr.take().map(|mut stderr| {
-            let tail = Arc::clone(&stderr_tail);
-            self.ctx.runtime.spawn(async move {
-                let mut buf = vec![0u8; 16 * 1024];
-                while let Ok(n) = stderr.read(&mut buf).await {
-                    if n == 0 {
-                        break;
-                    }
-                    tail.lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .push(&buf[..n]);
-                }
-            })
-        });
+        let stderr_tail = StderrTail::spawn(&self.ctx.runtime, child.stderr.take());
 
         self.held = self.options.resume_chat_id.is_some().then(Vec::new);
         let (ending, exit) = match child.stdout.take() {
@@ -271,15 +255,7 @@ impl Run {
         if let Some(task) = stdin_task {
             task.abort();
         }
-        if let Some(mut task) = stderr_task {
-            if tokio::time::timeout(STDERR_DRAIN_AFTER_EXIT, &mut task)
-                .await
-                .is_err()
-            {
-                task.abort();
-            }
-        }
-        let stderr = stderr_tail.lock().unwrap_or_else(|e| e.into_inner()).text();
+        let stderr = stderr_tail.finish().await;
         let (exit_code, signal) = exit_parts(&status);
         let cancelled = matches!(ending, Ending::Stopped(StopReason::Cancel));
         let outcome = Outcome {
@@ -623,6 +599,7 @@ mod tests {
     use crate::core::agent::command::RunRequest;
     use std::os::unix::fs::PermissionsExt;
     use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Mutex;
 
     /// Keeps receipts (the consumer is "behind") until told to let go.
     #[derive(Default)]

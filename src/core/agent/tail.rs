@@ -1,9 +1,61 @@
 //! The last bytes of a stream (cursor-agent's stderr), kept for error classification.
 
 use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::AsyncReadExt;
+use tokio::process::ChildStderr;
+use tokio::runtime::Handle;
+use tokio::task::JoinHandle;
 
 /// How much of stderr is kept: enough for every known error text, bounded under a flood.
 pub const STDERR_TAIL_BYTES: usize = 64 * 1024;
+
+/// How long to wait, once the child has exited, for the rest of its stderr (a grandchild may
+/// still hold the pipe open).
+pub const STDERR_DRAIN_AFTER_EXIT: Duration = Duration::from_millis(500);
+
+/// A child's stderr, read concurrently into a bounded tail so that a flood never blocks it.
+pub struct StderrTail {
+    tail: Arc<Mutex<TailBuffer>>,
+    task: Option<JoinHandle<()>>,
+}
+
+impl StderrTail {
+    pub fn spawn(runtime: &Handle, stderr: Option<ChildStderr>) -> Self {
+        let tail = Arc::new(Mutex::new(TailBuffer::new(STDERR_TAIL_BYTES)));
+        let task = stderr.map(|mut stderr| {
+            let tail = Arc::clone(&tail);
+            runtime.spawn(async move {
+                let mut buf = vec![0u8; 16 * 1024];
+                while let Ok(n) = stderr.read(&mut buf).await {
+                    if n == 0 {
+                        break;
+                    }
+                    tail.lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .push(&buf[..n]);
+                }
+            })
+        });
+        Self { tail, task }
+    }
+
+    /// The kept text, after waiting at most [`STDERR_DRAIN_AFTER_EXIT`] for the rest.
+    pub async fn finish(mut self) -> String {
+        if let Some(mut task) = self.task.take() {
+            if tokio::time::timeout(STDERR_DRAIN_AFTER_EXIT, &mut task)
+                .await
+                .is_err()
+            {
+                task.abort();
+            }
+        }
+        let text = self.tail.lock().unwrap_or_else(|e| e.into_inner()).text();
+        text
+    }
+}
 
 /// A byte ring that keeps only the newest `capacity` bytes written to it.
 #[derive(Debug)]

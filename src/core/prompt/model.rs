@@ -291,11 +291,7 @@ fn parse_openai_tool_call(call: &Value) -> Result<ToolCall<'_>, CoreError> {
         .and_then(Value::as_object)
         .ok_or_else(|| invalid("a tool call needs a `function` object"))?;
     let name = required_str(function, "name", "a tool call's function")?;
-    let arguments = match function.get("arguments") {
-        Some(Value::String(text)) => Cow::Borrowed(text.as_str()),
-        None | Some(Value::Null) => Cow::Borrowed("{}"),
-        Some(other) => Cow::Owned(other.to_string()),
-    };
+    let arguments = arguments_text(function.get("arguments"));
     Ok(ToolCall {
         id,
         name,
@@ -303,14 +299,19 @@ fn parse_openai_tool_call(call: &Value) -> Result<ToolCall<'_>, CoreError> {
     })
 }
 
-fn parse_v3_tool_call(object: &Map<String, Value>) -> Result<ToolCall<'_>, CoreError> {
-    let id = required_str(object, "toolCallId", "a tool-call part")?;
-    let name = required_str(object, "toolName", "a tool-call part")?;
-    let arguments = match object.get("input") {
+/// Tool-call arguments as JSON text: OpenAI sends a string, V3 an object; absent means none.
+fn arguments_text(value: Option<&Value>) -> Cow<'_, str> {
+    match value {
         Some(Value::String(text)) => Cow::Borrowed(text.as_str()),
         None | Some(Value::Null) => Cow::Borrowed("{}"),
         Some(other) => Cow::Owned(other.to_string()),
-    };
+    }
+}
+
+fn parse_v3_tool_call(object: &Map<String, Value>) -> Result<ToolCall<'_>, CoreError> {
+    let id = required_str(object, "toolCallId", "a tool-call part")?;
+    let name = required_str(object, "toolName", "a tool-call part")?;
+    let arguments = arguments_text(object.get("input"));
     Ok(ToolCall {
         id,
         name,

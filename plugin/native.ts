@@ -74,11 +74,12 @@ export interface ResumeRequest {
 }
 
 export interface ResumePlan {
-  sessionKey?: string | null
-  resumeChatId?: string | null
+  sessionKey: string | null
+  resumeChatId: string | null
   prompt: string
   incremental: boolean
-  [opaque: string]: unknown
+  /** Opaque state that `record` needs; keep it when copying a plan. */
+  recordToken: string | null
 }
 
 export interface SessionResumeManager {
@@ -90,7 +91,7 @@ export interface SessionResumeManager {
 }
 
 export interface LoggingOptions {
-  level: string
+  level: 'off' | 'error' | 'warn' | 'info' | 'debug' | 'trace'
   file?: string
 }
 

@@ -37,14 +37,6 @@ impl MixedDeltaTracker {
         }
     }
 
-    /// Text emitted on `channel` since the last reset.
-    pub fn emitted(&self, channel: Channel) -> &str {
-        match channel {
-            Channel::Text => &self.text,
-            Channel::Thinking => &self.thinking,
-        }
-    }
-
     /// A new record arrived (`transport`: it is an `interaction_query` or `retry`). Returns a
     /// held delta that must now be emitted, before anything the record itself yields.
     pub fn next_record(&mut self, transport: bool) -> Option<(Channel, String)> {

@@ -9,7 +9,7 @@ use crate::core::error::CoreError;
 use crate::core::event::{parse, Parsed};
 use crate::core::framing::{LineFramer, Record, SkipReason, SKIPPED_PREFIX_BYTES};
 use crate::core::part::Part;
-use crate::core::translate::Translator;
+use crate::core::translate::{Closing, Translator};
 use crate::core::usage::CursorUsage;
 
 /// Which encoder turns the neutral parts into outputs.
@@ -182,12 +182,6 @@ fn on_record(
     }
 }
 
-/// How the stream is being closed.
-enum Close<'a> {
-    Outcome(&'a Outcome),
-    Failure(CoreError),
-}
-
 impl StreamTransformer {
     pub fn new(options: TransformerOptions) -> Self {
         let encoder = match options.format {
@@ -254,12 +248,12 @@ impl StreamTransformer {
 
     /// Close the stream per the finish table; a second call appends nothing.
     pub fn finish(&mut self, outcome: &Outcome, out: &mut Vec<Output>) -> FinishSummary {
-        self.close(Close::Outcome(outcome), &mut Sink::Outputs(out))
+        self.close(Closing::Outcome(outcome), &mut Sink::Outputs(out))
     }
 
     /// [`finish`](Self::finish) with outputs as JSON text, as [`push_json`](Self::push_json).
     pub fn finish_json(&mut self, outcome: &Outcome, out: &mut String) -> FinishSummary {
-        self.close(Close::Outcome(outcome), &mut Sink::Json(out))
+        self.close(Closing::Outcome(outcome), &mut Sink::Json(out))
     }
 
     /// Close the stream with a failure the caller determined (`E_TIMEOUT`, `E_CALLBACK`, ...)
@@ -267,15 +261,15 @@ impl StreamTransformer {
     /// closed, open tool calls interrupted, then the error and the finish. Like `finish`, a
     /// call after the stream is closed appends nothing; `push` afterwards is `E_INVALID_ARG`.
     pub fn fail(&mut self, error: CoreError, out: &mut Vec<Output>) -> FinishSummary {
-        self.close(Close::Failure(error), &mut Sink::Outputs(out))
+        self.close(Closing::Failure(error), &mut Sink::Outputs(out))
     }
 
     /// [`fail`](Self::fail) with outputs as JSON text, as [`push_json`](Self::push_json).
     pub fn fail_json(&mut self, error: CoreError, out: &mut String) -> FinishSummary {
-        self.close(Close::Failure(error), &mut Sink::Json(out))
+        self.close(Closing::Failure(error), &mut Sink::Json(out))
     }
 
-    fn close(&mut self, close: Close<'_>, sink: &mut Sink<'_>) -> FinishSummary {
+    fn close(&mut self, closing: Closing<'_>, sink: &mut Sink<'_>) -> FinishSummary {
         if self.finished {
             return FinishSummary::default();
         }
@@ -288,11 +282,7 @@ impl StreamTransformer {
             ..
         } = self;
         framer.finish(|record| on_record(record, translator, encoder, skipped, sink));
-        let mut emit = |part: Part<'_>| encoder.encode(&part, sink);
-        match close {
-            Close::Outcome(outcome) => translator.finish(outcome, &mut emit),
-            Close::Failure(error) => translator.fail(error, &mut emit),
-        }
+        translator.close(closing, &mut |part| encoder.encode(&part, sink))
     }
 
     /// Whether `finish` has been called.

@@ -163,11 +163,12 @@ pub fn tool_result(raw: Option<&RawValue>) -> Value {
     Value::Object(result)
 }
 
-/// How `close` decides the ending.
-enum Closing<'o> {
+/// How [`Translator::close`] decides the ending.
+pub enum Closing<'o> {
     /// From the process outcome, per the finish table.
     Outcome(&'o Outcome),
-    /// A failure the caller determined.
+    /// A failure the caller determined (a timeout, a callback that threw), whatever the
+    /// process did.
     Failure(CoreError),
 }
 
@@ -398,18 +399,13 @@ impl Translator {
         });
     }
 
-    /// Close the stream per the finish table; a second call emits nothing.
-    pub fn finish(&mut self, outcome: &Outcome, emit: &mut impl FnMut(Part<'_>)) -> FinishSummary {
-        self.close(Closing::Outcome(outcome), emit)
-    }
-
-    /// Close the stream with a failure decided by the caller (a timeout, a callback that
-    /// threw), whatever the process did; a call after the stream is closed emits nothing.
-    pub fn fail(&mut self, error: CoreError, emit: &mut impl FnMut(Part<'_>)) -> FinishSummary {
-        self.close(Closing::Failure(error), emit)
-    }
-
-    fn close(&mut self, closing: Closing<'_>, emit: &mut impl FnMut(Part<'_>)) -> FinishSummary {
+    /// Close the stream: flush a held delta, interrupt open tool calls, then the finish; a call
+    /// after the stream is closed emits nothing.
+    pub fn close(
+        &mut self,
+        closing: Closing<'_>,
+        emit: &mut impl FnMut(Part<'_>),
+    ) -> FinishSummary {
         if self.finished {
             return FinishSummary::default();
         }

@@ -143,7 +143,6 @@ pub struct StreamTransformer {
     translator: Translator,
     encoder: Encoder,
     skipped: u64,
-    finished: bool,
 }
 
 /// Log a skipped record with a short prefix (never the whole record).
@@ -205,7 +204,6 @@ impl StreamTransformer {
             translator: Translator::new(),
             encoder,
             skipped: 0,
-            finished: false,
             options,
         }
     }
@@ -228,7 +226,7 @@ impl StreamTransformer {
     }
 
     fn push_to(&mut self, bytes: &[u8], sink: &mut Sink<'_>) -> Result<(), CoreError> {
-        if self.finished {
+        if self.is_finished() {
             return Err(CoreError::InvalidArg(
                 "push after finish: the stream is already closed".into(),
             ));
@@ -270,10 +268,9 @@ impl StreamTransformer {
     }
 
     fn close(&mut self, closing: Closing<'_>, sink: &mut Sink<'_>) -> FinishSummary {
-        if self.finished {
+        if self.is_finished() {
             return FinishSummary::default();
         }
-        self.finished = true;
         let Self {
             framer,
             translator,
@@ -285,9 +282,9 @@ impl StreamTransformer {
         translator.close(closing, &mut |part| encoder.encode(&part, sink))
     }
 
-    /// Whether `finish` has been called.
+    /// Whether the stream is closed (`finish` or `fail` was called).
     pub fn is_finished(&self) -> bool {
-        self.finished
+        self.translator.is_finished()
     }
 
     /// The cursor chat id seen in the stream.

@@ -219,6 +219,11 @@ impl Translator {
         self.has_events
     }
 
+    /// Whether [`close`](Self::close) has been called.
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+
     /// Handle one parsed record.
     pub fn record(&mut self, parsed: Parsed<'_>, emit: &mut impl FnMut(Part<'_>)) {
         let transport = match &parsed {

@@ -1,6 +1,7 @@
 //! `#[napi]` bindings: convert, call core, map errors. A few lines per item.
 
 mod agent;
+mod argument;
 mod error_code;
 mod init;
 mod logging;

@@ -4,8 +4,8 @@ use napi::{Env, Unknown};
 use napi_derive::napi;
 use serde_json::Value;
 
+use super::argument::object_argument;
 use super::error_code::{to_js_error, Result};
-use super::resume::object_argument;
 use crate::core::prompt::PromptRequest;
 use crate::core::resume::is_title_request as core_is_title_request;
 

@@ -1,35 +1,20 @@
 //! `SessionResumeManager` for JS.
 
-use napi::bindgen_prelude::{JsObjectValue, Object};
-use napi::{Env, Unknown, ValueType, JSON};
+use napi::bindgen_prelude::Object;
+use napi::{Env, Unknown};
 use napi_derive::napi;
 use serde_json::Value;
 
-use super::error_code::{from_napi, invalid_arg, to_js_error, Result};
+use super::argument::{expect_object, object_argument};
+use super::error_code::{from_napi, to_js_error, Result};
 use crate::core::resume::{
     chat_id_from_json, Failure, ResumeOptions, ResumePlan, ResumeRequest,
     SessionResumeManager as CoreManager,
 };
 
-/// Reads an object argument as JSON: one `JSON.stringify` inside the engine and one parse cost
-/// less than walking a large request property by property.
-pub fn object_argument(env: &Env, value: Unknown<'_>, what: &str) -> Result<Value> {
-    if value.get_type().map_err(from_napi)? != ValueType::Object {
-        return Err(invalid_arg(format!("{what} must be an object")));
-    }
-    let json: JSON = env
-        .get_global()
-        .and_then(|global| global.get_named_property_unchecked("JSON"))
-        .map_err(from_napi)?;
-    let text = json.stringify(value).map_err(from_napi)?;
-    serde_json::from_str(&text).map_err(|e| invalid_arg(format!("{what} is not JSON data: {e}")))
-}
-
 /// Reads the fields of a plan that `record` and `reportFailure` use, without copying its prompt.
 fn plan_argument(plan: Unknown<'_>) -> Result<ResumePlan> {
-    if plan.get_type().map_err(from_napi)? != ValueType::Object {
-        return Err(invalid_arg("the plan must be an object"));
-    }
+    expect_object(&plan, "the plan")?;
     // SAFETY: `plan` was just checked to be a JS object, which is what `Object` wraps.
     let object: Object<'_> = unsafe { plan.cast() }.map_err(from_napi)?;
     let mut fields = serde_json::Map::new();

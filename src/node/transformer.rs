@@ -1,8 +1,9 @@
-use napi::bindgen_prelude::{Either, FromNapiValue, Null, Unknown};
-use napi::{Env, JsValue, ValueType};
+use napi::bindgen_prelude::{Either, Null, Unknown};
+use napi::{Env, ValueType};
 use napi_derive::napi;
 
 use crate::core::transformer::{self as core, Format, Outcome, ToolCallMode, TransformerOptions};
+use crate::node::argument::{convert, optional_object};
 use crate::node::error_code::{from_napi, invalid_arg, to_js_error, Result};
 use crate::node::output::{json_array_to_js, outputs_to_js};
 
@@ -84,12 +85,7 @@ impl StreamTransformer {
         ts_args_type = "options?: StreamTransformerOptions | undefined | null"
     )]
     pub fn new(options: Option<Unknown>) -> Result<Self> {
-        let options = match options {
-            Some(value) if !is_nullish(&value)? => Some(
-                convert_object::<StreamTransformerOptions>(value, "StreamTransformer options")?,
-            ),
-            _ => None,
-        };
+        let options = optional_object(options, "StreamTransformer options")?;
         Ok(Self {
             inner: core::StreamTransformer::new(merge_options(options)?),
         })
@@ -136,12 +132,8 @@ impl StreamTransformer {
         env: &'env Env,
         outcome: Option<Unknown<'env>>,
     ) -> Result<Unknown<'env>> {
-        let outcome = match outcome {
-            Some(value) if !is_nullish(&value)? => {
-                convert_object::<StreamOutcome>(value, "finish outcome")?.into()
-            }
-            _ => Outcome::default(),
-        };
+        let outcome = optional_object::<StreamOutcome>(outcome, "finish outcome")?
+            .map_or_else(Outcome::default, Outcome::from);
         if self.inner.options().format == Format::AiSdk {
             let mut json = String::from("[");
             self.inner.finish_json(&outcome, &mut json);
@@ -228,24 +220,4 @@ fn whole_number(value: f64, name: &str, min: f64) -> Result<f64> {
             "{name} must be a whole number >= {min}, got {value}"
         )))
     }
-}
-
-fn is_nullish(value: &Unknown) -> Result<bool> {
-    let kind = value.get_type().map_err(from_napi)?;
-    Ok(matches!(kind, ValueType::Undefined | ValueType::Null))
-}
-
-/// Converts a JS object into an options struct; anything but an object is `E_INVALID_ARG`.
-fn convert_object<T: FromNapiValue>(value: Unknown, what: &str) -> Result<T> {
-    if value.get_type().map_err(from_napi)? != ValueType::Object {
-        return Err(invalid_arg(format!("{what} must be an object")));
-    }
-    convert(value, what)
-}
-
-/// Converts a JS value, reporting a mismatch as `E_INVALID_ARG` rather than napi's `InvalidArg`.
-fn convert<'a, T: FromNapiValue>(value: Unknown<'a>, what: &str) -> Result<T> {
-    // SAFETY: `value` is a live handle of the current call's env and scope.
-    unsafe { T::from_napi_value(value.value().env, value.raw()) }
-        .map_err(|e| invalid_arg(format!("invalid {what}: {}", e.reason)))
 }

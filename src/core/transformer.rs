@@ -147,8 +147,8 @@ pub struct StreamTransformer {
 
 /// Log a skipped record with a short prefix (never the whole record).
 fn log_skipped(what: &str, prefix: &[u8]) {
+    // At most `SKIPPED_PREFIX_BYTES` bytes decode to at most as many characters.
     let shown = String::from_utf8_lossy(&prefix[..prefix.len().min(SKIPPED_PREFIX_BYTES)]);
-    let shown: String = shown.chars().take(SKIPPED_PREFIX_BYTES).collect();
     tracing::debug!(prefix = %shown, "skipped cursor-agent record: {what}");
 }
 

@@ -37,8 +37,9 @@ impl MixedDeltaTracker {
         }
     }
 
-    /// A new record arrived (`transport`: it is an `interaction_query` or `retry`). Returns a
-    /// held delta that must now be emitted, before anything the record itself yields.
+    /// A new record arrived (`transport`: it is an `interaction_query` or `retry`), or the
+    /// stream ended (not `transport`). Returns a held delta that must now be emitted, before
+    /// anything the record itself yields.
     pub fn next_record(&mut self, transport: bool) -> Option<(Channel, String)> {
         let (channel, text) = self.held.take()?;
         if transport {
@@ -46,11 +47,6 @@ impl MixedDeltaTracker {
         }
         self.buffer(channel).push_str(&text);
         Some((channel, text))
-    }
-
-    /// End of stream: a held delta is emitted.
-    pub fn finish(&mut self) -> Option<(Channel, String)> {
-        self.next_record(false)
     }
 
     /// A partial delta. Returns the text to emit now; `None` when it is held (or empty).
@@ -129,7 +125,7 @@ mod tests {
                 Transport | OtherRecord => {}
             }
         }
-        out.extend(t.finish());
+        out.extend(t.next_record(false));
         out
     }
 

@@ -232,11 +232,17 @@ impl Translator {
             Parsed::Event(e) => matches!(e.body, EventBody::Transport),
         };
         self.has_events = true;
-        if let Some((channel, text)) = self.tracker.next_record(transport) {
-            self.emit_text(channel, &text, emit);
-        }
+        self.release_held(transport, emit);
         if let Parsed::Event(event) = parsed {
             self.event(event, emit);
+        }
+    }
+
+    /// A record arrived (or the stream ends, which is not `transport`): emit the delta the
+    /// tracker held back, unless the record shows it was Cursor's flush.
+    fn release_held(&mut self, transport: bool, emit: &mut impl FnMut(Part<'_>)) {
+        if let Some((channel, text)) = self.tracker.next_record(transport) {
+            self.emit_text(channel, &text, emit);
         }
     }
 
@@ -327,9 +333,7 @@ impl Translator {
         if partial {
             for (i, (channel, text)) in [first, second].into_iter().chain(texts).enumerate() {
                 if i > 0 {
-                    if let Some((c, t)) = self.tracker.next_record(false) {
-                        self.emit_text(c, &t, emit);
-                    }
+                    self.release_held(false, emit);
                 }
                 self.channel_text(channel, true, text, emit);
             }
@@ -415,9 +419,7 @@ impl Translator {
             return FinishSummary::default();
         }
         self.finished = true;
-        if let Some((channel, text)) = self.tracker.finish() {
-            self.emit_text(channel, &text, emit);
-        }
+        self.release_held(false, emit);
         let interrupted = Value::Object(Map::from_iter([
             ("status".to_owned(), Value::from("interrupted")),
             ("message".to_owned(), Value::from(INTERRUPTED_MESSAGE)),

@@ -812,8 +812,8 @@ mod tests {
         assert!(t.has_content() && t.has_events());
     }
 
-    /// Outputs for an input cut at the given byte offsets.
-    fn run_cut(format: Format, input: &[u8], cuts: &[usize]) -> Vec<Output> {
+    /// `input` cut at the given byte offsets (taken modulo its length + 1, in any order).
+    fn cut<'i>(input: &'i [u8], cuts: &[usize]) -> Vec<&'i [u8]> {
         let mut cuts: Vec<usize> = cuts.iter().map(|c| c % (input.len() + 1)).collect();
         cuts.sort_unstable();
         let mut chunks = Vec::new();
@@ -823,7 +823,12 @@ mod tests {
             from = c;
         }
         chunks.push(&input[from..]);
-        run_chunks(options(format), &chunks, &success()).0
+        chunks
+    }
+
+    /// Outputs for an input cut at the given byte offsets.
+    fn run_cut(format: Format, input: &[u8], cuts: &[usize]) -> Vec<Output> {
+        run_chunks(options(format), &cut(input, cuts), &success()).0
     }
 
     proptest! {
@@ -891,18 +896,9 @@ mod tests {
             let input = hazard_stream();
             for format in [Format::OpenAiSse, Format::AiSdk] {
                 let whole = run_chunks(hazard_options(format), &[&input], &success());
-                let mut sorted: Vec<usize> = cuts.iter().map(|c| c % (input.len() + 1)).collect();
-                sorted.sort_unstable();
-                let mut chunks = Vec::new();
-                let mut from = 0;
-                for c in sorted {
-                    chunks.push(&input[from..c]);
-                    from = c;
-                }
-                chunks.push(&input[from..]);
-                let cut = run_chunks(hazard_options(format), &chunks, &success());
-                prop_assert_eq!(&cut.0, &whole.0);
-                prop_assert_eq!(cut.2.skipped_lines(), whole.2.skipped_lines());
+                let chunked = run_chunks(hazard_options(format), &cut(&input, &cuts), &success());
+                prop_assert_eq!(&chunked.0, &whole.0);
+                prop_assert_eq!(chunked.2.skipped_lines(), whole.2.skipped_lines());
             }
         }
     }

@@ -8,6 +8,8 @@ import { join, resolve } from 'node:path'
 import { after, describe, test } from 'node:test'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
+import { isAlive, waitFor } from './helpers/process.ts'
+
 const repo = resolve(__dirname, '..')
 const fakeAgent = join(repo, '__test__', 'support', 'fake-cursor-agent.mjs')
 const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'plugin-spec-')))
@@ -388,17 +390,8 @@ describe('the provider over the fake cursor-agent', { skip: runnerReason }, () =
       await reader.cancel()
     })
     const [record] = readdirSync(cancelLog).map((file) => JSON.parse(readFileSync(join(cancelLog, file), 'utf8')))
-    const gone = (pid: number) => {
-      try {
-        process.kill(pid, 0)
-        return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
-      } catch {
-        return true
-      }
-    }
-    const deadline = Date.now() + 20_000
-    while (!(gone(record.pid) && gone(record.grandchildPid)) && Date.now() < deadline) await new Promise((done) => setTimeout(done, 100))
-    assert.ok(gone(record.pid) && gone(record.grandchildPid), `cursor-agent ${record.pid} or its child ${record.grandchildPid} survived`)
+    const gone = await waitFor(() => !isAlive(record.pid) && !isAlive(record.grandchildPid), 20_000)
+    assert.ok(gone, `cursor-agent ${record.pid} or its child ${record.grandchildPid} survived`)
   })
   test('models come from `cursor-agent models` and are cached; a failing lookup falls back', async () => {
     const { cursorModels, FALLBACK_MODELS } = await load.models()

@@ -272,14 +272,10 @@ async function collect(stream: ReadableStream<any>): Promise<any[]> {
   }
 }
 
-// These need the addon's runner, resume manager and prompt builder (ARCHITECTURE 4.2, 4.3).
 const nativeApi = require('../index.js')
-const runnerReason =
-  typeof nativeApi.runCursorAgent === 'function' && typeof nativeApi.isTitleRequest === 'function' && typeof nativeApi.SessionResumeManager === 'function'
-    ? false
-    : 'this build of the addon has no runCursorAgent/isTitleRequest/SessionResumeManager yet'
 
-describe('the provider over the fake cursor-agent', { skip: runnerReason }, () => {
+// The addon's runner, resume manager and prompt builder (ARCHITECTURE 4.2, 4.3) under the provider.
+describe('the provider over the fake cursor-agent', () => {
   const workspace = join(scratch, 'provider-ws')
   const logDir = join(scratch, 'agent-log')
   mkdirSync(workspace, { recursive: true })
@@ -412,9 +408,7 @@ describe('the provider over the fake cursor-agent', { skip: runnerReason }, () =
   })
 })
 
-const loggingReason = typeof nativeApi.setLogging === 'function' ? false : 'this build of the addon has no setLogging yet'
-
-describe('logging', { skip: loggingReason }, () => {
+describe('logging', () => {
   test('CURSOR_ACP_LOG_LEVEL turns on logging into CURSOR_ACP_LOG_FILE, never the terminal', async () => {
     const { CursorAcpPlugin } = await load.server()
     const logFile = join(scratch, 'logs', 'cursor.log')

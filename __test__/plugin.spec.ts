@@ -258,10 +258,6 @@ describe('the plugin entry', () => {
   })
 })
 
-function childEnv(): Record<string, string> {
-  return Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => typeof entry[1] === 'string'))
-}
-
 async function collect(stream: ReadableStream<any>): Promise<any[]> {
   const parts: any[] = []
   const reader = stream.getReader()
@@ -391,8 +387,9 @@ describe('the provider over the fake cursor-agent', () => {
   })
   test('models come from `cursor-agent models` and are cached; a failing lookup falls back', async () => {
     const { cursorModels, FALLBACK_MODELS } = await load.models()
+    const { childEnvironment } = await load.env()
     const cacheFile = join(scratch, 'models-cache', 'models.json')
-    const fromCursor = await cursorModels({ cacheFile, executable: fakeAgent, env: childEnv() })
+    const fromCursor = await cursorModels({ cacheFile, executable: fakeAgent, env: childEnvironment() })
     const fakeList = [
       { id: 'auto', name: 'Auto' },
       { id: 'fake-model', name: 'Fake Model' },
@@ -400,11 +397,11 @@ describe('the provider over the fake cursor-agent', () => {
     ]
     assert.deepEqual(fromCursor, { models: fakeList, source: 'cursor' })
     const missing = join(scratch, 'no-such-agent')
-    assert.deepEqual(await cursorModels({ cacheFile, executable: missing, env: childEnv() }), { models: fakeList, source: 'cache' })
+    assert.deepEqual(await cursorModels({ cacheFile, executable: missing, env: childEnvironment() }), { models: fakeList, source: 'cache' })
     const later = () => Date.now() + 7 * 3_600_000
-    assert.deepEqual(await cursorModels({ cacheFile, executable: missing, env: childEnv(), now: later }), { models: fakeList, source: 'stale-cache' })
+    assert.deepEqual(await cursorModels({ cacheFile, executable: missing, env: childEnvironment(), now: later }), { models: fakeList, source: 'stale-cache' })
     const noCache = join(scratch, 'models-none', 'models.json')
-    assert.deepEqual(await cursorModels({ cacheFile: noCache, executable: missing, env: childEnv() }), { models: [...FALLBACK_MODELS], source: 'fallback' })
+    assert.deepEqual(await cursorModels({ cacheFile: noCache, executable: missing, env: childEnvironment() }), { models: [...FALLBACK_MODELS], source: 'fallback' })
   })
 })
 

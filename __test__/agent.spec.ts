@@ -11,6 +11,7 @@ import { after, describe, it } from 'node:test'
 
 import { listCursorModels, resolveCursorAgent, runCursorAgent } from '../index.js'
 import type { RunResult } from '../index.js'
+import { isAlive, waitFor } from './helpers/process.ts'
 
 type RunCursorAgentOptions = Parameters<typeof runCursorAgent>[0]
 
@@ -77,27 +78,8 @@ function textOf(ps: Record<string, any>[]): string {
     .join('')
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    // a zombie (exited, not yet reaped by its new parent) is gone for our purposes
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z'
-  } catch {
-    try {
-      process.kill(pid, 0)
-      return true
-    } catch (e: any) {
-      return e.code === 'EPERM'
-    }
-  }
-}
-
 async function until(condition: () => boolean, what: string, limitMs = 15000): Promise<void> {
-  const start = Date.now()
-  while (!condition()) {
-    if (Date.now() - start > limitMs) assert.fail(`gave up waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
+  if (!(await waitFor(condition, limitMs, 20))) assert.fail(`gave up waiting for ${what}`)
 }
 
 // Every agent pid a test saw; a failing test must not leave them running.

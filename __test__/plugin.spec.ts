@@ -8,6 +8,8 @@ import { join, resolve } from 'node:path'
 import { after, describe, test } from 'node:test'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
+import { isAlive, waitFor } from './helpers/process.ts'
+
 const repo = resolve(__dirname, '..')
 const fakeAgent = join(repo, '__test__', 'support', 'fake-cursor-agent.mjs')
 const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'plugin-spec-')))
@@ -256,10 +258,6 @@ describe('the plugin entry', () => {
   })
 })
 
-function childEnv(): Record<string, string> {
-  return Object.fromEntries(Object.entries(process.env).filter((entry): entry is [string, string] => typeof entry[1] === 'string'))
-}
-
 async function collect(stream: ReadableStream<any>): Promise<any[]> {
   const parts: any[] = []
   const reader = stream.getReader()
@@ -270,14 +268,10 @@ async function collect(stream: ReadableStream<any>): Promise<any[]> {
   }
 }
 
-// These need the addon's runner, resume manager and prompt builder (ARCHITECTURE 4.2, 4.3).
 const nativeApi = require('../index.js')
-const runnerReason =
-  typeof nativeApi.runCursorAgent === 'function' && typeof nativeApi.isTitleRequest === 'function' && typeof nativeApi.SessionResumeManager === 'function'
-    ? false
-    : 'this build of the addon has no runCursorAgent/isTitleRequest/SessionResumeManager yet'
 
-describe('the provider over the fake cursor-agent', { skip: runnerReason }, () => {
+// The addon's runner, resume manager and prompt builder (ARCHITECTURE 4.2, 4.3) under the provider.
+describe('the provider over the fake cursor-agent', () => {
   const workspace = join(scratch, 'provider-ws')
   const logDir = join(scratch, 'agent-log')
   mkdirSync(workspace, { recursive: true })
@@ -388,22 +382,14 @@ describe('the provider over the fake cursor-agent', { skip: runnerReason }, () =
       await reader.cancel()
     })
     const [record] = readdirSync(cancelLog).map((file) => JSON.parse(readFileSync(join(cancelLog, file), 'utf8')))
-    const gone = (pid: number) => {
-      try {
-        process.kill(pid, 0)
-        return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))
-      } catch {
-        return true
-      }
-    }
-    const deadline = Date.now() + 20_000
-    while (!(gone(record.pid) && gone(record.grandchildPid)) && Date.now() < deadline) await new Promise((done) => setTimeout(done, 100))
-    assert.ok(gone(record.pid) && gone(record.grandchildPid), `cursor-agent ${record.pid} or its child ${record.grandchildPid} survived`)
+    const gone = await waitFor(() => !isAlive(record.pid) && !isAlive(record.grandchildPid), 20_000)
+    assert.ok(gone, `cursor-agent ${record.pid} or its child ${record.grandchildPid} survived`)
   })
   test('models come from `cursor-agent models` and are cached; a failing lookup falls back', async () => {
     const { cursorModels, FALLBACK_MODELS } = await load.models()
+    const { childEnvironment } = await load.env()
     const cacheFile = join(scratch, 'models-cache', 'models.json')
-    const fromCursor = await cursorModels({ cacheFile, executable: fakeAgent, env: childEnv() })
+    const fromCursor = await cursorModels({ cacheFile, executable: fakeAgent, env: childEnvironment() })
     const fakeList = [
       { id: 'auto', name: 'Auto' },
       { id: 'fake-model', name: 'Fake Model' },
@@ -411,17 +397,15 @@ describe('the provider over the fake cursor-agent', { skip: runnerReason }, () =
     ]
     assert.deepEqual(fromCursor, { models: fakeList, source: 'cursor' })
     const missing = join(scratch, 'no-such-agent')
-    assert.deepEqual(await cursorModels({ cacheFile, executable: missing, env: childEnv() }), { models: fakeList, source: 'cache' })
+    assert.deepEqual(await cursorModels({ cacheFile, executable: missing, env: childEnvironment() }), { models: fakeList, source: 'cache' })
     const later = () => Date.now() + 7 * 3_600_000
-    assert.deepEqual(await cursorModels({ cacheFile, executable: missing, env: childEnv(), now: later }), { models: fakeList, source: 'stale-cache' })
+    assert.deepEqual(await cursorModels({ cacheFile, executable: missing, env: childEnvironment(), now: later }), { models: fakeList, source: 'stale-cache' })
     const noCache = join(scratch, 'models-none', 'models.json')
-    assert.deepEqual(await cursorModels({ cacheFile: noCache, executable: missing, env: childEnv() }), { models: [...FALLBACK_MODELS], source: 'fallback' })
+    assert.deepEqual(await cursorModels({ cacheFile: noCache, executable: missing, env: childEnvironment() }), { models: [...FALLBACK_MODELS], source: 'fallback' })
   })
 })
 
-const loggingReason = typeof nativeApi.setLogging === 'function' ? false : 'this build of the addon has no setLogging yet'
-
-describe('logging', { skip: loggingReason }, () => {
+describe('logging', () => {
   test('CURSOR_ACP_LOG_LEVEL turns on logging into CURSOR_ACP_LOG_FILE, never the terminal', async () => {
     const { CursorAcpPlugin } = await load.server()
     const logFile = join(scratch, 'logs', 'cursor.log')

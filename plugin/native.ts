@@ -103,7 +103,7 @@ export interface NativeApi {
   SessionResumeManager: new (options?: { enabled?: boolean; maxEntries?: number; ttlMs?: number }) => SessionResumeManager
   buildPrompt(input: { messages: PromptMessage[]; tools?: ToolDefinition[]; toolsInPrompt?: boolean }): string
   isTitleRequest(input: { messages: PromptMessage[]; tools?: ToolDefinition[] }): boolean
-  setLogging?(options: LoggingOptions): void
+  setLogging(options: LoggingOptions): void
 }
 
 const PACKAGE_NAME = 'opencode-cursor-native'

@@ -25,7 +25,7 @@ export const CursorAcpPlugin: Plugin = async (input) => {
     if (settings.logLevel !== undefined) {
       const file = settings.logFile ?? join(dataDirectory(), 'log')
       try {
-        native().setLogging?.({ level: settings.logLevel, file })
+        native().setLogging({ level: settings.logLevel, file })
       } catch (error) {
         // Logging is a diagnostic aid: a log file that cannot be opened must not stop requests.
         reading.warnings.push(`Logging to ${file} is off: ${toCursorAcpError(error).message}`)

@@ -20,14 +20,13 @@ function findOnPath(name) {
   return null
 }
 
-/** The installed cursor-agent, found the way the plugin finds it when the addon offers that. */
+/** The installed cursor-agent, found the way the plugin finds it. */
 function realCursorAgent() {
   if (process.env.CURSOR_AGENT_EXECUTABLE) return process.env.CURSOR_AGENT_EXECUTABLE
   try {
-    const { resolveCursorAgent } = require('../index.js')
-    if (typeof resolveCursorAgent === 'function') return resolveCursorAgent().path ?? null
+    return require('../index.js').resolveCursorAgent().path ?? null
   } catch {
-    // Fall back to a PATH lookup below.
+    // Without a loadable addon: a PATH lookup.
   }
   return findOnPath('cursor-agent') ?? findOnPath('agent')
 }

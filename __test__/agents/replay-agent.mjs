@@ -5,7 +5,6 @@
 //                          is not printed but pauses N ms
 //   FAKE_AGENT_DELAY_MS    pause before each line (default 0)
 //   FAKE_AGENT_HANG_AFTER  after this many lines, print nothing more and never exit
-//   FAKE_AGENT_STAMP       replace __NOW__ in each line with the wall clock in ms (fractional)
 //   FAKE_AGENT_STDERR      text written to stderr before exiting
 //   FAKE_AGENT_EXIT        exit code (default 0)
 //   FAKE_AGENT_PID_FILE    write this process's pid here
@@ -46,12 +45,11 @@ for (let i = 0; i < lines.length; i++) {
     await new Promise(() => {})
   }
   if (delay > 0) await sleep(delay)
-  let line = lines[i]
+  const line = lines[i]
   if (line.startsWith('{"__sleep_ms"')) {
     await sleep(JSON.parse(line).__sleep_ms)
     continue
   }
-  if (env.FAKE_AGENT_STAMP) line = line.replaceAll('__NOW__', String(performance.timeOrigin + performance.now()))
   await write(line + '\n')
 }
 if (hangAfter !== Infinity && lines.length <= hangAfter) {

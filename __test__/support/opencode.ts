@@ -13,6 +13,8 @@ import { arch, cpus, tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
+export { isAlive, waitFor } from '../helpers/process.ts'
+
 export const OPENCODE_VERSION = '1.18.33'
 /** The repository root (the plugin package loaded by default). */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
@@ -395,22 +397,6 @@ async function startServer(binary: string, workspace: string, env: NodeJS.Proces
   }
 }
 
-/** Whether a process exists (signal 0), for cancellation checks. */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0)
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM'
-  }
-  // A zombie waiting for its parent counts as gone: it runs no code.
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z'
-  } catch {
-    return false
-  }
-}
-
 /** Whether any process of the group is still alive. */
 export function groupAlive(pgid: number): boolean {
   try {
@@ -430,16 +416,6 @@ export function groupAlive(pgid: number): boolean {
     }
   }
   return false
-}
-
-/** Polls `condition` every 100 ms until it holds or `timeoutMs` passes; returns the last answer. */
-export async function waitFor(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    if (condition()) return true
-    if (Date.now() > deadline) return false
-    await new Promise((done) => setTimeout(done, 100))
-  }
 }
 
 export const cpuCount = (): number => cpus().length

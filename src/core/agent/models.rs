@@ -158,13 +158,7 @@ pub async fn list_models(
     let stdout_text = String::from_utf8_lossy(&out);
     let status =
         status.map_err(|e| CoreError::AgentExit(format!("waiting for cursor-agent: {e}")))?;
-    #[cfg(unix)]
-    let signal = {
-        use std::os::unix::process::ExitStatusExt;
-        status.signal().map(process::signal_name)
-    };
-    #[cfg(not(unix))]
-    let signal: Option<String> = None;
+    let signal = process::exit_signal(&status);
     if !status.success() {
         // Cursor prints some failures on stdout; classify both.
         let text = format!("{stderr}\n{stdout_text}");

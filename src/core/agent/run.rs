@@ -606,17 +606,10 @@ async fn terminate(
 }
 
 fn exit_parts(status: &io::Result<ExitStatus>) -> (Option<i32>, Option<String>) {
-    let Ok(status) = status else {
-        return (None, None);
-    };
-    #[cfg(unix)]
-    let signal = {
-        use std::os::unix::process::ExitStatusExt;
-        status.signal().map(process::signal_name)
-    };
-    #[cfg(not(unix))]
-    let signal = None;
-    (status.code(), signal)
+    match status {
+        Ok(status) => (status.code(), process::exit_signal(status)),
+        Err(_) => (None, None),
+    }
 }
 
 /// The last `n` non-empty lines of `text`, joined with `; `.

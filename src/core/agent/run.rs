@@ -743,34 +743,20 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn reading_pauses_while_the_consumer_is_behind() {
         let dir = std::env::temp_dir().join(format!("ocn-run-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let mut script = String::from("#!/bin/sh\ncat > /dev/null\n");
-        script.push_str(
+        let mut body = String::from(
             "echo '{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s1\",\"model\":\"Auto\"}'\n",
         );
         for i in 0..30 {
             // one line per write, 10 ms apart: one read, one batch each
-            script.push_str(&format!(
+            body.push_str(&format!(
                 "echo '{}'\nsleep 0.01\n",
                 delta_line(&format!("t{i} "))
             ));
         }
-        script.push_str(
+        body.push_str(
             "echo '{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"\",\"session_id\":\"s1\"}'\n",
         );
-        let agent = dir.join("paced-agent.sh");
-        std::fs::write(&agent, script).unwrap();
-        std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).unwrap();
-
-        let options = RunRequest {
-            prompt: Some("hi".into()),
-            model: Some("auto".into()),
-            workspace: Some(dir.to_string_lossy().into_owned()),
-            executable: Some(agent.to_string_lossy().into_owned()),
-            ..RunRequest::default()
-        }
-        .validate()
-        .unwrap();
+        let options = paced_agent(&dir, "paced-agent.sh", &body);
         let consumer = Arc::new(SlowConsumer::default());
         consumer.holding.store(true, Ordering::SeqCst);
         let ctx = RunContext {

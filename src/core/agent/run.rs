@@ -192,10 +192,6 @@ async fn stop_requested(stop: &mut watch::Receiver<Option<StopReason>>) -> StopR
     }
 }
 
-fn millis(d: Duration) -> u128 {
-    d.as_millis()
-}
-
 struct Run {
     options: RunOptions,
     transformer: StreamTransformer,
@@ -294,11 +290,11 @@ impl Run {
                 let error = CoreError::Timeout(match kind {
                     TimeoutKind::Idle(d) => format!(
                         "cursor-agent produced no output for {} ms (idleTimeoutMs) and was stopped",
-                        millis(d)
+                        d.as_millis()
                     ),
                     TimeoutKind::Overall(d) => format!(
                         "cursor-agent ran longer than {} ms (timeoutMs) and was stopped",
-                        millis(d)
+                        d.as_millis()
                     ),
                 });
                 // The closing outputs carry the same code as `RunResult.error`, not the

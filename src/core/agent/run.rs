@@ -25,7 +25,7 @@ use super::registry::{self, Registration};
 use super::resolve::{not_found_message, resolve_agent, Launcher};
 use super::tail::StderrTail;
 use crate::core::error::CoreError;
-use crate::core::resume::is_resume_specific_failure;
+use crate::core::resume::is_resume_specific;
 use crate::core::transformer::{Outcome, Output, StreamTransformer};
 use crate::core::usage::CursorUsage;
 
@@ -306,9 +306,7 @@ impl Run {
                 let summary = self.transformer.finish(&outcome, &mut closing);
                 let unconfirmed_resume = self.held.is_some();
                 match summary.error {
-                    Some(_)
-                        if unconfirmed_resume && is_resume_specific_failure(&outcome.stderr) =>
-                    {
+                    Some(_) if unconfirmed_resume && is_resume_specific(&outcome.stderr) => {
                         self.held = None;
                         closing.clear();
                         Some(CoreError::Resume(format!(

@@ -40,14 +40,6 @@ pub fn register(owner: u64, group: ProcessGroup) -> Registration {
     Registration { id }
 }
 
-/// How many children are registered (for `owner`, or for everyone).
-pub fn live_count(owner: Option<u64>) -> usize {
-    let live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
-    live.values()
-        .filter(|e| owner.is_none_or(|o| o == e.owner))
-        .count()
-}
-
 /// SIGKILL the process group of every live child of `owner` (or of everyone). Used when the
 /// host is exiting: there is no time for a grace period. Returns how many groups were signalled.
 pub fn kill_all(owner: Option<u64>) -> usize {

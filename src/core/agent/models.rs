@@ -1,15 +1,13 @@
 //! `cursor-agent models`: the models the account can use.
 
+use std::process::Stdio;
 use std::time::Duration;
 
 use tokio::io::AsyncReadExt;
-use tokio::process::Command;
 
 use super::command::EnvVars;
-use super::process::{self, ProcessGroup};
-use super::registry;
-use super::resolve::{not_found_message, resolve_agent};
-use super::run::{last_lines, start_failure_message, RunContext};
+use super::process;
+use super::run::{last_lines, start_agent, RunContext, Started};
 use super::tail::StderrTail;
 use crate::core::classify::{classify_failure, strip_ansi};
 use crate::core::error::CoreError;
@@ -114,28 +112,20 @@ pub async fn list_models(
     env: Option<EnvVars>,
     ctx: RunContext,
 ) -> Result<Vec<ModelInfo>, CoreError> {
-    let resolution = resolve_agent(executable.as_deref(), env.as_ref());
-    let Some(launcher) = resolution.launcher else {
-        return Err(CoreError::AgentNotFound(not_found_message(
-            &resolution.tried,
-        )));
-    };
-    let mut command = Command::new(&launcher.program);
-    command
-        .args(&launcher.leading_args)
-        .arg("models")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    if let Some(env) = &env {
-        command.env_clear().envs(env);
-    }
-    process::prepare(&mut command);
-    let mut child = process::spawn(command, &ctx.runtime).await.map_err(|e| {
-        CoreError::AgentNotFound(start_failure_message(&launcher, &e, env.as_ref()))
-    })?;
-    let group = child.id().map(ProcessGroup::of_leader);
-    let _registration = group.map(|g| registry::register(ctx.owner, g));
+    let Started {
+        mut child,
+        group,
+        registration: _registration,
+        ..
+    } = start_agent(
+        executable.as_deref(),
+        env.as_ref(),
+        vec!["models".into()],
+        Stdio::null(),
+        None,
+        &ctx,
+    )
+    .await?;
 
     let stderr_tail = StderrTail::spawn(&ctx.runtime, child.stderr.take());
     let mut stdout = child.stdout.take();
@@ -168,13 +158,7 @@ pub async fn list_models(
     let stdout_text = String::from_utf8_lossy(&out);
     let status =
         status.map_err(|e| CoreError::AgentExit(format!("waiting for cursor-agent: {e}")))?;
-    #[cfg(unix)]
-    let signal = {
-        use std::os::unix::process::ExitStatusExt;
-        status.signal().map(process::signal_name)
-    };
-    #[cfg(not(unix))]
-    let signal: Option<String> = None;
+    let signal = process::exit_signal(&status);
     if !status.success() {
         // Cursor prints some failures on stdout; classify both.
         let text = format!("{stderr}\n{stdout_text}");

@@ -8,6 +8,7 @@
 //!   children are reparented and keep running until they finish.
 
 use std::io;
+use std::process::ExitStatus;
 use std::sync::mpsc;
 use std::sync::{Mutex, OnceLock};
 
@@ -139,6 +140,20 @@ pub async fn spawn(mut command: Command, runtime: &Handle) -> io::Result<Child> 
     }
     rx.await
         .map_err(|_| io::Error::other("the spawner thread dropped the request"))?
+}
+
+/// The name of the signal that ended a child (`SIGTERM`), if a signal did.
+pub fn exit_signal(status: &ExitStatus) -> Option<String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        status.signal().map(signal_name)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = status;
+        None
+    }
 }
 
 /// Name of a signal number (`SIGTERM`), or the number as text when unknown.

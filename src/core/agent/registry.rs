@@ -3,7 +3,7 @@
 //! Each entry is a child's process group (the child leads its own group), tagged with an
 //! owner (one per JS environment, so a worker thread exiting stops only its own children).
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
@@ -14,7 +14,7 @@ struct Entry {
     group: ProcessGroup,
 }
 
-static LIVE: Mutex<Option<HashMap<u64, Entry>>> = Mutex::new(None);
+static LIVE: Mutex<BTreeMap<u64, Entry>> = Mutex::new(BTreeMap::new());
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 /// Removes its child from the registry when dropped (the run is over).
@@ -25,39 +25,27 @@ pub struct Registration {
 
 impl Drop for Registration {
     fn drop(&mut self) {
-        let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(map) = live.as_mut() {
-            map.remove(&self.id);
-        }
+        LIVE.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&self.id);
     }
 }
 
 /// Record a live child's group.
 pub fn register(owner: u64, group: ProcessGroup) -> Registration {
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-    let mut live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
-    live.get_or_insert_with(HashMap::new)
+    LIVE.lock()
+        .unwrap_or_else(|e| e.into_inner())
         .insert(id, Entry { owner, group });
     Registration { id }
-}
-
-/// How many children are registered (for `owner`, or for everyone).
-pub fn live_count(owner: Option<u64>) -> usize {
-    let live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
-    live.as_ref().map_or(0, |m| {
-        m.values()
-            .filter(|e| owner.is_none_or(|o| o == e.owner))
-            .count()
-    })
 }
 
 /// SIGKILL the process group of every live child of `owner` (or of everyone). Used when the
 /// host is exiting: there is no time for a grace period. Returns how many groups were signalled.
 pub fn kill_all(owner: Option<u64>) -> usize {
     let live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(map) = live.as_ref() else { return 0 };
     let mut signalled = 0;
-    for entry in map.values().filter(|e| owner.is_none_or(|o| o == e.owner)) {
+    for entry in live.values().filter(|e| owner.is_none_or(|o| o == e.owner)) {
         if entry.group.kill() {
             signalled += 1;
         }

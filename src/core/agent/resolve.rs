@@ -94,13 +94,13 @@ fn is_executable_file(path: &Path) -> bool {
     path.is_file()
 }
 
-/// File names a program name can have on this platform (`.exe` on Windows; a `.cmd` cannot be
-/// spawned without a shell, so it is not a candidate).
-fn program_file_names(name: &str) -> Vec<String> {
+/// The file name of a program on this platform (`.exe` added on Windows; a `.cmd` cannot be
+/// spawned without a shell, so it is never looked for).
+fn program_file_name(name: &str) -> String {
     if cfg!(windows) && Path::new(name).extension().is_none() {
-        vec![format!("{name}.exe")]
+        format!("{name}.exe")
     } else {
-        vec![name.to_owned()]
+        name.to_owned()
     }
 }
 
@@ -109,16 +109,15 @@ fn search_path(name: &str, path_var: Option<&OsStr>, tried: &mut Vec<String>) ->
         tried.push(format!("{name} on PATH (PATH is not set)"));
         return None;
     };
+    let file = program_file_name(name);
     for dir in std::env::split_paths(path_var) {
         if dir.as_os_str().is_empty() {
             continue;
         }
-        for file in program_file_names(name) {
-            let candidate = dir.join(file);
-            tried.push(candidate.to_string_lossy().into_owned());
-            if is_executable_file(&candidate) {
-                return Some(candidate);
-            }
+        let candidate = dir.join(&file);
+        tried.push(candidate.to_string_lossy().into_owned());
+        if is_executable_file(&candidate) {
+            return Some(candidate);
         }
     }
     None
@@ -182,11 +181,9 @@ fn try_candidate(
             };
             let mut path = PathBuf::from(home);
             path.extend(rel.split('/'));
-            let names = program_file_names(&path.to_string_lossy());
-            names.into_iter().map(PathBuf::from).find_map(|p| {
-                tried.push(p.to_string_lossy().into_owned());
-                is_executable_file(&p).then(|| plain(p))
-            })
+            let program = PathBuf::from(program_file_name(&path.to_string_lossy()));
+            tried.push(program.to_string_lossy().into_owned());
+            is_executable_file(&program).then(|| plain(program))
         }
         Candidate::LocalAppDataVersions => {
             if !cfg!(windows) {

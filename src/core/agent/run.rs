@@ -6,8 +6,10 @@
 //! consumer falls behind, reading stops (and the pipe fills and pauses the child). The result
 //! is published only after every permit came back: every batch was consumed before it.
 
+use std::ffi::OsString;
 use std::io;
-use std::process::ExitStatus;
+use std::path::Path;
+use std::process::{ExitStatus, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,13 +19,13 @@ use tokio::runtime::Handle;
 use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
-use super::command::{agent_args, RunOptions};
+use super::command::{agent_args, EnvVars, RunOptions};
 use super::process::{self, ProcessGroup};
-use super::registry;
+use super::registry::{self, Registration};
 use super::resolve::{not_found_message, resolve_agent, Launcher};
 use super::tail::StderrTail;
 use crate::core::error::CoreError;
-use crate::core::resume::is_resume_specific_failure;
+use crate::core::resume::is_resume_specific;
 use crate::core::transformer::{Outcome, Output, StreamTransformer};
 use crate::core::usage::CursorUsage;
 
@@ -190,10 +192,6 @@ async fn stop_requested(stop: &mut watch::Receiver<Option<StopReason>>) -> StopR
     }
 }
 
-fn millis(d: Duration) -> u128 {
-    d.as_millis()
-}
-
 struct Run {
     options: RunOptions,
     transformer: StreamTransformer,
@@ -208,28 +206,24 @@ struct Run {
 
 impl Run {
     async fn drive(mut self) -> RunResult {
-        let resolution = resolve_agent(
+        let started = start_agent(
             self.options.executable.as_deref(),
             self.options.env.as_ref(),
-        );
-        let Some(launcher) = resolution.launcher else {
-            let error = CoreError::AgentNotFound(not_found_message(&resolution.tried));
-            return self.fail_without_child(error).await;
+            agent_args(&self.options),
+            Stdio::piped(),
+            Some(&self.options.workspace),
+            &self.ctx,
+        )
+        .await;
+        let Started {
+            mut child,
+            group,
+            launcher,
+            registration: _registration,
+        } = match started {
+            Ok(started) => started,
+            Err(error) => return self.fail_without_child(error).await,
         };
-        let command = self.command(&launcher);
-        let mut child = match process::spawn(command, &self.ctx.runtime).await {
-            Ok(child) => child,
-            Err(e) => {
-                let error = CoreError::AgentNotFound(start_failure_message(
-                    &launcher,
-                    &e,
-                    self.options.env.as_ref(),
-                ));
-                return self.fail_without_child(error).await;
-            }
-        };
-        let group = child.id().map(ProcessGroup::of_leader);
-        let _registration = group.map(|g| registry::register(self.ctx.owner, g));
         tracing::debug!(pid = ?child.id(), program = %launcher.program.display(), "cursor-agent started");
 
         let stdin_task = child.stdin.take().map(|mut stdin| {
@@ -296,11 +290,11 @@ impl Run {
                 let error = CoreError::Timeout(match kind {
                     TimeoutKind::Idle(d) => format!(
                         "cursor-agent produced no output for {} ms (idleTimeoutMs) and was stopped",
-                        millis(d)
+                        d.as_millis()
                     ),
                     TimeoutKind::Overall(d) => format!(
                         "cursor-agent ran longer than {} ms (timeoutMs) and was stopped",
-                        millis(d)
+                        d.as_millis()
                     ),
                 });
                 // The closing outputs carry the same code as `RunResult.error`, not the
@@ -312,9 +306,7 @@ impl Run {
                 let summary = self.transformer.finish(&outcome, &mut closing);
                 let unconfirmed_resume = self.held.is_some();
                 match summary.error {
-                    Some(_)
-                        if unconfirmed_resume && is_resume_specific_failure(&outcome.stderr) =>
-                    {
+                    Some(_) if unconfirmed_resume && is_resume_specific(&outcome.stderr) => {
                         self.held = None;
                         closing.clear();
                         Some(CoreError::Resume(format!(
@@ -340,22 +332,6 @@ impl Run {
             usage: self.transformer.usage().cloned(),
             error,
         }
-    }
-
-    fn command(&self, launcher: &Launcher) -> Command {
-        let mut command = Command::new(&launcher.program);
-        command
-            .args(&launcher.leading_args)
-            .args(agent_args(&self.options))
-            .current_dir(&self.options.workspace)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped());
-        if let Some(env) = &self.options.env {
-            command.env_clear().envs(env);
-        }
-        process::prepare(&mut command);
-        command
     }
 
     /// Read stdout until it closes and the child exits, or until something ends the run early.
@@ -517,11 +493,65 @@ impl Run {
     }
 }
 
+/// A started cursor-agent child and what it was started as.
+pub(crate) struct Started {
+    pub child: Child,
+    pub group: Option<ProcessGroup>,
+    pub launcher: Launcher,
+    /// Keeps the child in the live-child registry until dropped.
+    pub registration: Option<Registration>,
+}
+
+/// Find cursor-agent and start it with `args` after the launcher's own, stdout and stderr
+/// piped, `env` (when given) as its whole environment: in its own process group, tied to the
+/// host ([`process::prepare`]) and registered under `ctx.owner`. Failures are
+/// `E_AGENT_NOT_FOUND`.
+pub(crate) async fn start_agent(
+    executable: Option<&str>,
+    env: Option<&EnvVars>,
+    args: Vec<OsString>,
+    stdin: Stdio,
+    cwd: Option<&Path>,
+    ctx: &RunContext,
+) -> Result<Started, CoreError> {
+    let resolution = resolve_agent(executable, env);
+    let Some(launcher) = resolution.launcher else {
+        return Err(CoreError::AgentNotFound(not_found_message(
+            &resolution.tried,
+        )));
+    };
+    let mut command = Command::new(&launcher.program);
+    command
+        .args(&launcher.leading_args)
+        .args(args)
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(cwd) = cwd {
+        command.current_dir(cwd);
+    }
+    if let Some(env) = env {
+        command.env_clear().envs(env);
+    }
+    process::prepare(&mut command);
+    let child = process::spawn(command, &ctx.runtime)
+        .await
+        .map_err(|e| CoreError::AgentNotFound(start_failure_message(&launcher, &e, env)))?;
+    let group = child.id().map(ProcessGroup::of_leader);
+    let registration = group.map(|g| registry::register(ctx.owner, g));
+    Ok(Started {
+        child,
+        group,
+        launcher,
+        registration,
+    })
+}
+
 /// Why an existing cursor-agent could not be started, and what to do.
 pub(crate) fn start_failure_message(
     launcher: &Launcher,
     error: &io::Error,
-    env: Option<&super::command::EnvVars>,
+    env: Option<&EnvVars>,
 ) -> String {
     // An existing script whose interpreter (`#!/usr/bin/env bash`) cannot be found fails
     // with "not found" too; the usual cause is an `env` without PATH.
@@ -570,17 +600,10 @@ async fn terminate(
 }
 
 fn exit_parts(status: &io::Result<ExitStatus>) -> (Option<i32>, Option<String>) {
-    let Ok(status) = status else {
-        return (None, None);
-    };
-    #[cfg(unix)]
-    let signal = {
-        use std::os::unix::process::ExitStatusExt;
-        status.signal().map(process::signal_name)
-    };
-    #[cfg(not(unix))]
-    let signal = None;
-    (status.code(), signal)
+    match status {
+        Ok(status) => (status.code(), process::exit_signal(status)),
+        Err(_) => (None, None),
+    }
 }
 
 /// The last `n` non-empty lines of `text`, joined with `; `.
@@ -714,34 +737,20 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn reading_pauses_while_the_consumer_is_behind() {
         let dir = std::env::temp_dir().join(format!("ocn-run-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let mut script = String::from("#!/bin/sh\ncat > /dev/null\n");
-        script.push_str(
+        let mut body = String::from(
             "echo '{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s1\",\"model\":\"Auto\"}'\n",
         );
         for i in 0..30 {
             // one line per write, 10 ms apart: one read, one batch each
-            script.push_str(&format!(
+            body.push_str(&format!(
                 "echo '{}'\nsleep 0.01\n",
                 delta_line(&format!("t{i} "))
             ));
         }
-        script.push_str(
+        body.push_str(
             "echo '{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"\",\"session_id\":\"s1\"}'\n",
         );
-        let agent = dir.join("paced-agent.sh");
-        std::fs::write(&agent, script).unwrap();
-        std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).unwrap();
-
-        let options = RunRequest {
-            prompt: Some("hi".into()),
-            model: Some("auto".into()),
-            workspace: Some(dir.to_string_lossy().into_owned()),
-            executable: Some(agent.to_string_lossy().into_owned()),
-            ..RunRequest::default()
-        }
-        .validate()
-        .unwrap();
+        let options = paced_agent(&dir, "paced-agent.sh", &body);
         let consumer = Arc::new(SlowConsumer::default());
         consumer.holding.store(true, Ordering::SeqCst);
         let ctx = RunContext {

@@ -75,10 +75,6 @@ impl TailBuffer {
     }
 
     pub fn push(&mut self, chunk: &[u8]) {
-        if self.capacity == 0 {
-            self.dropped += chunk.len() as u64;
-            return;
-        }
         let chunk = if chunk.len() > self.capacity {
             let skip = chunk.len() - self.capacity;
             self.dropped += skip as u64;

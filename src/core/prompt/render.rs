@@ -173,15 +173,26 @@ impl Writer {
             return;
         }
         self.label(message.role);
-        let mut first = true;
-        for part in &message.parts {
+        self.joined(" ", &message.parts, Self::content_part);
+    }
+
+    /// Writes each part with `write`, `first` before the first one that renders and a line
+    /// break before each later one; `write` returns false when its part renders as nothing.
+    fn joined<'p, 'a: 'p>(
+        &mut self,
+        first: &str,
+        parts: impl IntoIterator<Item = &'p Part<'a>>,
+        mut write: impl FnMut(&mut Self, &'p Part<'a>) -> bool,
+    ) {
+        let mut separator = first;
+        for part in parts {
             let before = self.out.len();
-            self.out.push(if first { ' ' } else { '\n' });
-            if !self.content_part(part) {
+            self.out.push_str(separator);
+            if write(self, part) {
+                separator = "\n";
+            } else {
                 self.out.truncate(before);
-                continue;
             }
-            first = false;
         }
     }
 
@@ -263,30 +274,20 @@ impl Writer {
             return;
         }
         self.label(Role::Assistant);
-        let mut first = true;
-        for part in parts {
-            if matches!(part, Part::Text(text) if text.is_empty()) {
-                continue;
+        let non_empty = parts
+            .iter()
+            .filter(|part| !matches!(part, Part::Text(text) if text.is_empty()));
+        self.joined(" ", non_empty, |writer, part| match part {
+            Part::ToolCall(call) => {
+                write_tool_call(&mut writer.out, call);
+                true
             }
-            let before = self.out.len();
-            self.out.push(if first { ' ' } else { '\n' });
-            let wrote = match part {
-                Part::ToolCall(call) => {
-                    write_tool_call(&mut self.out, call);
-                    true
-                }
-                Part::ToolResult(result) => {
-                    self.tool_result(result, names);
-                    true
-                }
-                other => self.content_part(other),
-            };
-            if wrote {
-                first = false;
-            } else {
-                self.out.truncate(before);
+            Part::ToolResult(result) => {
+                writer.tool_result(result, names);
+                true
             }
-        }
+            other => writer.content_part(other),
+        });
     }
 
     /// An assistant block holding only the given tool calls.
@@ -334,20 +335,7 @@ impl Writer {
                 }
                 self.out.push(']');
             }
-            ToolOutput::Parts(parts) => {
-                let mut first = true;
-                for part in parts {
-                    let before = self.out.len();
-                    if !first {
-                        self.out.push('\n');
-                    }
-                    if self.content_part(part) {
-                        first = false;
-                    } else {
-                        self.out.truncate(before);
-                    }
-                }
-            }
+            ToolOutput::Parts(parts) => self.joined("", parts, Self::content_part),
         }
     }
 

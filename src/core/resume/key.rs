@@ -3,6 +3,7 @@
 
 use sha2::{Digest as _, Sha256};
 
+use crate::core::agent::command::cursor_model_id;
 use crate::core::prompt::model::{Media, MediaSource, Message, Part, Role, ToolDefinition};
 use crate::core::prompt::Conversation;
 
@@ -11,9 +12,6 @@ pub type Digest = [u8; 32];
 
 /// User-message texts that are prompts about the conversation, not part of it.
 const META_PHRASES: &[&str] = &["title generator", "thread title", "generate a brief title"];
-
-/// The model prefix OpenCode uses for this provider.
-const PROVIDER_PREFIX: &str = "cursor-acp/";
 
 /// OpenCode's title request: a system prompt containing "title generator", and no tools. It is
 /// answered outside the resume cache.
@@ -178,11 +176,6 @@ fn tool_entry(tool: &ToolDefinition<'_>) -> String {
     )
 }
 
-/// `cursor-acp/<model>` -> `<model>`.
-pub fn concrete_model(model: &str) -> &str {
-    model.strip_prefix(PROVIDER_PREFIX).unwrap_or(model)
-}
-
 /// The conversation part of the key: OpenCode's session id when given, else the anchor.
 pub enum ConversationRef<'a> {
     SessionId(&'a str),
@@ -193,7 +186,7 @@ pub enum ConversationRef<'a> {
 pub fn session_key(workspace: &str, model: &str, conversation: ConversationRef<'_>) -> String {
     let mut hasher = Sha256::new();
     field(&mut hasher, b"workspace", workspace.as_bytes());
-    field(&mut hasher, b"model", concrete_model(model).as_bytes());
+    field(&mut hasher, b"model", cursor_model_id(model).as_bytes());
     match conversation {
         ConversationRef::SessionId(id) => field(&mut hasher, b"session-id", id.as_bytes()),
         ConversationRef::Anchor(anchor) => field(&mut hasher, b"anchor", anchor),

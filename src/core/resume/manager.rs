@@ -12,6 +12,7 @@ use super::key::{
     hex, is_title_request, parse_hex, real_user_messages, sequence_digest, session_key,
     tool_fingerprint, ConversationRef, Digest,
 };
+use crate::core::agent::command;
 use crate::core::error::CoreError;
 use crate::core::prompt::{
     build_full_prompt, build_incremental_prompt, Conversation, PromptRequest,
@@ -281,16 +282,10 @@ pub struct SessionResumeManager {
     clock: Box<dyn Clock>,
 }
 
-/// `^[A-Za-z0-9][A-Za-z0-9_-]*$` (no leading dash: `--resume -1` means "the latest chat"), at
-/// most 256 characters.
+/// A chat id the runner accepts for `--resume` (`^[A-Za-z0-9][A-Za-z0-9_-]*$`), at most 256
+/// characters.
 pub fn is_valid_chat_id(id: &str) -> bool {
-    let bytes = id.as_bytes();
-    !bytes.is_empty()
-        && bytes.len() <= MAX_CHAT_ID_LEN
-        && bytes[0].is_ascii_alphanumeric()
-        && bytes
-            .iter()
-            .all(|&b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    id.len() <= MAX_CHAT_ID_LEN && command::is_valid_chat_id(id)
 }
 
 impl SessionResumeManager {

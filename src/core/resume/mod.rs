@@ -6,14 +6,9 @@ mod failure;
 pub mod key;
 mod manager;
 
+pub use failure::is_resume_specific;
 pub use key::is_title_request;
 pub use manager::{
     chat_id_from_json, is_valid_chat_id, Clock, Failure, MonotonicClock, ResumeOptions, ResumePlan,
     ResumeRequest, SessionResumeManager, DEFAULT_MAX_ENTRIES, DEFAULT_TTL_MS,
 };
-
-/// Whether an error text says the resumed chat is gone (not a transient failure).
-/// INTERFACE CONTRACT (used by `agent`): keep this signature.
-pub fn is_resume_specific_failure(text: &str) -> bool {
-    failure::is_resume_specific(text)
-}

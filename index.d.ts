@@ -242,7 +242,7 @@ export declare function isTitleRequest(request: Pick<PromptRequest, 'messages' |
 
 /**
  * Run `cursor-agent models` and parse its list. Resolves `[]` when Cursor says no models are
- * available; rejects with a section 6 `code` (`E_AGENT_NOT_FOUND`, `E_AUTH`, `E_TIMEOUT` after
+ * available; rejects with a stable `code` (`E_AGENT_NOT_FOUND`, `E_AUTH`, `E_TIMEOUT` after
  * 30 s, `E_AGENT_EXIT`, ...) when the command fails.
  */
 export declare function listCursorModels(options?: CursorAgentLookupOptions | undefined | null): Promise<Array<CursorModel>>
@@ -285,7 +285,7 @@ export interface PromptRequest {
  * `~/.local/bin/cursor-agent`, `~/.cursor-agent/cursor-agent`, and on Windows the newest
  * `versions/<v>/node.exe` under `%LOCALAPPDATA%/cursor-agent` (run with its `index.js`; the
  * `.cmd` shim cannot be started without a shell). The default lookup (no `executable`) is
- * cached, keyed by the `PATH` and `HOME` it used.
+ * cached, keyed by the `PATH`, `HOME` and `LOCALAPPDATA` it used.
  */
 export declare function resolveCursorAgent(options?: CursorAgentLookupOptions | undefined | null): CursorAgentResolution
 
@@ -410,7 +410,7 @@ export interface RunCursorAgentOptions {
   maxLineBytes?: number
 }
 
-/** A failure with a stable code (section 6 of the architecture). */
+/** A failure with a stable code (one of `ErrorCode`). */
 export interface RunError {
   code: string
   message: string

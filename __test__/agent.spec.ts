@@ -1,6 +1,6 @@
 // runCursorAgent, resolveCursorAgent and listCursorModels against fake cursor-agent executables
-// (__test__/agents/*). Expected outputs come from the real capture and the architecture's
-// finish table, never from the code under test.
+// (__test__/agents/*). Expected outputs come from the real capture and the documented finish
+// rules (index.d.ts, README), never from the code under test.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -420,7 +420,7 @@ describe('listCursorModels', () => {
     assert.deepEqual(await listCursorModels({ executable: modelsAgent, env: agentEnv({ FAKE_MODELS: 'none' }) }), [])
   })
 
-  it('rejects with a section 6 code when the command fails', async () => {
+  it('rejects with a stable error code when the command fails', async () => {
     await assert.rejects(listCursorModels({ executable: modelsAgent, env: agentEnv({ FAKE_MODELS: 'auth' }) }), {
       code: 'E_AUTH',
     })

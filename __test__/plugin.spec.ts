@@ -1,6 +1,6 @@
 // The TypeScript host: settings, workspace choice, provider block merging, local titles, the
 // plugin's config hook and the provider over the fake cursor-agent. Runs under Node and Bun.
-// Expected values come from ARCHITECTURE sections 3 and 4.4 and the README, written out here.
+// Expected values come from the README (Configuration, Install), written out here.
 import assert from 'node:assert/strict'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -48,7 +48,7 @@ async function withEnv<T>(values: Record<string, string | undefined>, body: () =
 }
 
 describe('settings from the environment', () => {
-  test('defaults of ARCHITECTURE section 3', async () => {
+  test('defaults as the README documents them', async () => {
     const { readSettings } = await load.env()
     assert.deepEqual(readSettings({}), {
       settings: { force: true, sessionResume: false, toolMode: 'cursor', idleTimeoutMs: 300000, timeoutMs: 0 },
@@ -270,7 +270,7 @@ async function collect(stream: ReadableStream<any>): Promise<any[]> {
 
 const nativeApi = require('../index.js')
 
-// The addon's runner, resume manager and prompt builder (ARCHITECTURE 4.2, 4.3) under the provider.
+// The addon's runner, resume manager and prompt builder under the provider.
 describe('the provider over the fake cursor-agent', () => {
   const workspace = join(scratch, 'provider-ws')
   const logDir = join(scratch, 'agent-log')

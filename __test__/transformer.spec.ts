@@ -1,4 +1,4 @@
-// Contract tests of StreamTransformer (ARCHITECTURE.md 4.1 and 5) through the public entry.
+// Contract tests of StreamTransformer (as index.d.ts documents it) through the public entry.
 // Every expected text, part and number below is written by hand from the contract, the protocol
 // reference and the captures; none is produced by the code under test.
 import assert from 'node:assert/strict'
@@ -103,7 +103,7 @@ const C05_FINAL =
   "The shell runner blocked `uname -a` twice, so I don't have the live output. You can run it locally with:\n\n" +
   '```bash\nuname -a\n```\n\nThat prints the kernel name, hostname, kernel release, version, machine architecture, and operating system.'
 
-/** Cursor usage with every count present: the mapping of section 5, worked out by hand. */
+/** Cursor usage with every count present: the usage mapping, worked out by hand. */
 function fullUsage(input: number, output: number, cacheRead: number, cacheWrite: number, prompt: number): UsageExpect {
   return {
     sse: {

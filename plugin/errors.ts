@@ -1,5 +1,5 @@
 /**
- * A failure with a stable code (ARCHITECTURE section 6) that OpenCode must not retry. OpenCode
+ * A failure with a stable code (`ErrorCode`) that OpenCode must not retry. OpenCode
  * shows only the message, so the message ends with the code (`... [E_AUTH]`), which the README's
  * troubleshooting table is keyed by.
  */

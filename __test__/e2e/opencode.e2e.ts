@@ -2,7 +2,7 @@
 // cursor-agent. Needs `npm run build` first (the plugin loads from dist/ and the addon).
 //
 // Expectations are written from the captures in __test__/fixtures/captures/maestro (what a correct
-// translation must show) and from ARCHITECTURE sections 4 and 6.
+// translation must show) and from the documented API and error codes (index.d.ts, README).
 import assert from 'node:assert/strict'
 import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -123,7 +123,7 @@ describe('opencode run with the cursor-acp plugin', () => {
     })
   }
 
-  // Each message says what to do (ARCHITECTURE section 6) and ends with its code.
+  // Each message says what to do (README, Troubleshooting) and ends with its code.
   const failures: { name: string; env: Record<string, string>; message: RegExp; runs: number }[] = [
     { name: 'not logged in', env: { FAKE_CURSOR_SCENARIO: 'auth' }, message: /cursor-agent login[^]*\[E_AUTH\]$/, runs: 1 },
     { name: 'usage limit', env: { FAKE_CURSOR_SCENARIO: 'quota' }, message: /usage limit[^]*\[E_QUOTA\]$/i, runs: 1 },

@@ -102,7 +102,7 @@ interface CheckResult {
   serverExports: [string, string][]
 }
 
-// What the stream must translate to (ARCHITECTURE.md 4.1 and 5): the text once,
+// What the stream must translate to (see StreamTransformer in index.d.ts): the text once,
 // one `stop` finish, usage with prompt_tokens = input + cache tokens, then [DONE].
 function assertTranslated(result: CheckResult) {
   assert.equal(result.sessionId, SESSION)

@@ -30,7 +30,7 @@ if (env.FAKE_CURSOR_CONTROL && existsSync(env.FAKE_CURSOR_CONTROL)) {
 const here = dirname(fileURLToPath(import.meta.url))
 const argv = process.argv.slice(2)
 
-/** Exact texts of the protocol reference (section 6). */
+/** Exact texts cursor-agent prints for these failures. */
 const STDERR = {
   auth: "Error: Authentication required. Please run 'agent login' first, or set CURSOR_API_KEY environment variable.\n",
   quota:
@@ -63,7 +63,7 @@ function record(entry) {
   writeFileSync(file, JSON.stringify({ argv, pid: process.pid, pgid: readProcStatGroup(), cwd: process.cwd(), ...entry }, null, 2))
 }
 
-/** The command line of ARCHITECTURE 4.3: fixed flags, each value flag once, `--force` xor `--trust`. */
+/** The command line runCursorAgent builds: fixed flags, each value flag once, `--force` xor `--trust`. */
 function parseRunArguments(args) {
   const flags = { print: false, outputFormat: null, partial: false, workspace: null, model: null, resume: null, force: false, trust: false }
   const valueOf = (index, name) => {

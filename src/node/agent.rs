@@ -119,7 +119,7 @@ pub struct CursorUsage {
     pub reasoning_tokens: Option<f64>,
 }
 
-/// A failure with a stable code (section 6 of the architecture).
+/// A failure with a stable code (one of `ErrorCode`).
 #[napi(object)]
 pub struct RunError {
     pub code: String,
@@ -284,7 +284,7 @@ pub struct CursorAgentResolution {
 /// `~/.local/bin/cursor-agent`, `~/.cursor-agent/cursor-agent`, and on Windows the newest
 /// `versions/<v>/node.exe` under `%LOCALAPPDATA%/cursor-agent` (run with its `index.js`; the
 /// `.cmd` shim cannot be started without a shell). The default lookup (no `executable`) is
-/// cached, keyed by the `PATH` and `HOME` it used.
+/// cached, keyed by the `PATH`, `HOME` and `LOCALAPPDATA` it used.
 #[napi(catch_unwind)]
 pub fn resolve_cursor_agent(options: Option<CursorAgentLookupOptions>) -> CursorAgentResolution {
     let (executable, env) = options.map_or((None, None), |o| (o.executable, o.env));
@@ -307,7 +307,7 @@ pub struct CursorModel {
 }
 
 /// Run `cursor-agent models` and parse its list. Resolves `[]` when Cursor says no models are
-/// available; rejects with a section 6 `code` (`E_AGENT_NOT_FOUND`, `E_AUTH`, `E_TIMEOUT` after
+/// available; rejects with a stable `code` (`E_AGENT_NOT_FOUND`, `E_AUTH`, `E_TIMEOUT` after
 /// 30 s, `E_AGENT_EXIT`, ...) when the command fails.
 #[napi(catch_unwind, ts_return_type = "Promise<Array<CursorModel>>")]
 pub fn list_cursor_models<'env>(

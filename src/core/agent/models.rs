@@ -106,7 +106,7 @@ pub fn parse_models(stdout: &str) -> ModelsOutput {
 }
 
 /// Run `<cursor-agent> models` and parse it: `[]` when Cursor says no models are available;
-/// an error with a section 6 code when the command fails.
+/// an error with a stable code when the command fails.
 pub async fn list_models(
     executable: Option<String>,
     env: Option<EnvVars>,
@@ -193,7 +193,7 @@ mod tests {
 
     #[test]
     fn parses_the_documented_listing() {
-        // protocol reference 1.2, older build (with "(current, default)")
+        // an older build (with "(current, default)")
         let text =
             "Available models\n\nauto - Auto (current, default)\ncomposer-2.5 - Composer 2.5\n\
                     gpt-5.5-high - GPT-5.5 1M High\n\nTip: use --model <id> to switch\n";

@@ -175,6 +175,10 @@ describe('runCursorAgent: command line, prompt, environment', () => {
       { model: '' },
       { format: 'sse' as any },
       { idleTimeoutMs: -5 },
+      // The same numeric rule as StreamTransformer's options.
+      { created: 1.5 },
+      { maxLineBytes: 0 },
+      { maxLineBytes: 2.5 },
     ]
     for (const c of cases) {
       let called = false

@@ -2,9 +2,11 @@ use napi::bindgen_prelude::{Either, Null, Unknown};
 use napi::{Env, ValueType};
 use napi_derive::napi;
 
-use crate::core::transformer::{self as core, Format, Outcome, ToolCallMode, TransformerOptions};
+use crate::core::transformer::{
+    self as core, whole_number_option, Format, Outcome, ToolCallMode, TransformerOptions,
+};
 use crate::node::argument::{convert, optional_object};
-use crate::node::error_code::{from_napi, invalid_arg, to_js_error, Result};
+use crate::node::error_code::{from_napi, to_js_error, Result};
 use crate::node::output::{json_array_to_js, outputs_to_js};
 
 /// Output encoding of a `StreamTransformer`.
@@ -193,7 +195,8 @@ fn merge_options(options: Option<StreamTransformerOptions>) -> Result<Transforme
     }
     merged.id = options.id.or(merged.id);
     if let Some(created) = options.created {
-        merged.created = Some(whole_number(created, "created", 0.0)? as i64);
+        merged.created =
+            Some(whole_number_option(created, "created", 0.0).map_err(to_js_error)? as i64);
     }
     if let Some(tool_calls) = options.tool_calls {
         merged.tool_calls = match tool_calls {
@@ -205,19 +208,8 @@ fn merge_options(options: Option<StreamTransformerOptions>) -> Result<Transforme
         merged.include_usage = include_usage;
     }
     if let Some(max_line_bytes) = options.max_line_bytes {
-        merged.max_line_bytes = whole_number(max_line_bytes, "maxLineBytes", 1.0)? as usize;
+        merged.max_line_bytes =
+            whole_number_option(max_line_bytes, "maxLineBytes", 1.0).map_err(to_js_error)? as usize;
     }
     Ok(merged)
-}
-
-/// `value` when it is a whole number in `min..=2^53`, else `E_INVALID_ARG`.
-fn whole_number(value: f64, name: &str, min: f64) -> Result<f64> {
-    const MAX_EXACT: f64 = 9_007_199_254_740_992.0;
-    if value.fract() == 0.0 && (min..=MAX_EXACT).contains(&value) {
-        Ok(value)
-    } else {
-        Err(invalid_arg(format!(
-            "{name} must be a whole number >= {min}, got {value}"
-        )))
-    }
 }

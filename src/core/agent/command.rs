@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::core::error::CoreError;
-use crate::core::transformer::{Format, ToolCallMode, TransformerOptions};
+use crate::core::transformer::{whole_number_option, Format, ToolCallMode, TransformerOptions};
 
 /// The child's complete environment, when the caller gives one.
 pub type EnvVars = HashMap<String, String>;
@@ -189,18 +189,10 @@ impl RunRequest {
         }
         transformer.id = self.id;
         if let Some(created) = self.created {
-            if !created.is_finite() {
-                return Err(invalid("created must be a finite number"));
-            }
-            transformer.created = Some(created as i64);
+            transformer.created = Some(whole_number_option(created, "created", 0.0)? as i64);
         }
         if let Some(max) = self.max_line_bytes {
-            if !(max.is_finite() && max >= 1.0) {
-                return Err(invalid(format!(
-                    "maxLineBytes must be a positive number, got {max}"
-                )));
-            }
-            transformer.max_line_bytes = max.min(usize::MAX as f64) as usize;
+            transformer.max_line_bytes = whole_number_option(max, "maxLineBytes", 1.0)? as usize;
         }
 
         Ok(RunOptions {

@@ -1,19 +1,20 @@
-//! Pure-Rust core. Data flows one way: cursor-agent stdout bytes -> [`framing`] records ->
-//! [`event`]s -> [`translate`] (with the [`tracker`]) -> neutral [`part`]s -> an [`encode`]r.
-//! [`transformer`] wires that pipeline; [`agent`] runs the process around it.
+//! Pure-Rust core; never names napi. Layers, top to bottom (each uses only those below it):
+//!
+//! * [`agent`]: running cursor-agent around the stream pipeline; [`resume`]: which chat continues
+//!   which conversation. Neither uses the other.
+//! * [`stream`]: the translation pipeline, stdout bytes -> records -> events -> neutral parts ->
+//!   an encoder's outputs; [`prompt`]: conversations -> the text cursor-agent reads.
+//! * [`failure`]: what went wrong, from Cursor's own words; [`cursor_id`]: Cursor's model and
+//!   chat identifiers; [`error`], [`switch`], [`logging`].
+//!
+//! The repository's `ARCHITECTURE.md` draws the same map with the files in each layer.
 
 pub mod agent;
-pub mod classify;
-pub mod encode;
+pub mod cursor_id;
 pub mod error;
-pub mod event;
-pub mod framing;
+pub mod failure;
 pub mod logging;
-pub mod part;
 pub mod prompt;
 pub mod resume;
+pub mod stream;
 pub mod switch;
-pub mod tracker;
-pub mod transformer;
-pub mod translate;
-pub mod usage;

@@ -20,7 +20,7 @@ use napi_derive::napi;
 use super::error_code::{to_js_error, Code};
 use super::output::outputs_to_js;
 use crate::core::agent::{self, OutputSink, Receipt};
-use crate::core::transformer::Output;
+use crate::core::stream::encode::Output;
 use napi::JsValue;
 
 /// The registry owner of children started from this JS environment (main thread or a worker).

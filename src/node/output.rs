@@ -6,7 +6,7 @@
 use napi::bindgen_prelude::{Array, Function, JsObjectValue, Object, Unknown};
 use napi::{Env, JsValue};
 
-use crate::core::transformer::Output;
+use crate::core::stream::encode::Output;
 use crate::node::error_code::{from_napi, invalid_arg, Result};
 
 /// Hands a batch of outputs to JS as one array, draining `outputs`.

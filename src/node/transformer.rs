@@ -2,9 +2,11 @@ use napi::bindgen_prelude::{Either, Null, Unknown};
 use napi::{Env, ValueType};
 use napi_derive::napi;
 
-use crate::core::transformer::{
-    self as core, whole_number_option, Format, Outcome, ToolCallMode, TransformerOptions,
+use crate::core::stream::encode::sse::ToolCallMode;
+use crate::core::stream::transformer::{
+    self as core, whole_number_option, Format, TransformerOptions,
 };
+use crate::core::stream::translate::Outcome;
 use crate::node::argument::{convert, optional_object};
 use crate::node::error_code::{from_napi, to_js_error, Result};
 use crate::node::output::{json_array_to_js, outputs_to_js};

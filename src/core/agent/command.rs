@@ -5,17 +5,16 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::core::cursor_id::{cursor_model_id, is_valid_chat_id, MAX_CHAT_ID_LEN};
 use crate::core::error::CoreError;
-use crate::core::transformer::{whole_number_option, Format, ToolCallMode, TransformerOptions};
+use crate::core::stream::encode::sse::ToolCallMode;
+use crate::core::stream::transformer::{whole_number_option, Format, TransformerOptions};
 
 /// The child's complete environment, when the caller gives one.
 pub type EnvVars = HashMap<String, String>;
 
 /// Default for [`RunRequest::idle_timeout_ms`]: five minutes without stdout output.
 pub const DEFAULT_IDLE_TIMEOUT_MS: u64 = 300_000;
-
-/// The model-id prefix OpenCode puts in front of Cursor's ids.
-const PROVIDER_PREFIX: &str = "cursor-acp/";
 
 /// Options as the caller gives them; every field optional, merged with the defaults by
 /// [`RunRequest::validate`].
@@ -64,18 +63,6 @@ pub struct RunOptions {
 
 fn invalid(message: impl Into<String>) -> CoreError {
     CoreError::InvalidArg(message.into())
-}
-
-/// `^[A-Za-z0-9][A-Za-z0-9_-]*$`: a leading dash would turn `--resume -1` into "latest chat".
-pub fn is_valid_chat_id(id: &str) -> bool {
-    let mut chars = id.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphanumeric())
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-}
-
-/// Cursor's model id for a possibly provider-qualified id (`cursor-acp/gpt-5` -> `gpt-5`).
-pub fn cursor_model_id(model: &str) -> &str {
-    model.strip_prefix(PROVIDER_PREFIX).unwrap_or(model)
 }
 
 fn no_nul(what: &str, value: &str) -> Result<(), CoreError> {
@@ -148,7 +135,7 @@ impl RunRequest {
         if let Some(id) = &self.resume_chat_id {
             if !is_valid_chat_id(id) {
                 return Err(invalid(format!(
-                    "resumeChatId '{id}' must match ^[A-Za-z0-9][A-Za-z0-9_-]*$"
+                    "resumeChatId '{id}' must match ^[A-Za-z0-9][A-Za-z0-9_-]*$ and be at most {MAX_CHAT_ID_LEN} characters"
                 )));
             }
         }
@@ -299,31 +286,6 @@ mod tests {
                 "enabled"
             ]
         );
-    }
-
-    #[test]
-    fn model_prefix_stripped_only_at_the_start() {
-        assert_eq!(cursor_model_id("cursor-acp/auto"), "auto");
-        assert_eq!(cursor_model_id("auto"), "auto");
-        assert_eq!(cursor_model_id("x/cursor-acp/auto"), "x/cursor-acp/auto");
-    }
-
-    #[test]
-    fn chat_id_table() {
-        for (id, ok) in [
-            ("abc", true),
-            ("A1_b-2", true),
-            ("0", true),
-            ("", false),
-            ("-1", false),
-            ("_a", false),
-            ("a b", false),
-            ("a/b", false),
-            ("é", false),
-            ("a\n", false),
-        ] {
-            assert_eq!(is_valid_chat_id(id), ok, "{id:?}");
-        }
     }
 
     #[test]

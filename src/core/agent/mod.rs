@@ -1,6 +1,6 @@
 //! Running cursor-agent: finding it ([`resolve`]), its command line ([`command`]), spawning it
 //! so it never outlives the host ([`process`], [`registry`]), driving its stdout through the
-//! [`StreamTransformer`](crate::core::transformer::StreamTransformer) ([`run`]), and listing
+//! [`StreamTransformer`](crate::core::stream::transformer::StreamTransformer) ([`run`]), and listing
 //! the account's models ([`models`]).
 
 pub mod command;

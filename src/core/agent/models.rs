@@ -9,8 +9,8 @@ use super::command::EnvVars;
 use super::process;
 use super::run::{last_lines, start_agent, RunContext, Started};
 use super::tail::StderrTail;
-use crate::core::classify::{classify_failure, strip_ansi};
 use crate::core::error::CoreError;
+use crate::core::failure::classify::{classify_failure, strip_ansi};
 
 /// One model the account can use.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -25,9 +25,11 @@ use super::registry::{self, Registration};
 use super::resolve::{not_found_message, resolve_agent, Launcher};
 use super::tail::StderrTail;
 use crate::core::error::CoreError;
-use crate::core::resume::is_resume_specific;
-use crate::core::transformer::{Outcome, Output, StreamTransformer};
-use crate::core::usage::CursorUsage;
+use crate::core::failure::resume::is_resume_specific;
+use crate::core::stream::encode::Output;
+use crate::core::stream::transformer::StreamTransformer;
+use crate::core::stream::translate::Outcome;
+use crate::core::stream::usage::CursorUsage;
 
 /// Batches handed to the consumer and not yet consumed, at most.
 pub const MAX_BATCHES_IN_FLIGHT: usize = 8;

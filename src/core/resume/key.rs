@@ -3,7 +3,7 @@
 
 use sha2::{Digest as _, Sha256};
 
-use crate::core::agent::command::cursor_model_id;
+use crate::core::cursor_id::cursor_model_id;
 use crate::core::prompt::model::{Media, MediaSource, Message, Part, Role, ToolDefinition};
 use crate::core::prompt::Conversation;
 

@@ -7,13 +7,13 @@ use lru::LruCache;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::failure::is_resume_specific;
 use super::key::{
     hex, is_title_request, parse_hex, real_user_messages, sequence_digest, session_key,
     tool_fingerprint, ConversationRef, Digest,
 };
-use crate::core::agent::command;
+use crate::core::cursor_id::is_valid_chat_id;
 use crate::core::error::CoreError;
+use crate::core::failure::resume::is_resume_specific;
 use crate::core::prompt::{
     build_full_prompt, build_incremental_prompt, Conversation, PromptRequest,
 };
@@ -21,8 +21,6 @@ use crate::core::prompt::{
 /// Defaults of [`ResumeOptions`].
 pub const DEFAULT_MAX_ENTRIES: usize = 64;
 pub const DEFAULT_TTL_MS: u64 = 3_600_000;
-/// Longest chat id accepted (Cursor's ids are 36-character UUIDs).
-const MAX_CHAT_ID_LEN: usize = 256;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ResumeOptions {
@@ -280,12 +278,6 @@ pub struct SessionResumeManager {
     ttl_ms: u64,
     entries: LruCache<String, Entry>,
     clock: Box<dyn Clock>,
-}
-
-/// A chat id the runner accepts for `--resume` (`^[A-Za-z0-9][A-Za-z0-9_-]*$`), at most 256
-/// characters.
-pub fn is_valid_chat_id(id: &str) -> bool {
-    id.len() <= MAX_CHAT_ID_LEN && command::is_valid_chat_id(id)
 }
 
 impl SessionResumeManager {
@@ -775,19 +767,16 @@ mod tests {
             "a.b",
             "$(id)",
         ];
-        for id in valid {
-            assert!(is_valid_chat_id(id), "{id:?}");
-        }
-        for id in invalid {
-            assert!(!is_valid_chat_id(id), "{id:?}");
-        }
-        assert!(!is_valid_chat_id(&"a".repeat(257)));
+        let too_long = "a".repeat(257);
         let mut m = enabled();
         let p = plan(&mut m, &turn1());
-        for id in invalid {
+        for id in invalid.into_iter().chain([too_long.as_str()]) {
             assert!(!m.record(&p, id), "{id:?}");
         }
         assert_eq!(m.len(), 0);
+        for id in valid {
+            assert!(m.record(&p, id), "{id:?}");
+        }
     }
 
     #[test]

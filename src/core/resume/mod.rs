@@ -2,13 +2,11 @@
 //! is provably the same conversation with the same tools, and evict it only when the chat itself
 //! is gone.
 
-mod failure;
 pub mod key;
 mod manager;
 
-pub use failure::is_resume_specific;
 pub use key::is_title_request;
 pub use manager::{
-    chat_id_from_json, is_valid_chat_id, Clock, Failure, MonotonicClock, ResumeOptions, ResumePlan,
-    ResumeRequest, SessionResumeManager, DEFAULT_MAX_ENTRIES, DEFAULT_TTL_MS,
+    chat_id_from_json, Clock, Failure, MonotonicClock, ResumeOptions, ResumePlan, ResumeRequest,
+    SessionResumeManager, DEFAULT_MAX_ENTRIES, DEFAULT_TTL_MS,
 };

@@ -16,7 +16,7 @@
 //! Every operation costs O(size of the event's own text): a snapshot is compared with at most
 //! its own length of the buffer, and only new text is appended.
 
-use crate::core::event::Channel;
+use crate::core::stream::event::Channel;
 
 #[derive(Debug, Default)]
 pub struct MixedDeltaTracker {

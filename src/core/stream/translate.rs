@@ -8,13 +8,12 @@ use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::core::classify::{classify_failure, is_quota};
 use crate::core::error::CoreError;
-use crate::core::event::{Channel, Event, EventBody, Parsed, Parts, ToolCallBody};
-use crate::core::part::{FinishReason, Part};
-use crate::core::tracker::MixedDeltaTracker;
-use crate::core::transformer::{FinishSummary, Outcome};
-use crate::core::usage::{parse_usage, UsageReport};
+use crate::core::failure::classify::{classify_failure, is_quota};
+use crate::core::stream::event::{Channel, Event, EventBody, Parsed, Parts, ToolCallBody};
+use crate::core::stream::part::{FinishReason, Part};
+use crate::core::stream::tracker::MixedDeltaTracker;
+use crate::core::stream::usage::{parse_usage, UsageReport};
 
 /// Arguments reported for a call whose event carried none.
 const NO_ARGUMENTS: &str = "{}";
@@ -161,6 +160,22 @@ pub fn tool_result(raw: Option<&RawValue>) -> Value {
         }
     }
     Value::Object(result)
+}
+
+/// How the process behind the stream ended.
+#[derive(Debug, Clone, Default)]
+pub struct Outcome {
+    pub exit_code: Option<i32>,
+    pub signal: Option<String>,
+    pub stderr: String,
+    pub cancelled: bool,
+}
+
+/// What `finish` concluded, for callers that report it beside the outputs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FinishSummary {
+    /// `None` on success, on cancel, and on quota after output.
+    pub error: Option<CoreError>,
 }
 
 /// How [`Translator::close`] decides the ending.
@@ -462,7 +477,7 @@ impl Translator {
         if self.has_content && quota {
             tracing::info!(
                 "cursor-agent reported a usage limit after output; keeping the output: {}",
-                crate::core::classify::last_lines(&outcome.stderr)
+                crate::core::failure::classify::last_lines(&outcome.stderr)
             );
             return None;
         }
@@ -479,7 +494,7 @@ impl Translator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::event::parse;
+    use crate::core::stream::event::parse;
     use serde_json::json;
 
     fn body(line: &str) -> ToolCallBody<'_> {

@@ -2,15 +2,15 @@
 //!
 //! INTERFACE CONTRACT (used by `agent` and `node`): keep these signatures.
 
-use crate::core::encode::ai_sdk::{AiSdkEncoder, JsonParts};
-use crate::core::encode::push_json_str;
-use crate::core::encode::sse::SseEncoder;
 use crate::core::error::CoreError;
-use crate::core::event::{parse, Parsed};
-use crate::core::framing::{LineFramer, Record, SkipReason, SKIPPED_PREFIX_BYTES};
-use crate::core::part::Part;
-use crate::core::translate::{Closing, Translator};
-use crate::core::usage::CursorUsage;
+use crate::core::stream::encode::ai_sdk::{AiSdkEncoder, JsonParts};
+use crate::core::stream::encode::sse::{SseEncoder, ToolCallMode};
+use crate::core::stream::encode::{push_json_str, Output};
+use crate::core::stream::event::{parse, Parsed};
+use crate::core::stream::framing::{LineFramer, Record, SkipReason, SKIPPED_PREFIX_BYTES};
+use crate::core::stream::part::Part;
+use crate::core::stream::translate::{Closing, FinishSummary, Outcome, Translator};
+use crate::core::stream::usage::CursorUsage;
 
 /// Which encoder turns the neutral parts into outputs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -20,14 +20,6 @@ pub enum Format {
     OpenAiSse,
     /// AI SDK LanguageModelV3 stream parts (JSON values).
     AiSdk,
-}
-
-/// Whether Cursor's own tool calls appear as `tool_calls` deltas in SSE output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum ToolCallMode {
-    #[default]
-    Emit,
-    Omit,
 }
 
 /// Options of a [`StreamTransformer`]; `Default` gives the documented defaults.
@@ -75,29 +67,6 @@ impl Default for TransformerOptions {
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
         }
     }
-}
-
-/// How the process behind the stream ended.
-#[derive(Debug, Clone, Default)]
-pub struct Outcome {
-    pub exit_code: Option<i32>,
-    pub signal: Option<String>,
-    pub stderr: String,
-    pub cancelled: bool,
-}
-
-/// One output: a complete SSE frame, or one JSON-safe V3 stream part.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Output {
-    Frame(String),
-    Part(serde_json::Value),
-}
-
-/// What `finish` concluded, for callers that report it beside the outputs.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct FinishSummary {
-    /// `None` on success, on cancel, and on quota after output.
-    pub error: Option<CoreError>,
 }
 
 /// The encoder chosen by [`Format`].
@@ -335,7 +304,7 @@ impl StreamTransformer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::translate::{INTERRUPTED_MESSAGE, REJECTED_REASON};
+    use crate::core::stream::translate::{INTERRUPTED_MESSAGE, REJECTED_REASON};
 
     #[test]
     fn whole_number_options() {

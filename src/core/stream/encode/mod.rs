@@ -1,8 +1,15 @@
-//! Encoders over the neutral parts: the same [`Part`](crate::core::part::Part)s become OpenAI
+//! Encoders over the neutral parts: the same [`Part`](crate::core::stream::part::Part)s become OpenAI
 //! SSE frames ([`sse`]) or AI SDK V3 stream parts ([`ai_sdk`]).
 
 pub mod ai_sdk;
 pub mod sse;
+
+/// One output: a complete SSE frame, or one JSON-safe V3 stream part.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Output {
+    Frame(String),
+    Part(serde_json::Value),
+}
 
 /// Escape table: 0 = copy the byte, else the character after the backslash (`u` = `\u00XX`).
 const ESCAPES: [u8; 256] = {

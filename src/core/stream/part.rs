@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use crate::core::error::CoreError;
-use crate::core::usage::UsageReport;
+use crate::core::stream::usage::UsageReport;
 
 /// One step of the translated stream. Borrowed: an encoder consumes it at once.
 #[derive(Debug, Clone, PartialEq)]

@@ -3,10 +3,18 @@
 //! The constant head of every chunk (`id`, `object`, `created`, `model`) is built once; each
 //! frame is that head, one escaped field, and a constant tail.
 
-use crate::core::encode::push_json_str;
-use crate::core::part::{FinishReason, Part};
-use crate::core::transformer::{Output, ToolCallMode};
-use crate::core::usage::openai_usage;
+use crate::core::stream::encode::push_json_str;
+use crate::core::stream::encode::Output;
+use crate::core::stream::part::{FinishReason, Part};
+use crate::core::stream::usage::openai_usage;
+
+/// Whether Cursor's own tool calls appear as `tool_calls` deltas in SSE output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ToolCallMode {
+    #[default]
+    Emit,
+    Omit,
+}
 
 /// Error `type` in the error frame.
 pub const ERROR_TYPE: &str = "cursor_agent_error";

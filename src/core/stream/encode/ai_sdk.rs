@@ -11,10 +11,10 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::core::encode::push_json_str;
-use crate::core::part::{FinishReason, Part};
-use crate::core::transformer::Output;
-use crate::core::usage::ai_sdk_usage;
+use crate::core::stream::encode::push_json_str;
+use crate::core::stream::encode::Output;
+use crate::core::stream::part::{FinishReason, Part};
+use crate::core::stream::usage::ai_sdk_usage;
 
 /// The value of one field of a part.
 #[derive(Debug, Clone, Copy)]

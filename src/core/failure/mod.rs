@@ -1,0 +1,6 @@
+//! What went wrong, read from Cursor's own words: [`classify`] turns a failed run's stderr,
+//! exit status and in-stream error into a stable code; [`resume`] tells "the resumed chat is
+//! gone" apart from transient failures.
+
+pub mod classify;
+pub mod resume;

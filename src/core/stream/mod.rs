@@ -1,0 +1,13 @@
+//! The translation pipeline, one direction: cursor-agent stdout bytes -> [`framing`] records ->
+//! [`event`]s -> [`translate`] (reconciled by the [`tracker`]) -> neutral [`part`]s -> an
+//! [`encode`]r's outputs. [`transformer`] assembles it behind one type; each stage only knows
+//! the stages before it.
+
+pub mod encode;
+pub mod event;
+pub mod framing;
+pub mod part;
+pub mod tracker;
+pub mod transformer;
+pub mod translate;
+pub mod usage;

@@ -101,7 +101,10 @@ export declare class CursorAgentRun {
  * restarting loses it. Title requests must not go through it (see `isTitleRequest`).
  */
 export declare class SessionResumeManager {
-  /** Throws `E_INVALID_ARG` unless `maxEntries` and `ttlMs` are positive integers. */
+  /**
+   * Throws `E_INVALID_ARG` unless `maxEntries` and `ttlMs` are whole numbers from 1 to
+   * 2^53 - 1.
+   */
   constructor(options?: SessionResumeOptions | undefined | null)
   /**
    * Plans a turn: a resumed chat with only the new messages (the newest user text, or the
@@ -110,6 +113,12 @@ export declare class SessionResumeManager {
    * (and `JSON.stringify`'s own error for one it cannot serialise, e.g. a cycle).
    */
   plan(request: ResumeRequest): ResumePlan
+  /**
+   * A fresh chat with the full prompt for the same request, never resumed, that `record` can
+   * still store: for the one rerun after a resumed run failed with `E_RESUME` (report that
+   * failure first, so the gone chat is evicted). Throws `E_INVALID_ARG` as `plan` does.
+   */
+  freshPlan(request: ResumeRequest): ResumePlan
   /**
    * Stores the chat id cursor-agent reported for the plan's run. Returns `false` when resume
    * is disabled, the plan has no key, or the id is refused (it must match
@@ -355,7 +364,10 @@ export interface ResumeRequest {
  */
 export declare function runCursorAgent(options: RunCursorAgentOptions & Required<Pick<RunCursorAgentOptions, 'prompt' | 'model' | 'workspace'>>, onOutput: (outputs: StreamOutput[]) => void): CursorAgentRun
 
-/** Options of `runCursorAgent`. */
+/**
+ * Options of `runCursorAgent`. Numbers are whole numbers in the range each states; any other
+ * value of an option is refused with `E_INVALID_ARG`.
+ */
 export interface RunCursorAgentOptions {
   /**
    * The prompt. Written to cursor-agent's stdin (no size limit), then stdin is closed.
@@ -367,7 +379,8 @@ export interface RunCursorAgentOptions {
   /** Existing folder: `--workspace` and the child's working directory. Required. */
   workspace?: string
   /**
-   * Resume this Cursor chat (`--resume`); must match `^[A-Za-z0-9][A-Za-z0-9_-]*$`.
+   * Resume this Cursor chat (`--resume`); must match `^[A-Za-z0-9][A-Za-z0-9_-]*$` and be at
+   * most 256 characters.
    * When Cursor reports another chat, or fails with resume-specific text, before any output,
    * the run ends with `E_RESUME` and `onOutput` is never called. Default: a fresh chat.
    */
@@ -393,10 +406,14 @@ export interface RunCursorAgentOptions {
   env?: Record<string, string>
   /**
    * End the run with `E_TIMEOUT` after this long without stdout output; paused while a
-   * Cursor tool call is open and while `onOutput` is behind. 0 disables it. Default 300000.
+   * Cursor tool call is open and while `onOutput` is behind. 0 disables it. From 0 to
+   * 2^53 - 1; default 300000.
    */
   idleTimeoutMs?: number
-  /** End the run with `E_TIMEOUT` after this long in total. Default 0 (no limit). */
+  /**
+   * End the run with `E_TIMEOUT` after this long in total. From 0 to 2^53 - 1; default 0
+   * (no limit).
+   */
   timeoutMs?: number
   /** SSE only: Cursor's tool calls as `tool_calls` deltas. Default `'emit'`. */
   toolCalls?: 'emit' | 'omit'
@@ -404,15 +421,15 @@ export interface RunCursorAgentOptions {
   includeUsage?: boolean
   /** SSE chunk id. Default generated. */
   id?: string
-  /** SSE `created` (epoch seconds). Default now. */
+  /** SSE `created` (epoch seconds), from 0 to 2^53 - 1. Default now. */
   created?: number
-  /** Largest stdout record accepted, in bytes. Default 64 MiB. */
+  /** Largest stdout record accepted, in bytes, from 1 to 2^53 - 1. Default 64 MiB. */
   maxLineBytes?: number
 }
 
 /** A failure with a stable code (one of `ErrorCode`). */
 export interface RunError {
-  code: string
+  code: `${ErrorCode}`
   message: string
 }
 
@@ -438,11 +455,14 @@ export interface SessionResumeOptions {
    * `parseSwitch(process.env.CURSOR_ACP_SESSION_RESUME, false)`.
    */
   enabled?: boolean
-  /** Conversations kept; the least recently used is evicted first. Default `64`. */
+  /**
+   * Conversations kept; the least recently used is evicted first. A whole number from 1 to
+   * 2^53 - 1; default `64`.
+   */
   maxEntries?: number
   /**
-   * Lifetime of an entry, counted from its `record`, in milliseconds. Default `3_600_000`
-   * (one hour).
+   * Lifetime of an entry, counted from its `record`, in milliseconds. A whole number from 1
+   * to 2^53 - 1; default `3_600_000` (one hour).
    */
   ttlMs?: number
 }
@@ -485,7 +505,7 @@ export interface StreamTransformerOptions {
   model?: string
   /** SSE chunk `id`. Default: generated. */
   id?: string
-  /** SSE chunk `created`, epoch seconds. Default: now. */
+  /** SSE chunk `created`, epoch seconds: a whole number from 0 to 2^53 - 1. Default: now. */
   created?: number
   /**
    * SSE only: `'emit'` Cursor's tool calls as `tool_calls` deltas, or `'omit'` them.
@@ -495,8 +515,8 @@ export interface StreamTransformerOptions {
   /** SSE only: send the usage chunk when Cursor reported usage. Default `true`. */
   includeUsage?: boolean
   /**
-   * Size cap of one NDJSON record in bytes; a longer record is skipped and counted in
-   * `skippedLines`. Default 67108864 (64 MiB).
+   * Size cap of one NDJSON record in bytes, a whole number from 1 to 2^53 - 1; a longer
+   * record is skipped and counted in `skippedLines`. Default 67108864 (64 MiB).
    */
   maxLineBytes?: number
 }

@@ -35,20 +35,67 @@ pub enum CoreError {
     InvalidArg(String),
 }
 
-impl CoreError {
-    /// The stable code, e.g. `E_AUTH`.
-    pub fn code(&self) -> &'static str {
+/// The stable codes, one per [`CoreError`] variant (`err.code` in JS). Bindings map this enum
+/// with an exhaustive match, so a new code cannot reach JS undeclared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    AgentNotFound,
+    Auth,
+    Quota,
+    Model,
+    Resume,
+    Network,
+    Timeout,
+    Callback,
+    AgentExit,
+    InvalidArg,
+}
+
+impl ErrorCode {
+    /// The code as JS sees it, e.g. `E_AUTH`.
+    pub fn as_str(self) -> &'static str {
         match self {
-            Self::AgentNotFound(_) => "E_AGENT_NOT_FOUND",
-            Self::Auth(_) => "E_AUTH",
-            Self::Quota(_) => "E_QUOTA",
-            Self::Model(_) => "E_MODEL",
-            Self::Resume(_) => "E_RESUME",
-            Self::Network(_) => "E_NETWORK",
-            Self::Timeout(_) => "E_TIMEOUT",
-            Self::Callback(_) => "E_CALLBACK",
-            Self::AgentExit(_) => "E_AGENT_EXIT",
-            Self::InvalidArg(_) => "E_INVALID_ARG",
+            Self::AgentNotFound => "E_AGENT_NOT_FOUND",
+            Self::Auth => "E_AUTH",
+            Self::Quota => "E_QUOTA",
+            Self::Model => "E_MODEL",
+            Self::Resume => "E_RESUME",
+            Self::Network => "E_NETWORK",
+            Self::Timeout => "E_TIMEOUT",
+            Self::Callback => "E_CALLBACK",
+            Self::AgentExit => "E_AGENT_EXIT",
+            Self::InvalidArg => "E_INVALID_ARG",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Lets a test or a caller compare with the code's text (`code == "E_AUTH"`).
+impl PartialEq<&str> for ErrorCode {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl CoreError {
+    /// The stable code.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Self::AgentNotFound(_) => ErrorCode::AgentNotFound,
+            Self::Auth(_) => ErrorCode::Auth,
+            Self::Quota(_) => ErrorCode::Quota,
+            Self::Model(_) => ErrorCode::Model,
+            Self::Resume(_) => ErrorCode::Resume,
+            Self::Network(_) => ErrorCode::Network,
+            Self::Timeout(_) => ErrorCode::Timeout,
+            Self::Callback(_) => ErrorCode::Callback,
+            Self::AgentExit(_) => ErrorCode::AgentExit,
+            Self::InvalidArg(_) => ErrorCode::InvalidArg,
         }
     }
 
@@ -87,7 +134,7 @@ mod tests {
             CoreError::AgentExit(String::new()),
             CoreError::InvalidArg(String::new()),
         ];
-        let codes: std::collections::HashSet<_> = all.iter().map(CoreError::code).collect();
+        let codes: std::collections::HashSet<_> = all.iter().map(|e| e.code().as_str()).collect();
         assert_eq!(codes.len(), all.len());
         assert!(codes.iter().all(|c| c.starts_with("E_")));
     }

@@ -228,7 +228,7 @@ mod tests {
         let second = dir.join("second.log");
 
         assert_eq!(
-            configure(LogLevel::Debug, None).map_err(|e| e.code()),
+            configure(LogLevel::Debug, None).map_err(|e| e.code().as_str()),
             Err("E_INVALID_ARG"),
             "turning logging on needs a file"
         );

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use napi::Status;
 use napi_derive::napi;
 
-use crate::core::error::CoreError;
+use crate::core::error::{self as core, CoreError};
 
 /// Every `code` the package reports: `err.code` of thrown errors, `error.code` of `error`
 /// stream parts, SSE error frames and run results. Cancellation is not an error.
@@ -46,8 +46,25 @@ pub enum ErrorCode {
     InvalidArg,
 }
 
+impl From<core::ErrorCode> for ErrorCode {
+    fn from(code: core::ErrorCode) -> Self {
+        match code {
+            core::ErrorCode::AgentNotFound => Self::AgentNotFound,
+            core::ErrorCode::Auth => Self::Auth,
+            core::ErrorCode::Quota => Self::Quota,
+            core::ErrorCode::Model => Self::Model,
+            core::ErrorCode::Resume => Self::Resume,
+            core::ErrorCode::Network => Self::Network,
+            core::ErrorCode::Timeout => Self::Timeout,
+            core::ErrorCode::Callback => Self::Callback,
+            core::ErrorCode::AgentExit => Self::AgentExit,
+            core::ErrorCode::InvalidArg => Self::InvalidArg,
+        }
+    }
+}
+
 /// The `code` carried by errors thrown from bindings: a section-6 code for core failures,
-/// napi's own status name for failures inside napi (argument conversion, panics).
+/// napi's own status name for failures inside napi (a panic caught at the boundary).
 pub struct Code(Cow<'static, str>);
 
 impl AsRef<str> for Code {
@@ -67,7 +84,7 @@ pub type Result<T> = napi::Result<T, Code>;
 
 /// The JS error for a core failure: `err.code` is the stable code, `err.message` the message.
 pub fn to_js_error(error: CoreError) -> napi::Error<Code> {
-    let code = error.code();
+    let code = error.code().as_str();
     napi::Error::new(Code(Cow::Borrowed(code)), error.message())
 }
 

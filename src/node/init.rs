@@ -14,7 +14,7 @@ use crate::core::agent::registry;
 type ProcessOnce<'a> = Function<'a, FnArgs<(&'a str, Function<'a, (), ()>)>, Unknown<'a>>;
 
 fn add_exit_listener(env: &Env) -> napi::Result<()> {
-    let owner = super::agent::owner_of(env);
+    let owner = super::run::owner_of(env);
     let global = env.get_global()?;
     let process: Object = global.get_named_property("process")?;
     let once: ProcessOnce = process.get_named_property("once")?;

@@ -1,12 +1,20 @@
+//! `setLogging`.
+
 use std::path::Path;
 
+use napi::Unknown;
 use napi_derive::napi;
 
 use crate::core::logging::{self, LogLevel};
 use crate::node::error_code::{to_js_error, Result};
+use crate::node::options::Options;
 
 /// Where and how much the addon logs. The TS host fills it from `CURSOR_ACP_LOG_LEVEL` and
 /// `CURSOR_ACP_LOG_FILE`; the addon reads no environment.
+#[allow(
+    dead_code,
+    reason = "declares the TypeScript shape; the options are read field by field"
+)]
 #[napi(object)]
 pub struct LoggingOptions {
     /// `'off'` (the default), `'error'`, `'warn'`, `'info'`, `'debug'` or `'trace'`;
@@ -21,11 +29,13 @@ pub struct LoggingOptions {
 /// Turns diagnostic logging on, off, or to another level or file, for the whole process.
 /// Logs never go to stdout or stderr. Throws `E_INVALID_ARG` for an unknown level, a file that
 /// cannot be opened, or a level other than `'off'` when no file was ever given.
-#[napi(catch_unwind)]
-pub fn set_logging(options: LoggingOptions) -> Result<()> {
-    let level = match options.level.as_deref() {
+#[napi(catch_unwind, ts_args_type = "options: LoggingOptions")]
+pub fn set_logging(options: Unknown) -> Result<()> {
+    let options = Options::required(options, "the logging options")?;
+    let level = match options.string("level")? {
         Some(name) => name.parse::<LogLevel>().map_err(to_js_error)?,
         None => LogLevel::Off,
     };
-    logging::configure(level, options.file.as_deref().map(Path::new)).map_err(to_js_error)
+    let file = options.string("file")?;
+    logging::configure(level, file.as_deref().map(Path::new)).map_err(to_js_error)
 }

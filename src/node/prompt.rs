@@ -4,10 +4,21 @@ use napi::{Env, Unknown};
 use napi_derive::napi;
 use serde_json::Value;
 
-use super::argument::object_argument;
-use super::error_code::{to_js_error, Result};
-use crate::core::prompt::PromptRequest;
+use super::error_code::{invalid_arg, to_js_error, Result};
+use super::options::Options;
+use crate::core::prompt::{Conversation, PromptRequest};
 use crate::core::resume::is_title_request as core_is_title_request;
+
+/// `messages` (required), `tools` and `toolsInPrompt` of a request, as the JSON a
+/// [`Conversation`] borrows from.
+pub fn read_conversation(env: &Env, request: &Options<'_>) -> Result<(Value, Option<Value>, bool)> {
+    let messages = request
+        .json_array(env, "messages")?
+        .ok_or_else(|| invalid_arg("`messages` is required"))?;
+    let tools = request.json_array(env, "tools")?;
+    let tools_in_prompt = request.boolean("toolsInPrompt")?.unwrap_or(false);
+    Ok((messages, tools, tools_in_prompt))
+}
 
 /// What a prompt is built from.
 #[allow(
@@ -32,10 +43,14 @@ pub struct BindingPromptRequest {
 /// with their type and size. Throws `E_INVALID_ARG` for malformed messages.
 #[napi(catch_unwind, ts_args_type = "request: PromptRequest")]
 pub fn build_prompt(env: &Env, request: Unknown<'_>) -> Result<String> {
-    let request = object_argument(env, request, "the request")?;
-    Ok(PromptRequest::from_json(&request)
-        .map_err(to_js_error)?
-        .build())
+    let (messages, tools, tools_in_prompt) =
+        read_conversation(env, &Options::required(request, "the request")?)?;
+    let conversation = Conversation::parse(&messages, tools.as_ref()).map_err(to_js_error)?;
+    Ok(PromptRequest {
+        conversation,
+        tools_in_prompt,
+    }
+    .build())
 }
 
 /// Whether a request is OpenCode's session-title request: a system prompt containing "title
@@ -46,7 +61,7 @@ pub fn build_prompt(env: &Env, request: Unknown<'_>) -> Result<String> {
     ts_args_type = "request: Pick<PromptRequest, 'messages' | 'tools'>"
 )]
 pub fn is_title_request(env: &Env, request: Unknown<'_>) -> Result<bool> {
-    let request = object_argument(env, request, "the request")?;
-    let request = PromptRequest::from_json(&request).map_err(to_js_error)?;
-    Ok(core_is_title_request(&request.conversation))
+    let (messages, tools, _) = read_conversation(env, &Options::required(request, "the request")?)?;
+    let conversation = Conversation::parse(&messages, tools.as_ref()).map_err(to_js_error)?;
+    Ok(core_is_title_request(&conversation))
 }

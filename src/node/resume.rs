@@ -1,29 +1,106 @@
 //! `SessionResumeManager` for JS.
 
-use napi::bindgen_prelude::Object;
-use napi::{Env, Unknown};
+use std::num::NonZeroUsize;
+
+use napi::{Env, Unknown, ValueType};
 use napi_derive::napi;
 use serde_json::Value;
 
-use super::argument::{expect_object, object_argument};
-use super::error_code::{from_napi, to_js_error, Result};
+use super::error_code::{from_napi, invalid_arg, to_js_error, Result};
+use super::options::{argument, Options, MAX_SAFE_INTEGER};
+use super::prompt::read_conversation;
+use crate::core::prompt::Conversation;
 use crate::core::resume::{
-    chat_id_from_json, Failure, ResumeOptions, ResumePlan, ResumeRequest,
-    SessionResumeManager as CoreManager,
+    Failure, ResumeOptions, ResumePlan, ResumeRequest, SessionResumeManager as CoreManager,
 };
 
 /// Reads the fields of a plan that `record` and `reportFailure` use, without copying its prompt.
-fn plan_argument(plan: Unknown<'_>) -> Result<ResumePlan> {
-    expect_object(&plan, "the plan")?;
-    // SAFETY: `plan` was just checked to be a JS object, which is what `Object` wraps.
-    let object: Object<'_> = unsafe { plan.cast() }.map_err(from_napi)?;
-    let mut fields = serde_json::Map::new();
-    for key in ["sessionKey", "resumeChatId", "recordToken"] {
-        if let Some(value) = object.get::<Value>(key).map_err(from_napi)? {
-            fields.insert(key.to_owned(), value);
+fn read_plan(plan: Unknown<'_>) -> Result<ResumePlan> {
+    let plan = Options::required(plan, "the plan")?;
+    Ok(ResumePlan {
+        session_key: plan.string("sessionKey")?,
+        resume_chat_id: plan.string("resumeChatId")?,
+        record_token: plan.string("recordToken")?,
+        ..ResumePlan::default()
+    })
+}
+
+fn read_options(options: Option<Unknown<'_>>) -> Result<ResumeOptions> {
+    let options = Options::new(options, "the SessionResumeManager options")?;
+    let defaults = ResumeOptions::default();
+    let max_entries = options
+        .whole_number("maxEntries", 1..=MAX_SAFE_INTEGER)?
+        .and_then(|n| usize::try_from(n).ok())
+        .and_then(NonZeroUsize::new);
+    let ttl_ms = options.whole_number("ttlMs", 1..=MAX_SAFE_INTEGER)?;
+    Ok(ResumeOptions {
+        enabled: options.boolean("enabled")?.unwrap_or(defaults.enabled),
+        max_entries: max_entries.unwrap_or(defaults.max_entries),
+        ttl_ms: ttl_ms.map_or(defaults.ttl_ms, i64::unsigned_abs),
+    })
+}
+
+/// `"text"` or `{code, message}`: the code (when any) and the text of a failure.
+fn read_failure(error: Unknown<'_>) -> Result<(Option<String>, String)> {
+    const SHAPE: &str = "the error must be a string or {code, message}";
+    match error.get_type().map_err(from_napi)? {
+        ValueType::String => {
+            let message = argument(Some(error), ValueType::String, "the error", "a string")?;
+            Ok((None, message.unwrap_or_default()))
         }
+        ValueType::Object => {
+            let error = Options::required(error, "the error")?;
+            let (code, message) = (error.string("code")?, error.string("message")?);
+            if code.is_none() && message.is_none() {
+                return Err(invalid_arg(SHAPE));
+            }
+            Ok((code, message.unwrap_or_default()))
+        }
+        _ => Err(invalid_arg(SHAPE)),
     }
-    ResumePlan::from_json(Value::Object(fields)).map_err(to_js_error)
+}
+
+/// `{workspace, model, messages, tools?, toolsInPrompt?, conversationId?}`, read into the
+/// strings and JSON the typed request borrows from.
+struct RequestFields {
+    workspace: String,
+    model: String,
+    conversation_id: Option<String>,
+    messages: Value,
+    tools: Option<Value>,
+    tools_in_prompt: bool,
+}
+
+impl RequestFields {
+    fn read(env: &Env, request: Unknown<'_>) -> Result<Self> {
+        let request = Options::required(request, "the request")?;
+        let required = |name: &str| {
+            request
+                .string(name)?
+                .ok_or_else(|| invalid_arg(format!("`{name}` is required")))
+        };
+        let (messages, tools, tools_in_prompt) = read_conversation(env, &request)?;
+        Ok(Self {
+            workspace: required("workspace")?,
+            model: required("model")?,
+            conversation_id: request.string("conversationId")?,
+            messages,
+            tools,
+            tools_in_prompt,
+        })
+    }
+
+    fn typed(&self) -> Result<ResumeRequest<'_>> {
+        let conversation =
+            Conversation::parse(&self.messages, self.tools.as_ref()).map_err(to_js_error)?;
+        Ok(ResumeRequest {
+            workspace: &self.workspace,
+            model: &self.model,
+            conversation,
+            tools_in_prompt: self.tools_in_prompt,
+            conversation_id: self.conversation_id.as_deref().filter(|id| !id.is_empty()),
+        })
+    }
 }
 
 /// Options of `SessionResumeManager`.
@@ -37,10 +114,11 @@ pub struct SessionResumeOptions {
     /// `CURSOR_ACP_SESSION_RESUME` environment variable:
     /// `parseSwitch(process.env.CURSOR_ACP_SESSION_RESUME, false)`.
     pub enabled: Option<bool>,
-    /// Conversations kept; the least recently used is evicted first. Default `64`.
+    /// Conversations kept; the least recently used is evicted first. A whole number from 1 to
+    /// 2^53 - 1; default `64`.
     pub max_entries: Option<i64>,
-    /// Lifetime of an entry, counted from its `record`, in milliseconds. Default `3_600_000`
-    /// (one hour).
+    /// Lifetime of an entry, counted from its `record`, in milliseconds. A whole number from 1
+    /// to 2^53 - 1; default `3_600_000` (one hour).
     pub ttl_ms: Option<i64>,
 }
 
@@ -121,16 +199,16 @@ pub struct SessionResumeManager {
 
 #[napi]
 impl SessionResumeManager {
-    /// Throws `E_INVALID_ARG` unless `maxEntries` and `ttlMs` are positive integers.
+    /// Throws `E_INVALID_ARG` unless `maxEntries` and `ttlMs` are whole numbers from 1 to
+    /// 2^53 - 1.
     #[napi(
         constructor,
         catch_unwind,
         ts_args_type = "options?: SessionResumeOptions | undefined | null"
     )]
-    pub fn new(options: Option<Value>) -> Result<Self> {
-        let options = ResumeOptions::from_json(options.as_ref()).map_err(to_js_error)?;
+    pub fn new(options: Option<Unknown>) -> Result<Self> {
         Ok(Self {
-            inner: CoreManager::new(options),
+            inner: CoreManager::new(read_options(options)?),
         })
     }
 
@@ -140,9 +218,17 @@ impl SessionResumeManager {
     /// (and `JSON.stringify`'s own error for one it cannot serialise, e.g. a cycle).
     #[napi(catch_unwind, ts_args_type = "request: ResumeRequest")]
     pub fn plan(&mut self, env: &Env, request: Unknown<'_>) -> Result<BindingResumePlan> {
-        let request = object_argument(env, request, "the request")?;
-        let request = ResumeRequest::from_json(&request).map_err(to_js_error)?;
-        Ok(self.inner.plan(&request).into())
+        let fields = RequestFields::read(env, request)?;
+        Ok(self.inner.plan(&fields.typed()?).into())
+    }
+
+    /// A fresh chat with the full prompt for the same request, never resumed, that `record` can
+    /// still store: for the one rerun after a resumed run failed with `E_RESUME` (report that
+    /// failure first, so the gone chat is evicted). Throws `E_INVALID_ARG` as `plan` does.
+    #[napi(catch_unwind, ts_args_type = "request: ResumeRequest")]
+    pub fn fresh_plan(&self, env: &Env, request: Unknown<'_>) -> Result<BindingResumePlan> {
+        let fields = RequestFields::read(env, request)?;
+        Ok(self.inner.fresh_plan(&fields.typed()?).into())
     }
 
     /// Stores the chat id cursor-agent reported for the plan's run. Returns `false` when resume
@@ -152,10 +238,11 @@ impl SessionResumeManager {
         catch_unwind,
         ts_args_type = "plan: ResumePlan, chatId: string | null | undefined"
     )]
-    pub fn record(&mut self, plan: Unknown<'_>, chat_id: Option<Value>) -> Result<bool> {
-        let plan = plan_argument(plan)?;
-        let chat_id = chat_id_from_json(chat_id.as_ref()).map_err(to_js_error)?;
-        Ok(chat_id.is_some_and(|id| self.inner.record(&plan, id)))
+    pub fn record(&mut self, plan: Unknown<'_>, chat_id: Option<Unknown<'_>>) -> Result<bool> {
+        let plan = read_plan(plan)?;
+        let chat_id: Option<String> =
+            argument(chat_id, ValueType::String, "the chat id", "a string")?;
+        Ok(chat_id.is_some_and(|id| self.inner.record(&plan, &id)))
     }
 
     /// Reports that the plan's run failed. Evicts the resumed chat on `E_RESUME` or on
@@ -165,9 +252,13 @@ impl SessionResumeManager {
         catch_unwind,
         ts_args_type = "plan: ResumePlan, error: string | ResumeFailure"
     )]
-    pub fn report_failure(&mut self, plan: Unknown<'_>, error: Value) -> Result<bool> {
-        let plan = plan_argument(plan)?;
-        let failure = Failure::from_json(&error).map_err(to_js_error)?;
+    pub fn report_failure(&mut self, plan: Unknown<'_>, error: Unknown<'_>) -> Result<bool> {
+        let plan = read_plan(plan)?;
+        let (code, message) = read_failure(error)?;
+        let failure = Failure {
+            code: code.as_deref(),
+            message: &message,
+        };
         Ok(self.inner.report_failure(&plan, &failure))
     }
 

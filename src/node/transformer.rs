@@ -1,17 +1,22 @@
+//! `StreamTransformer` for JS, and the reading of transformer options that `runCursorAgent`
+//! shares.
+
 use napi::bindgen_prelude::{Either, Null, Unknown};
 use napi::{Env, ValueType};
 use napi_derive::napi;
 
 use crate::core::stream::encode::sse::ToolCallMode;
-use crate::core::stream::transformer::{
-    self as core, whole_number_option, Format, TransformerOptions,
-};
+use crate::core::stream::transformer::{self as core, Format, TransformerOptions};
 use crate::core::stream::translate::Outcome;
-use crate::node::argument::{convert, optional_object};
-use crate::node::error_code::{from_napi, to_js_error, Result};
+use crate::node::error_code::{from_napi, invalid_arg, to_js_error, Result};
+use crate::node::options::{argument, Options, MAX_SAFE_INTEGER};
 use crate::node::output::{json_array_to_js, outputs_to_js};
 
 /// Output encoding of a `StreamTransformer`.
+#[allow(
+    dead_code,
+    reason = "declares the TypeScript enum; the options are read field by field"
+)]
 #[napi(string_enum)]
 pub enum StreamFormat {
     /// OpenAI `chat.completion.chunk` frames: each output is one `data: {...}\n\n` string.
@@ -23,6 +28,10 @@ pub enum StreamFormat {
 }
 
 /// Whether Cursor's own tool calls appear in `'openai-sse'` output.
+#[allow(
+    dead_code,
+    reason = "declares the TypeScript enum; the options are read field by field"
+)]
 #[napi(string_enum)]
 pub enum ToolCallOutput {
     /// As `tool_calls` deltas, one distinct `index` per call.
@@ -34,6 +43,10 @@ pub enum ToolCallOutput {
 }
 
 /// Options of `new StreamTransformer(options)`; every field is optional.
+#[allow(
+    dead_code,
+    reason = "declares the TypeScript shape; the options are read field by field"
+)]
 #[napi(object)]
 pub struct StreamTransformerOptions {
     /// `'openai-sse'` (SSE frame strings) or `'ai-sdk'` (V3 stream part objects).
@@ -44,7 +57,7 @@ pub struct StreamTransformerOptions {
     pub model: Option<String>,
     /// SSE chunk `id`. Default: generated.
     pub id: Option<String>,
-    /// SSE chunk `created`, epoch seconds. Default: now.
+    /// SSE chunk `created`, epoch seconds: a whole number from 0 to 2^53 - 1. Default: now.
     pub created: Option<f64>,
     /// SSE only: `'emit'` Cursor's tool calls as `tool_calls` deltas, or `'omit'` them.
     /// Default `'emit'`.
@@ -52,12 +65,16 @@ pub struct StreamTransformerOptions {
     pub tool_calls: Option<ToolCallOutput>,
     /// SSE only: send the usage chunk when Cursor reported usage. Default `true`.
     pub include_usage: Option<bool>,
-    /// Size cap of one NDJSON record in bytes; a longer record is skipped and counted in
-    /// `skippedLines`. Default 67108864 (64 MiB).
+    /// Size cap of one NDJSON record in bytes, a whole number from 1 to 2^53 - 1; a longer
+    /// record is skipped and counted in `skippedLines`. Default 67108864 (64 MiB).
     pub max_line_bytes: Option<f64>,
 }
 
 /// How the process behind the stream ended; every field is optional.
+#[allow(
+    dead_code,
+    reason = "declares the TypeScript shape; the outcome is read field by field"
+)]
 #[napi(object)]
 pub struct StreamOutcome {
     /// Exit code, `null` when killed by a signal. Default `null`.
@@ -89,9 +106,13 @@ impl StreamTransformer {
         ts_args_type = "options?: StreamTransformerOptions | undefined | null"
     )]
     pub fn new(options: Option<Unknown>) -> Result<Self> {
-        let options = optional_object(options, "StreamTransformer options")?;
+        let options = Options::new(options, "the StreamTransformer options")?;
+        let mut merged = read_transformer_options(&options, TransformerOptions::default())?;
+        if let Some(model) = options.string("model")? {
+            merged.model = model;
+        }
         Ok(Self {
-            inner: core::StreamTransformer::new(merge_options(options)?),
+            inner: core::StreamTransformer::new(merged),
         })
     }
 
@@ -106,10 +127,14 @@ impl StreamTransformer {
     pub fn push<'env>(&mut self, env: &'env Env, chunk: Unknown<'env>) -> Result<Unknown<'env>> {
         let text;
         let bytes: &[u8] = if chunk.get_type().map_err(from_napi)? == ValueType::String {
-            text = convert::<String>(chunk, "push chunk")?;
+            text = argument::<String>(Some(chunk), ValueType::String, "the chunk", "a string")?
+                .unwrap_or_default();
             text.as_bytes()
         } else {
-            convert::<&[u8]>(chunk, "push chunk (a Buffer, Uint8Array or string)")?
+            // SAFETY: `chunk` is a live handle of this call; a value that is not a Buffer or
+            // Uint8Array is refused by the conversion itself.
+            unsafe { chunk.cast::<&[u8]>() }
+                .map_err(|_| invalid_arg("the chunk must be a Buffer, a Uint8Array or a string"))?
         };
         if self.inner.options().format == Format::AiSdk {
             let mut json = String::from("[");
@@ -136,8 +161,7 @@ impl StreamTransformer {
         env: &'env Env,
         outcome: Option<Unknown<'env>>,
     ) -> Result<Unknown<'env>> {
-        let outcome = optional_object::<StreamOutcome>(outcome, "finish outcome")?
-            .map_or_else(Outcome::default, Outcome::from);
+        let outcome = read_outcome(&Options::new(outcome, "the finish outcome")?)?;
         if self.inner.options().format == Format::AiSdk {
             let mut json = String::from("[");
             self.inner.finish_json(&outcome, &mut json);
@@ -163,55 +187,42 @@ impl StreamTransformer {
     }
 }
 
-impl From<StreamOutcome> for Outcome {
-    fn from(outcome: StreamOutcome) -> Self {
-        Self {
-            exit_code: outcome.exit_code.and_then(non_null),
-            signal: outcome.signal.and_then(non_null),
-            stderr: outcome.stderr.unwrap_or_default(),
-            cancelled: outcome.cancelled.unwrap_or(false),
-        }
-    }
+fn read_outcome(outcome: &Options<'_>) -> Result<Outcome> {
+    let exit_code = outcome.whole_number("exitCode", i64::from(i32::MIN)..=i64::from(i32::MAX))?;
+    Ok(Outcome {
+        exit_code: exit_code.and_then(|code| i32::try_from(code).ok()),
+        signal: outcome.string("signal")?,
+        stderr: outcome.string("stderr")?.unwrap_or_default(),
+        cancelled: outcome.boolean("cancelled")?.unwrap_or(false),
+    })
 }
 
-fn non_null<T>(value: Either<T, Null>) -> Option<T> {
-    match value {
-        Either::A(value) => Some(value),
-        Either::B(Null) => None,
+/// The options every translation takes (`StreamTransformer` and `runCursorAgent` alike) over
+/// `defaults`: `format`, `id`, `created`, `toolCalls`, `includeUsage`, `maxLineBytes`.
+pub fn read_transformer_options(
+    options: &Options<'_>,
+    defaults: TransformerOptions,
+) -> Result<TransformerOptions> {
+    let mut merged = defaults;
+    let formats = [("openai-sse", Format::OpenAiSse), ("ai-sdk", Format::AiSdk)];
+    if let Some(format) = options.choice("format", &formats)? {
+        merged.format = format;
     }
-}
-
-fn merge_options(options: Option<StreamTransformerOptions>) -> Result<TransformerOptions> {
-    let mut merged = TransformerOptions::default();
-    let Some(options) = options else {
-        return Ok(merged);
-    };
-    if let Some(format) = options.format {
-        merged.format = match format {
-            StreamFormat::OpenAiSse => Format::OpenAiSse,
-            StreamFormat::AiSdk => Format::AiSdk,
-        };
+    if let Some(id) = options.string("id")? {
+        merged.id = Some(id);
     }
-    if let Some(model) = options.model {
-        merged.model = model;
+    merged.created = options
+        .whole_number("created", 0..=MAX_SAFE_INTEGER)?
+        .or(merged.created);
+    let modes = [("emit", ToolCallMode::Emit), ("omit", ToolCallMode::Omit)];
+    if let Some(tool_calls) = options.choice("toolCalls", &modes)? {
+        merged.tool_calls = tool_calls;
     }
-    merged.id = options.id.or(merged.id);
-    if let Some(created) = options.created {
-        merged.created =
-            Some(whole_number_option(created, "created", 0.0).map_err(to_js_error)? as i64);
-    }
-    if let Some(tool_calls) = options.tool_calls {
-        merged.tool_calls = match tool_calls {
-            ToolCallOutput::Emit => ToolCallMode::Emit,
-            ToolCallOutput::Omit => ToolCallMode::Omit,
-        };
-    }
-    if let Some(include_usage) = options.include_usage {
+    if let Some(include_usage) = options.boolean("includeUsage")? {
         merged.include_usage = include_usage;
     }
-    if let Some(max_line_bytes) = options.max_line_bytes {
-        merged.max_line_bytes =
-            whole_number_option(max_line_bytes, "maxLineBytes", 1.0).map_err(to_js_error)? as usize;
+    if let Some(max) = options.whole_number("maxLineBytes", 1..=MAX_SAFE_INTEGER)? {
+        merged.max_line_bytes = usize::try_from(max).unwrap_or(usize::MAX);
     }
     Ok(merged)
 }

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use tokio::io::AsyncReadExt;
 
-use super::command::EnvVars;
+use super::options::EnvVars;
 use super::process;
 use super::run::{last_lines, start_agent, RunContext, Started};
 use super::tail::StderrTail;

@@ -4,7 +4,7 @@ use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use super::command::EnvVars;
+use super::options::EnvVars;
 
 /// How to start cursor-agent: a program and the arguments that come before cursor-agent's own
 /// (on Windows the bundled `node.exe` runs `index.js`; a `.cmd` shim needs a shell).

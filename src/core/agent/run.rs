@@ -19,7 +19,8 @@ use tokio::runtime::Handle;
 use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
-use super::command::{agent_args, EnvVars, RunOptions};
+use super::command::agent_args;
+use super::options::{EnvVars, RunOptions};
 use super::process::{self, ProcessGroup};
 use super::registry::{self, Registration};
 use super::resolve::{not_found_message, resolve_agent, Launcher};
@@ -621,7 +622,7 @@ pub(crate) fn last_lines(text: &str, n: usize) -> String {
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
-    use crate::core::agent::command::RunRequest;
+    use crate::core::agent::options::RunRequest;
     use std::os::unix::fs::PermissionsExt;
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Mutex;
@@ -679,9 +680,9 @@ mod tests {
         std::fs::write(&agent, format!("#!/bin/sh\ncat > /dev/null\n{body}")).unwrap();
         std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).unwrap();
         RunRequest {
-            prompt: Some("hi".into()),
-            model: Some("auto".into()),
-            workspace: Some(dir.to_string_lossy().into_owned()),
+            prompt: "hi".into(),
+            model: "auto".into(),
+            workspace: dir.to_string_lossy().into_owned(),
             executable: Some(agent.to_string_lossy().into_owned()),
             ..RunRequest::default()
         }

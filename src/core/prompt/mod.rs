@@ -4,13 +4,10 @@
 pub mod model;
 mod render;
 
-use serde_json::Value;
-
-use crate::core::error::CoreError;
 pub use model::{Conversation, Message, Part, Role, ToolDefinition};
 pub use render::{build_full_prompt, build_incremental_prompt, CONTINUATION};
 
-/// `{messages, tools?, toolsInPrompt?}`: what a prompt is built from.
+/// What a prompt is built from.
 #[derive(Debug, Clone)]
 pub struct PromptRequest<'a> {
     pub conversation: Conversation<'a>,
@@ -18,24 +15,7 @@ pub struct PromptRequest<'a> {
     pub tools_in_prompt: bool,
 }
 
-impl<'a> PromptRequest<'a> {
-    pub fn from_json(request: &'a Value) -> Result<Self, CoreError> {
-        let conversation = Conversation::from_request(request)?;
-        let tools_in_prompt = match request.get("toolsInPrompt") {
-            None | Some(Value::Null) => false,
-            Some(Value::Bool(b)) => *b,
-            Some(_) => {
-                return Err(CoreError::InvalidArg(
-                    "`toolsInPrompt` must be a boolean".into(),
-                ))
-            }
-        };
-        Ok(Self {
-            conversation,
-            tools_in_prompt,
-        })
-    }
-
+impl PromptRequest<'_> {
     /// The full prompt.
     pub fn build(&self) -> String {
         build_full_prompt(&self.conversation, self.tools_in_prompt)

@@ -169,23 +169,26 @@ pub struct Conversation<'a> {
 }
 
 impl<'a> Conversation<'a> {
-    /// Reads `messages` (required) and `tools` (optional) from a request object.
-    pub fn from_request(request: &'a Value) -> Result<Self, CoreError> {
-        let object = request
-            .as_object()
-            .ok_or_else(|| invalid("the request must be an object"))?;
-        let messages = match object.get("messages") {
-            Some(Value::Array(items)) => parse_messages(items)?,
-            Some(_) => return Err(invalid("`messages` must be an array")),
-            None => return Err(invalid("`messages` is required")),
+    /// Parses `messages` (an array of OpenAI chat or AI SDK V3 prompt messages) and `tools` (an
+    /// array of tool definitions, or none).
+    pub fn parse(messages: &'a Value, tools: Option<&'a Value>) -> Result<Self, CoreError> {
+        let messages = match messages {
+            Value::Array(items) => parse_messages(items)?,
+            _ => return Err(invalid("`messages` must be an array")),
         };
-        let tools = match object.get("tools") {
+        let tools = match tools {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Array(items)) => parse_tools(items)?,
             Some(_) => return Err(invalid("`tools` must be an array")),
         };
         Ok(Self { messages, tools })
     }
+}
+
+/// The conversation of a request-shaped test value: `{messages, tools?}`.
+#[cfg(test)]
+pub(crate) fn conversation_of(request: &Value) -> Conversation<'_> {
+    Conversation::parse(&request["messages"], request.get("tools")).expect("a valid conversation")
 }
 
 fn invalid(message: impl Into<String>) -> CoreError {
@@ -694,10 +697,6 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn conversation(value: &Value) -> Conversation<'_> {
-        Conversation::from_request(value).expect("valid request")
-    }
-
     #[test]
     fn openai_and_v3_text_messages_parse_to_the_same_model() {
         let openai = json!({"messages": [
@@ -708,7 +707,7 @@ mod tests {
             {"role": "system", "content": "be brief"},
             {"role": "user", "content": [{"type": "text", "text": "hi"}]},
         ]});
-        assert_eq!(conversation(&openai), conversation(&v3));
+        assert_eq!(conversation_of(&openai), conversation_of(&v3));
     }
 
     #[test]
@@ -719,7 +718,7 @@ mod tests {
             ]},
             {"role": "tool", "tool_call_id": "call_1", "content": "file body"},
         ]});
-        let c = conversation(&request);
+        let c = conversation_of(&request);
         assert_eq!(
             c.messages[0].parts,
             vec![
@@ -754,7 +753,7 @@ mod tests {
                 {"type": "tool-result", "toolCallId": "call_2", "toolName": "bash", "output": {"type": "error-text", "value": "boom"}},
             ]},
         ]});
-        let c = conversation(&request);
+        let c = conversation_of(&request);
         assert_eq!(c.messages[0].parts[0], Part::Reasoning("Thinking locally."));
         assert_eq!(
             c.messages[0].parts[1],
@@ -781,7 +780,7 @@ mod tests {
             {"type": "file", "mediaType": "image/jpeg", "data": "QUJDRA=="},
             {"type": "input_audio", "input_audio": {"data": "AAAAAA==", "format": "wav"}},
         ]}]});
-        let c = conversation(&request);
+        let c = conversation_of(&request);
         let sources: Vec<_> = c.messages[0]
             .parts
             .iter()
@@ -852,7 +851,7 @@ mod tests {
             {"type": "function", "name": "bash", "description": "Run", "inputSchema": {"type": "object"}},
             {"type": "provider", "id": "openai.web_search", "name": "web_search", "args": {}},
         ]});
-        let c = conversation(&request);
+        let c = conversation_of(&request);
         let names: Vec<_> = c
             .tools
             .iter()
@@ -882,7 +881,8 @@ mod tests {
             json!({"messages": [], "tools": [{"type": "function"}]}),
             json!({"messages": [], "tools": "read"}),
         ] {
-            let err = Conversation::from_request(&bad).expect_err(&bad.to_string());
+            let err = Conversation::parse(&bad["messages"], bad.get("tools"))
+                .expect_err(&bad.to_string());
             assert_eq!(err.code(), "E_INVALID_ARG", "{bad}");
         }
     }
@@ -891,7 +891,7 @@ mod tests {
     fn unknown_part_types_are_kept_as_unsupported() {
         let request = json!({"messages": [{"role": "user", "content": [{"type": "hologram"}]}]});
         assert_eq!(
-            conversation(&request).messages[0].parts,
+            conversation_of(&request).messages[0].parts,
             vec![Part::Unsupported("hologram")]
         );
     }

@@ -375,9 +375,7 @@ mod tests {
     use super::*;
     use serde_json::{json, Value};
 
-    fn conv(value: &Value) -> Conversation<'_> {
-        Conversation::from_request(value).expect("valid")
-    }
+    use crate::core::prompt::model::conversation_of;
 
     #[test]
     fn openai_tool_round_trip_flattens_with_labels_ids_and_continuation() {
@@ -393,7 +391,10 @@ mod tests {
             ASSISTANT: tool_call(id: call_fake_1, name: read, args: {\"filePath\":\"/home/user/project/hello.txt\"})\n\n\
             TOOL_RESULT (name: read, call_id: call_fake_1): <path>/home/user/project/hello.txt</path>\n\n\
             The above tool calls have been executed. Continue your response based on these results.";
-        assert_eq!(build_full_prompt(&conv(&request), false), expected);
+        assert_eq!(
+            build_full_prompt(&conversation_of(&request), false),
+            expected
+        );
     }
 
     #[test]
@@ -405,7 +406,7 @@ mod tests {
             {"type": "function", "name": "read", "description": "Read a file", "inputSchema": {"type": "object"}},
             {"type": "provider", "id": "x.web_search", "name": "web_search", "args": {}},
         ]});
-        let c = conv(&request);
+        let c = conversation_of(&request);
         assert_eq!(build_full_prompt(&c, false), "SYSTEM: sys\n\nUSER: hi");
         assert_eq!(
             build_full_prompt(&c, true),
@@ -444,7 +445,10 @@ mod tests {
             tool_call(id: c1, name: shell, args: {\"command\":\"ls\"})\n\
             TOOL_RESULT (name: shell, call_id: c1): {\"status\":\"success\"}\n\n\
             USER: next";
-        assert_eq!(build_full_prompt(&conv(&request), false), expected);
+        assert_eq!(
+            build_full_prompt(&conversation_of(&request), false),
+            expected
+        );
     }
 
     #[test]
@@ -467,7 +471,7 @@ mod tests {
             [attached image (image/png, 3 bytes) omitted: inline data cannot be passed to cursor-agent]\n\n\
             TOOL_RESULT (name: bash, call_id: c9, error): [not executed: user said no]\n\n\
             The above tool calls have been executed. Continue your response based on these results.";
-        let c = conv(&request);
+        let c = conversation_of(&request);
         assert_eq!(build_full_prompt(&c, false), expected);
         // Here the incremental prompt is the same text: the calls and their results.
         assert_eq!(build_incremental_prompt(&c).as_deref(), Some(expected));
@@ -481,7 +485,7 @@ mod tests {
             {"role": "user", "content": [{"type": "text", "text": "  next please \n"}]},
         ]});
         assert_eq!(
-            build_incremental_prompt(&conv(&request)).as_deref(),
+            build_incremental_prompt(&conversation_of(&request)).as_deref(),
             Some("next please")
         );
     }
@@ -505,7 +509,11 @@ mod tests {
             json!({"messages": []}),
         ];
         for case in &cases {
-            assert_eq!(build_incremental_prompt(&conv(case)), None, "{case}");
+            assert_eq!(
+                build_incremental_prompt(&conversation_of(case)),
+                None,
+                "{case}"
+            );
         }
     }
 
@@ -527,7 +535,7 @@ mod tests {
             TOOL_RESULT (name: grep, call_id: c2): B\n\n\
             The above tool calls have been executed. Continue your response based on these results.";
         assert_eq!(
-            build_incremental_prompt(&conv(&request)).as_deref(),
+            build_incremental_prompt(&conversation_of(&request)).as_deref(),
             Some(expected)
         );
     }
@@ -543,7 +551,7 @@ mod tests {
                 .map(|(i, text)| json!({"role": if i % 2 == 0 { "user" } else { "assistant" }, "content": text}))
                 .collect();
             let request = json!({"messages": messages});
-            let c = conv(&request);
+            let c = conversation_of(&request);
             let prompt = build_full_prompt(&c, false);
             let mut from = 0;
             for (i, text) in texts.iter().enumerate() {
@@ -567,6 +575,6 @@ mod tests {
             {"role": "assistant", "content": "done"},
             {"role": "user", "content": "thanks"},
         ]});
-        assert!(!build_full_prompt(&conv(&request), false).contains(CONTINUATION));
+        assert!(!build_full_prompt(&conversation_of(&request), false).contains(CONTINUATION));
     }
 }

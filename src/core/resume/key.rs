@@ -221,9 +221,7 @@ mod tests {
     use super::*;
     use serde_json::{json, Value};
 
-    fn conv(value: &Value) -> Conversation<'_> {
-        Conversation::from_request(value).expect("valid")
-    }
+    use crate::core::prompt::model::conversation_of;
 
     #[test]
     fn title_request_is_system_title_generator_without_tools() {
@@ -232,15 +230,15 @@ mod tests {
             {"role": "user", "content": [{"type": "text", "text": "Generate a title for this conversation:\n"}]},
             {"role": "user", "content": [{"type": "text", "text": "say hi"}]},
         ]});
-        assert!(is_title_request(&conv(&title)));
+        assert!(is_title_request(&conversation_of(&title)));
         let mut with_tools = title.clone();
         with_tools["tools"] = json!([{"type": "function", "name": "read", "inputSchema": {}}]);
-        assert!(!is_title_request(&conv(&with_tools)));
+        assert!(!is_title_request(&conversation_of(&with_tools)));
         let in_user_text =
             json!({"messages": [{"role": "user", "content": "you are a title generator"}]});
-        assert!(!is_title_request(&conv(&in_user_text)));
+        assert!(!is_title_request(&conversation_of(&in_user_text)));
         let normal = json!({"messages": [{"role": "system", "content": "You are opencode"}, {"role": "user", "content": "hi"}]});
-        assert!(!is_title_request(&conv(&normal)));
+        assert!(!is_title_request(&conversation_of(&normal)));
     }
 
     #[test]
@@ -253,7 +251,7 @@ mod tests {
             {"role": "assistant", "content": "answer"},
             {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "https://x/y.png"}}]},
         ]});
-        let c = conv(&request);
+        let c = conversation_of(&request);
         let indices: Vec<usize> = real_user_messages(&c.messages)
             .iter()
             .map(|(i, _)| *i)
@@ -273,7 +271,7 @@ mod tests {
             {"type": "text", "text": "look at this"},
             {"type": "image_url", "image_url": {"url": "data:image/png;base64,BBBB"}},
         ]}]});
-        let digest = |v: &Value| canonical_digest(&conv(v).messages[0]);
+        let digest = |v: &Value| canonical_digest(&conversation_of(v).messages[0]);
         assert_eq!(digest(&a), digest(&b));
         assert_ne!(digest(&a), digest(&c));
         assert_ne!(digest(&c), digest(&d));
@@ -281,7 +279,7 @@ mod tests {
 
     fn tools_fp(tools: Value) -> Digest {
         let request = json!({"messages": [], "tools": tools});
-        tool_fingerprint(&conv(&request).tools)
+        tool_fingerprint(&conversation_of(&request).tools)
     }
 
     #[test]

@@ -197,9 +197,9 @@ impl AiSdkEncoder {
                     FinishReason::Cancelled => ("other", "cancelled"),
                     FinishReason::Error(error) => {
                         let error_object =
-                            json!({ "code": error.code(), "message": error.message() });
+                            json!({ "code": error.code().as_str(), "message": error.message() });
                         out.part("error", &[("error", Field::Json(&error_object))]);
-                        ("error", error.code())
+                        ("error", error.code().as_str())
                     }
                 };
                 let finish_reason = json!({ "unified": unified, "raw": raw });

@@ -157,7 +157,7 @@ impl SseEncoder {
                         frame.push_str(",\"type\":");
                         push_json_str(&mut frame, ERROR_TYPE);
                         frame.push_str(",\"code\":");
-                        push_json_str(&mut frame, error.code());
+                        push_json_str(&mut frame, error.code().as_str());
                         frame.push_str("}}\n\n");
                         out.push(Output::Frame(frame));
                         out.push(self.chunk(0, |_| {}, Some("error")));

@@ -1,4 +1,5 @@
-//! `runCursorAgent`, `resolveCursorAgent`, `listCursorModels`: convert, call `core::agent`, map.
+//! `runCursorAgent` and the `CursorAgentRun` it returns: read the options, start the core run,
+//! deliver its batches to the JS callback.
 //!
 //! Child processes and the host: every child leads its own process group and is registered
 //! while it runs; the addon stops them all (SIGKILL to each group) on the host's `'exit'` event
@@ -9,26 +10,29 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 use napi::bindgen_prelude::{Env, PromiseRaw, Status, ToNapiValue};
 use napi::threadsafe_function::{
     ThreadsafeFunction, ThreadsafeFunctionCallMode, UnknownReturnValue,
 };
-use napi::{sys, JsError};
+use napi::{sys, JsValue, Unknown, ValueType};
 use napi_derive::napi;
 
-use super::error_code::{to_js_error, Code};
+use super::error_code::{invalid_arg, to_js_error, ErrorCode, Result};
+use super::options::{argument, Options, MAX_SAFE_INTEGER};
 use super::output::outputs_to_js;
-use crate::core::agent::{self, OutputSink, Receipt};
+use super::transformer::read_transformer_options;
+use crate::core::agent::{self, OutputSink, Receipt, RunRequest};
+use crate::core::error::CoreError;
 use crate::core::stream::encode::Output;
-use napi::JsValue;
 
 /// The registry owner of children started from this JS environment (main thread or a worker).
 pub(crate) fn owner_of(env: &Env) -> u64 {
     env.raw() as usize as u64
 }
 
-fn run_context(env: &Env) -> agent::RunContext {
+pub(crate) fn run_context(env: &Env) -> agent::RunContext {
     let runtime =
         napi::bindgen_prelude::within_runtime_if_available(tokio::runtime::Handle::current);
     agent::RunContext {
@@ -37,7 +41,12 @@ fn run_context(env: &Env) -> agent::RunContext {
     }
 }
 
-/// Options of `runCursorAgent`.
+/// Options of `runCursorAgent`. Numbers are whole numbers in the range each states; any other
+/// value of an option is refused with `E_INVALID_ARG`.
+#[allow(
+    dead_code,
+    reason = "declares the TypeScript shape; the options are read field by field"
+)]
 #[napi(object)]
 pub struct RunCursorAgentOptions {
     /// The prompt. Written to cursor-agent's stdin (no size limit), then stdin is closed.
@@ -50,7 +59,8 @@ pub struct RunCursorAgentOptions {
     /// Existing folder: `--workspace` and the child's working directory. Required.
     #[napi(ts_type = "string")]
     pub workspace: Option<String>,
-    /// Resume this Cursor chat (`--resume`); must match `^[A-Za-z0-9][A-Za-z0-9_-]*$`.
+    /// Resume this Cursor chat (`--resume`); must match `^[A-Za-z0-9][A-Za-z0-9_-]*$` and be at
+    /// most 256 characters.
     /// When Cursor reports another chat, or fails with resume-specific text, before any output,
     /// the run ends with `E_RESUME` and `onOutput` is never called. Default: a fresh chat.
     pub resume_chat_id: Option<String>,
@@ -69,9 +79,11 @@ pub struct RunCursorAgentOptions {
     /// `HOME` for resolving the binary come from. Default: inherit the host's environment.
     pub env: Option<HashMap<String, String>>,
     /// End the run with `E_TIMEOUT` after this long without stdout output; paused while a
-    /// Cursor tool call is open and while `onOutput` is behind. 0 disables it. Default 300000.
+    /// Cursor tool call is open and while `onOutput` is behind. 0 disables it. From 0 to
+    /// 2^53 - 1; default 300000.
     pub idle_timeout_ms: Option<f64>,
-    /// End the run with `E_TIMEOUT` after this long in total. Default 0 (no limit).
+    /// End the run with `E_TIMEOUT` after this long in total. From 0 to 2^53 - 1; default 0
+    /// (no limit).
     pub timeout_ms: Option<f64>,
     /// SSE only: Cursor's tool calls as `tool_calls` deltas. Default `'emit'`.
     #[napi(ts_type = "'emit' | 'omit'")]
@@ -80,33 +92,33 @@ pub struct RunCursorAgentOptions {
     pub include_usage: Option<bool>,
     /// SSE chunk id. Default generated.
     pub id: Option<String>,
-    /// SSE `created` (epoch seconds). Default now.
+    /// SSE `created` (epoch seconds), from 0 to 2^53 - 1. Default now.
     pub created: Option<f64>,
-    /// Largest stdout record accepted, in bytes. Default 64 MiB.
+    /// Largest stdout record accepted, in bytes, from 1 to 2^53 - 1. Default 64 MiB.
     pub max_line_bytes: Option<f64>,
 }
 
-impl From<RunCursorAgentOptions> for agent::RunRequest {
-    fn from(o: RunCursorAgentOptions) -> Self {
-        Self {
-            prompt: o.prompt,
-            model: o.model,
-            workspace: o.workspace,
-            resume_chat_id: o.resume_chat_id,
-            format: o.format,
-            executable: o.executable,
-            force: o.force,
-            extra_args: o.extra_args,
-            env: o.env,
-            idle_timeout_ms: o.idle_timeout_ms,
-            timeout_ms: o.timeout_ms,
-            tool_calls: o.tool_calls,
-            include_usage: o.include_usage,
-            id: o.id,
-            created: o.created,
-            max_line_bytes: o.max_line_bytes,
-        }
-    }
+/// A duration option in milliseconds; 0 means "no limit".
+fn millis(options: &Options<'_>, name: &str) -> Result<Option<Option<Duration>>> {
+    let ms = options.whole_number(name, 0..=MAX_SAFE_INTEGER)?;
+    Ok(ms.map(|ms| (ms > 0).then(|| Duration::from_millis(ms.unsigned_abs()))))
+}
+
+fn read_run_request(options: &Options<'_>) -> Result<RunRequest> {
+    let defaults = RunRequest::default();
+    Ok(RunRequest {
+        prompt: options.string("prompt")?.unwrap_or_default(),
+        model: options.string("model")?.unwrap_or_default(),
+        workspace: options.string("workspace")?.unwrap_or_default(),
+        resume_chat_id: options.string("resumeChatId")?,
+        executable: options.string("executable")?,
+        force: options.boolean("force")?.unwrap_or(defaults.force),
+        extra_args: options.strings("extraArgs")?.unwrap_or_default(),
+        env: options.string_map("env")?,
+        idle_timeout: millis(options, "idleTimeoutMs")?.unwrap_or(defaults.idle_timeout),
+        timeout: millis(options, "timeoutMs")?.unwrap_or(defaults.timeout),
+        transformer: read_transformer_options(options, defaults.transformer)?,
+    })
 }
 
 /// Cursor's token counts (after the validity filter); a count Cursor did not report is absent.
@@ -122,8 +134,18 @@ pub struct CursorUsage {
 /// A failure with a stable code (one of `ErrorCode`).
 #[napi(object)]
 pub struct RunError {
-    pub code: String,
+    #[napi(ts_type = "`${ErrorCode}`")]
+    pub code: ErrorCode,
     pub message: String,
+}
+
+impl From<CoreError> for RunError {
+    fn from(error: CoreError) -> Self {
+        Self {
+            code: error.code().into(),
+            message: error.message().to_owned(),
+        }
+    }
 }
 
 /// How a run ended. Absent fields mean "none" (test with `== null`).
@@ -156,10 +178,7 @@ impl From<agent::RunResult> for RunResult {
                 cache_write_tokens: count(u.cache_write_tokens),
                 reasoning_tokens: count(u.reasoning_tokens),
             }),
-            error: r.error.map(|e| RunError {
-                code: e.code().to_owned(),
-                message: e.message().to_owned(),
-            }),
+            error: r.error.map(RunError::from),
         }
     }
 }
@@ -178,8 +197,11 @@ impl ToNapiValue for OutputBatch {
 
 /// Delivers batches to the JS callback; a batch's receipt is dropped when the callback returns.
 struct JsOutputSink {
-    on_output: ThreadsafeFunction<OutputBatch, UnknownReturnValue, OutputBatch, Status, false>,
+    on_output: OnOutput,
 }
+
+/// The `onOutput` callback, called from any thread, never with an error first argument.
+type OnOutput = ThreadsafeFunction<OutputBatch, UnknownReturnValue, OutputBatch, Status, false>;
 
 impl OutputSink for JsOutputSink {
     fn deliver(&self, batch: Vec<Output>, receipt: Receipt) -> bool {
@@ -239,97 +261,21 @@ impl CursorAgentRun {
 /// unhandled signal or SIGKILL leaves cursor-agent running until it finishes; on Linux, what
 /// cursor-agent itself started survives such a kill; on Windows only cursor-agent itself is
 /// stopped (no process group).
-#[napi(catch_unwind)]
+#[napi(
+    catch_unwind,
+    ts_args_type = "options: RunCursorAgentOptions & Required<Pick<RunCursorAgentOptions, 'prompt' | 'model' | 'workspace'>>, onOutput: (outputs: StreamOutput[]) => void"
+)]
 pub fn run_cursor_agent(
     env: Env,
-    #[napi(
-        ts_arg_type = "RunCursorAgentOptions & Required<Pick<RunCursorAgentOptions, 'prompt' | 'model' | 'workspace'>>"
-    )]
-    options: RunCursorAgentOptions,
-    #[napi(ts_arg_type = "(outputs: StreamOutput[]) => void")] on_output: ThreadsafeFunction<
-        OutputBatch,
-        UnknownReturnValue,
-        OutputBatch,
-        Status,
-        false,
-    >,
-) -> napi::Result<CursorAgentRun, Code> {
-    let options = agent::RunRequest::from(options)
+    options: Unknown,
+    on_output: Option<Unknown>,
+) -> Result<CursorAgentRun> {
+    let options = read_run_request(&Options::required(options, "the runCursorAgent options")?)?
         .validate()
         .map_err(to_js_error)?;
+    let on_output: OnOutput = argument(on_output, ValueType::Function, "onOutput", "a function")?
+        .ok_or_else(|| invalid_arg("onOutput is required"))?;
     let sink = Arc::new(JsOutputSink { on_output });
     let handle = agent::start_run(options, sink, run_context(&env));
     Ok(CursorAgentRun { handle })
-}
-
-/// Where to look for cursor-agent.
-#[napi(object)]
-pub struct CursorAgentLookupOptions {
-    /// Tried first: a path, or a name looked up on `PATH`. Default none.
-    pub executable: Option<String>,
-    /// Supplies `PATH`, `HOME` (and `LOCALAPPDATA` on Windows); for `listCursorModels` also the
-    /// child's complete environment. Default: the host's environment.
-    pub env: Option<HashMap<String, String>>,
-}
-
-/// The binary found (or not) and every place looked at, in order.
-#[napi(object)]
-pub struct CursorAgentResolution {
-    /// Absent when not found.
-    pub path: Option<String>,
-    pub tried: Vec<String>,
-}
-
-/// Find cursor-agent: `executable`, then `cursor-agent` and `agent` on `PATH`,
-/// `~/.local/bin/cursor-agent`, `~/.cursor-agent/cursor-agent`, and on Windows the newest
-/// `versions/<v>/node.exe` under `%LOCALAPPDATA%/cursor-agent` (run with its `index.js`; the
-/// `.cmd` shim cannot be started without a shell). The default lookup (no `executable`) is
-/// cached, keyed by the `PATH`, `HOME` and `LOCALAPPDATA` it used.
-#[napi(catch_unwind)]
-pub fn resolve_cursor_agent(options: Option<CursorAgentLookupOptions>) -> CursorAgentResolution {
-    let (executable, env) = options.map_or((None, None), |o| (o.executable, o.env));
-    let resolution = agent::resolve_agent(executable.as_deref(), env.as_ref());
-    CursorAgentResolution {
-        path: resolution
-            .launcher
-            .map(|l| l.program.to_string_lossy().into_owned()),
-        tried: resolution.tried,
-    }
-}
-
-/// A model the Cursor account can use.
-#[napi(object)]
-pub struct CursorModel {
-    /// What `--model` takes, e.g. `gpt-5.5-high`.
-    pub id: String,
-    /// Cursor's label, e.g. `GPT-5.5 1M High`.
-    pub name: String,
-}
-
-/// Run `cursor-agent models` and parse its list. Resolves `[]` when Cursor says no models are
-/// available; rejects with a stable `code` (`E_AGENT_NOT_FOUND`, `E_AUTH`, `E_TIMEOUT` after
-/// 30 s, `E_AGENT_EXIT`, ...) when the command fails.
-#[napi(catch_unwind, ts_return_type = "Promise<Array<CursorModel>>")]
-pub fn list_cursor_models<'env>(
-    env: &'env Env,
-    options: Option<CursorAgentLookupOptions>,
-) -> napi::Result<PromiseRaw<'env, Vec<CursorModel>>> {
-    let (executable, vars) = options.map_or((None, None), |o| (o.executable, o.env));
-    let ctx = run_context(env);
-    env.spawn_future_with_callback(
-        async move { Ok(agent::list_models(executable, vars, ctx).await) },
-        |env, listed| match listed {
-            Ok(models) => Ok(models
-                .into_iter()
-                .map(|m| CursorModel {
-                    id: m.id,
-                    name: m.name,
-                })
-                .collect()),
-            Err(error) => {
-                let js_error = JsError::from(to_js_error(error)).into_unknown(*env);
-                Err(napi::Error::from(js_error))
-            }
-        },
-    )
 }

@@ -1,0 +1,235 @@
+//! A run's options: what the caller asks for (typed, with the documented defaults) and the
+//! checked form the runner uses.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::core::cursor_id::{cursor_model_id, is_valid_chat_id, MAX_CHAT_ID_LEN};
+use crate::core::error::CoreError;
+use crate::core::stream::transformer::{Format, TransformerOptions};
+
+/// The child's complete environment, when the caller gives one.
+pub type EnvVars = HashMap<String, String>;
+
+/// Default of [`RunRequest::idle_timeout`]: five minutes without stdout output.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_millis(300_000);
+
+/// What a caller asks for; `Default` gives the documented defaults. [`RunRequest::validate`]
+/// checks what can be checked before spawning.
+#[derive(Debug, Clone)]
+pub struct RunRequest {
+    /// Written to cursor-agent's stdin; required (not empty or all white space).
+    pub prompt: String,
+    /// Cursor's model id, with or without the `cursor-acp/` prefix; required.
+    pub model: String,
+    /// An existing folder: `--workspace` and the child's cwd; required.
+    pub workspace: String,
+    /// `--resume <id>`; default none (a fresh chat).
+    pub resume_chat_id: Option<String>,
+    /// The binary; default: resolved.
+    pub executable: Option<String>,
+    /// Default true: `--force`; false: `--trust`.
+    pub force: bool,
+    /// After every other argument; default none.
+    pub extra_args: Vec<String>,
+    /// The child's complete environment; default: inherit the host's.
+    pub env: Option<EnvVars>,
+    /// Default [`DEFAULT_IDLE_TIMEOUT`]; `None` disables the idle limit.
+    pub idle_timeout: Option<Duration>,
+    /// Default `None`: no overall limit.
+    pub timeout: Option<Duration>,
+    /// How stdout is translated; the format defaults to [`Format::AiSdk`] here, and the model
+    /// echoed in SSE chunks is always the run's model.
+    pub transformer: TransformerOptions,
+}
+
+impl Default for RunRequest {
+    fn default() -> Self {
+        Self {
+            prompt: String::new(),
+            model: String::new(),
+            workspace: String::new(),
+            resume_chat_id: None,
+            executable: None,
+            force: true,
+            extra_args: Vec::new(),
+            env: None,
+            idle_timeout: Some(DEFAULT_IDLE_TIMEOUT),
+            timeout: None,
+            transformer: TransformerOptions {
+                format: Format::AiSdk,
+                ..TransformerOptions::default()
+            },
+        }
+    }
+}
+
+/// Checked options of one run.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    pub prompt: String,
+    /// Cursor's model id (the `cursor-acp/` prefix removed).
+    pub model: String,
+    /// Absolute workspace: `--workspace` and the child's cwd.
+    pub workspace: PathBuf,
+    pub resume_chat_id: Option<String>,
+    pub executable: Option<String>,
+    pub force: bool,
+    pub extra_args: Vec<String>,
+    pub env: Option<EnvVars>,
+    pub idle_timeout: Option<Duration>,
+    pub timeout: Option<Duration>,
+    pub transformer: TransformerOptions,
+}
+
+fn invalid(message: impl Into<String>) -> CoreError {
+    CoreError::InvalidArg(message.into())
+}
+
+fn no_nul(what: &str, value: &str) -> Result<(), CoreError> {
+    if value.contains('\0') {
+        return Err(invalid(format!("{what} must not contain a NUL character")));
+    }
+    Ok(())
+}
+
+fn required<'a>(what: &str, value: &'a str) -> Result<&'a str, CoreError> {
+    if value.trim().is_empty() {
+        return Err(invalid(format!("{what} is required and must not be empty")));
+    }
+    Ok(value)
+}
+
+impl RunRequest {
+    /// Checks everything that can be checked before spawning; every refusal is
+    /// `E_INVALID_ARG`. An empty (or all-whitespace) prompt is refused: cursor-agent has nothing
+    /// to answer and would fail after a full start-up.
+    pub fn validate(self) -> Result<RunOptions, CoreError> {
+        required("prompt", &self.prompt)?;
+        let model = cursor_model_id(required("model", &self.model)?).to_owned();
+        if model.is_empty() || model.starts_with('-') || model.chars().any(char::is_whitespace) {
+            return Err(invalid(format!("model '{model}' is not a Cursor model id")));
+        }
+        let workspace_text = required("workspace", &self.workspace)?;
+        no_nul("workspace", workspace_text)?;
+        let workspace = std::path::absolute(Path::new(workspace_text))
+            .map_err(|e| invalid(format!("workspace '{workspace_text}': {e}")))?;
+        if !workspace.is_dir() {
+            return Err(invalid(format!(
+                "workspace '{}' does not exist or is not a directory",
+                workspace.display()
+            )));
+        }
+        if let Some(id) = &self.resume_chat_id {
+            if !is_valid_chat_id(id) {
+                return Err(invalid(format!(
+                    "resumeChatId '{id}' must match ^[A-Za-z0-9][A-Za-z0-9_-]*$ and be at most \
+                     {MAX_CHAT_ID_LEN} characters"
+                )));
+            }
+        }
+        if let Some(exe) = &self.executable {
+            if exe.is_empty() {
+                return Err(invalid("executable must not be empty"));
+            }
+            no_nul("executable", exe)?;
+        }
+        for arg in &self.extra_args {
+            no_nul("extraArgs", arg)?;
+        }
+        if let Some(env) = &self.env {
+            for (k, v) in env {
+                if k.is_empty() || k.contains('=') {
+                    return Err(invalid(format!("env has an invalid variable name '{k}'")));
+                }
+                no_nul("env", k)?;
+                no_nul("env", v)?;
+            }
+        }
+        let transformer = TransformerOptions {
+            model: model.clone(),
+            ..self.transformer
+        };
+        Ok(RunOptions {
+            prompt: self.prompt,
+            model,
+            workspace,
+            resume_chat_id: self.resume_chat_id,
+            executable: self.executable,
+            force: self.force,
+            extra_args: self.extra_args,
+            env: self.env,
+            idle_timeout: self.idle_timeout,
+            timeout: self.timeout,
+            transformer,
+        })
+    }
+}
+
+/// A request that validates: a short prompt for `cursor-acp/gpt-5` in `workspace`.
+#[cfg(test)]
+pub(crate) fn test_request(workspace: &Path) -> RunRequest {
+    RunRequest {
+        prompt: "hi".into(),
+        model: "cursor-acp/gpt-5".into(),
+        workspace: workspace.to_string_lossy().into_owned(),
+        ..RunRequest::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults() {
+        let opts = test_request(&std::env::temp_dir()).validate().unwrap();
+        assert_eq!(opts.idle_timeout, Some(Duration::from_millis(300_000)));
+        assert_eq!(opts.timeout, None);
+        assert!(opts.force);
+        assert_eq!(opts.transformer.format, Format::AiSdk);
+        assert_eq!(opts.transformer.model, "gpt-5");
+    }
+
+    #[test]
+    fn refusals_are_invalid_arg() {
+        let ws = std::env::temp_dir();
+        let missing = ws.join("definitely-not-here-7f3a9");
+        type Mutation = Box<dyn Fn(&mut RunRequest)>;
+        let cases: Vec<(&str, Mutation)> = vec![
+            ("empty prompt", Box::new(|r| r.prompt = "  \n".into())),
+            ("no prompt", Box::new(|r| r.prompt = String::new())),
+            ("no model", Box::new(|r| r.model = String::new())),
+            ("flag-like model", Box::new(|r| r.model = "--help".into())),
+            ("prefix only", Box::new(|r| r.model = "cursor-acp/".into())),
+            (
+                "missing workspace",
+                Box::new(move |r| r.workspace = missing.to_string_lossy().into()),
+            ),
+            (
+                "bad chat id",
+                Box::new(|r| r.resume_chat_id = Some("-1".into())),
+            ),
+            (
+                "chat id over the length cap",
+                Box::new(|r| r.resume_chat_id = Some("a".repeat(MAX_CHAT_ID_LEN + 1))),
+            ),
+            ("NUL arg", Box::new(|r| r.extra_args = vec!["a\0b".into()])),
+            (
+                "bad env name",
+                Box::new(|r| r.env = Some(EnvVars::from([("A=B".to_owned(), "1".to_owned())]))),
+            ),
+            (
+                "empty executable",
+                Box::new(|r| r.executable = Some(String::new())),
+            ),
+        ];
+        for (name, mutate) in cases {
+            let mut r = test_request(&ws);
+            mutate(&mut r);
+            let err = r.validate().expect_err(name);
+            assert_eq!(err.code(), "E_INVALID_ARG", "{name}");
+        }
+    }
+}

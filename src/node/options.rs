@@ -1,0 +1,249 @@
+//! Reading JS arguments and option objects, field by field.
+//!
+//! napi's automatic conversion of a `#[napi(object)]` struct throws its own codes
+//! (`NumberExpected`, `InvalidArg`) with messages such as "Expected ..." before any binding
+//! code runs. Reading each field here instead makes every bad value `E_INVALID_ARG` with a
+//! message that names the option. The `#[napi(object)]` option structs stay, as the
+//! declarations of the TypeScript shapes in `index.d.ts`.
+
+use std::collections::HashMap;
+use std::ops::RangeInclusive;
+
+use napi::bindgen_prelude::{FromNapiValue, JsObjectValue, Object};
+use napi::{Env, JsValue, Unknown, ValueType, JSON};
+use serde_json::Value;
+
+use super::error_code::{from_napi, invalid_arg, Result};
+
+/// The largest integer a JS number holds exactly (`Number.MAX_SAFE_INTEGER`).
+pub const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
+
+/// The one rule for numeric options: a JS number that is a whole number within `range`
+/// (which never reaches past [`MAX_SAFE_INTEGER`]); anything else is `E_INVALID_ARG` naming
+/// the option and the range.
+pub fn whole_number(value: f64, name: &str, range: RangeInclusive<i64>) -> Result<i64> {
+    let (min, max) = (*range.start(), (*range.end()).min(MAX_SAFE_INTEGER));
+    #[allow(
+        clippy::cast_precision_loss,
+        reason = "both bounds are at most 2^53 - 1 in size, which f64 holds exactly"
+    )]
+    let within = value.fract() == 0.0 && value >= min as f64 && value <= max as f64;
+    if within {
+        #[allow(
+            clippy::cast_possible_truncation,
+            reason = "a whole number within an i64 range converts exactly"
+        )]
+        return Ok(value as i64);
+    }
+    Err(invalid_arg(format!(
+        "`{name}` must be a whole number from {min} to {max}, got {value}"
+    )))
+}
+
+/// What a JS value is, for messages: `a string`, `a number (1.5)`, `an object`, ...
+fn described(value: &Unknown<'_>) -> String {
+    match value.get_type() {
+        Ok(ValueType::String) => "a string".into(),
+        Ok(ValueType::Number) => {
+            // SAFETY: the value is a live number of the current call's env.
+            let number = unsafe { value.cast::<f64>() };
+            number.map_or_else(|_| "a number".into(), |n| format!("{n}"))
+        }
+        Ok(ValueType::Boolean) => "a boolean".into(),
+        Ok(ValueType::Object) if value.is_array().unwrap_or(false) => "an array".into(),
+        Ok(ValueType::Object) => "an object".into(),
+        Ok(ValueType::Function) => "a function".into(),
+        Ok(ValueType::Symbol) => "a symbol".into(),
+        Ok(ValueType::BigInt) => "a bigint".into(),
+        _ => "another kind of value".into(),
+    }
+}
+
+/// Converts a JS value whose type was checked; a failure is `E_INVALID_ARG` with `message`.
+fn convert<T: FromNapiValue>(value: &Unknown<'_>, message: impl FnOnce() -> String) -> Result<T> {
+    // SAFETY: `value` is a live handle of the current call's env and scope.
+    unsafe { T::from_napi_value(value.value().env, value.raw()) }
+        .map_err(|_| invalid_arg(message()))
+}
+
+/// `undefined` and `null` are absent.
+fn is_nullish(value: &Unknown<'_>) -> Result<bool> {
+    let kind = value.get_type().map_err(from_napi)?;
+    Ok(matches!(kind, ValueType::Undefined | ValueType::Null))
+}
+
+/// `E_INVALID_ARG` unless `value` is a JS object (arrays count: callers that want one say so).
+fn object_of<'env>(value: &Unknown<'env>, what: &str) -> Result<Object<'env>> {
+    if value.get_type().map_err(from_napi)? != ValueType::Object {
+        return Err(invalid_arg(format!(
+            "{what} must be an object, got {}",
+            described(value)
+        )));
+    }
+    // SAFETY: `value` was just checked to be a JS object, which is what `Object` wraps.
+    unsafe { value.cast::<Object<'env>>() }.map_err(from_napi)
+}
+
+/// Reads an object argument as JSON data: one `JSON.stringify` inside the engine and one parse
+/// cost less than walking a large message list property by property.
+pub fn json_of(env: &Env, value: Unknown<'_>, what: &str) -> Result<Value> {
+    let json: JSON = env
+        .get_global()
+        .and_then(|global| global.get_named_property_unchecked("JSON"))
+        .map_err(from_napi)?;
+    let text = json.stringify(value).map_err(from_napi)?;
+    serde_json::from_str(&text).map_err(|e| invalid_arg(format!("{what} is not JSON data: {e}")))
+}
+
+/// A value of one JS type, converted; anything else is `E_INVALID_ARG`: "`subject` must be
+/// `expected`, got ...".
+fn read_as<T: FromNapiValue>(
+    value: &Unknown<'_>,
+    kind: ValueType,
+    subject: &str,
+    expected: &str,
+) -> Result<T> {
+    let message = || format!("{subject} must be {expected}, got {}", described(value));
+    if value.get_type().map_err(from_napi)? != kind {
+        return Err(invalid_arg(message()));
+    }
+    convert(value, message)
+}
+
+/// A positional argument (not an option field) of one JS type; `undefined` and `null` are
+/// `None`.
+pub fn argument<T: FromNapiValue>(
+    value: Option<Unknown<'_>>,
+    kind: ValueType,
+    subject: &str,
+    expected: &str,
+) -> Result<Option<T>> {
+    match value {
+        Some(value) if !is_nullish(&value)? => read_as(&value, kind, subject, expected).map(Some),
+        _ => Ok(None),
+    }
+}
+
+/// One options object (or `undefined`/`null`, which reads as every field absent).
+pub struct Options<'env> {
+    object: Option<Object<'env>>,
+}
+
+impl<'env> Options<'env> {
+    /// `what` names the argument in the message when it is neither an object nor absent.
+    pub fn new(value: Option<Unknown<'env>>, what: &str) -> Result<Self> {
+        let object = match value {
+            Some(value) if !is_nullish(&value)? => Some(object_of(&value, what)?),
+            _ => None,
+        };
+        Ok(Self { object })
+    }
+
+    /// A required object argument.
+    pub fn required(value: Unknown<'env>, what: &str) -> Result<Self> {
+        Ok(Self {
+            object: Some(object_of(&value, what)?),
+        })
+    }
+
+    /// The field's value; `undefined` and `null` are absent.
+    fn field(&self, name: &str) -> Result<Option<Unknown<'env>>> {
+        let Some(object) = &self.object else {
+            return Ok(None);
+        };
+        let value: Unknown<'env> = object
+            .get_named_property_unchecked(name)
+            .map_err(from_napi)?;
+        Ok((!is_nullish(&value)?).then_some(value))
+    }
+
+    /// A field of one JS type (see [`read_as`]).
+    fn typed<T: FromNapiValue>(
+        &self,
+        name: &str,
+        kind: ValueType,
+        expected: &str,
+    ) -> Result<Option<T>> {
+        argument(self.field(name)?, kind, &format!("`{name}`"), expected)
+    }
+
+    pub fn string(&self, name: &str) -> Result<Option<String>> {
+        self.typed(name, ValueType::String, "a string")
+    }
+
+    pub fn boolean(&self, name: &str) -> Result<Option<bool>> {
+        self.typed(name, ValueType::Boolean, "true or false")
+    }
+
+    /// A numeric option under the one [`whole_number`] rule.
+    pub fn whole_number(&self, name: &str, range: RangeInclusive<i64>) -> Result<Option<i64>> {
+        let (min, max) = (*range.start(), (*range.end()).min(MAX_SAFE_INTEGER));
+        let expected = format!("a whole number from {min} to {max}");
+        let Some(number) = self.typed::<f64>(name, ValueType::Number, &expected)? else {
+            return Ok(None);
+        };
+        whole_number(number, name, range).map(Some)
+    }
+
+    /// A string that must be one of `choices`, each mapped to its typed value.
+    pub fn choice<T: Copy>(&self, name: &str, choices: &[(&str, T)]) -> Result<Option<T>> {
+        let listed = choices
+            .iter()
+            .map(|(text, _)| format!("'{text}'"))
+            .collect::<Vec<_>>()
+            .join(" or ");
+        let Some(text) = self.typed::<String>(name, ValueType::String, &listed)? else {
+            return Ok(None);
+        };
+        match choices.iter().find(|(choice, _)| *choice == text) {
+            Some((_, value)) => Ok(Some(*value)),
+            None => Err(invalid_arg(format!(
+                "`{name}` must be {listed}, got '{text}'"
+            ))),
+        }
+    }
+
+    pub fn strings(&self, name: &str) -> Result<Option<Vec<String>>> {
+        let Some(value) = self.field(name)? else {
+            return Ok(None);
+        };
+        let message = || {
+            format!(
+                "`{name}` must be an array of strings, got {}",
+                described(&value)
+            )
+        };
+        if !value.is_array().map_err(from_napi)? {
+            return Err(invalid_arg(message()));
+        }
+        convert(&value, message).map(Some)
+    }
+
+    /// An object whose every value is a string, such as an environment.
+    pub fn string_map(&self, name: &str) -> Result<Option<HashMap<String, String>>> {
+        let Some(value) = self.field(name)? else {
+            return Ok(None);
+        };
+        let message = || format!("`{name}` must be an object whose values are all strings");
+        if value.get_type().map_err(from_napi)? != ValueType::Object
+            || value.is_array().map_err(from_napi)?
+        {
+            return Err(invalid_arg(message()));
+        }
+        convert(&value, message).map(Some)
+    }
+
+    /// An array field read as JSON data (see [`json_of`]).
+    pub fn json_array(&self, env: &Env, name: &str) -> Result<Option<Value>> {
+        let Some(value) = self.field(name)? else {
+            return Ok(None);
+        };
+        if !value.is_array().map_err(from_napi)? {
+            return Err(invalid_arg(format!(
+                "`{name}` must be an array, got {}",
+                described(&value)
+            )));
+        }
+        json_of(env, value, &format!("`{name}`")).map(Some)
+    }
+}

@@ -6,6 +6,17 @@ use serde_json::Value;
 use crate::core::error::CoreError;
 use crate::core::stream::usage::UsageReport;
 
+/// Who executes a tool call. Decided per call, not per stream: Cursor's own tools stay
+/// Cursor's even where the host runs the others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Executor {
+    /// cursor-agent ran it itself; its result follows in the same stream, and the host must not
+    /// run it again.
+    Cursor,
+    /// The host runs it and answers with the result, so the turn ends waiting for it.
+    Host,
+}
+
 /// One step of the translated stream. Borrowed: an encoder consumes it at once.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Part<'a> {
@@ -15,21 +26,23 @@ pub enum Part<'a> {
     ReasoningDelta(&'a str),
     /// A thinking phase completed.
     ReasoningEnd,
-    /// Cursor started a tool call.
+    /// A tool call started.
     ToolStarted {
         /// Cursor's `call_id`, verbatim (it can contain a newline).
         id: &'a str,
         name: &'a str,
         /// The arguments as JSON text.
         input: &'a str,
+        executor: Executor,
     },
-    /// Cursor reported a tool call's result.
+    /// A tool call's result.
     ToolCompleted {
         id: &'a str,
         name: &'a str,
         /// `{status: <variant key>, ...the variant's fields}`.
         result: &'a Value,
         is_error: bool,
+        executor: Executor,
     },
     /// The end of the stream; always the last part, exactly once.
     Finish {
@@ -41,7 +54,50 @@ pub enum Part<'a> {
 /// How the stream ends.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum FinishReason<'a> {
+    /// The answer is complete.
     Stop,
+    /// The turn waits for the host to run the tool calls it was handed.
+    ToolCalls,
     Cancelled,
     Error(&'a CoreError),
+}
+
+impl<'a> FinishReason<'a> {
+    /// The reason for a stream that ends with `error` (if any), `cancelled` or not, after
+    /// handing the host tool calls or not. A cancel wins, then a failure; a turn that handed the
+    /// host calls to run waits for their results instead of stopping.
+    pub fn of(error: Option<&'a CoreError>, cancelled: bool, host_calls: bool) -> Self {
+        match (error, cancelled, host_calls) {
+            (_, true, _) => Self::Cancelled,
+            (Some(error), false, _) => Self::Error(error),
+            (None, false, true) => Self::ToolCalls,
+            (None, false, false) => Self::Stop,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finish_reason_table() {
+        let error = CoreError::Auth("log in".into());
+        let table = [
+            (None, false, false, FinishReason::Stop),
+            (None, false, true, FinishReason::ToolCalls),
+            (None, true, false, FinishReason::Cancelled),
+            (None, true, true, FinishReason::Cancelled),
+            (Some(&error), false, false, FinishReason::Error(&error)),
+            (Some(&error), false, true, FinishReason::Error(&error)),
+            (Some(&error), true, true, FinishReason::Cancelled),
+        ];
+        for (error, cancelled, host_calls, expected) in table {
+            assert_eq!(
+                FinishReason::of(error, cancelled, host_calls),
+                expected,
+                "{error:?} cancelled={cancelled} host_calls={host_calls}"
+            );
+        }
+    }
 }

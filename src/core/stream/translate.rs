@@ -11,9 +11,12 @@ use serde_json::{Map, Value};
 use crate::core::error::CoreError;
 use crate::core::failure::classify::{classify_failure, is_quota};
 use crate::core::stream::event::{Channel, Event, EventBody, Parsed, Parts, ToolCallBody};
-use crate::core::stream::part::{FinishReason, Part};
+use crate::core::stream::part::{Executor, FinishReason, Part};
 use crate::core::stream::tracker::MixedDeltaTracker;
 use crate::core::stream::usage::{parse_usage, UsageReport};
+
+/// Who runs the tool calls cursor-agent reports: Cursor itself, before the event reaches us.
+const CURSOR_RUNS_ITS_TOOLS: Executor = Executor::Cursor;
 
 /// Arguments reported for a call whose event carried none.
 const NO_ARGUMENTS: &str = "{}";
@@ -399,6 +402,7 @@ impl Translator {
                 id: call_id,
                 name: &name,
                 input: &input,
+                executor: CURSOR_RUNS_ITS_TOOLS,
             });
             if !completed {
                 self.open_calls.push(OpenCall {
@@ -420,6 +424,7 @@ impl Translator {
             name: &name,
             result: &result,
             is_error,
+            executor: CURSOR_RUNS_ITS_TOOLS,
         });
     }
 
@@ -445,17 +450,15 @@ impl Translator {
                 name: &call.name,
                 result: &interrupted,
                 is_error: true,
+                executor: CURSOR_RUNS_ITS_TOOLS,
             });
         }
         let (error, cancelled) = match closing {
             Closing::Outcome(outcome) => (self.closing_error(outcome), outcome.cancelled),
             Closing::Failure(error) => (Some(error), false),
         };
-        let reason = match (&error, cancelled) {
-            (_, true) => FinishReason::Cancelled,
-            (Some(e), false) => FinishReason::Error(e),
-            (None, false) => FinishReason::Stop,
-        };
+        // Every call in this stream was Cursor's own and is done: nothing waits for the host.
+        let reason = FinishReason::of(error.as_ref(), cancelled, false);
         emit(Part::Finish {
             reason,
             usage: self.usage.as_ref(),

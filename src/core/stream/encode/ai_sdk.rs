@@ -13,7 +13,7 @@ use serde_json::{json, Map, Value};
 
 use crate::core::stream::encode::push_json_str;
 use crate::core::stream::encode::Output;
-use crate::core::stream::part::{FinishReason, Part};
+use crate::core::stream::part::{Executor, FinishReason, Part};
 use crate::core::stream::usage::ai_sdk_usage;
 
 /// The value of one field of a part.
@@ -95,8 +95,28 @@ pub struct AiSdkEncoder {
     finished: bool,
 }
 
-const PROVIDER_EXECUTED: (&str, Field<'static>) = ("providerExecuted", Field::Bool(true));
-const DYNAMIC: (&str, Field<'static>) = ("dynamic", Field::Bool(true));
+/// The fields that say who runs a call. Cursor's own calls are provider-executed and dynamic
+/// (the host has no definition of Cursor's tools); a call the host runs is one of its own tools,
+/// so it carries neither.
+fn executor_fields(executor: Executor) -> &'static [(&'static str, Field<'static>)] {
+    match executor {
+        Executor::Cursor => &[
+            ("providerExecuted", Field::Bool(true)),
+            ("dynamic", Field::Bool(true)),
+        ],
+        Executor::Host => &[],
+    }
+}
+
+/// `fields` followed by the executor's fields.
+fn with_executor<'f>(
+    fields: &[(&'f str, Field<'f>)],
+    executor: Executor,
+) -> Vec<(&'f str, Field<'f>)> {
+    let mut all = fields.to_vec();
+    all.extend_from_slice(executor_fields(executor));
+    all
+}
 
 impl AiSdkEncoder {
     pub fn new() -> Self {
@@ -148,52 +168,47 @@ impl AiSdkEncoder {
                     self.close_block(out);
                 }
             }
-            Part::ToolStarted { id, name, input } => {
+            Part::ToolStarted {
+                id,
+                name,
+                input,
+                executor,
+            } => {
                 self.close_block(out);
                 let id = Field::Str(id);
                 let name = Field::Str(name);
                 let input = Field::Str(input);
                 out.part(
                     "tool-input-start",
-                    &[("id", id), ("toolName", name), PROVIDER_EXECUTED, DYNAMIC],
+                    &with_executor(&[("id", id), ("toolName", name)], *executor),
                 );
                 out.part("tool-input-delta", &[("id", id), ("delta", input)]);
                 out.part("tool-input-end", &[("id", id)]);
-                out.part(
-                    "tool-call",
-                    &[
-                        ("toolCallId", id),
-                        ("toolName", name),
-                        ("input", input),
-                        PROVIDER_EXECUTED,
-                        DYNAMIC,
-                    ],
-                );
+                let call = [("toolCallId", id), ("toolName", name), ("input", input)];
+                out.part("tool-call", &with_executor(&call, *executor));
             }
             Part::ToolCompleted {
                 id,
                 name,
                 result,
                 is_error,
+                executor,
             } => {
                 self.close_block(out);
-                out.part(
-                    "tool-result",
-                    &[
-                        ("toolCallId", Field::Str(id)),
-                        ("toolName", Field::Str(name)),
-                        ("result", Field::Json(result)),
-                        ("isError", Field::Bool(*is_error)),
-                        PROVIDER_EXECUTED,
-                        DYNAMIC,
-                    ],
-                );
+                let fields = [
+                    ("toolCallId", Field::Str(id)),
+                    ("toolName", Field::Str(name)),
+                    ("result", Field::Json(result)),
+                    ("isError", Field::Bool(*is_error)),
+                ];
+                out.part("tool-result", &with_executor(&fields, *executor));
             }
             Part::Finish { reason, usage } => {
                 self.finished = true;
                 self.close_block(out);
                 let (unified, raw) = match reason {
                     FinishReason::Stop => ("stop", "stop"),
+                    FinishReason::ToolCalls => ("tool-calls", "tool-calls"),
                     FinishReason::Cancelled => ("other", "cancelled"),
                     FinishReason::Error(error) => {
                         let error_object =
@@ -233,12 +248,14 @@ mod tests {
                 id: "c\n1",
                 name: "shell",
                 input: r#"{"command":"ls"}"#,
+                executor: Executor::Cursor,
             },
             Part::ToolCompleted {
                 id: "c\n1",
                 name: "shell",
                 result: &result,
                 is_error: false,
+                executor: Executor::Cursor,
             },
             Part::TextDelta("done"),
             Part::Finish {
@@ -290,6 +307,76 @@ mod tests {
             values[16],
             json!({"type": "finish", "finishReason": {"unified": "error", "raw": "E_AUTH"},
                    "usage": {"inputTokens": {}, "outputTokens": {}}})
+        );
+    }
+
+    fn encoded(parts: &[Part<'_>]) -> Vec<Value> {
+        let mut encoder = AiSdkEncoder::new();
+        let mut out = Vec::new();
+        for part in parts {
+            encoder.encode(part, &mut out);
+        }
+        out.into_iter()
+            .map(|o| match o {
+                Output::Part(v) => v,
+                Output::Frame(_) => unreachable!(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn who_runs_a_call_decides_its_fields_and_the_finish() {
+        let cursor = encoded(&[
+            Part::ToolStarted {
+                id: "c1",
+                name: "shell",
+                input: "{}",
+                executor: Executor::Cursor,
+            },
+            Part::Finish {
+                reason: FinishReason::Stop,
+                usage: None,
+            },
+        ]);
+        assert_eq!(
+            cursor[1],
+            json!({"type": "tool-input-start", "id": "c1", "toolName": "shell",
+                   "providerExecuted": true, "dynamic": true})
+        );
+        assert_eq!(
+            cursor[4],
+            json!({"type": "tool-call", "toolCallId": "c1", "toolName": "shell", "input": "{}",
+                   "providerExecuted": true, "dynamic": true})
+        );
+        assert_eq!(
+            cursor[5]["finishReason"],
+            json!({"unified": "stop", "raw": "stop"})
+        );
+
+        let host = encoded(&[
+            Part::ToolStarted {
+                id: "h1",
+                name: "read",
+                input: r#"{"filePath":"a"}"#,
+                executor: Executor::Host,
+            },
+            Part::Finish {
+                reason: FinishReason::ToolCalls,
+                usage: None,
+            },
+        ]);
+        assert_eq!(
+            host[1],
+            json!({"type": "tool-input-start", "id": "h1", "toolName": "read"})
+        );
+        assert_eq!(
+            host[4],
+            json!({"type": "tool-call", "toolCallId": "h1", "toolName": "read",
+                   "input": r#"{"filePath":"a"}"#})
+        );
+        assert_eq!(
+            host[5]["finishReason"],
+            json!({"unified": "tool-calls", "raw": "tool-calls"})
         );
     }
 }

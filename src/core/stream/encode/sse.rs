@@ -5,7 +5,7 @@
 
 use crate::core::stream::encode::push_json_str;
 use crate::core::stream::encode::Output;
-use crate::core::stream::part::{FinishReason, Part};
+use crate::core::stream::part::{Executor, FinishReason, Part};
 use crate::core::stream::usage::openai_usage;
 
 /// Whether Cursor's own tool calls appear as `tool_calls` deltas in SSE output.
@@ -113,8 +113,14 @@ impl SseEncoder {
                 let chunk = self.text_chunk("reasoning_content", text);
                 out.push(chunk);
             }
-            Part::ToolStarted { id, name, input } => {
-                if self.tool_calls == ToolCallMode::Omit {
+            Part::ToolStarted {
+                id,
+                name,
+                input,
+                executor,
+            } => {
+                // A call the host must run always reaches it; Cursor's own, only when asked for.
+                if *executor == Executor::Cursor && self.tool_calls == ToolCallMode::Omit {
                     return;
                 }
                 let index = self.next_tool_index;
@@ -140,8 +146,12 @@ impl SseEncoder {
             Part::Finish { reason, usage } => {
                 self.finished = true;
                 match reason {
-                    FinishReason::Stop => {
-                        out.push(self.chunk(0, |_| {}, Some("stop")));
+                    FinishReason::Stop | FinishReason::ToolCalls => {
+                        let finish_reason = match reason {
+                            FinishReason::ToolCalls => "tool_calls",
+                            _ => "stop",
+                        };
+                        out.push(self.chunk(0, |_| {}, Some(finish_reason)));
                         if let (true, Some(usage)) = (self.include_usage, usage) {
                             let mut frame = self.head.clone();
                             frame.push_str("[],\"usage\":");
@@ -166,5 +176,58 @@ impl SseEncoder {
                 out.push(Output::Frame(DONE.to_owned()));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frames(tool_calls: ToolCallMode, parts: &[Part<'_>]) -> Vec<String> {
+        let mut encoder = SseEncoder::new("id-1", 7, "auto", tool_calls, false);
+        let mut out = Vec::new();
+        for part in parts {
+            encoder.encode(part, &mut out);
+        }
+        out.into_iter()
+            .map(|o| match o {
+                Output::Frame(frame) => frame,
+                Output::Part(_) => unreachable!(),
+            })
+            .collect()
+    }
+
+    const HEAD: &str = r#"data: {"id":"id-1","object":"chat.completion.chunk","created":7,"model":"auto","choices":"#;
+
+    #[test]
+    fn host_calls_always_reach_the_client_and_end_the_turn_with_tool_calls() {
+        let host_call = Part::ToolStarted {
+            id: "h1",
+            name: "read",
+            input: r#"{"filePath":"a"}"#,
+            executor: Executor::Host,
+        };
+        let cursor_call = Part::ToolStarted {
+            id: "c1",
+            name: "shell",
+            input: "{}",
+            executor: Executor::Cursor,
+        };
+        let finish = Part::Finish {
+            reason: FinishReason::ToolCalls,
+            usage: None,
+        };
+        let got = frames(ToolCallMode::Omit, &[cursor_call, host_call, finish]);
+        assert_eq!(
+            got,
+            [
+                format!(
+                    r#"{HEAD}[{{"index":0,"delta":{{"role":"assistant","tool_calls":[{{"index":0,"id":"h1","type":"function","function":{{"name":"read","arguments":"{{\"filePath\":\"a\"}}"}}}}]}},"finish_reason":null}}]}}"#
+                ) + "\n\n",
+                format!(r#"{HEAD}[{{"index":0,"delta":{{}},"finish_reason":"tool_calls"}}]}}"#)
+                    + "\n\n",
+                "data: [DONE]\n\n".to_owned(),
+            ]
+        );
     }
 }

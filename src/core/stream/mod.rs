@@ -7,6 +7,7 @@ pub mod encode;
 pub mod event;
 pub mod framing;
 pub mod part;
+pub mod tool;
 pub mod tracker;
 pub mod transformer;
 pub mod translate;

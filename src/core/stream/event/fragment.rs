@@ -1,0 +1,150 @@
+//! The fast reading of text and thinking fragments, most of a long stream's records.
+//!
+//! A fragment laid out exactly as cursor-agent lays it out is read directly; anything else,
+//! including every record this reading would not understand exactly as serde does, is left to
+//! the general parser.
+
+use std::borrow::Cow;
+
+use super::{Channel, ContentPart, Event, EventBody, Parsed, Parts};
+
+/// The start of a text fragment exactly as cursor-agent writes it (compact, this key order).
+const TEXT_FRAGMENT_HEAD: &str =
+    r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"#;
+const TEXT_FRAGMENT_SESSION: &str = r#"}]},"session_id":"#;
+/// The start of a thinking delta exactly as cursor-agent writes it.
+const THINKING_DELTA_HEAD: &str = r#"{"type":"thinking","subtype":"delta","text":"#;
+const THINKING_DELTA_SESSION: &str = r#","session_id":"#;
+const TIMESTAMP_KEY: &str = r#","timestamp_ms":"#;
+/// Above this length a record's tail is checked before its text is scanned.
+pub(super) const LONG_RECORD: usize = 512;
+
+/// Fragments (text and thinking deltas) are most of a long stream's records. When a record is
+/// laid out exactly as cursor-agent lays them out, read it directly; anything else, including
+/// every record this reading would not understand exactly as serde does, returns `None` and
+/// goes through the general parser.
+pub(super) fn parse_fragment(line: &str) -> Option<Parsed<'_>> {
+    let (channel, rest, session_key) = if let Some(rest) = line.strip_prefix(TEXT_FRAGMENT_HEAD) {
+        (Channel::Text, rest, TEXT_FRAGMENT_SESSION)
+    } else if let Some(rest) = line.strip_prefix(THINKING_DELTA_HEAD) {
+        (Channel::Thinking, rest, THINKING_DELTA_SESSION)
+    } else {
+        return None;
+    };
+    // Recaps share the head but not the tail: reject a long one before scanning its text.
+    if line.len() > LONG_RECORD && !ends_like_a_fragment(line, session_key) {
+        return None;
+    }
+    let (text, rest) = json_string(rest)?;
+    let (session_id, rest) = json_string(rest.strip_prefix(session_key)?)?;
+    let rest = json_integer(rest.strip_prefix(TIMESTAMP_KEY)?)?;
+    if rest != "}" {
+        return None;
+    }
+    let text = text.value()?;
+    let session_id = session_id.value()?;
+    let body = match channel {
+        Channel::Text => EventBody::Assistant {
+            partial: true,
+            parts: Parts {
+                first: Some(ContentPart {
+                    kind: Some(Cow::Borrowed("text")),
+                    text: Some(text),
+                    thinking: None,
+                }),
+                rest: Vec::new(),
+            },
+        },
+        Channel::Thinking => EventBody::Thinking {
+            partial: true,
+            text: Some(text),
+            completed: false,
+        },
+    };
+    Some(Parsed::Event(Event {
+        session_id: Some(session_id),
+        body,
+    }))
+}
+
+/// Whether `line` ends with `<session_key>"<id>","timestamp_ms":<digits>}`: a cheap test
+/// from the end, so a record that is not a fragment costs little more than its tail.
+fn ends_like_a_fragment(line: &str, session_key: &str) -> bool {
+    let Some(body) = line.strip_suffix('}') else {
+        return false;
+    };
+    let body = body.trim_end_matches(|c: char| c.is_ascii_digit());
+    let body = body.strip_suffix('-').unwrap_or(body);
+    let Some(body) = body
+        .strip_suffix(TIMESTAMP_KEY)
+        .and_then(|b| b.strip_suffix('"'))
+    else {
+        return false;
+    };
+    body.rfind('"')
+        .is_some_and(|quote| body[..quote].ends_with(session_key))
+}
+
+/// A JSON string literal at the start of `input` (quotes included) and what follows it.
+/// Escapes are only noted here: decoding waits until the whole layout matched.
+struct JsonStr<'a> {
+    quoted: &'a str,
+    escaped: bool,
+}
+
+impl<'a> JsonStr<'a> {
+    /// The string's value; `None` for escapes serde would reject.
+    fn value(&self) -> Option<Cow<'a, str>> {
+        if self.escaped {
+            serde_json::from_str::<String>(self.quoted)
+                .ok()
+                .map(Cow::Owned)
+        } else {
+            Some(Cow::Borrowed(&self.quoted[1..self.quoted.len() - 1]))
+        }
+    }
+}
+
+/// Split a JSON string literal off the start of `input`. `None` when `input` does not start
+/// with one or it holds a raw control character (which serde rejects).
+fn json_string(input: &str) -> Option<(JsonStr<'_>, &str)> {
+    let bytes = input.as_bytes();
+    if bytes.first() != Some(&b'"') {
+        return None;
+    }
+    let mut escaped = false;
+    let mut i = 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                let literal = JsonStr {
+                    quoted: &input[..=i],
+                    escaped,
+                };
+                return Some((literal, &input[i + 1..]));
+            }
+            b'\\' => {
+                escaped = true;
+                i += 2;
+            }
+            0x00..=0x1f => return None,
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// A JSON integer (`0`, or digits without a leading zero, optionally negative) at the start of
+/// `input`; returns what follows it. Fractions and exponents are left to the general parser.
+fn json_integer(input: &str) -> Option<&str> {
+    let digits_from = usize::from(input.starts_with('-'));
+    let digits = input[digits_from..]
+        .bytes()
+        .take_while(u8::is_ascii_digit)
+        .count();
+    let number = &input[digits_from..digits_from + digits];
+    if digits == 0 || (number.starts_with('0') && digits > 1) {
+        return None;
+    }
+    Some(&input[digits_from + digits..])
+}

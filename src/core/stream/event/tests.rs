@@ -1,0 +1,341 @@
+use super::fragment::{parse_fragment, LONG_RECORD};
+use super::*;
+
+fn event(line: &str) -> Event<'_> {
+    match parse(line) {
+        Parsed::Event(e) => e,
+        other => panic!("not an event: {other:?} for {line}"),
+    }
+}
+
+/// The fast reading of fragments and the general parser agree on every record.
+fn assert_same_reading(line: &str) -> bool {
+    let general = format!("{:?}", parse_general(line));
+    match parse_fragment(line) {
+        Some(fast) => {
+            assert_eq!(format!("{fast:?}"), general, "{line}");
+            true
+        }
+        None => false,
+    }
+}
+
+fn text_fragment(text_json: &str, session_json: &str, ts: &str) -> String {
+    format!(
+        r#"{{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"text","text":{text_json}}}]}},"session_id":{session_json},"timestamp_ms":{ts}}}"#
+    )
+}
+
+fn thinking_fragment(text_json: &str, session_json: &str, ts: &str) -> String {
+    format!(
+        r#"{{"type":"thinking","subtype":"delta","text":{text_json},"session_id":{session_json},"timestamp_ms":{ts}}}"#
+    )
+}
+
+#[test]
+fn fragments_in_cursor_layout_take_the_fast_reading() {
+    for text in [
+        "",
+        "Checking",
+        " now",
+        ":\n\n",
+        "\u{e9}\u{1F600}",
+        "q\"b\\s\u{7f}\u{2028}",
+    ] {
+        let text_json = serde_json::to_string(text).unwrap();
+        for ts in ["1787030681469", "0", "-5"] {
+            assert!(assert_same_reading(&text_fragment(
+                &text_json, r#""s-1""#, ts
+            )));
+            assert!(assert_same_reading(&thinking_fragment(
+                &text_json, r#""s-1""#, ts
+            )));
+        }
+    }
+    // Long fragments take the tail check first.
+    let long = serde_json::to_string(&"long \"text\"\n".repeat(100)).unwrap();
+    assert!(long.len() > LONG_RECORD);
+    assert!(assert_same_reading(&text_fragment(&long, r#""s-1""#, "7")));
+    assert!(assert_same_reading(&thinking_fragment(
+        &long, r#""s-1""#, "-7"
+    )));
+    // Escapes that serde_json itself would not write.
+    for text_json in [r#""\u0041\/\ud83d\ude00""#, r#""tab\there""#] {
+        assert!(assert_same_reading(&text_fragment(
+            text_json,
+            r#""s\u0031""#,
+            "1"
+        )));
+    }
+}
+
+#[test]
+fn other_layouts_fall_back_to_the_general_parser() {
+    let cases = [
+        // Snapshot markers, other keys, other orders, whitespace.
+        r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a"}]},"session_id":"s","model_call_id":"m","timestamp_ms":1}"#.to_owned(),
+        r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a"}]},"session_id":"s"}"#.to_owned(),
+        r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a"}]},"session_id":"s","timestamp_ms":1,"x":2}"#.to_owned(),
+        format!("{} ", text_fragment(r#""a""#, r#""s""#, "1")),
+        text_fragment(r#""a""#, r#""s""#, "1.5"),
+        text_fragment(r#""a""#, r#""s""#, "1e3"),
+        text_fragment(r#""a""#, r#""s""#, r#""1""#),
+        text_fragment(r#""a""#, "null", "1"),
+        format!(
+            r#"{{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"text","text":"{}"}}]}},"session_id":"s","model_call_id":"m","timestamp_ms":1}}"#,
+            "x".repeat(600)
+        ),
+        text_fragment(&format!(r#""{}""#, "x".repeat(600)), r#""s\"q""#, "1"),
+        // Invalid JSON the general parser must report.
+        text_fragment("\"raw\ncontrol\"", r#""s""#, "1"),
+        text_fragment(r#""bad \x escape""#, r#""s""#, "1"),
+        text_fragment(r#""lone \ud800""#, r#""s""#, "1"),
+        text_fragment(r#""a""#, r#""s""#, "01"),
+        text_fragment(r#""a""#, r#""s""#, "-"),
+        text_fragment(r#""unterminated"#, r#""s""#, "1"),
+        r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a"#.to_owned(),
+    ];
+    for line in cases {
+        assert!(!assert_same_reading(&line), "fast reading accepted {line}");
+    }
+    assert!(matches!(
+        parse(&text_fragment(r#""bad \x escape""#, r#""s""#, "1")),
+        Parsed::Invalid
+    ));
+}
+
+proptest::proptest! {
+    #[test]
+    fn fast_and_general_readings_agree(
+        text in proptest::prelude::any::<String>(),
+        session in "[a-z0-9-]{0,12}",
+        ts in proptest::prelude::any::<i64>(),
+        thinking in proptest::prelude::any::<bool>(),
+    ) {
+        let text_json = serde_json::to_string(&text).unwrap();
+        let session_json = serde_json::to_string(&session).unwrap();
+        let line = if thinking {
+            thinking_fragment(&text_json, &session_json, &ts.to_string())
+        } else {
+            text_fragment(&text_json, &session_json, &ts.to_string())
+        };
+        proptest::prop_assert!(assert_same_reading(&line));
+    }
+
+    #[test]
+    fn a_mutated_fragment_is_read_as_the_general_parser_reads_it(
+        position in 0usize..200,
+        replacement in proptest::prelude::any::<char>(),
+        delete in proptest::prelude::any::<bool>(),
+        thinking in proptest::prelude::any::<bool>(),
+    ) {
+        let line = if thinking {
+            thinking_fragment(r#""a \"b\" \u00e9\n c""#, r#""s-1""#, "1787030681469")
+        } else {
+            text_fragment(r#""a \"b\" \u00e9\n c""#, r#""s-1""#, "1787030681469")
+        };
+        let mut chars: Vec<char> = line.chars().collect();
+        let at = position % chars.len();
+        if delete {
+            chars.remove(at);
+        } else {
+            chars[at] = replacement;
+        }
+        let mutated: String = chars.into_iter().collect();
+        assert_same_reading(&mutated);
+    }
+}
+
+#[test]
+fn invalid_and_non_object_records_are_invalid() {
+    for line in [
+        "not json",
+        "[1,2]",
+        "42",
+        "\"s\"",
+        "{\"type\":",
+        "null",
+        "{} x",
+    ] {
+        assert!(matches!(parse(line), Parsed::Invalid), "{line}");
+    }
+}
+
+#[test]
+fn unknown_types_and_untyped_objects_are_ignored_not_invalid() {
+    for line in [
+        r#"{"type":"connection","subtype":"reconnecting","attempt":1}"#,
+        r#"{"type":"future_thing","message":"a string where assistant has an object"}"#,
+        r#"{"no_type":true}"#,
+        r#"{"type":7}"#,
+    ] {
+        assert!(
+            matches!(parse(line), Parsed::Ignored { transport: false }),
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn known_types_with_bad_shapes_are_ignored() {
+    for line in [
+        r#"{"type":"assistant","message":{"content":"flat string"}}"#,
+        r#"{"type":"assistant"}"#,
+        r#"{"type":"assistant","message":{"content":[{"type":"text","text":5}]}}"#,
+        r#"{"type":"tool_call","subtype":"started","call_id":"c"}"#,
+        r#"{"type":"tool_call","subtype":"started","call_id":"c","tool_call":{"x":1}}"#,
+        r#"{"type":"tool_call","subtype":"started","tool_call":{"shellToolCall":{}}}"#,
+        r#"{"type":"tool_call","subtype":"progress","call_id":"c","tool_call":{"shellToolCall":{}}}"#,
+        r#"{"type":"result","is_error":"yes"}"#,
+    ] {
+        assert!(
+            matches!(parse(line), Parsed::Ignored { transport: false }),
+            "{line}"
+        );
+    }
+}
+
+#[test]
+fn transport_events_are_recognised_even_with_odd_shapes() {
+    assert!(matches!(
+        event(r#"{"type":"retry","subtype":"starting","attempt":1}"#).body,
+        EventBody::Transport
+    ));
+    assert!(matches!(
+        event(r#"{"type":"interaction_query","subtype":"request","query":{}}"#).body,
+        EventBody::Transport
+    ));
+    assert!(matches!(
+        parse(r#"{"type":"retry","message":7}"#),
+        Parsed::Ignored { transport: true }
+    ));
+}
+
+#[test]
+fn partial_needs_a_numeric_timestamp_and_no_model_call_id() {
+    let cases = [
+        (r#""timestamp_ms":1"#, true),
+        (r#""timestamp_ms":1.5"#, true),
+        (r#""timestamp_ms":"1""#, false),
+        (r#""timestamp_ms":null"#, false),
+        (r#""timestamp_ms":1,"model_call_id":"m""#, false),
+        (r#""timestamp_ms":1,"model_call_id":null"#, true),
+        (r#""model_call_id":"m""#, false),
+        (r#""session_id":"s""#, false),
+    ];
+    for (fields, expected) in cases {
+        let line = format!(
+            r#"{{"type":"assistant","message":{{"content":[{{"type":"text","text":"x"}}]}},{fields}}}"#
+        );
+        match event(&line).body {
+            EventBody::Assistant { partial, .. } => assert_eq!(partial, expected, "{fields}"),
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+#[test]
+fn assistant_parts_feed_their_channels_and_unknown_parts_feed_none() {
+    let e = event(
+        r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hm"},{"type":"text","text":"a\nb"},{"type":"image","data":"x"}]},"extra":{"x":[1]}}"#,
+    );
+    let EventBody::Assistant { parts, .. } = e.body else {
+        panic!()
+    };
+    let got: Vec<_> = parts.iter().map(ContentPart::channel_text).collect();
+    assert_eq!(
+        got,
+        vec![
+            Some((Channel::Thinking, "hm")),
+            Some((Channel::Text, "a\nb")),
+            None
+        ]
+    );
+}
+
+#[test]
+fn tool_key_is_the_one_ending_in_tool_call_not_the_first() {
+    let e = event(
+        r#"{"type":"tool_call","call_id":"c\nd","tool_call":{"hookAdditionalContexts":[],"toolCallId":"c\nd","readToolCall":{"args":{"path":"/x"}},"startedAtMs":"1"}}"#,
+    );
+    let EventBody::ToolCall {
+        completed,
+        call_id,
+        call,
+    } = e.body
+    else {
+        panic!()
+    };
+    assert!(!completed);
+    assert_eq!(call_id, "c\nd");
+    assert_eq!(call.kind.as_deref(), Some("readToolCall"));
+    assert_eq!(call.args.map(RawValue::get), Some(r#"{"path":"/x"}"#));
+}
+
+#[test]
+fn function_entry_and_tool_call_id_fallback() {
+    let e = event(
+        r#"{"type":"tool_call","subtype":"started","tool_call":{"toolCallId":"t1","function":{"name":"lookup","arguments":"{\"q\":1}"}}}"#,
+    );
+    let EventBody::ToolCall { call_id, call, .. } = e.body else {
+        panic!()
+    };
+    assert_eq!(call_id, "t1");
+    assert_eq!(call.kind.as_deref(), Some("function"));
+    assert_eq!(call.function_name.as_deref(), Some("lookup"));
+    assert_eq!(call.args.map(RawValue::get), Some(r#""{\"q\":1}""#));
+}
+
+#[test]
+fn function_entry_carries_its_result() {
+    let e = event(
+        r#"{"type":"tool_call","subtype":"completed","call_id":"f1","tool_call":{"function":{"name":"lookup","arguments":"{}","result":{"success":{"answer":42}}}}}"#,
+    );
+    let EventBody::ToolCall { call, .. } = e.body else {
+        panic!()
+    };
+    assert_eq!(
+        call.result.map(RawValue::get),
+        Some(r#"{"success":{"answer":42}}"#)
+    );
+}
+
+#[test]
+fn result_error_message_sources() {
+    let cases = [
+        (
+            r#"{"type":"result","is_error":false,"result":"fine"}"#,
+            false,
+            None,
+        ),
+        (
+            r#"{"type":"result","is_error":true,"error":{"message":"boom"}}"#,
+            true,
+            Some("boom"),
+        ),
+        (
+            r#"{"type":"result","subtype":"error","result":"said so"}"#,
+            true,
+            Some("said so"),
+        ),
+        (
+            r#"{"type":"result","is_error":true,"error":"str"}"#,
+            true,
+            Some("str"),
+        ),
+        (r#"{"type":"result","is_error":true}"#, true, None),
+    ];
+    for (line, want_error, want_message) in cases {
+        match event(line).body {
+            EventBody::Result {
+                is_error,
+                error_message,
+                ..
+            } => {
+                assert_eq!(is_error, want_error, "{line}");
+                assert_eq!(error_message.as_deref(), want_message, "{line}");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

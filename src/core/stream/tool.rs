@@ -1,0 +1,161 @@
+//! Reading Cursor's tool calls: the display name, the arguments and the result of a
+//! `tool_call` event, each from a table of the shapes Cursor uses.
+
+use std::fmt;
+
+use serde::de::{MapAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+
+use crate::core::stream::event::ToolCallBody;
+
+/// Arguments reported for a call whose event carried none.
+const NO_ARGUMENTS: &str = "{}";
+
+/// Where a tool's display name comes from, for the tool kinds that do not use their key.
+enum NameSource {
+    /// A string field of the call's arguments.
+    ArgsField(&'static str),
+    /// `function.name`.
+    FunctionName,
+}
+
+/// Tool kinds whose name is not simply their key without `ToolCall`.
+const NAME_SOURCES: &[(&str, NameSource)] = &[
+    ("mcpToolCall", NameSource::ArgsField("toolName")),
+    ("function", NameSource::FunctionName),
+];
+
+/// The tool's display name: the `*ToolCall` key without the suffix, first letter lowered
+/// (`shellToolCall` -> `shell`), unless [`NAME_SOURCES`] names a better source that is present.
+pub fn tool_name(call: &ToolCallBody<'_>) -> String {
+    let key = call.kind.as_deref().unwrap_or("tool");
+    for (kind, source) in NAME_SOURCES {
+        if *kind != key {
+            continue;
+        }
+        let found = match source {
+            NameSource::ArgsField(field) => call.args.and_then(|raw| string_field(raw, field)),
+            NameSource::FunctionName => call.function_name.as_deref().map(str::to_owned),
+        };
+        if let Some(name) = found.filter(|n| !n.is_empty()) {
+            return name;
+        }
+    }
+    let stem = key.strip_suffix("ToolCall").unwrap_or(key);
+    let stem = if stem.is_empty() { key } else { stem };
+    let mut chars = stem.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+fn string_field(raw: &RawValue, field: &str) -> Option<String> {
+    let object: Map<String, Value> = serde_json::from_str(raw.get()).ok()?;
+    object.get(field)?.as_str().map(str::to_owned)
+}
+
+/// The call's arguments as JSON text: the raw text Cursor sent, or for a `function` entry the
+/// JSON held in its `arguments` string.
+pub fn tool_input(call: &ToolCallBody<'_>) -> String {
+    let Some(raw) = call.args else {
+        return NO_ARGUMENTS.to_owned();
+    };
+    if call.kind.as_deref() == Some("function") {
+        if let Ok(text) = serde_json::from_str::<String>(raw.get()) {
+            return if text.trim().is_empty() {
+                NO_ARGUMENTS.to_owned()
+            } else {
+                text
+            };
+        }
+    }
+    raw.get().to_owned()
+}
+
+/// The entries of a JSON object in wire order (`serde_json::Map` would sort them).
+struct OrderedEntries(Vec<(String, Value)>);
+
+impl<'de> Deserialize<'de> for OrderedEntries {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct EntriesVisitor;
+        impl<'de> Visitor<'de> for EntriesVisitor {
+            type Value = OrderedEntries;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) = map.next_entry::<String, Value>()? {
+                    entries.push(entry);
+                }
+                Ok(OrderedEntries(entries))
+            }
+        }
+        deserializer.deserialize_map(EntriesVisitor)
+    }
+}
+
+/// Result variants of Cursor's protobuf oneof, preferred over sibling keys.
+const RESULT_VARIANTS: &[&str] = &[
+    "success",
+    "failure",
+    "error",
+    "rejected",
+    "permissionDenied",
+    "timeout",
+    "aborted",
+];
+
+/// Explanation put in place of the empty `reason` Cursor gives for a rejected call.
+pub const REJECTED_REASON: &str = "Cursor did not run this tool: cursor-agent's permission policy \
+rejected it without giving a reason. Headless shell commands are rejected unless cursor-agent \
+runs with --force (set CURSOR_ACP_FORCE=true, the default, to allow them).";
+
+/// Result of a call still open when the stream ended.
+pub const INTERRUPTED_MESSAGE: &str =
+    "The run ended before Cursor reported this tool call's result.";
+
+/// `{status: <variant key>, ...the variant's fields}` from a completed event's `result`.
+pub fn tool_result(raw: Option<&RawValue>) -> Value {
+    let entries = raw
+        .and_then(|r| serde_json::from_str::<OrderedEntries>(r.get()).ok())
+        .map(|e| e.0)
+        .unwrap_or_default();
+    let variant = RESULT_VARIANTS
+        .iter()
+        .find_map(|v| entries.iter().find(|(k, _)| k == v))
+        .or_else(|| entries.iter().find(|(_, v)| v.is_object()));
+    let mut result = Map::new();
+    let Some((status, fields)) = variant else {
+        result.insert("status".into(), "unknown".into());
+        return Value::Object(result);
+    };
+    result.insert("status".into(), status.clone().into());
+    match fields {
+        Value::Object(fields) => {
+            for (k, v) in fields {
+                if k != "status" {
+                    result.insert(k.clone(), v.clone());
+                }
+            }
+        }
+        other => {
+            result.insert(status.clone(), other.clone());
+        }
+    }
+    if status == "rejected" {
+        let empty = result
+            .get("reason")
+            .is_none_or(|r| r.as_str().is_some_and(|s| s.trim().is_empty()));
+        if empty {
+            result.insert("reason".into(), REJECTED_REASON.into());
+        }
+    }
+    Value::Object(result)
+}
+
+#[cfg(test)]
+mod tests;

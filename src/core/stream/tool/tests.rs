@@ -1,0 +1,97 @@
+use super::*;
+use crate::core::stream::event::{parse, Event, EventBody, Parsed};
+use serde_json::json;
+
+fn body(line: &str) -> ToolCallBody<'_> {
+    match parse(line) {
+        Parsed::Event(Event {
+            body: EventBody::ToolCall { call, .. },
+            ..
+        }) => call,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn tool_names_table() {
+    let table = [
+        (r#""shellToolCall":{"args":{}}"#, "shell"),
+        (r#""readToolCall":{}"#, "read"),
+        (r#""updateTodosToolCall":{}"#, "updateTodos"),
+        (r#""lsToolCall":{}"#, "ls"),
+        (
+            r#""mcpToolCall":{"args":{"name":"srv-search","toolName":"search"}}"#,
+            "search",
+        ),
+        (r#""mcpToolCall":{"args":{"name":"srv-search"}}"#, "mcp"),
+        (r#""function":{"name":"lookup","arguments":"{}"}"#, "lookup"),
+        (r#""function":{"arguments":"{}"}"#, "function"),
+        (r#""hookAdditionalContexts":[],"editToolCall":{}"#, "edit"),
+        (r#""ToolCall":{}"#, "toolCall"),
+    ];
+    for (entry, expected) in table {
+        let line = format!(r#"{{"type":"tool_call","call_id":"c","tool_call":{{{entry}}}}}"#);
+        assert_eq!(tool_name(&body(&line)), expected, "{entry}");
+    }
+}
+
+#[test]
+fn tool_input_is_the_raw_args_or_the_function_arguments() {
+    let table = [
+        (
+            r#""shellToolCall":{"args":{"command":"ls", "x":[1]}}"#,
+            r#"{"command":"ls", "x":[1]}"#,
+        ),
+        (r#""shellToolCall":{"result":{}}"#, "{}"),
+        (
+            r#""function":{"name":"f","arguments":"{\"a\":1}"}"#,
+            r#"{"a":1}"#,
+        ),
+        (r#""function":{"name":"f","arguments":""}"#, "{}"),
+    ];
+    for (entry, expected) in table {
+        let line = format!(r#"{{"type":"tool_call","call_id":"c","tool_call":{{{entry}}}}}"#);
+        assert_eq!(tool_input(&body(&line)), expected, "{entry}");
+    }
+}
+
+#[test]
+fn tool_result_variants() {
+    let raw = |s: &str| RawValue::from_string(s.to_owned()).unwrap();
+    let table = [
+        (
+            r#"{"success":{"exitCode":0,"stdout":"4\n"},"isBackground":false}"#,
+            json!({"status":"success","exitCode":0,"stdout":"4\n"}),
+        ),
+        (
+            r#"{"isBackground":false,"failure":{"exitCode":1}}"#,
+            json!({"status":"failure","exitCode":1}),
+        ),
+        (
+            r#"{"error":"File not found: x"}"#,
+            json!({"status":"error","error":"File not found: x"}),
+        ),
+        (
+            r#"{"error":{"error":"spawn nope ENOENT"}}"#,
+            json!({"status":"error","error":"spawn nope ENOENT"}),
+        ),
+        (
+            r#"{"rejected":{"command":"uname -a","reason":"","isReadonly":false}}"#,
+            json!({"status":"rejected","command":"uname -a","reason":REJECTED_REASON,"isReadonly":false}),
+        ),
+        (
+            r#"{"rejected":{"reason":"Questions skipped by the user"}}"#,
+            json!({"status":"rejected","reason":"Questions skipped by the user"}),
+        ),
+        (
+            r#"{"flag":true,"someNewVariant":{"a":1}}"#,
+            json!({"status":"someNewVariant","a":1}),
+        ),
+        (r#"{"flag":true}"#, json!({"status":"unknown"})),
+        ("[]", json!({"status":"unknown"})),
+    ];
+    for (input, expected) in table {
+        assert_eq!(tool_result(Some(&raw(input))), expected, "{input}");
+    }
+    assert_eq!(tool_result(None), json!({"status":"unknown"}));
+}

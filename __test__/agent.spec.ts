@@ -1,5 +1,5 @@
 // runCursorAgent, resolveCursorAgent and listCursorModels against fake cursor-agent executables
-// (__test__/agents/*). Expected outputs come from the real capture and the documented finish
+// (__test__/support/agents/*). Expected outputs come from the real capture and the documented finish
 // rules (index.d.ts, README), never from the code under test.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
@@ -11,20 +11,20 @@ import { after, describe, it } from 'node:test'
 
 import { listCursorModels, resolveCursorAgent, runCursorAgent } from '../index.js'
 import type { RunResult } from '../index.js'
-import { isAlive, waitFor } from './helpers/process.ts'
+import { isAlive, waitFor } from './support/process.ts'
 
 type RunCursorAgentOptions = Parameters<typeof runCursorAgent>[0]
 
 const here = __dirname
-const agents = join(here, 'agents')
+const agents = join(here, 'support', 'agents')
 const replayAgent = join(agents, 'replay-agent.mjs')
 const hangAgent = join(agents, 'hang-agent.sh')
 const floodAgent = join(agents, 'stderr-flood-agent.sh')
 const authAgent = join(agents, 'auth-fail-agent.sh')
 const modelsAgent = join(agents, 'models-agent.sh')
-const exitHost = join(agents, 'exit-host.mjs')
+const exitHost = join(here, 'support', 'exit-host.mjs')
 const capture = join(here, 'fixtures', 'captures', 'maestro', '04_partial_output.jsonl')
-const captureLocal = join(here, 'agents', 'tool-open.ndjson')
+const captureLocal = join(agents, 'tool-open.ndjson')
 
 // What capture 04 must show (from its `result` event): the visible text exactly once, its chat
 // id and usage.

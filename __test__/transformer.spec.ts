@@ -30,7 +30,7 @@ import {
   translate,
   v3Blocks,
   v3Tools,
-} from './helpers/stream.ts'
+} from './support/stream.ts'
 
 // ---------------------------------------------------------------------------------------------
 // Expectations

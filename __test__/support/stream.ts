@@ -2,7 +2,8 @@
 // raw outputs (SSE frame strings, V3 part objects) into what a consumer would see.
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 
 import {
   StreamTransformer,
@@ -12,7 +13,7 @@ import {
   type StreamTransformerOptions,
 } from '../../index.js'
 
-const repoRoot = resolve(__dirname, '..', '..')
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
 
 /** Bytes of one of our own NDJSON fixtures (`__test__/fixtures/streams/<name>`). */
 export function fixture(name: string): Buffer {

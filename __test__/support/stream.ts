@@ -12,6 +12,7 @@ import {
   type StreamPart,
   type StreamTransformerOptions,
 } from '../../index.js'
+import { prng } from './prng.mjs'
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
 
@@ -26,18 +27,6 @@ export const capturesDir: string = join(repoRoot, '__test__', 'fixtures', 'captu
 /** Bytes of a real capture, e.g. `capture('maestro/01_simple_no_tool.jsonl')`. */
 export function capture(name: string): Buffer {
   return readFileSync(join(capturesDir, name))
-}
-
-/** Deterministic PRNG (mulberry32) so a failing chunking can be replayed from its seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 /** Splits `bytes` into pieces of random length 1..maxPiece (and sometimes empty pieces). */

@@ -14,19 +14,11 @@ import {
 } from '../../index.js'
 import { prng } from './prng.mjs'
 
-const repoRoot = fileURLToPath(new URL('../..', import.meta.url))
+const streamsDir = fileURLToPath(new URL('../fixtures/streams/', import.meta.url))
 
 /** Bytes of one of our own NDJSON fixtures (`__test__/fixtures/streams/<name>`). */
 export function fixture(name: string): Buffer {
-  return readFileSync(join(repoRoot, '__test__', 'fixtures', 'streams', name))
-}
-
-/** The real cursor-agent captures, kept byte for byte in `__test__/fixtures/captures/`. */
-export const capturesDir: string = join(repoRoot, '__test__', 'fixtures', 'captures')
-
-/** Bytes of a real capture, e.g. `capture('maestro/01_simple_no_tool.jsonl')`. */
-export function capture(name: string): Buffer {
-  return readFileSync(join(capturesDir, name))
+  return readFileSync(join(streamsDir, name))
 }
 
 /** Splits `bytes` into pieces of random length 1..maxPiece (and sometimes empty pieces). */

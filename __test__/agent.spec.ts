@@ -1,6 +1,6 @@
 // runCursorAgent, resolveCursorAgent and listCursorModels against fake cursor-agent executables
-// (__test__/agents/*). Expected outputs come from the real capture and the documented finish
-// rules (index.d.ts, README), never from the code under test.
+// (__test__/support/agents/*). Expected outputs come from the real capture's expected file and the
+// documented finish rules (index.d.ts, README), never from the code under test.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -11,26 +11,28 @@ import { after, describe, it } from 'node:test'
 
 import { listCursorModels, resolveCursorAgent, runCursorAgent } from '../index.js'
 import type { RunResult } from '../index.js'
-import { isAlive, waitFor } from './helpers/process.ts'
+import { captureExpectation, capturesDir } from './support/captures.ts'
+import { isAlive, waitFor } from './support/process.ts'
 
 type RunCursorAgentOptions = Parameters<typeof runCursorAgent>[0]
 
 const here = __dirname
-const agents = join(here, 'agents')
+const agents = join(here, 'support', 'agents')
 const replayAgent = join(agents, 'replay-agent.mjs')
 const hangAgent = join(agents, 'hang-agent.sh')
 const floodAgent = join(agents, 'stderr-flood-agent.sh')
 const authAgent = join(agents, 'auth-fail-agent.sh')
 const modelsAgent = join(agents, 'models-agent.sh')
-const exitHost = join(agents, 'exit-host.mjs')
-const capture = join(here, 'fixtures', 'captures', 'maestro', '04_partial_output.jsonl')
-const captureLocal = join(here, 'agents', 'tool-open.ndjson')
+const exitHost = join(here, 'support', 'exit-host.mjs')
+const capture = join(capturesDir, 'maestro', '04_partial_output.jsonl')
+const captureLocal = join(agents, 'tool-open.ndjson')
 
-// What capture 04 must show (from its `result` event): the visible text exactly once, its chat
-// id and usage.
-const CAPTURE_SESSION = '4e91ef8b-e38e-4793-a875-a4818b4318ed'
-const CAPTURE_TEXT = 'Checking now.`sample.txt` contained:\n\n```\nhello\n```'
-const CAPTURE_USAGE = { inputTokens: 21994, outputTokens: 261, cacheReadTokens: 22528, cacheWriteTokens: 0 }
+// What capture 04 must show, from its expected file: the visible text exactly once (its `result`
+// text), its chat id and usage.
+const expected = captureExpectation('maestro/04_partial_output.jsonl')
+const CAPTURE_SESSION = expected.sessionId
+const CAPTURE_TEXT = expected.resultText
+const CAPTURE_USAGE = expected.usage
 
 const scratch = mkdtempSync(join(tmpdir(), 'ocn-agent-spec-'))
 const workspace = join(scratch, 'ws')

@@ -8,10 +8,10 @@ import { join, resolve } from 'node:path'
 import { after, describe, test } from 'node:test'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
-import { isAlive, waitFor } from './helpers/process.ts'
+import { isAlive, waitFor } from './support/process.ts'
 
 const repo = resolve(__dirname, '..')
-const fakeAgent = join(repo, '__test__', 'support', 'fake-cursor-agent.mjs')
+const fakeAgent = join(repo, '__test__', 'support', 'agents', 'fake-cursor-agent.mjs')
 const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'plugin-spec-')))
 after(() => rmSync(scratch, { recursive: true, force: true }))
 

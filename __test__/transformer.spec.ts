@@ -1,6 +1,7 @@
 // Contract tests of StreamTransformer (as index.d.ts documents it) through the public entry.
-// Every expected text, part and number below is written by hand from the contract, the protocol
-// reference and the captures; none is produced by the code under test.
+// Every expected text, part and number below, and in the captures' `*.expected.json` files, is
+// written by hand from the contract, the protocol reference and the captures; none is produced by
+// the code under test.
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
@@ -12,16 +13,17 @@ import * as binding from '../index.js'
 import {
   StreamTransformer,
   setLogging,
+  type CursorUsage,
   type StreamOutcome,
   type StreamPart,
   type StreamTransformerOptions,
 } from '../index.js'
+import { capture, captureExpectation } from './support/captures.ts'
 import {
   asParts,
   assertSseInvariants,
   assertV3Invariants,
   byteChunks,
-  capture,
   fixture,
   parseSse,
   pinned,
@@ -30,7 +32,7 @@ import {
   translate,
   v3Blocks,
   v3Tools,
-} from './helpers/stream.ts'
+} from './support/stream.ts'
 
 // ---------------------------------------------------------------------------------------------
 // Expectations
@@ -43,6 +45,8 @@ interface ToolExpect {
   /** The arguments (tool-call.input parsed), matched in full unless `argsSubset`. */
   args: Record<string, unknown>
   argsSubset?: boolean
+  /** Cursor's complete arguments, where known, which reach the consumer unchanged. */
+  wholeArgs?: Record<string, unknown>
   /** The result variant; when absent, only that a tool-result exists. */
   status?: string
   /** Fields the `tool-result.result` object must contain besides `status`. */
@@ -93,18 +97,17 @@ const QUOTA_STDERR =
   "chatMessage: *You've hit your free requests limit. It will reset when your monthly cycle ends on 12/1/2026.*\n"
 const MODEL_STDERR = 'Cannot use this model: gpt-9. Available models: auto, composer-2.5, gpt-5.5-high\n'
 
-const C02_CALL = 'call-ff9ecfd9-caee-43b7-a754-46e1a87268e8-0\nfc_eb39c388-b710-904d-a2a1-3887fe008ba7_0'
-const C03_CALL = 'call-d13510ed-5ac2-4979-a05f-6782fde1cd57-0\nfc_95ab1d1f-ae12-9851-9446-d15a3be5b67f_0'
-const C04_CALL = 'call-48a7da78-af65-4ad6-ad05-5d3b81140096-0\nfc_a4ac85f3-99d4-90bf-b52f-f8e4090cb392_0'
-const C05_CALL1 = 'call-c9002dbc-bda9-447c-acb5-74e5093a186d-0\nfc_0956680b-0312-940b-9e66-70d44dee7753_0'
-const C05_CALL2 = 'call-757a07b2-46a7-46c9-8051-23ef55681626-1\nfc_91a5a26c-788b-9a62-9eeb-f1372fcd1c19_0'
-const SPIKE = '/tmp/claude-1000/-home-saurabh-Projects-maestro/9afe9e75-89bb-404f-b3d6-b1280cab2cda/scratchpad/cursor-spike/spike.txt'
-const C05_FINAL =
-  "The shell runner blocked `uname -a` twice, so I don't have the live output. You can run it locally with:\n\n" +
-  '```bash\nuname -a\n```\n\nThat prints the kernel name, hostname, kernel release, version, machine architecture, and operating system.'
-
-/** Cursor usage with every count present: the usage mapping, worked out by hand. */
-function fullUsage(input: number, output: number, cacheRead: number, cacheWrite: number, prompt: number): UsageExpect {
+/** Cursor usage with every count present, mapped by hand as index.d.ts documents it. */
+function fullUsage(raw: CursorUsage): UsageExpect {
+  const count = (key: keyof CursorUsage): number => {
+    assert.equal(typeof raw[key], 'number', `${key} present in ${JSON.stringify(raw)}`)
+    return raw[key]!
+  }
+  const [input, output, cacheRead, cacheWrite] = (
+    ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens'] as const
+  ).map(count) as [number, number, number, number]
+  // inputTokens.total is "input + cache read + cache write tokens"; SSE's prompt_tokens is the same count.
+  const prompt = input + cacheRead + cacheWrite
   return {
     sse: {
       prompt_tokens: prompt,
@@ -122,130 +125,63 @@ function fullUsage(input: number, output: number, cacheRead: number, cacheWrite:
   }
 }
 
+/** The records of an NDJSON stream, parsed. */
+function records(bytes: Buffer): any[] {
+  return bytes
+    .toString('utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line))
+}
+
+/** The arguments of each tool call as the capture's `started` event carries them, by call id. */
+function capturedArgs(bytes: Buffer): Map<string, Record<string, unknown>> {
+  const args = new Map<string, Record<string, unknown>>()
+  for (const event of records(bytes)) {
+    if (event.type !== 'tool_call' || event.subtype !== 'started') continue
+    const [call] = Object.values(event.tool_call).filter((v): v is { args: Record<string, unknown> } =>
+      typeof v === 'object' && v !== null && 'args' in v,
+    )
+    args.set(event.call_id, call!.args)
+  }
+  return args
+}
+
+/** A real capture's case, from its hand-written expected file. */
+function captureCase(file: string, about: string): Case {
+  const name = `maestro/${file}`
+  const want = captureExpectation(name)
+  // The file names the arguments worth reading; Cursor's own must also arrive whole, since
+  // tool-call `input` is "the arguments as a JSON text" (index.d.ts).
+  const whole = capturedArgs(capture(name))
+  return {
+    name: `capture ${file.slice(0, 2)}: ${about}`,
+    input: () => capture(name),
+    outcome: success,
+    blocks: want.blocks.map((b): Expected => (b.kind === 'tool' ? ['tool', b.id] : [b.kind, b.text])),
+    tools: want.blocks.flatMap((b) =>
+      b.kind === 'tool'
+        ? [{ id: b.id, name: b.name, args: b.args ?? {}, argsSubset: true, wholeArgs: whole.get(b.id), status: b.status, result: b.result }]
+        : [],
+    ),
+    ending: want.finish,
+    usage: fullUsage(want.usage),
+    sessionId: want.sessionId,
+    resultText: want.resultText,
+  }
+}
+
+/** The real captures (fixtures/captures/README.md), each with its hand-written expected file. */
+const CAPTURES: Array<[file: string, about: string]> = [
+  ['01_simple_no_tool.jsonl', 'no partial output, thinking then an end-of-turn recap'],
+  ['02_shell_tool_call.jsonl', 'shell call between a mid-turn recap and an end-of-turn recap'],
+  ['03_edit_tool_call.jsonl', 'file creation through editToolCall'],
+  ['04_partial_output.jsonl', 'partial fragments, then recaps that add nothing'],
+  ['05_rejected_shell.jsonl', 'two rejected shell calls get an explanation'],
+]
+
 const cases: Case[] = [
-  {
-    name: 'capture 01: no partial output, thinking then an end-of-turn recap',
-    input: () => capture('maestro/01_simple_no_tool.jsonl'),
-    outcome: success,
-    blocks: [
-      ['reasoning', 'The response will be exactly "PONG".'],
-      ['text', 'PONG'],
-    ],
-    ending: 'stop',
-    usage: fullUsage(14737, 34, 5632, 0, 20369),
-    sessionId: '77535224-c46c-4703-86e7-85afd6af938a',
-    resultText: 'PONG',
-  },
-  {
-    name: 'capture 02: shell call between a mid-turn recap and an end-of-turn recap',
-    input: () => capture('maestro/02_shell_tool_call.jsonl'),
-    outcome: success,
-    blocks: [
-      ['reasoning', 'Running `ls` to list the files and count them.'],
-      ['text', "I'll list the directory contents with `ls`, then report how many entries there are."],
-      ['tool', C02_CALL],
-      ['reasoning', 'The directory contains 4 files.'],
-      ['text', 'There are **4** files in this directory:\n\n- `a.txt`\n- `b.js`\n- `stream1.raw.jsonl`\n- `stream2.raw.jsonl`'],
-    ],
-    tools: [
-      {
-        id: C02_CALL,
-        name: 'shell',
-        args: { command: 'ls -1 | wc -l; ls -1', workingDirectory: '', description: 'List files and count them' },
-        argsSubset: true,
-        status: 'success',
-        result: { exitCode: 0, stdout: '4\na.txt\nb.js\nstream1.raw.jsonl\nstream2.raw.jsonl\n', stderr: '' },
-      },
-    ],
-    ending: 'stop',
-    usage: fullUsage(18377, 122, 22528, 0, 40905),
-    sessionId: '5545ce80-d7d8-4502-b64b-240f15844099',
-    resultText:
-      "I'll list the directory contents with `ls`, then report how many entries there are.There are **4** files in this directory:\n\n- `a.txt`\n- `b.js`\n- `stream1.raw.jsonl`\n- `stream2.raw.jsonl`",
-  },
-  {
-    name: 'capture 03: file creation through editToolCall',
-    input: () => capture('maestro/03_edit_tool_call.jsonl'),
-    outcome: success,
-    blocks: [
-      ['reasoning', 'Creating spike.txt with the single line HELLO.'],
-      ['text', 'Creating `spike.txt` with that single line.'],
-      ['tool', C03_CALL],
-      ['reasoning', 'Created spike.txt with the single line HELLO.'],
-      ['text', 'Created `spike.txt` with the single line `HELLO`.'],
-    ],
-    tools: [
-      {
-        id: C03_CALL,
-        name: 'edit',
-        args: { path: SPIKE, streamContent: 'HELLO\n' },
-        status: 'success',
-        result: { path: SPIKE, linesAdded: 1, linesRemoved: 0, afterFullFileContent: 'HELLO\n' },
-      },
-    ],
-    ending: 'stop',
-    usage: fullUsage(29817, 178, 11136, 0, 40953),
-    sessionId: '5d3ba75d-32af-4e1c-8227-4e83d3718a02',
-    resultText: 'Creating `spike.txt` with that single line.Created `spike.txt` with the single line `HELLO`.',
-  },
-  {
-    name: 'capture 04: partial fragments, then recaps that add nothing',
-    input: () => capture('maestro/04_partial_output.jsonl'),
-    outcome: success,
-    blocks: [
-      ['reasoning', 'Preparing to check sample.txt.'],
-      ['text', 'Checking now.'],
-      ['tool', C04_CALL],
-      ['reasoning', 'The file contained "hello".'],
-      ['text', '`sample.txt` contained:\n\n```\nhello\n```'],
-    ],
-    tools: [
-      {
-        id: C04_CALL,
-        name: 'shell',
-        args: { command: 'cat sample.txt', description: 'Display contents of sample.txt' },
-        argsSubset: true,
-        status: 'success',
-        result: { command: 'cat sample.txt', exitCode: 0, stdout: 'hello\n' },
-      },
-    ],
-    ending: 'stop',
-    usage: fullUsage(21994, 261, 22528, 0, 44522),
-    sessionId: '4e91ef8b-e38e-4793-a875-a4818b4318ed',
-    resultText: 'Checking now.`sample.txt` contained:\n\n```\nhello\n```',
-  },
-  {
-    name: 'capture 05: two rejected shell calls get an explanation',
-    input: () => capture('maestro/05_rejected_shell.jsonl'),
-    outcome: success,
-    blocks: [
-      ['reasoning', "Running 'uname -a' to get the system information."],
-      ['text', "I'll run `uname -a` and report the output."],
-      ['tool', C05_CALL1],
-      ['reasoning', "The shell command was rejected. I'll retry with different permissions or sandbox settings."],
-      ['text', "The first attempt was blocked, so I'm retrying the same command."],
-      ['tool', C05_CALL2],
-      [
-        'reasoning',
-        'The shell command is being rejected.\n\nNo required permissions appear in the tool schema. The rejection reason is empty. ' +
-          "This is a harmless command.\n\nI'll try another approach or simply report the rejection.",
-      ],
-      ['text', C05_FINAL],
-    ],
-    tools: [C05_CALL1, C05_CALL2].map((id) => ({
-      id,
-      name: 'shell',
-      args: { command: 'uname -a' },
-      argsSubset: true,
-      status: 'rejected',
-      result: { command: 'uname -a', workingDirectory: '/tmp/spike', isReadonly: false },
-    })),
-    ending: 'stop',
-    usage: fullUsage(10908, 393, 52608, 0, 63516),
-    sessionId: 'df086e3e-b984-4bd3-9837-6397f9920b75',
-    resultText:
-      "I'll run `uname -a` and report the output.The first attempt was blocked, so I'm retrying the same command." + C05_FINAL,
-  },
+  ...CAPTURES.map(([file, about]) => captureCase(file, about)),
   {
     name: 'partial deltas, then a recap with model_call_id that adds nothing',
     input: () => fixture('partial-then-recap.ndjson'),
@@ -265,7 +201,7 @@ const cases: Case[] = [
       },
     ],
     ending: 'stop',
-    usage: fullUsage(10, 5, 2, 1, 13),
+    usage: fullUsage({ inputTokens: 10, outputTokens: 5, cacheReadTokens: 2, cacheWriteTokens: 1 }),
     sessionId: 'fixture-partial-recap',
   },
   {
@@ -614,6 +550,12 @@ function assertContains(actual: unknown, expected: unknown, path: string) {
   }
 }
 
+function assertArgs(actual: unknown, want: ToolExpect, path: string) {
+  if (want.argsSubset) assertContains(actual, want.args, path)
+  else assert.deepEqual(actual, want.args, path)
+  if (want.wholeArgs) assert.deepEqual(actual, want.wholeArgs, `${path}: Cursor's arguments, whole`)
+}
+
 const sseOptions = (c: Case): StreamTransformerOptions => ({ ...pinned, ...c.options, format: 'openai-sse' })
 const v3Options = (c: Case): StreamTransformerOptions => ({ ...c.options, format: 'ai-sdk' })
 
@@ -641,9 +583,7 @@ function checkV3(c: Case, chunks: Buffer[]) {
   for (const [i, want] of (c.tools ?? []).entries()) {
     const got = tools[i]!
     assert.equal(got.toolName, want.name, `toolName of ${JSON.stringify(want.id)}`)
-    const input = JSON.parse(got.input)
-    if (want.argsSubset) assertContains(input, want.args, `input of ${want.name}`)
-    else assert.deepEqual(input, want.args, `input of ${want.name}`)
+    assertArgs(JSON.parse(got.input), want, `input of ${want.name}`)
     const result = got.result!
     if (want.status === undefined) continue
     assert.equal(result.result.status, want.status, `result status of ${want.name}`)
@@ -713,9 +653,7 @@ function checkSse(c: Case, chunks: Buffer[], options: StreamTransformerOptions =
     'tool_calls (id, name) in order',
   )
   for (const [i, want] of wantTools.entries()) {
-    const args = JSON.parse(summary.toolCalls[i]!.arguments)
-    if (want.argsSubset) assertContains(args, want.args, `arguments of ${want.name}`)
-    else assert.deepEqual(args, want.args, `arguments of ${want.name}`)
+    assertArgs(JSON.parse(summary.toolCalls[i]!.arguments), want, `arguments of ${want.name}`)
   }
 
   if (c.ending === 'stop' || c.ending === 'cancelled') {
@@ -774,12 +712,23 @@ describe('captures', () => {
   // The captures are vendored so the suite runs anywhere; where the reference captures folder
   // (`../shared/captures`) sits beside the checkout, the two must not drift apart.
   const reference = resolve(__dirname, '..', '..', 'shared', 'captures', 'maestro')
-  const names = ['01_simple_no_tool.jsonl', '02_shell_tool_call.jsonl', '03_edit_tool_call.jsonl', '04_partial_output.jsonl', '05_rejected_shell.jsonl']
   it('the vendored copies are byte for byte the reference captures', {
     skip: existsSync(reference) ? false : `no reference copy at ${reference}`,
   }, () => {
-    for (const name of names) {
+    for (const [name] of CAPTURES) {
       assert.ok(readFileSync(join(reference, name)).equals(capture(`maestro/${name}`)), name)
+    }
+  })
+
+  it("each expected file states the capture's own chat id, result text and usage", () => {
+    for (const [name] of CAPTURES) {
+      const events = records(capture(`maestro/${name}`))
+      const init = events.find((e) => e.type === 'system' && e.subtype === 'init')
+      const result = events.find((e) => e.type === 'result')
+      const want = captureExpectation(`maestro/${name}`)
+      assert.equal(want.sessionId, init.session_id, `${name}: sessionId`)
+      assert.equal(want.resultText, result.result, `${name}: resultText`)
+      assert.deepEqual(want.usage, result.usage, `${name}: usage`)
     }
   })
 })

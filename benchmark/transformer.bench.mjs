@@ -5,6 +5,8 @@
 //   node --expose-gc benchmark/transformer.bench.mjs [--mb 20] [--runs 5]
 import { createRequire } from 'node:module'
 
+import { prng } from '../__test__/support/prng.mjs'
+
 const { StreamTransformer } = createRequire(import.meta.url)('../index.js')
 
 const args = process.argv.slice(2)
@@ -16,23 +18,13 @@ const TARGET_BYTES = flag('mb', 20) * 1e6
 const RUNS = flag('runs', 5)
 const CHUNK = 64 * 1024
 
-// Deterministic input: the same bytes on every machine and run.
-function prng(seed) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 const WORDS = (
   'the a stream of tokens arrives from cursor agent and each delta carries only new text while ' +
   'snapshots repeat everything so far function returns value file directory test build run ' +
   'café naïve 你好 世界 🚀 `code` **bold** line\\nbreak "quoted" path/to/file.rs 42 3.14'
 ).split(' ')
 
+// Deterministic input: the same bytes on every machine and run.
 function generator(seed) {
   const rand = prng(seed)
   const pick = (n) => Math.floor(rand() * n)

@@ -13,12 +13,12 @@ import { arch, cpus, tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-export { isAlive, waitFor } from '../helpers/process.ts'
+export { isAlive, waitFor } from './process.ts'
 
 export const OPENCODE_VERSION = '1.18.33'
 /** The repository root (the plugin package loaded by default). */
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..')
-export const FAKE_AGENT = join(REPO_ROOT, '__test__', 'support', 'fake-cursor-agent.mjs')
+export const FAKE_AGENT = join(REPO_ROOT, '__test__', 'support', 'agents', 'fake-cursor-agent.mjs')
 const DEFAULT_CACHE = join(REPO_ROOT, '.cache', 'opencode')
 
 /** The platform package that holds the OpenCode binary for this machine. */

@@ -2,7 +2,8 @@
 // raw outputs (SSE frame strings, V3 part objects) into what a consumer would see.
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 
 import {
   StreamTransformer,
@@ -11,32 +12,13 @@ import {
   type StreamPart,
   type StreamTransformerOptions,
 } from '../../index.js'
+import { prng } from './prng.mjs'
 
-const repoRoot = resolve(__dirname, '..', '..')
+const streamsDir = fileURLToPath(new URL('../fixtures/streams/', import.meta.url))
 
 /** Bytes of one of our own NDJSON fixtures (`__test__/fixtures/streams/<name>`). */
 export function fixture(name: string): Buffer {
-  return readFileSync(join(repoRoot, '__test__', 'fixtures', 'streams', name))
-}
-
-/** The real cursor-agent captures, kept byte for byte in `__test__/fixtures/captures/`. */
-export const capturesDir: string = join(repoRoot, '__test__', 'fixtures', 'captures')
-
-/** Bytes of a real capture, e.g. `capture('maestro/01_simple_no_tool.jsonl')`. */
-export function capture(name: string): Buffer {
-  return readFileSync(join(capturesDir, name))
-}
-
-/** Deterministic PRNG (mulberry32) so a failing chunking can be replayed from its seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
+  return readFileSync(join(streamsDir, name))
 }
 
 /** Splits `bytes` into pieces of random length 1..maxPiece (and sometimes empty pieces). */

@@ -2,6 +2,11 @@
 // A stand-in for Cursor's `cursor-agent` CLI, for tests and the offline demo. It checks the
 // command line the native runner builds, records every invocation, and replays an NDJSON stream.
 //
+// Kept apart from replay-agent.mjs on purpose: that one serves the runner's own tests and must
+// accept any argv and replay bytes unchanged; this one checks the command line against Cursor's
+// CLI (a plugin that builds a wrong one fails here), answers `models`/`status`, gives each run a
+// chat id that follows `--resume`, and can change behaviour between turns.
+//
 // Environment:
 //   FAKE_CURSOR_LOG_DIR        where each invocation writes `invocation-<time>-<pid>.json`
 //                              ({argv, stdin, pid, pgid, cwd, grandchildPid?})
@@ -116,7 +121,7 @@ function parseRunArguments(args) {
 function findCapture(name) {
   const roots = []
   if (env.FAKE_CURSOR_CAPTURES_DIR) roots.push(env.FAKE_CURSOR_CAPTURES_DIR)
-  roots.push(join(here, '..', 'fixtures', 'captures'))
+  roots.push(join(here, '..', '..', 'fixtures', 'captures'))
   const found = roots.map((root) => join(root, name)).find((path) => existsSync(path))
   if (found === undefined) fail(`capture ${name} not found in ${roots.join(', ')}`)
   return found

@@ -1,6 +1,18 @@
 #!/usr/bin/env node
-// Fake cursor-agent: records what it was given, then replays an NDJSON file on stdout.
-//   FAKE_AGENT_RECORD      write {argv, cwd, stdinBytes, stdinSha256, marker} here as JSON
+// Fake cursor-agent for the native runner's own tests (agent.spec.ts): records what it was given,
+// then replays an NDJSON file on stdout byte for byte.
+//
+// Kept apart from fake-cursor-agent.mjs on purpose. That one plays Cursor's CLI for the plugin
+// and OpenCode tests and refuses a command line Cursor would not take; this one interprets
+// nothing: runCursorAgent passes `extraArgs` through unseen, so the test must see any argv as
+// given, and the capture's own bytes (its own chat id included, which the resume checks rely
+// on) must reach the runner unchanged. It also drives process behaviour the CLI stand-in has no
+// use for: pauses inside the stream, hanging after N lines, any exit code and stderr.
+//
+// Environment:
+//   FAKE_AGENT_RECORD      write {argv, cwd, stdinBytes, stdinSha256, marker, inheritedPath}
+//                          here as JSON
+//   FAKE_AGENT_MARKER      recorded as `marker` (shows the given env reached the child)
 //   FAKE_AGENT_REPLAY      NDJSON file to print (default: nothing); a line {"__sleep_ms": N}
 //                          is not printed but pauses N ms
 //   FAKE_AGENT_DELAY_MS    pause before each line (default 0)

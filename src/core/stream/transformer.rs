@@ -286,6 +286,3 @@ impl StreamTransformer {
         self.translator.has_events()
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -1,0 +1,382 @@
+//! The real cursor-agent captures through the whole pipeline, against the expectations
+//! written by hand from each capture (`__test__/fixtures/captures/maestro/*.expected.json`,
+//! which the JS contract tests read too).
+
+mod support;
+
+use opencode_cursor_native::core::stream::encode::Output;
+use opencode_cursor_native::core::stream::tool::REJECTED_REASON;
+use opencode_cursor_native::core::stream::transformer::{Format, StreamTransformer};
+use opencode_cursor_native::core::stream::translate::FinishSummary;
+use opencode_cursor_native::core::stream::usage::CursorUsage;
+use proptest::prelude::*;
+use serde_json::{json, Value};
+use support::*;
+
+/// The id of the `index`-th tool call an expectation lists.
+fn tool_id(expectation: &Expected, index: usize) -> String {
+    expectation
+        .blocks
+        .iter()
+        .filter_map(|b| match b {
+            ExpectedBlock::Tool { id, .. } => Some(id.clone()),
+            _ => None,
+        })
+        .nth(index)
+        .expect("the capture has that many tool calls")
+}
+
+/// The AI SDK outline (see [`ai_sdk_outline`]) an expectation describes.
+fn expected_ai_sdk(expectation: &Expected) -> Vec<String> {
+    let (mut texts, mut reasonings) = (0, 0);
+    let mut lines = vec!["stream-start".to_owned()];
+    for block in &expectation.blocks {
+        match block {
+            ExpectedBlock::Reasoning { text } => {
+                lines.push(format!("reasoning reasoning-{reasonings}: {text}"));
+                reasonings += 1;
+            }
+            ExpectedBlock::Text { text } => {
+                lines.push(format!("text text-{texts}: {text}"));
+                texts += 1;
+            }
+            ExpectedBlock::Tool {
+                id, name, status, ..
+            } => {
+                lines.push(format!("tool {name} {id:?}"));
+                lines.push(format!("result {name} {id:?} {status}"));
+            }
+        }
+    }
+    lines.push(format!("finish {0}/{0}", expectation.finish));
+    lines
+}
+
+/// The SSE outline (see [`sse_outline`]) of the same expectation: blocks become merged deltas,
+/// tool starts become `tool_calls` deltas (arguments left out), results are not shown.
+fn expected_sse(expectation: &Expected) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut tools = 0;
+    for block in &expectation.blocks {
+        match block {
+            ExpectedBlock::Reasoning { text } => lines.push(format!("reasoning: {text}")),
+            ExpectedBlock::Text { text } => lines.push(format!("text: {text}")),
+            ExpectedBlock::Tool { id, name, .. } => {
+                lines.push(format!("tool {tools} {id:?} {name}"));
+                tools += 1;
+            }
+        }
+    }
+    lines.push(format!("finish {}", expectation.finish));
+    lines
+}
+
+/// `actual` holds every field of `subset` with the same value.
+fn assert_contains(actual: &Value, subset: &serde_json::Map<String, Value>, what: &str) {
+    for (key, value) in subset {
+        assert_eq!(&actual[key], value, "{what}: {key}");
+    }
+}
+
+#[test]
+fn ai_sdk_output_of_every_capture() {
+    for expectation in expectations() {
+        let name = expectation.capture.as_str();
+        let (out, summary) = run(Format::AiSdk, &capture(name), &success());
+        assert_eq!(
+            ai_sdk_outline(&out),
+            expected_ai_sdk(&expectation),
+            "{name}"
+        );
+        assert_eq!(summary.error, None, "{name}");
+        assert_eq!(visible_text(&out), expectation.result_text, "{name}");
+    }
+}
+
+#[test]
+fn tool_arguments_and_results_of_every_capture() {
+    for expectation in expectations() {
+        let name = expectation.capture.as_str();
+        let (out, _) = run(Format::AiSdk, &capture(name), &success());
+        let parts = parts(&out);
+        for block in &expectation.blocks {
+            let ExpectedBlock::Tool {
+                id, args, result, ..
+            } = block
+            else {
+                continue;
+            };
+            let call = parts
+                .iter()
+                .find(|p| p["type"] == "tool-call" && p["toolCallId"] == id.as_str())
+                .unwrap_or_else(|| panic!("{name}: no call {id:?}"));
+            let input: Value = serde_json::from_str(s(call, "input")).expect("JSON arguments");
+            assert_contains(&input, args, name);
+            let done = parts
+                .iter()
+                .find(|p| p["type"] == "tool-result" && p["toolCallId"] == id.as_str())
+                .unwrap_or_else(|| panic!("{name}: no result {id:?}"));
+            assert_contains(&done["result"], result, name);
+        }
+    }
+}
+
+/// Usage in both formats, by the documented mapping: Cursor's `inputTokens` excludes cached
+/// tokens, so the prompt total adds the cache reads and writes.
+#[test]
+fn usage_of_every_capture() {
+    for expectation in expectations() {
+        let name = expectation.capture.as_str();
+        let u = &expectation.usage;
+        let prompt = u.input_tokens + u.cache_read_tokens + u.cache_write_tokens;
+        let (out, _) = run(Format::AiSdk, &capture(name), &success());
+        let finish = parts(&out).pop().expect("a finish");
+        assert_eq!(
+            finish["usage"],
+            json!({"inputTokens": {"total": prompt, "noCache": u.input_tokens,
+                                   "cacheRead": u.cache_read_tokens, "cacheWrite": u.cache_write_tokens},
+                   "outputTokens": {"total": u.output_tokens},
+                   "raw": {"inputTokens": u.input_tokens, "outputTokens": u.output_tokens,
+                           "cacheReadTokens": u.cache_read_tokens, "cacheWriteTokens": u.cache_write_tokens}}),
+            "{name}"
+        );
+        let (out, _) = run(Format::OpenAiSse, &capture(name), &success());
+        let usage_line = sse_outline(&out)
+            .into_iter()
+            .find(|l| l.starts_with("usage "))
+            .unwrap_or_else(|| panic!("{name}: every capture reports usage"));
+        let usage: Value = serde_json::from_str(&usage_line["usage ".len()..]).unwrap();
+        assert_eq!(
+            usage,
+            json!({"prompt_tokens": prompt, "completion_tokens": u.output_tokens,
+                   "total_tokens": prompt + u.output_tokens,
+                   "prompt_tokens_details": {"cached_tokens": u.cache_read_tokens,
+                                             "cache_write_tokens": u.cache_write_tokens},
+                   "completion_tokens_details": {"reasoning_tokens": 0}}),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn sse_output_of_every_capture() {
+    for expectation in expectations() {
+        let name = expectation.capture.as_str();
+        let (out, summary) = run(Format::OpenAiSse, &capture(name), &success());
+        let got: Vec<String> = sse_outline(&out)
+            .into_iter()
+            .filter(|l| !l.starts_with("usage ") && l != "[DONE]")
+            .map(|l| {
+                // Arguments are checked elsewhere; keep the outline short.
+                if l.starts_with("tool ") {
+                    l.split(" {").next().unwrap().to_owned()
+                } else {
+                    l
+                }
+            })
+            .collect();
+        assert_eq!(got, expected_sse(&expectation), "{name}");
+        assert_eq!(summary.error, None);
+    }
+}
+
+#[test]
+fn session_id_of_every_capture() {
+    for expectation in expectations() {
+        let name = expectation.capture.as_str();
+        let (_, _, t) = run_chunks(options(Format::AiSdk), &[&capture(name)], &success());
+        assert_eq!(
+            t.session_id(),
+            Some(expectation.session_id.as_str()),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn sse_frames_of_capture_01_exactly() {
+    let (out, _) = run(
+        Format::OpenAiSse,
+        &capture("01_simple_no_tool.jsonl"),
+        &success(),
+    );
+    let head = r#"data: {"id":"chatcmpl-test","object":"chat.completion.chunk","created":1700000000,"model":"auto","choices":"#;
+    let frames: Vec<String> = out
+        .iter()
+        .map(|o| match o {
+            Output::Frame(f) => f.clone(),
+            Output::Part(_) => unreachable!(),
+        })
+        .collect();
+    assert_eq!(frames.len(), 6);
+    assert_eq!(
+        frames[..4],
+        [
+            format!("{head}[{{\"index\":0,\"delta\":{{\"role\":\"assistant\",\"reasoning_content\":\"The response will be\"}},\"finish_reason\":null}}]}}\n\n"),
+            format!("{head}[{{\"index\":0,\"delta\":{{\"reasoning_content\":\" exactly \\\"PONG\\\".\"}},\"finish_reason\":null}}]}}\n\n"),
+            format!("{head}[{{\"index\":0,\"delta\":{{\"content\":\"PONG\"}},\"finish_reason\":null}}]}}\n\n"),
+            format!("{head}[{{\"index\":0,\"delta\":{{}},\"finish_reason\":\"stop\"}}]}}\n\n"),
+        ]
+    );
+    let usage: Value = serde_json::from_str(
+        frames[4]
+            .strip_prefix("data: ")
+            .unwrap()
+            .strip_suffix("\n\n")
+            .unwrap(),
+    )
+    .unwrap();
+    // prompt = 14737 + 5632 + 0; total = prompt + 34.
+    assert_eq!(
+        usage,
+        json!({"id":"chatcmpl-test","object":"chat.completion.chunk","created":1700000000,
+               "model":"auto","choices":[],
+               "usage":{"prompt_tokens":20369,"completion_tokens":34,"total_tokens":20403,
+                        "prompt_tokens_details":{"cached_tokens":5632,"cache_write_tokens":0},
+                        "completion_tokens_details":{"reasoning_tokens":0}}})
+    );
+    assert_eq!(frames[5], "data: [DONE]\n\n");
+}
+
+#[test]
+fn ai_sdk_tool_parts_of_capture_02_exactly() {
+    let (out, _) = run(
+        Format::AiSdk,
+        &capture("02_shell_tool_call.jsonl"),
+        &success(),
+    );
+    let parts = parts(&out);
+    let call = parts.iter().find(|p| p["type"] == "tool-call").unwrap();
+    let input = s(call, "input");
+    // Cursor's argument text passes through as it was sent.
+    assert!(input.starts_with(
+        r#"{"command":"ls -1 | wc -l; ls -1","workingDirectory":"","timeout":30000,"toolCallId":"#
+    ));
+    assert!(input.ends_with(
+        r#""conversationId":"5545ce80-d7d8-4502-b64b-240f15844099","adminCommandDenylist":[]}"#
+    ));
+    let result = parts.iter().find(|p| p["type"] == "tool-result").unwrap();
+    assert_eq!(
+        *result,
+        json!({
+            "type": "tool-result", "toolCallId": tool_id(&expected("02_shell_tool_call.jsonl"), 0), "toolName": "shell",
+            "result": {"status":"success","command":"ls -1 | wc -l; ls -1","workingDirectory":"",
+                       "exitCode":0,"signal":"","stdout":"4\na.txt\nb.js\nstream1.raw.jsonl\nstream2.raw.jsonl\n",
+                       "stderr":"","executionTime":1241,
+                       "interleavedOutput":"4\na.txt\nb.js\nstream1.raw.jsonl\nstream2.raw.jsonl\n",
+                       "localExecutionTimeMs":16},
+            "isError": false, "providerExecuted": true, "dynamic": true,
+        })
+    );
+    let finish = parts.last().unwrap();
+    assert_eq!(
+        *finish,
+        json!({"type":"finish","finishReason":{"unified":"stop","raw":"stop"},
+               "usage":{"inputTokens":{"total":40905,"noCache":18377,"cacheRead":22528,"cacheWrite":0},
+                        "outputTokens":{"total":122},
+                        "raw":{"inputTokens":18377,"outputTokens":122,"cacheReadTokens":22528,"cacheWriteTokens":0}}})
+    );
+}
+
+#[test]
+fn rejected_call_of_capture_05_gets_a_reason_and_its_started_arguments() {
+    let (out, _) = run(
+        Format::AiSdk,
+        &capture("05_rejected_shell.jsonl"),
+        &success(),
+    );
+    let parts = parts(&out);
+    let result = parts.iter().find(|p| p["type"] == "tool-result").unwrap();
+    assert_eq!(
+        result["result"],
+        json!({"status":"rejected","command":"uname -a","workingDirectory":"/tmp/spike",
+               "reason": REJECTED_REASON,"isReadonly":false})
+    );
+    assert_eq!(result["isError"], true);
+    let call = parts.iter().find(|p| p["type"] == "tool-call").unwrap();
+    let input: Value = serde_json::from_str(s(call, "input")).unwrap();
+    assert_eq!(input["command"], "uname -a");
+}
+
+#[test]
+fn session_id_usage_and_counters_of_a_capture() {
+    let (_, _, t) = run_chunks(
+        options(Format::AiSdk),
+        &[&capture("04_partial_output.jsonl")],
+        &success(),
+    );
+    assert_eq!(t.session_id(), Some("4e91ef8b-e38e-4793-a875-a4818b4318ed"));
+    assert_eq!(
+        t.usage(),
+        Some(&CursorUsage {
+            input_tokens: Some(21994),
+            output_tokens: Some(261),
+            cache_read_tokens: Some(22528),
+            cache_write_tokens: Some(0),
+            reasoning_tokens: None,
+        })
+    );
+    assert_eq!(t.skipped_lines(), 0);
+    assert_eq!(t.open_tool_calls(), 0);
+    assert!(t.has_content() && t.has_events());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn every_chunking_of_every_capture_gives_the_same_outputs(
+        cuts in proptest::collection::vec(0usize..10_000, 0..40)
+    ) {
+        for expectation in expectations() {
+            let name = expectation.capture.as_str();
+            let input = capture(name);
+            for format in [Format::OpenAiSse, Format::AiSdk] {
+                let whole = run_cut(format, &input, &[]);
+                prop_assert_eq!(run_cut(format, &input, &cuts), whole, "{}", name);
+            }
+        }
+    }
+}
+
+#[test]
+fn byte_by_byte_chunking_gives_the_same_outputs() {
+    for expectation in expectations() {
+        let name = expectation.capture.as_str();
+        let input = capture(name);
+        for format in [Format::OpenAiSse, Format::AiSdk] {
+            let chunks: Vec<&[u8]> = input.chunks(1).collect();
+            let (bytewise, _, _) = run_chunks(options(format), &chunks, &success());
+            assert_eq!(bytewise, run_cut(format, &input, &[]), "{name}");
+        }
+    }
+}
+
+#[test]
+fn json_text_outputs_equal_the_values_for_every_capture() {
+    for expectation in expectations() {
+        let name = expectation.capture.as_str();
+        let input = capture(name);
+        for format in [Format::OpenAiSse, Format::AiSdk] {
+            let (values, summary, _) = run_chunks(options(format), &[&input], &success());
+            let mut t = StreamTransformer::new(options(format));
+            let mut text = String::new();
+            for chunk in input.chunks(97) {
+                t.push_json(chunk, &mut text).unwrap();
+            }
+            let json_summary = t.finish_json(&success(), &mut text);
+            assert_eq!(json_summary, summary);
+            assert_eq!(
+                parse_json_outputs(&text),
+                as_values(&values),
+                "{name} {format:?}"
+            );
+            let mut after = String::new();
+            assert_eq!(
+                t.finish_json(&success(), &mut after),
+                FinishSummary::default()
+            );
+            assert!(after.is_empty());
+            assert!(t.push_json(b"{}", &mut after).is_err());
+        }
+    }
+}

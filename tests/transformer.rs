@@ -1,0 +1,574 @@
+//! `StreamTransformer` on hand-written streams: framing hazards in any chunking, Cursor's
+//! flushes and repeats, skipped records and their logs, the finish table, tool-call indexes,
+//! usage and ids.
+
+mod support;
+
+use opencode_cursor_native::core::error::CoreError;
+use opencode_cursor_native::core::stream::encode::sse::ToolCallMode;
+use opencode_cursor_native::core::stream::encode::Output;
+use opencode_cursor_native::core::stream::tool::INTERRUPTED_MESSAGE;
+use opencode_cursor_native::core::stream::transformer::{
+    Format, StreamTransformer, TransformerOptions,
+};
+use opencode_cursor_native::core::stream::translate::{FinishSummary, Outcome};
+use proptest::prelude::*;
+use serde_json::{json, Value};
+use support::*;
+
+/// A stream with every framing hazard: multi-byte characters, CRLF, a raw U+2028, blank
+/// lines, an over-long record, invalid UTF-8, invalid JSON, and an interaction flush.
+fn hazard_stream() -> Vec<u8> {
+    let mut s = Vec::new();
+    s.extend_from_slice(format!("{}\r\n", delta("h\u{e9}llo \u{1F600}")).as_bytes());
+    s.extend_from_slice(format!("{}\n\n  \n", delta(" x\u{2028}y")).as_bytes());
+    s.extend_from_slice(format!("{}\n", delta(&"long ".repeat(40))).as_bytes());
+    s.extend_from_slice(b"\xf0\x9f\x98\nnot json\n");
+    s.extend_from_slice(format!("{}\n", delta("h\u{e9}llo \u{1F600} x\u{2028}y")).as_bytes());
+    s.extend_from_slice(
+        format!(r#"{{"type":"retry","subtype":"starting",{SID},"timestamp_ms":9}}"#).as_bytes(),
+    );
+    s.extend_from_slice(format!("\n{}\n{}", delta(" \u{4e16}\u{754c}"), result_line()).as_bytes());
+    s
+}
+
+fn hazard_options(format: Format) -> TransformerOptions {
+    TransformerOptions {
+        max_line_bytes: 160,
+        ..options(format)
+    }
+}
+
+#[test]
+fn hazard_stream_translation() {
+    let (out, _, t) = run_chunks(
+        hazard_options(Format::AiSdk),
+        &[&hazard_stream()],
+        &success(),
+    );
+    assert_eq!(
+        visible_text(&out),
+        "h\u{e9}llo \u{1F600} x\u{2028}y \u{4e16}\u{754c}"
+    );
+    // The over-long record, the invalid UTF-8 one and "not json".
+    assert_eq!(t.skipped_lines(), 3);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+    #[test]
+    fn every_chunking_of_the_hazard_stream_gives_the_same_outputs(
+        cuts in proptest::collection::vec(0usize..2_000, 0..60)
+    ) {
+        let input = hazard_stream();
+        for format in [Format::OpenAiSse, Format::AiSdk] {
+            let whole = run_chunks(hazard_options(format), &[&input], &success());
+            let chunked = run_chunks(hazard_options(format), &cut(&input, &cuts), &success());
+            prop_assert_eq!(&chunked.0, &whole.0);
+            prop_assert_eq!(chunked.2.skipped_lines(), whole.2.skipped_lines());
+        }
+    }
+}
+
+#[test]
+fn json_text_outputs_equal_the_values_after_fail() {
+    let input = stream(&[delta("part")]);
+    for format in [Format::OpenAiSse, Format::AiSdk] {
+        let error = CoreError::Timeout("too slow".into());
+        let mut values = Vec::new();
+        let mut t = StreamTransformer::new(options(format));
+        t.push(&input, &mut values).unwrap();
+        t.fail(error.clone(), &mut values);
+        let mut text = String::new();
+        let mut t = StreamTransformer::new(options(format));
+        t.push_json(&input, &mut text).unwrap();
+        t.fail_json(error, &mut text);
+        assert_eq!(parse_json_outputs(&text), as_values(&values), "{format:?}");
+    }
+}
+
+// ---- hand-written streams ----
+
+#[test]
+fn interaction_flush_is_not_duplicated() {
+    let input = stream(&[
+        delta("Let me "),
+        delta("ask you."),
+        delta("Let me ask you."),
+        format!(
+            r#"{{"type":"interaction_query","subtype":"request","query_type":"askQuestionInteractionQuery","query":{{"id":0}},{SID},"timestamp_ms":2}}"#
+        ),
+        format!(
+            r#"{{"type":"interaction_query","subtype":"response","response":{{"id":0}},{SID},"timestamp_ms":3}}"#
+        ),
+        delta(" Skipped."),
+        result_line(),
+    ]);
+    let (out, _) = run(Format::AiSdk, &input, &success());
+    assert_eq!(visible_text(&out), "Let me ask you. Skipped.");
+}
+
+#[test]
+fn repeated_short_deltas_survive_through_the_transformer() {
+    let input = stream(&[delta("ha"), delta("ha"), result_line()]);
+    let (out, _) = run(Format::AiSdk, &input, &success());
+    assert_eq!(visible_text(&out), "haha");
+    // Held at the very end of the stream: still emitted, before the finish.
+    let input = stream(&[delta("ha"), delta("ha")]);
+    let (out, _) = run(Format::AiSdk, &input, &success());
+    assert_eq!(visible_text(&out), "haha");
+}
+
+#[test]
+fn skipped_lines_count_only_unusable_records() {
+    let mut input = Vec::new();
+    input.extend_from_slice(b"not json\n[1]\n\n   \n\xff\xfe\n");
+    input.extend_from_slice(br#"{"type":"assistant","message":"bad shape"}"#);
+    input.extend_from_slice(b"\n{\"type\":\"connection\",\"subtype\":\"reconnecting\"}\n");
+    input.extend_from_slice(format!("{}\n", "x".repeat(70)).as_bytes());
+    let opts = TransformerOptions {
+        max_line_bytes: 60,
+        ..options(Format::AiSdk)
+    };
+    let (_, _, t) = run_chunks(opts, &[&input], &success());
+    // "not json", "[1]", invalid UTF-8, the 70-byte record.
+    assert_eq!(t.skipped_lines(), 4);
+}
+
+/// Log lines written while `f` runs, at every level.
+fn captured_logs(f: impl FnOnce()) -> String {
+    use std::sync::{Arc, Mutex};
+    #[derive(Clone)]
+    struct Buffer(Arc<Mutex<Vec<u8>>>);
+    impl std::io::Write for Buffer {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let buffer = Buffer(Arc::new(Mutex::new(Vec::new())));
+    let writer = buffer.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    tracing::subscriber::with_default(subscriber, f);
+    let bytes = buffer.0.lock().unwrap().clone();
+    String::from_utf8(bytes).unwrap()
+}
+
+#[test]
+fn skipped_records_are_logged_at_debug_with_a_short_prefix() {
+    let garbage = format!("{}{}", "\u{e9}".repeat(100), "TAIL".repeat(50));
+    let logs = captured_logs(|| {
+        let mut t = StreamTransformer::new(options(Format::AiSdk));
+        let mut out = Vec::new();
+        t.push(format!("{garbage}\n").as_bytes(), &mut out).unwrap();
+        assert_eq!(t.skipped_lines(), 1);
+    });
+    assert!(logs.contains("DEBUG"), "{logs}");
+    assert!(logs.contains("not a JSON object"), "{logs}");
+    // 100 bytes of the record: fifty two-byte characters, nothing of the tail.
+    assert!(logs.contains(&"\u{e9}".repeat(50)), "{logs}");
+    assert!(!logs.contains(&"\u{e9}".repeat(51)), "{logs}");
+    assert!(!logs.contains("TAIL"), "{logs}");
+}
+
+#[test]
+fn quota_after_output_is_logged_not_reported() {
+    let logs = captured_logs(|| {
+        let (_, summary) = run(
+            Format::AiSdk,
+            &stream(&[delta("kept")]),
+            &outcome(Some(1), None, "Error: You've hit your usage limit", false),
+        );
+        assert_eq!(summary.error, None);
+    });
+    assert!(logs.contains("usage limit"), "{logs}");
+}
+
+#[test]
+fn push_after_finish_is_invalid_and_second_finish_is_empty() {
+    let mut t = StreamTransformer::new(options(Format::AiSdk));
+    let mut out = Vec::new();
+    t.finish(&success(), &mut out);
+    assert!(!out.is_empty());
+    let err = t.push(b"{}\n", &mut out).unwrap_err();
+    assert_eq!(err.code(), "E_INVALID_ARG");
+    let mut again = Vec::new();
+    assert_eq!(t.finish(&success(), &mut again), FinishSummary::default());
+    assert!(again.is_empty());
+}
+
+#[test]
+fn tool_calls_omit_and_distinct_indexes() {
+    let tool = |id: &str, sub: &str| {
+        format!(
+            r#"{{"type":"tool_call","subtype":"{sub}","call_id":"{id}","tool_call":{{"readToolCall":{{"args":{{"path":"/{id}"}}}}}},{SID},"timestamp_ms":1}}"#
+        )
+    };
+    let input = stream(&[
+        tool("a", "started"),
+        tool("b", "started"),
+        tool("b", "completed"),
+        tool("a", "completed"),
+        tool("c", "completed"),
+        result_line(),
+    ]);
+    let (out, _) = run(Format::OpenAiSse, &input, &success());
+    let lines = sse_outline(&out);
+    assert_eq!(
+        lines,
+        vec![
+            r#"tool 0 "a" read {"path":"/a"}"#,
+            r#"tool 1 "b" read {"path":"/b"}"#,
+            r#"tool 2 "c" read {"path":"/c"}"#,
+            "finish stop",
+            "[DONE]",
+        ]
+    );
+    let opts = TransformerOptions {
+        tool_calls: ToolCallMode::Omit,
+        ..options(Format::OpenAiSse)
+    };
+    let (out, _, _) = run_chunks(opts, &[&input], &success());
+    assert_eq!(sse_outline(&out), vec!["finish stop", "[DONE]"]);
+    // In ai-sdk, the completion without a start yields both.
+    let (out, _) = run(Format::AiSdk, &input, &success());
+    assert_eq!(
+        ai_sdk_outline(&out),
+        vec![
+            "stream-start",
+            r#"tool read "a""#,
+            r#"tool read "b""#,
+            r#"result read "b" unknown"#,
+            r#"result read "a" unknown"#,
+            r#"tool read "c""#,
+            r#"result read "c" unknown"#,
+            "finish stop/stop",
+        ]
+    );
+}
+
+#[test]
+fn usage_chunk_only_when_reported_and_included() {
+    let with_usage = stream(&[
+        delta("x"),
+        format!(r#"{{"type":"result","is_error":false,"usage":{{"outputTokens":3}},{SID}}}"#),
+    ]);
+    let (out, _) = run(Format::OpenAiSse, &with_usage, &success());
+    assert!(sse_outline(&out).iter().any(|l| l.starts_with("usage ")));
+    let opts = TransformerOptions {
+        include_usage: false,
+        ..options(Format::OpenAiSse)
+    };
+    let (out, _, _) = run_chunks(opts, &[&with_usage], &success());
+    assert_eq!(sse_outline(&out), vec!["text: x", "finish stop", "[DONE]"]);
+    let without = stream(&[delta("x"), result_line()]);
+    let (out, _) = run(Format::OpenAiSse, &without, &success());
+    assert_eq!(sse_outline(&out), vec!["text: x", "finish stop", "[DONE]"]);
+    let (out, _) = run(Format::AiSdk, &without, &success());
+    let finish = parts(&out).pop().unwrap();
+    assert_eq!(
+        finish["usage"],
+        json!({"inputTokens": {}, "outputTokens": {}})
+    );
+}
+
+// ---- the finish table ----
+
+struct FinishCase {
+    name: &'static str,
+    lines: Vec<String>,
+    outcome: Outcome,
+    /// `None`: no error; else the code.
+    code: Option<&'static str>,
+    ai_sdk_tail: &'static [&'static str],
+    sse_tail: &'static [&'static str],
+}
+
+fn outcome(exit: Option<i32>, signal: Option<&str>, stderr: &str, cancelled: bool) -> Outcome {
+    Outcome {
+        exit_code: exit,
+        signal: signal.map(str::to_owned),
+        stderr: stderr.to_owned(),
+        cancelled,
+    }
+}
+
+#[test]
+fn finish_table() {
+    let quota = "Error: You've hit your usage limit";
+    let is_error = format!(
+        r#"{{"type":"result","subtype":"error","is_error":true,"result":"Model overloaded",{SID}}}"#
+    );
+    let quota_result = format!(
+        r#"{{"type":"result","is_error":true,"error":{{"message":"You've hit your usage limit"}},{SID}}}"#
+    );
+    let cases = vec![
+        FinishCase {
+            name: "success",
+            lines: vec![delta("hi"), result_line()],
+            outcome: outcome(Some(0), None, "", false),
+            code: None,
+            ai_sdk_tail: &["text text-0: hi", "finish stop/stop"],
+            sse_tail: &["text: hi", "finish stop", "[DONE]"],
+        },
+        FinishCase {
+            name: "success without an exit status (pure translation)",
+            lines: vec![delta("hi"), result_line()],
+            outcome: Outcome::default(),
+            code: None,
+            ai_sdk_tail: &["text text-0: hi", "finish stop/stop"],
+            sse_tail: &["text: hi", "finish stop", "[DONE]"],
+        },
+        FinishCase {
+            name: "cancelled wins over a failure",
+            lines: vec![delta("hi")],
+            outcome: outcome(None, Some("SIGTERM"), "", true),
+            code: None,
+            ai_sdk_tail: &["text text-0: hi", "finish other/cancelled"],
+            sse_tail: &["text: hi", "finish stop", "[DONE]"],
+        },
+        FinishCase {
+            name: "quota after output is kept as success",
+            lines: vec![delta("hi")],
+            outcome: outcome(Some(1), None, quota, false),
+            code: None,
+            ai_sdk_tail: &["text text-0: hi", "finish stop/stop"],
+            sse_tail: &["text: hi", "finish stop", "[DONE]"],
+        },
+        FinishCase {
+            name: "quota reported in the result after output",
+            lines: vec![delta("hi"), quota_result.clone()],
+            outcome: outcome(Some(1), None, "", false),
+            code: None,
+            ai_sdk_tail: &["text text-0: hi", "finish stop/stop"],
+            sse_tail: &["text: hi", "finish stop", "[DONE]"],
+        },
+        FinishCase {
+            name: "quota before output",
+            lines: vec![],
+            outcome: outcome(Some(1), None, quota, false),
+            code: Some("E_QUOTA"),
+            ai_sdk_tail: &["stream-start", "error E_QUOTA", "finish error/E_QUOTA"],
+            sse_tail: &["finish error", "[DONE]"],
+        },
+        FinishCase {
+            name: "failing exit after a successful result",
+            lines: vec![delta("hi"), result_line()],
+            outcome: outcome(Some(1), None, "Error: Authentication required.", false),
+            code: Some("E_AUTH"),
+            ai_sdk_tail: &["text text-0: hi", "error E_AUTH", "finish error/E_AUTH"],
+            sse_tail: &["text: hi", "finish error", "[DONE]"],
+        },
+        FinishCase {
+            name: "no result at all, exit 0",
+            lines: vec![delta("hi")],
+            outcome: outcome(Some(0), None, "", false),
+            code: Some("E_AGENT_EXIT"),
+            ai_sdk_tail: &[
+                "text text-0: hi",
+                "error E_AGENT_EXIT",
+                "finish error/E_AGENT_EXIT",
+            ],
+            sse_tail: &["text: hi", "finish error", "[DONE]"],
+        },
+        FinishCase {
+            name: "is_error result",
+            lines: vec![is_error.clone()],
+            outcome: outcome(Some(0), None, "", false),
+            code: Some("E_AGENT_EXIT"),
+            ai_sdk_tail: &[
+                "stream-start",
+                "error E_AGENT_EXIT",
+                "finish error/E_AGENT_EXIT",
+            ],
+            sse_tail: &["finish error", "[DONE]"],
+        },
+        FinishCase {
+            name: "signal without cancel",
+            lines: vec![result_line()],
+            outcome: outcome(None, Some("SIGKILL"), "", false),
+            code: Some("E_AGENT_EXIT"),
+            ai_sdk_tail: &[
+                "stream-start",
+                "error E_AGENT_EXIT",
+                "finish error/E_AGENT_EXIT",
+            ],
+            sse_tail: &["finish error", "[DONE]"],
+        },
+    ];
+    for case in cases {
+        let input = stream(&case.lines);
+        let input = if case.lines.is_empty() {
+            Vec::new()
+        } else {
+            input
+        };
+        let (out, summary) = run(Format::AiSdk, &input, &case.outcome);
+        assert_eq!(
+            summary.error.as_ref().map(|e| e.code().as_str()),
+            case.code,
+            "{}",
+            case.name
+        );
+        let outline = ai_sdk_outline(&out);
+        assert_eq!(
+            outline[outline.len() - case.ai_sdk_tail.len()..],
+            *case.ai_sdk_tail,
+            "{}",
+            case.name
+        );
+        if let Some(code) = case.code {
+            let error = parts(&out)
+                .into_iter()
+                .find(|p| p["type"] == "error")
+                .unwrap();
+            assert_eq!(error["error"]["code"], code);
+            assert_eq!(
+                error["error"]["message"],
+                summary.error.as_ref().unwrap().message(),
+                "{}",
+                case.name
+            );
+        }
+        let (out, sse_summary) = run(Format::OpenAiSse, &input, &case.outcome);
+        assert_eq!(sse_summary, summary, "{}", case.name);
+        let outline = sse_outline(&out);
+        let without_error: Vec<&String> = outline
+            .iter()
+            .filter(|l| !l.starts_with("error "))
+            .collect();
+        let tail = &without_error[without_error.len() - case.sse_tail.len()..];
+        assert_eq!(tail, case.sse_tail, "{}", case.name);
+        let error_lines: Vec<_> = outline.iter().filter(|l| l.starts_with("error ")).collect();
+        match case.code {
+            Some(code) => {
+                assert_eq!(error_lines.len(), 1, "{}", case.name);
+                assert!(error_lines[0].starts_with(&format!("error {code}: ")));
+                // The error frame comes right before the finish chunk.
+                assert_eq!(outline[outline.len() - 3], *error_lines[0]);
+            }
+            None => assert!(error_lines.is_empty(), "{}", case.name),
+        }
+    }
+}
+
+#[test]
+fn fail_closes_with_the_given_error() {
+    let input = stream(&[delta("partial"), result_line()]);
+    let timeout = CoreError::Timeout("no output for 300 s".into());
+    let mut t = StreamTransformer::new(options(Format::AiSdk));
+    let mut out = Vec::new();
+    t.push(&input, &mut out).unwrap();
+    let summary = t.fail(timeout.clone(), &mut out);
+    assert_eq!(summary.error, Some(timeout.clone()));
+    assert_eq!(
+        ai_sdk_outline(&out),
+        vec![
+            "stream-start",
+            "text text-0: partial",
+            "error E_TIMEOUT",
+            "finish error/E_TIMEOUT"
+        ]
+    );
+    assert_eq!(t.finish(&success(), &mut out), FinishSummary::default());
+    assert!(t.push(b"x", &mut out).is_err());
+    let mut t = StreamTransformer::new(options(Format::OpenAiSse));
+    let mut out = Vec::new();
+    t.push(&input, &mut out).unwrap();
+    t.fail(timeout, &mut out);
+    assert_eq!(
+        sse_outline(&out),
+        vec![
+            "text: partial",
+            "error E_TIMEOUT: no output for 300 s",
+            "finish error",
+            "[DONE]"
+        ]
+    );
+}
+
+#[test]
+fn open_tool_call_at_finish_gets_an_interrupted_result() {
+    let input = stream(&[
+        delta("Running."),
+        format!(
+            r#"{{"type":"tool_call","call_id":"t1","tool_call":{{"shellToolCall":{{"args":{{"command":"sleep 9"}}}}}},{SID},"timestamp_ms":1}}"#
+        ),
+    ]);
+    let mut t = StreamTransformer::new(options(Format::AiSdk));
+    let mut out = Vec::new();
+    t.push(&input, &mut out).unwrap();
+    assert_eq!(t.open_tool_calls(), 1);
+    t.finish(&outcome(None, Some("SIGTERM"), "", true), &mut out);
+    assert_eq!(
+        ai_sdk_outline(&out),
+        vec![
+            "stream-start",
+            "text text-0: Running.",
+            r#"tool shell "t1""#,
+            r#"result shell "t1" interrupted"#,
+            "finish other/cancelled",
+        ]
+    );
+    let result = parts(&out)
+        .into_iter()
+        .find(|p| p["type"] == "tool-result")
+        .unwrap();
+    assert_eq!(
+        result["result"],
+        json!({"status":"interrupted","message":INTERRUPTED_MESSAGE})
+    );
+    assert_eq!(result["isError"], true);
+}
+
+#[test]
+fn reasoning_block_ends_at_thinking_completed_and_blocks_never_overlap() {
+    let thinking = |text: &str| {
+        format!(r#"{{"type":"thinking","subtype":"delta","text":"{text}",{SID},"timestamp_ms":1}}"#)
+    };
+    let input = stream(&[
+        thinking("a"),
+        delta("x"),
+        thinking("b"),
+        format!(r#"{{"type":"thinking","subtype":"completed",{SID},"timestamp_ms":1}}"#),
+        delta("y"),
+        result_line(),
+    ]);
+    let (out, _) = run(Format::AiSdk, &input, &success());
+    assert_eq!(
+        ai_sdk_outline(&out),
+        vec![
+            "stream-start",
+            "reasoning reasoning-0: a",
+            "text text-0: x",
+            "reasoning reasoning-1: b",
+            "text text-1: y",
+            "finish stop/stop",
+        ]
+    );
+}
+
+#[test]
+fn generated_sse_ids_differ_between_streams() {
+    let id = || {
+        let mut t = StreamTransformer::new(TransformerOptions::default());
+        let mut out = Vec::new();
+        t.push(&stream(&[delta("hi"), result_line()]), &mut out)
+            .unwrap();
+        let Some(Output::Frame(first)) = out.first() else {
+            panic!("no SSE frame: {out:?}")
+        };
+        let chunk: Value = serde_json::from_str(&first["data: ".len()..]).unwrap();
+        s(&chunk, "id").to_owned()
+    };
+    let (a, b) = (id(), id());
+    assert!(a.starts_with("chatcmpl-cursor-"), "{a}");
+    assert_ne!(a, b);
+}

@@ -171,6 +171,22 @@ function captureCase(file: string, about: string): Case {
   }
 }
 
+type CaseSpec = Omit<Case, 'input' | 'outcome' | 'ending' | 'usage'> & Partial<Pick<Case, 'outcome' | 'ending' | 'usage'>>
+
+/**
+ * A case over one of our own stream fixtures (`null`: the agent printed nothing). Unless the spec
+ * says otherwise the agent exits 0, the stream ends with `stop`, and no usage is reported.
+ */
+function streamCase(file: string | null, spec: CaseSpec): Case {
+  return { input: file === null ? empty : () => fixture(file), outcome: success, ending: 'stop', usage: null, ...spec }
+}
+
+/** What no-result.ndjson shows before it stops without a result. */
+const NO_RESULT_BLOCKS: Expected[] = [
+  ['reasoning', 'Hmm.'],
+  ['text', 'Here is the start'],
+]
+
 /** The real captures (fixtures/captures/README.md), each with its hand-written expected file. */
 const CAPTURES: Array<[file: string, about: string]> = [
   ['01_simple_no_tool.jsonl', 'no partial output, thinking then an end-of-turn recap'],
@@ -182,10 +198,8 @@ const CAPTURES: Array<[file: string, about: string]> = [
 
 const cases: Case[] = [
   ...CAPTURES.map(([file, about]) => captureCase(file, about)),
-  {
+  streamCase('partial-then-recap.ndjson', {
     name: 'partial deltas, then a recap with model_call_id that adds nothing',
-    input: () => fixture('partial-then-recap.ndjson'),
-    outcome: success,
     blocks: [
       ['text', 'Hello world'],
       ['tool', 'toolu_vrtx_01Read'],
@@ -200,26 +214,19 @@ const cases: Case[] = [
         result: { content: '# Title\n', totalLines: 1, path: 'README.md' },
       },
     ],
-    ending: 'stop',
     usage: fullUsage({ inputTokens: 10, outputTokens: 5, cacheReadTokens: 2, cacheWriteTokens: 1 }),
     sessionId: 'fixture-partial-recap',
-  },
-  {
+  }),
+  streamCase('snapshots-only.ndjson', {
     name: 'snapshots only: growing, shorter, duplicate, then a rewrite',
-    input: () => fixture('snapshots-only.ndjson'),
-    outcome: success,
     blocks: [
       ['reasoning', 'Thinking about it.'],
       ['text', 'The answer is 42.Actually, 41.'],
     ],
-    ending: 'stop',
-    usage: null,
     sessionId: 'fixture-snapshots',
-  },
-  {
+  }),
+  streamCase('thinking-deltas.ndjson', {
     name: 'thinking deltas, a thinking phase without completed, thinking content parts',
-    input: () => fixture('thinking-deltas.ndjson'),
-    outcome: success,
     blocks: [
       ['reasoning', 'First, consider X.'],
       ['text', 'Answer part one.'],
@@ -228,14 +235,10 @@ const cases: Case[] = [
       ['reasoning', 'Inline thought.'],
       ['text', ' Part three.'],
     ],
-    ending: 'stop',
-    usage: null,
     sessionId: 'fixture-thinking',
-  },
-  {
+  }),
+  streamCase('tool-kinds.ndjson', {
     name: 'tool kinds: no subtype, key not first, error, mcp, function, completed-only, failure, left open',
-    input: () => fixture('tool-kinds.ndjson'),
-    outcome: success,
     blocks: [
       ['text', 'Looking around.'],
       ['tool', 'call_a1\nfc_a1'],
@@ -287,14 +290,10 @@ const cases: Case[] = [
       },
       { id: 'edit_open', name: 'edit', args: { path: '/w/x.txt', streamContent: 'x' }, status: 'interrupted' },
     ],
-    ending: 'stop',
-    usage: null,
     sessionId: 'fixture-tool-kinds',
-  },
-  {
+  }),
+  streamCase('parallel-tools.ndjson', {
     name: 'parallel calls sharing a model_call_id, completed out of order, ids with a newline',
-    input: () => fixture('parallel-tools.ndjson'),
-    outcome: success,
     blocks: [
       ['reasoning', 'Reading both files.'],
       ['tool', 'call-1\nfc_1'],
@@ -305,234 +304,152 @@ const cases: Case[] = [
       { id: 'call-1\nfc_1', name: 'read', args: { path: 'a.txt' }, status: 'success', result: { content: 'A' } },
       { id: 'call-2\nfc_2', name: 'read', args: { path: 'b.txt' }, status: 'success', result: { content: 'B' } },
     ],
-    ending: 'stop',
-    usage: null,
     sessionId: 'fixture-parallel',
-  },
-  {
+  }),
+  streamCase('interaction-flush.ndjson', {
     name: 'interaction_query and retry flushes are dropped, on both channels',
-    input: () => fixture('interaction-flush.ndjson'),
-    outcome: success,
     blocks: [
       ['reasoning', 'Considering options.'],
       ['text', 'Let me ask you. No answer, moving on. Done.'],
     ],
-    ending: 'stop',
-    usage: null,
     sessionId: 'fixture-flush',
-  },
-  {
+  }),
+  streamCase('ha-ha.ndjson', {
     name: '"ha", "ha", "ha" repeated deltas survive',
-    input: () => fixture('ha-ha.ndjson'),
-    outcome: success,
     blocks: [['text', 'hahaha!']],
-    ending: 'stop',
-    usage: null,
     sessionId: 'fixture-haha',
-  },
-  {
+  }),
+  streamCase('ha-ha-then-result.ndjson', {
     name: 'a held repeated delta is emitted when the result follows',
-    input: () => fixture('ha-ha-then-result.ndjson'),
-    outcome: success,
     blocks: [['text', 'haha']],
-    ending: 'stop',
-    usage: null,
     sessionId: 'fixture-haha-end',
-  },
-  {
+  }),
+  streamCase('ha-ha-cut-off.ndjson', {
     name: 'a held repeated delta is emitted at finish of a cut-off stream',
-    input: () => fixture('ha-ha-cut-off.ndjson'),
-    outcome: success,
     blocks: [['text', 'haha']],
     ending: { code: 'E_AGENT_EXIT' },
-    usage: null,
     sessionId: 'fixture-haha-cut',
-  },
-  {
+  }),
+  streamCase('unicode.ndjson', {
     name: 'CJK, emoji, ZWJ sequences and a raw U+2028 inside a string',
-    input: () => fixture('unicode.ndjson'),
-    outcome: success,
     blocks: [
       ['reasoning', '思考中…🤔'],
       ['text', '你好，世界 🌍 👩‍💻 café line\u2028sep'],
     ],
-    ending: 'stop',
-    usage: null,
     sessionId: 'fixture-unicode',
-  },
-  {
+  }),
+  streamCase('crlf.ndjson', {
     name: 'CRLF line endings and blank lines',
-    input: () => fixture('crlf.ndjson'),
-    outcome: success,
     blocks: [['text', 'Line endings are CRLF.']],
-    ending: 'stop',
-    usage: null,
     sessionId: 'fixture-crlf',
-  },
-  {
+  }),
+  streamCase('malformed.ndjson', {
     name: 'malformed records are skipped and counted; bad shapes and unknown types are not',
-    input: () => fixture('malformed.ndjson'),
-    outcome: success,
     blocks: [['text', 'Still works.']],
-    ending: 'stop',
-    usage: null,
     sessionId: 'fixture-malformed',
     skippedLines: 7,
-  },
-  {
+  }),
+  streamCase('over-cap.ndjson', {
     name: 'a record over maxLineBytes is skipped and counted',
-    input: () => fixture('over-cap.ndjson'),
     options: { maxLineBytes: 300 },
-    outcome: success,
     blocks: [['text', 'Kept. Also kept.']],
-    ending: 'stop',
-    usage: null,
     sessionId: 'fixture-over-cap',
     skippedLines: 1,
-  },
-  {
+  }),
+  streamCase('cut-off.ndjson', {
     name: 'a truncated last record and no result: the text is kept, then an error',
-    input: () => fixture('cut-off.ndjson'),
-    outcome: success,
     blocks: [['text', 'Partial answer']],
     ending: { code: 'E_AGENT_EXIT' },
-    usage: null,
     sessionId: 'fixture-cut-off',
     skippedLines: 1,
-  },
-  {
+  }),
+  streamCase(null, {
     name: 'not logged in: empty stdout, exit 1',
-    input: empty,
     outcome: { exitCode: 1, stderr: AUTH_STDERR },
     blocks: [],
     ending: { code: 'E_AUTH', message: /login/ },
-    usage: null,
     sessionId: null,
-  },
-  {
+  }),
+  streamCase(null, {
     name: 'not logged in, newer wording',
-    input: empty,
     outcome: { exitCode: 1, stderr: AUTH_STDERR_NEW },
     blocks: [],
     ending: { code: 'E_AUTH', message: /login/ },
-    usage: null,
     sessionId: null,
-  },
-  {
+  }),
+  streamCase('init-only.ndjson', {
     name: 'usage limit before any output',
-    input: () => fixture('init-only.ndjson'),
     outcome: { exitCode: 1, stderr: QUOTA_STDERR },
     blocks: [],
     ending: { code: 'E_QUOTA' },
-    usage: null,
     sessionId: 'fixture-init-only',
-  },
-  {
+  }),
+  streamCase('no-result.ndjson', {
     name: 'usage limit after output ends as a success, keeping the output',
-    input: () => fixture('no-result.ndjson'),
     outcome: { exitCode: 1, stderr: QUOTA_STDERR },
-    blocks: [
-      ['reasoning', 'Hmm.'],
-      ['text', 'Here is the start'],
-    ],
-    ending: 'stop',
-    usage: null,
+    blocks: NO_RESULT_BLOCKS,
     sessionId: 'fixture-no-result',
-  },
-  {
+  }),
+  streamCase(null, {
     name: 'unknown model',
-    input: empty,
     outcome: { exitCode: 1, stderr: MODEL_STDERR },
     blocks: [],
     ending: { code: 'E_MODEL', message: /composer-2\.5/ },
-    usage: null,
     sessionId: null,
-  },
-  {
+  }),
+  streamCase('no-result.ndjson', {
     name: 'no result at all, exit 0',
-    input: () => fixture('no-result.ndjson'),
-    outcome: success,
-    blocks: [
-      ['reasoning', 'Hmm.'],
-      ['text', 'Here is the start'],
-    ],
+    blocks: NO_RESULT_BLOCKS,
     ending: { code: 'E_AGENT_EXIT' },
-    usage: null,
     sessionId: 'fixture-no-result',
-  },
-  {
+  }),
+  streamCase('no-result.ndjson', {
     name: 'killed by a signal without cancel',
-    input: () => fixture('no-result.ndjson'),
     outcome: { exitCode: null, signal: 'SIGKILL' },
-    blocks: [
-      ['reasoning', 'Hmm.'],
-      ['text', 'Here is the start'],
-    ],
+    blocks: NO_RESULT_BLOCKS,
     ending: { code: 'E_AGENT_EXIT' },
-    usage: null,
     sessionId: 'fixture-no-result',
-  },
-  {
+  }),
+  streamCase('no-result.ndjson', {
     name: 'cancelled',
-    input: () => fixture('no-result.ndjson'),
     outcome: { exitCode: null, signal: 'SIGTERM', cancelled: true },
-    blocks: [
-      ['reasoning', 'Hmm.'],
-      ['text', 'Here is the start'],
-    ],
+    blocks: NO_RESULT_BLOCKS,
     ending: 'cancelled',
-    usage: null,
     sessionId: 'fixture-no-result',
-  },
-  {
+  }),
+  streamCase('is-error-result.ndjson', {
     name: 'a result with is_error fails even with exit 0',
-    input: () => fixture('is-error-result.ndjson'),
-    outcome: success,
     blocks: [],
     ending: { code: 'E_AGENT_EXIT' },
-    usage: null,
     sessionId: 'fixture-is-error',
-  },
-  {
+  }),
+  streamCase('no-usage.ndjson', {
     name: 'a result, then a failing exit: the error carries stderr',
-    input: () => fixture('no-usage.ndjson'),
     outcome: { exitCode: 2, stderr: 'fatal: boom in the agent\n' },
     blocks: [['text', 'Counted.']],
     ending: { code: 'E_AGENT_EXIT', message: /boom in the agent/ },
-    usage: null,
     sessionId: 'fixture-no-usage',
-  },
-  {
+  }),
+  streamCase('usage-filter.ndjson', {
     name: 'usage: negative and non-numeric counts are missing, reasoning tokens reported',
-    input: () => fixture('usage-filter.ndjson'),
-    outcome: success,
     blocks: [['text', 'Counted.']],
-    ending: 'stop',
     usage: {
       sse: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120, reasoning_tokens: 7 },
       v3: { inputTokens: { total: 100, noCache: 100 }, outputTokens: { total: 20, reasoning: 7 } },
       raw: { inputTokens: 100, outputTokens: 20 },
     },
     sessionId: 'fixture-usage-filter',
-  },
-  {
+  }),
+  streamCase('usage-invalid.ndjson', {
     name: 'usage with no valid count is absent',
-    input: () => fixture('usage-invalid.ndjson'),
-    outcome: success,
     blocks: [['text', 'Counted.']],
-    ending: 'stop',
-    usage: null,
     sessionId: 'fixture-usage-invalid',
-  },
-  {
+  }),
+  streamCase('no-usage.ndjson', {
     name: 'no usage reported',
-    input: () => fixture('no-usage.ndjson'),
-    outcome: success,
     blocks: [['text', 'Counted.']],
-    ending: 'stop',
-    usage: null,
     sessionId: 'fixture-no-usage',
-  },
+  }),
 ]
 
 // ---------------------------------------------------------------------------------------------

@@ -82,13 +82,30 @@ const footer = () =>
     request_id: 'bench', usage: { inputTokens: 21994, outputTokens: 261, cacheReadTokens: 22528, cacheWriteTokens: 0 },
   })
 
-/** `--stream-partial-output`: thinking and text deltas of 1-6 words, a recap per segment, shell calls between. */
-function partialStream() {
-  const { pick, words } = generator(1)
+/**
+ * Header, then turns until TARGET_BYTES: each what `turn(modelCallId)` writes, then a shell call
+ * `command(n)` of the same model call; then what `last()` writes and the result.
+ */
+function stream(tag, turn, command, last) {
   const parts = [header()]
   let size = parts[0].length
   for (let call = 0; size < TARGET_BYTES; call++) {
-    const modelCallId = `bench-${call}-abcd`
+    const modelCallId = `bench-${call}-${tag}`
+    let chunk = turn(modelCallId)
+    const callId = `call-${call}\nfc_${call}`
+    chunk += toolCall('started', callId, command(call), modelCallId)
+    chunk += toolCall('completed', callId, command(call), modelCallId)
+    parts.push(chunk)
+    size += Buffer.byteLength(chunk)
+  }
+  parts.push(last(), footer())
+  return Buffer.from(parts.join(''))
+}
+
+/** `--stream-partial-output`: thinking and text deltas of 1-6 words, a recap per segment, shell calls between. */
+function partialStream() {
+  const { pick, words } = generator(1)
+  const turn = (modelCallId) => {
     let chunk = ''
     for (let i = 2 + pick(10); i > 0; i--) chunk += thinking(words())
     chunk += thinkingDone()
@@ -98,38 +115,24 @@ function partialStream() {
       segment += text
       chunk += assistant(text, { timestamp_ms: ts() })
     }
-    chunk += assistant(segment, { model_call_id: modelCallId, timestamp_ms: ts() })
-    const callId = `call-${call}\nfc_${call}`
-    chunk += toolCall('started', callId, `ls -la dir${call}`, modelCallId)
-    chunk += toolCall('completed', callId, `ls -la dir${call}`, modelCallId)
-    parts.push(chunk)
-    size += Buffer.byteLength(chunk)
+    return chunk + assistant(segment, { model_call_id: modelCallId, timestamp_ms: ts() })
   }
-  parts.push(assistant('Done.', { timestamp_ms: ts() }), footer())
-  return Buffer.from(parts.join(''))
+  return stream('abcd', turn, (call) => `ls -la dir${call}`, () => assistant('Done.', { timestamp_ms: ts() }))
 }
 
 /** No partial output: every event repeats all text of its segment so far. */
 function snapshotStream() {
   const { pick, words } = generator(2)
-  const parts = [header()]
-  let size = parts[0].length
-  for (let call = 0; size < TARGET_BYTES; call++) {
-    const modelCallId = `bench-${call}-wxyz`
+  const turn = (modelCallId) => {
     let chunk = ''
     let segment = ''
     for (let i = 20 + pick(100); i > 0; i--) {
       segment += words()
       chunk += assistant(segment, { model_call_id: modelCallId, timestamp_ms: ts() })
     }
-    const callId = `call-${call}\nfc_${call}`
-    chunk += toolCall('started', callId, `cat file${call}.txt`, modelCallId)
-    chunk += toolCall('completed', callId, `cat file${call}.txt`, modelCallId)
-    parts.push(chunk)
-    size += Buffer.byteLength(chunk)
+    return chunk
   }
-  parts.push(assistant('Done.'), footer())
-  return Buffer.from(parts.join(''))
+  return stream('wxyz', turn, (call) => `cat file${call}.txt`, () => assistant('Done.'))
 }
 
 function chunks(bytes) {

@@ -1,8 +1,10 @@
-//! Running cursor-agent: its [`options`], finding it ([`resolve`]), its command line ([`command`]), spawning it
-//! so it never outlives the host ([`process`], [`registry`]), driving its stdout through the
+//! Running cursor-agent: its [`options`], finding it ([`resolve`]), its command line
+//! ([`command`]), starting and stopping the [`child`] so it never outlives the host
+//! ([`process`], [`registry`]), driving its stdout through the
 //! [`StreamTransformer`](crate::core::stream::transformer::StreamTransformer) ([`run`]), and listing
 //! the account's models ([`models`]).
 
+pub mod child;
 pub mod command;
 pub mod models;
 pub mod options;

@@ -5,12 +5,13 @@ use std::time::Duration;
 
 use tokio::io::AsyncReadExt;
 
+use super::child::{start_agent, Started};
 use super::options::EnvVars;
 use super::process;
-use super::run::{last_lines, start_agent, RunContext, Started};
+use super::run::RunContext;
 use super::tail::StderrTail;
 use crate::core::error::CoreError;
-use crate::core::failure::classify::{classify_failure, strip_ansi};
+use crate::core::failure::classify::{classify_failure, quoted_tail, strip_ansi};
 
 /// One model the account can use.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -175,7 +176,7 @@ pub async fn list_models(
         ModelsOutput::NoneAvailable => Ok(Vec::new()),
         ModelsOutput::Unrecognised => Err(CoreError::AgentExit(format!(
             "`cursor-agent models` printed no model list: {}",
-            last_lines(&format!("{stdout_text}\n{stderr}"), 5)
+            quoted_tail(&format!("{stdout_text}\n{stderr}"), 5, "; ")
         ))),
     }
 }

@@ -144,19 +144,26 @@ pub fn is_quota(stderr: &str) -> bool {
     matching_rule(&strip_ansi(stderr)).is_some_and(|(kind, _)| kind == Kind::Quota)
 }
 
-/// The last non-blank lines of stderr, ANSI removed, joined by newlines.
-pub fn last_lines(stderr: &str) -> String {
-    let clean = strip_ansi(stderr);
-    let lines: Vec<&str> = clean
+/// The last `lines` non-blank lines of `text`, ANSI removed, each clipped to
+/// [`QUOTED_LINE_CHARS`] characters, joined by `separator`: what a message quotes of Cursor's
+/// own output.
+pub fn quoted_tail(text: &str, lines: usize, separator: &str) -> String {
+    let clean = strip_ansi(text);
+    let kept: Vec<&str> = clean
         .lines()
         .map(str::trim_end)
         .filter(|l| !l.trim().is_empty())
         .collect();
-    let tail: Vec<&str> = lines[lines.len().saturating_sub(QUOTED_LINES)..]
+    let tail: Vec<&str> = kept[kept.len().saturating_sub(lines)..]
         .iter()
         .map(|l| clip(l))
         .collect();
-    tail.join("\n")
+    tail.join(separator)
+}
+
+/// The last lines of stderr an unclassified failure quotes, one per line.
+pub fn last_lines(stderr: &str) -> String {
+    quoted_tail(stderr, QUOTED_LINES, "\n")
 }
 
 /// At most [`QUOTED_LINE_CHARS`] characters of one quoted line.

@@ -1,0 +1,157 @@
+//! One cursor-agent child from start to end: found, spawned in its own process group and tied
+//! to the host, registered while it lives; stopped with SIGTERM, then SIGKILL.
+
+use std::ffi::OsString;
+use std::io;
+use std::path::Path;
+use std::process::{ExitStatus, Stdio};
+
+use tokio::process::{Child, Command};
+
+use super::options::EnvVars;
+use super::process::{self, ProcessGroup};
+use super::registry::{self, Registration};
+use super::resolve::{not_found_message, resolve_agent, Launcher};
+use super::run::{RunContext, KILL_GRACE};
+use crate::core::error::CoreError;
+
+/// A started cursor-agent child and what it was started as.
+pub(crate) struct Started {
+    pub child: Child,
+    pub group: Option<ProcessGroup>,
+    pub launcher: Launcher,
+    /// Keeps the child in the live-child registry until dropped.
+    pub registration: Option<Registration>,
+}
+
+/// Find cursor-agent and start it with `args` after the launcher's own, stdout and stderr
+/// piped, `env` (when given) as its whole environment: in its own process group, tied to the
+/// host ([`process::prepare`]) and registered under `ctx.owner`. Failures are
+/// `E_AGENT_NOT_FOUND`.
+pub(crate) async fn start_agent(
+    executable: Option<&str>,
+    env: Option<&EnvVars>,
+    args: Vec<OsString>,
+    stdin: Stdio,
+    cwd: Option<&Path>,
+    ctx: &RunContext,
+) -> Result<Started, CoreError> {
+    let resolution = resolve_agent(executable, env);
+    let Some(launcher) = resolution.launcher else {
+        return Err(CoreError::AgentNotFound(not_found_message(
+            &resolution.tried,
+        )));
+    };
+    let mut command = Command::new(&launcher.program);
+    command
+        .args(&launcher.leading_args)
+        .args(args)
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(cwd) = cwd {
+        command.current_dir(cwd);
+    }
+    if let Some(env) = env {
+        command.env_clear().envs(env);
+    }
+    process::prepare(&mut command);
+    let child = process::spawn(command, &ctx.runtime)
+        .await
+        .map_err(|e| CoreError::AgentNotFound(start_failure_message(&launcher, &e, env)))?;
+    let group = child.id().map(ProcessGroup::of_leader);
+    let registration = group.map(|g| registry::register(ctx.owner, g));
+    Ok(Started {
+        child,
+        group,
+        launcher,
+        registration,
+    })
+}
+
+/// Why an existing cursor-agent could not be started, and what to do.
+pub(crate) fn start_failure_message(
+    launcher: &Launcher,
+    error: &io::Error,
+    env: Option<&EnvVars>,
+) -> String {
+    // An existing script whose interpreter (`#!/usr/bin/env bash`) cannot be found fails
+    // with "not found" too; the usual cause is an `env` without PATH.
+    let hint = match env {
+        Some(env) if error.kind() == io::ErrorKind::NotFound && !env.contains_key("PATH") => {
+            " The `env` option has no PATH, so the interpreter of cursor-agent's launcher \
+             script cannot be found: pass the host's PATH in `env`."
+        }
+        _ => "",
+    };
+    format!(
+        "cursor-agent at {} could not be started: {error}.{hint} Reinstall it with \
+         `curl https://cursor.com/install -fsS | bash`, or point CURSOR_AGENT_EXECUTABLE at a \
+         working binary.",
+        launcher.program.display()
+    )
+}
+
+/// SIGTERM the group, SIGKILL it after [`KILL_GRACE`] (or at once once the leader is gone, for
+/// anything it left behind), and reap the child.
+pub(crate) async fn terminate(
+    child: &mut Child,
+    group: Option<ProcessGroup>,
+    exit: Option<io::Result<ExitStatus>>,
+) -> io::Result<ExitStatus> {
+    let signalled = group.is_some_and(|g| g.terminate());
+    if !signalled {
+        let _ = child.start_kill();
+    }
+    let status = match exit {
+        Some(status) => status,
+        None => match tokio::time::timeout(KILL_GRACE, child.wait()).await {
+            Ok(status) => status,
+            Err(_) => {
+                if !group.is_some_and(|g| g.kill()) {
+                    let _ = child.start_kill();
+                }
+                child.wait().await
+            }
+        },
+    };
+    if let Some(group) = group {
+        group.kill();
+    }
+    status
+}
+
+pub(crate) fn exit_parts(status: &io::Result<ExitStatus>) -> (Option<i32>, Option<String>) {
+    match status {
+        Ok(status) => (status.code(), process::exit_signal(status)),
+        Err(_) => (None, None),
+    }
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn start_failure_names_a_missing_path_in_env() {
+        let launcher = Launcher {
+            program: "/opt/cursor-agent".into(),
+            leading_args: vec![],
+        };
+        let not_found = io::Error::from(io::ErrorKind::NotFound);
+        let without_path = crate::core::agent::EnvVars::from([("HOME".into(), "/h".into())]);
+        let with_path = crate::core::agent::EnvVars::from([("PATH".into(), "/bin".into())]);
+        let m = start_failure_message(&launcher, &not_found, Some(&without_path));
+        assert!(
+            m.contains("/opt/cursor-agent") && m.contains("has no PATH"),
+            "{m}"
+        );
+        for env in [Some(&with_path), None] {
+            let m = start_failure_message(&launcher, &not_found, env);
+            assert!(!m.contains("has no PATH"), "{m}");
+            assert!(m.contains("curl https://cursor.com/install -fsS | bash"));
+        }
+        let denied = io::Error::from(io::ErrorKind::PermissionDenied);
+        assert!(!start_failure_message(&launcher, &denied, Some(&without_path)).contains("PATH"));
+    }
+}

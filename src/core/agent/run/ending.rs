@@ -1,0 +1,99 @@
+//! How a run ended, and what that ending reports: the error of `RunResult` and the closing
+//! outputs, which carry the same code.
+
+use std::time::Duration;
+
+use super::hold::Hold;
+use super::StopReason;
+use crate::core::error::CoreError;
+use crate::core::failure::classify::quoted_tail;
+use crate::core::failure::resume::is_resume_specific;
+use crate::core::stream::encode::Output;
+use crate::core::stream::transformer::StreamTransformer;
+use crate::core::stream::translate::Outcome;
+
+/// Which limit a run hit.
+#[derive(Debug)]
+pub(super) enum TimeoutKind {
+    Idle(Duration),
+    Overall(Duration),
+}
+
+#[derive(Debug)]
+pub(super) enum Ending {
+    /// stdout closed (or stayed open past the drain time) and the child exited.
+    Finished,
+    Stopped(StopReason),
+    Timeout(TimeoutKind),
+    /// A resumed run reported another chat id.
+    ResumeReplaced(String),
+}
+
+/// Lines of stderr a resume failure quotes.
+const RESUME_QUOTED_LINES: usize = 5;
+
+/// The error `ending` reports (`None` for success, cancel and quota after output) and the
+/// closing outputs to deliver after whatever `hold` still keeps. A callback failure and an
+/// `E_RESUME` deliver no closing outputs: the consumer is gone, or must see nothing of a run it
+/// will redo.
+pub(super) fn conclude(
+    ending: Ending,
+    outcome: &Outcome,
+    transformer: &mut StreamTransformer,
+    hold: &mut Hold,
+    resume_chat_id: Option<&str>,
+) -> (Option<CoreError>, Vec<Output>) {
+    let mut closing = Vec::new();
+    let chat = resume_chat_id.unwrap_or_default();
+    let error = match ending {
+        Ending::Stopped(reason @ (StopReason::Callback(_) | StopReason::ConsumerGone)) => {
+            transformer.finish(outcome, &mut closing);
+            closing.clear();
+            hold.discard();
+            Some(CoreError::Callback(match reason {
+                StopReason::Callback(message) => {
+                    format!("the onOutput callback threw, so the run was stopped: {message}")
+                }
+                _ => "the onOutput callback is no longer reachable".into(),
+            }))
+        }
+        Ending::ResumeReplaced(other) => {
+            hold.discard();
+            Some(CoreError::Resume(format!(
+                "cursor-agent did not resume chat {chat} (it reported chat {other}); the chat is \
+                 gone: start a fresh chat with the full prompt"
+            )))
+        }
+        Ending::Timeout(kind) => {
+            let error = CoreError::Timeout(match kind {
+                TimeoutKind::Idle(d) => format!(
+                    "cursor-agent produced no output for {} ms (idleTimeoutMs) and was stopped",
+                    d.as_millis()
+                ),
+                TimeoutKind::Overall(d) => format!(
+                    "cursor-agent ran longer than {} ms (timeoutMs) and was stopped",
+                    d.as_millis()
+                ),
+            });
+            // The closing outputs carry the same code as `RunResult.error`, not the
+            // signal-death classification of the killed process.
+            transformer.fail(error.clone(), &mut closing);
+            Some(error)
+        }
+        Ending::Stopped(StopReason::Cancel) | Ending::Finished => {
+            let summary = transformer.finish(outcome, &mut closing);
+            match summary.error {
+                Some(_) if hold.resume_unconfirmed() && is_resume_specific(&outcome.stderr) => {
+                    hold.discard();
+                    closing.clear();
+                    Some(CoreError::Resume(format!(
+                        "cursor-agent could not resume chat {chat}: {}",
+                        quoted_tail(&outcome.stderr, RESUME_QUOTED_LINES, "; ")
+                    )))
+                }
+                error => error,
+            }
+        }
+    };
+    (error, closing)
+}

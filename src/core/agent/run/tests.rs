@@ -1,0 +1,152 @@
+use super::*;
+use crate::core::agent::options::RunRequest;
+use std::os::unix::fs::PermissionsExt;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+/// Keeps receipts (the consumer is "behind") until told to let go.
+#[derive(Default)]
+struct SlowConsumer {
+    holding: AtomicBool,
+    batches: Mutex<Vec<Vec<Output>>>,
+    receipts: Mutex<Vec<Receipt>>,
+}
+
+impl OutputSink for SlowConsumer {
+    fn deliver(&self, batch: Vec<Output>, receipt: Receipt) -> bool {
+        self.batches.lock().unwrap().push(batch);
+        if self.holding.load(Ordering::SeqCst) {
+            self.receipts.lock().unwrap().push(receipt);
+        }
+        true
+    }
+}
+
+fn delta_line(text: &str) -> String {
+    format!(
+        r#"{{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"text","text":"{text}"}}]}},"session_id":"s1","timestamp_ms":1}}"#
+    )
+}
+
+fn paced_agent(dir: &std::path::Path, name: &str, body: &str) -> RunOptions {
+    std::fs::create_dir_all(dir).unwrap();
+    let agent = dir.join(name);
+    std::fs::write(&agent, format!("#!/bin/sh\ncat > /dev/null\n{body}")).unwrap();
+    std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).unwrap();
+    RunRequest {
+        prompt: "hi".into(),
+        model: "auto".into(),
+        workspace: dir.to_string_lossy().into_owned(),
+        executable: Some(agent.to_string_lossy().into_owned()),
+        ..RunRequest::default()
+    }
+    .validate()
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_result_waits_until_every_batch_is_consumed() {
+    let dir = std::env::temp_dir().join(format!("ocn-run-settle-{}", std::process::id()));
+    let body = format!(
+        "echo '{}'\necho '{}'\n",
+        r#"{"type":"system","subtype":"init","session_id":"s1","model":"Auto"}"#,
+        delta_line("hello")
+    );
+    let options = paced_agent(&dir, "quick-agent.sh", &body);
+    let consumer = Arc::new(SlowConsumer::default());
+    consumer.holding.store(true, Ordering::SeqCst);
+    let ctx = RunContext {
+        runtime: Handle::current(),
+        owner: 0,
+    };
+    let run = start_run(options, consumer.clone(), ctx);
+
+    // The agent is done quickly and every batch (the text, then the closing outputs) is in
+    // the consumer's hands, but not consumed: no result yet.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let last_is_finish = consumer
+            .batches
+            .lock()
+            .unwrap()
+            .iter()
+            .flatten()
+            .last()
+            .is_some_and(|o| matches!(o, Output::Part(p) if p["type"] == "finish"));
+        if last_is_finish {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the closing outputs never came");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert!(tokio::time::timeout(Duration::from_millis(300), run.wait())
+        .await
+        .is_err());
+
+    consumer.receipts.lock().unwrap().clear();
+    let result = tokio::time::timeout(Duration::from_secs(5), run.wait())
+        .await
+        .unwrap();
+    assert_eq!(result.exit_code, Some(0));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reading_pauses_while_the_consumer_is_behind() {
+    let dir = std::env::temp_dir().join(format!("ocn-run-{}", std::process::id()));
+    let mut body = String::from(
+        "echo '{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s1\",\"model\":\"Auto\"}'\n",
+    );
+    for i in 0..30 {
+        // one line per write, 10 ms apart: one read, one batch each
+        body.push_str(&format!(
+            "echo '{}'\nsleep 0.01\n",
+            delta_line(&format!("t{i} "))
+        ));
+    }
+    body.push_str(
+        "echo '{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"\",\"session_id\":\"s1\"}'\n",
+    );
+    let options = paced_agent(&dir, "paced-agent.sh", &body);
+    let consumer = Arc::new(SlowConsumer::default());
+    consumer.holding.store(true, Ordering::SeqCst);
+    let ctx = RunContext {
+        runtime: Handle::current(),
+        owner: 0,
+    };
+    let run = start_run(options, consumer.clone(), ctx);
+
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while consumer.batches.lock().unwrap().len() < MAX_BATCHES_IN_FLIGHT {
+        assert!(Instant::now() < deadline, "the first batches never came");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    // The agent would have written everything by now; nothing more arrives while every
+    // place in the queue is taken.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(
+        consumer.batches.lock().unwrap().len(),
+        MAX_BATCHES_IN_FLIGHT
+    );
+
+    consumer.holding.store(false, Ordering::SeqCst);
+    consumer.receipts.lock().unwrap().clear();
+    let result = run.wait().await;
+    assert_eq!(result.error, None);
+    assert_eq!(result.session_id.as_deref(), Some("s1"));
+
+    let text: String = consumer
+        .batches
+        .lock()
+        .unwrap()
+        .iter()
+        .flatten()
+        .filter_map(|o| match o {
+            Output::Part(p) if p["type"] == "text-delta" => p["delta"].as_str().map(str::to_owned),
+            _ => None,
+        })
+        .collect();
+    let expected: String = (0..30).map(|i| format!("t{i} ")).collect();
+    assert_eq!(text, expected);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -362,7 +362,7 @@ export interface ResumeRequest {
  * cursor-agent itself started survives such a kill; on Windows only cursor-agent itself is
  * stopped (no process group).
  */
-export declare function runCursorAgent(options: RunCursorAgentOptions & Required<Pick<RunCursorAgentOptions, 'prompt' | 'model' | 'workspace'>>, onOutput: (outputs: StreamOutput[]) => void): CursorAgentRun
+export declare function runCursorAgent(options: RunCursorAgentOptions, onOutput: (outputs: StreamOutput[]) => void): CursorAgentRun
 
 /**
  * Options of `runCursorAgent`. Numbers are whole numbers in the range each states; any other
@@ -373,11 +373,11 @@ export interface RunCursorAgentOptions {
    * The prompt. Written to cursor-agent's stdin (no size limit), then stdin is closed.
    * Required; an empty or all-whitespace prompt is refused with `E_INVALID_ARG`.
    */
-  prompt?: string
+  prompt: string
   /** Cursor model id (`--model`); a `cursor-acp/` prefix is removed. Required. */
-  model?: string
+  model: string
   /** Existing folder: `--workspace` and the child's working directory. Required. */
-  workspace?: string
+  workspace: string
   /**
    * Resume this Cursor chat (`--resume`); must match `^[A-Za-z0-9][A-Za-z0-9_-]*$` and be at
    * most 256 characters.

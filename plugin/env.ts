@@ -51,10 +51,20 @@ function text(env: Env, name: string): string | undefined {
   return value === undefined || value === '' ? undefined : value
 }
 
+/**
+ * The one rule for numeric settings, the same the addon applies to every numeric option: a whole
+ * number from `min` to `max`, never past `Number.MAX_SAFE_INTEGER` (2^53 - 1).
+ */
+export function isWholeNumber(value: unknown, min = 0, max = Number.MAX_SAFE_INTEGER): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= min && value <= Math.min(max, Number.MAX_SAFE_INTEGER)
+}
+
 function milliseconds(env: Env, name: string, fallback: number, warnings: string[]): number {
   const value = text(env, name)
   if (value === undefined) return fallback
-  if (/^\d+$/.test(value) && Number.isSafeInteger(Number(value))) return Number(value)
+  // Digits only: a sign, a fraction or an exponent is a typo, not a number of milliseconds.
+  const number = /^\d+$/.test(value) ? Number(value) : Number.NaN
+  if (isWholeNumber(number)) return number
   warnings.push(`${name}=${JSON.stringify(value)} is not a whole number of milliseconds; using ${fallback}.`)
   return fallback
 }

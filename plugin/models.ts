@@ -2,7 +2,8 @@
 // TTL so OpenCode's start is not held up by a subprocess, with a built-in list as the last resort.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
-import { native, type CursorModel, type ResolveOptions } from './native.js'
+import type { CursorAgentLookupOptions as ResolveOptions, CursorModel } from 'opencode-cursor-native'
+import { native } from './native.js'
 
 /** Offered when discovery fails and nothing was cached: widely available Cursor model ids. */
 export const FALLBACK_MODELS: readonly CursorModel[] = Object.freeze([

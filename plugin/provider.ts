@@ -11,52 +11,26 @@ import type {
   LanguageModelV3Usage,
   SharedV3Warning,
 } from '@ai-sdk/provider'
+import type { StreamOutput } from 'opencode-cursor-native'
 import { CursorAcpError, toCursorAcpError } from './errors.js'
-import { childEnvironment, DEFAULT_SETTINGS, readSettings, type CursorAcpSettings } from './env.js'
-import {
-  native,
-  type CursorAgentRun,
-  type NativePart,
-  type PromptMessage,
-  type ResumePlan,
-  type ResumeRequest,
-  type RunCursorAgentOptions,
-  type RunResult,
-  type SessionResumeManager,
-  type ToolDefinition,
-} from './native.js'
-import { localTitle } from './title.js'
-import { pickWorkspace } from './workspace.js'
+import type { PromptMessage, ToolDefinition } from './native.js'
+import { resolveTurnConfig, startTurn, titleOf, type TurnConfig, type TurnOptions, type TurnRequest } from './turn.js'
 
 export const PROVIDER_ID = 'cursor-acp'
 
-/** Options of `createCursorAcp`; OpenCode passes the provider block's `options` plus `name`. */
-export interface CursorAcpProviderOptions extends Partial<CursorAcpSettings> {
+/**
+ * Options of `createCursorAcp`: OpenCode passes the provider block's `options` plus `name`.
+ * Configuration warnings are reported as stream warnings.
+ */
+export interface CursorAcpProviderOptions extends TurnOptions {
   /** The provider id OpenCode registered this module under; default `cursor-acp`. */
   name?: string
-  /** A configuration problem found by the plugin; every request then fails with it. */
-  configurationError?: { code: string; message: string }
-  /** Non-fatal configuration notes, reported as stream warnings. */
-  configurationWarnings?: string[]
-  [other: string]: unknown
 }
 
 export interface CursorAcpProvider {
   (modelId: string): LanguageModelV3
   readonly specificationVersion: 'v3'
   languageModel(modelId: string): LanguageModelV3
-}
-
-const managers = new Map<boolean, SessionResumeManager>()
-
-/** One resume cache per process (per enabled state), shared by every provider instance. */
-function resumeManager(enabled: boolean): SessionResumeManager {
-  let manager = managers.get(enabled)
-  if (manager === undefined) {
-    manager = new (native().SessionResumeManager)({ enabled })
-    managers.set(enabled, manager)
-  }
-  return manager
 }
 
 function headerValue(headers: Record<string, string | undefined> | undefined, name: string): string | undefined {
@@ -88,117 +62,55 @@ const NO_USAGE: LanguageModelV3Usage = {
   outputTokens: { total: undefined, text: undefined, reasoning: undefined },
 }
 
-interface ResolvedSettings {
-  settings: CursorAcpSettings
-  workspace: string
-  warnings: SharedV3Warning[]
-  problem: CursorAcpError | null
-}
-
-function resolveSettings(options: CursorAcpProviderOptions): ResolvedSettings {
-  const warnings: SharedV3Warning[] = (options.configurationWarnings ?? []).map((message) => ({ type: 'other', message }))
-  let settings: CursorAcpSettings = { ...DEFAULT_SETTINGS }
-  let problem: CursorAcpError | null = options.configurationError
-    ? new CursorAcpError(options.configurationError.code, options.configurationError.message)
-    : null
-  let workspace = ''
-  try {
-    // Without the plugin (the module used directly), the environment supplies what options omit.
-    const fromEnv = readSettings()
-    for (const message of options.name === undefined ? fromEnv.warnings : []) warnings.push({ type: 'other', message })
-    settings = { ...fromEnv.settings }
-    // Options may be hand-written in opencode.json: a value of the wrong type is reported and ignored.
-    const expected: Record<string, string> = { ...Object.fromEntries(Object.entries(DEFAULT_SETTINGS).map(([key, value]) => [key, typeof value])), executable: 'string', workspace: 'string' }
-    for (const [key, type] of Object.entries(expected)) {
-      const value = options[key]
-      if (value === undefined) continue
-      const valid = typeof value === type && (type !== 'number' || (Number.isSafeInteger(value) && (value as number) >= 0))
-      if (valid) (settings as unknown as Record<string, unknown>)[key] = value
-      else warnings.push({ type: 'other', message: `Provider option ${key}=${JSON.stringify(value)} is not a valid ${type}; ignored.` })
-    }
-    if (settings.toolMode !== 'cursor') {
-      warnings.push({ type: 'other', message: `Tool mode ${JSON.stringify(settings.toolMode)} is not available; Cursor runs its own tools.` })
-      settings.toolMode = 'cursor'
-    }
-    workspace = pickWorkspace({ explicit: settings.workspace, directory: process.cwd() })
-  } catch (error) {
-    problem ??= toCursorAcpError(error, 'E_INVALID_ARG')
-  }
-  return { settings, workspace, warnings, problem }
-}
-
 class CursorAcpLanguageModel implements LanguageModelV3 {
   readonly specificationVersion = 'v3' as const
   readonly provider: string
   readonly modelId: string
   readonly supportedUrls: Record<string, RegExp[]> = {}
-  readonly #config: ResolvedSettings
+  readonly #config: TurnConfig
+  readonly #warnings: SharedV3Warning[]
 
-  constructor(providerName: string, modelId: string, config: ResolvedSettings) {
+  constructor(providerName: string, modelId: string, config: TurnConfig) {
     this.provider = providerName
     this.modelId = modelId
     this.#config = config
+    this.#warnings = config.warnings.map((message) => ({ type: 'other', message }))
   }
 
   async doStream(call: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
-    const { problem, warnings } = this.#config
+    const warnings = this.#warnings
     const metadata: LanguageModelV3StreamPart = { type: 'response-metadata', modelId: this.modelId, timestamp: new Date() }
-    if (problem !== null) return { stream: failedStream(problem, warnings, metadata) }
-    const messages = jsonPrompt(call.prompt)
+    if (this.#config.problem !== null) return { stream: failedStream(this.#config.problem, warnings, metadata) }
+    const request: TurnRequest = { model: this.modelId, messages: jsonPrompt(call.prompt) }
     const tools = jsonTools(call.tools)
-    const { isTitleRequest } = native()
-    if (isTitleRequest(tools === undefined ? { messages } : { messages, tools })) {
-      return { stream: titleStream(localTitle(messages), warnings, metadata) }
-    }
-    const request: ResumeRequest = { workspace: this.#config.workspace, model: this.modelId, messages, toolsInPrompt: false }
     if (tools !== undefined) request.tools = tools
     const conversationId = headerValue(call.headers, 'x-session-id')
     if (conversationId !== undefined) request.conversationId = conversationId
-    return { stream: this.#agentStream(request, call.abortSignal, warnings, metadata) }
+    const title = titleOf(request)
+    if (title !== null) return { stream: titleStream(title, warnings, metadata) }
+    return { stream: this.#turnStream(request, call.abortSignal, warnings, metadata) }
   }
 
-  #runOptions(plan: ResumePlan): RunCursorAgentOptions {
-    const { settings, workspace } = this.#config
-    const options: RunCursorAgentOptions = {
-      prompt: plan.prompt,
-      model: this.modelId,
-      workspace,
-      format: 'ai-sdk',
-      force: settings.force,
-      env: childEnvironment(),
-      idleTimeoutMs: settings.idleTimeoutMs,
-      timeoutMs: settings.timeoutMs,
-    }
-    if (plan.resumeChatId) options.resumeChatId = plan.resumeChatId
-    if (settings.executable !== undefined) options.executable = settings.executable
-    return options
-  }
-
-  #agentStream(
-    request: ResumeRequest,
+  #turnStream(
+    request: TurnRequest,
     abortSignal: AbortSignal | undefined,
     warnings: SharedV3Warning[],
     metadata: LanguageModelV3StreamPart,
   ): ReadableStream<LanguageModelV3StreamPart> {
-    const manager = resumeManager(this.#config.settings.sessionResume)
-    let current: CursorAgentRun | undefined
-    let stopped = false
     // False once the stream is closed or the consumer cancelled it: late parts are dropped.
     let open = true
-    const stop = (): void => {
-      stopped = true
-      current?.cancel()
-    }
+    let stop = (): void => {}
     return new ReadableStream<LanguageModelV3StreamPart>({
       start: (controller) => {
         const enqueue = (part: LanguageModelV3StreamPart): void => {
           if (open) controller.enqueue(part)
         }
-        const deliver = (outputs: NativePart[]): void => {
+        const deliver = (outputs: StreamOutput[]): void => {
           for (const output of outputs) {
+            // The 'ai-sdk' format gives parts only; a frame string cannot occur.
+            if (typeof output === 'string') continue
             if (output.type === 'stream-start') {
-              const own = Array.isArray(output.warnings) ? (output.warnings as SharedV3Warning[]) : []
-              enqueue({ type: 'stream-start', warnings: [...warnings, ...own] })
+              enqueue({ type: 'stream-start', warnings: [...warnings, ...(output.warnings as SharedV3Warning[])] })
               enqueue(metadata)
             } else if (output.type === 'error') {
               enqueue({ type: 'error', error: toCursorAcpError(output.error) })
@@ -207,29 +119,13 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
             }
           }
         }
-        const runOnce = async (plan: ResumePlan): Promise<RunResult> => {
-          current = native().runCursorAgent(this.#runOptions(plan), deliver)
-          if (stopped) current.cancel()
-          return current.wait()
-        }
+        const turn = startTurn(this.#config, request, 'ai-sdk', deliver)
+        stop = turn.cancel
         abortSignal?.addEventListener('abort', stop, { once: true })
-        if (abortSignal?.aborted) stopped = true
-        const turn = async (): Promise<void> => {
-          let plan = manager.plan(request)
-          let result = await runOnce(plan)
-          if (result.error?.code === 'E_RESUME' && !stopped) {
-            // Cursor lost or replaced the chat: forget it and answer once more from the full prompt.
-            manager.reportFailure(plan, result.error)
-            plan = manager.plan(request)
-            if (plan.resumeChatId) plan = { ...plan, resumeChatId: null, incremental: false, prompt: fullPrompt(request) }
-            result = await runOnce(plan)
-          }
-          if (result.error != null) manager.reportFailure(plan, result.error)
-          else if (!result.cancelled && result.sessionId != null) manager.record(plan, result.sessionId)
-        }
-        turn()
+        if (abortSignal?.aborted) stop()
+        turn.done
           .catch((error: unknown) => {
-            // Only bad options throw (synchronously); report them like any other run failure.
+            // Only bad options throw, before any output; report them like any other run failure.
             enqueue({ type: 'stream-start', warnings })
             enqueue(metadata)
             const failure = toCursorAcpError(error, 'E_INVALID_ARG')
@@ -255,12 +151,6 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
     const { stream } = await this.doStream(call)
     return collect(stream)
   }
-}
-
-function fullPrompt(request: ResumeRequest): string {
-  const input: Parameters<ReturnType<typeof native>['buildPrompt']>[0] = { messages: request.messages, toolsInPrompt: false }
-  if (request.tools !== undefined) input.tools = request.tools
-  return native().buildPrompt(input)
 }
 
 function streamOf(parts: LanguageModelV3StreamPart[]): ReadableStream<LanguageModelV3StreamPart> {
@@ -342,7 +232,7 @@ async function collect(stream: ReadableStream<LanguageModelV3StreamPart>): Promi
 
 /** The provider factory OpenCode calls (the module's first `create*` export). */
 export function createCursorAcp(options: CursorAcpProviderOptions = {}): CursorAcpProvider {
-  const config = resolveSettings(options)
+  const config = resolveTurnConfig(options, options.name !== undefined)
   const providerName = options.name ?? PROVIDER_ID
   const languageModel = (modelId: string): LanguageModelV3 => new CursorAcpLanguageModel(providerName, modelId, config)
   const provider = ((modelId: string) => languageModel(modelId)) as CursorAcpProvider

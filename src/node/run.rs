@@ -51,14 +51,11 @@ pub(crate) fn run_context(env: &Env) -> agent::RunContext {
 pub struct RunCursorAgentOptions {
     /// The prompt. Written to cursor-agent's stdin (no size limit), then stdin is closed.
     /// Required; an empty or all-whitespace prompt is refused with `E_INVALID_ARG`.
-    #[napi(ts_type = "string")]
-    pub prompt: Option<String>,
+    pub prompt: String,
     /// Cursor model id (`--model`); a `cursor-acp/` prefix is removed. Required.
-    #[napi(ts_type = "string")]
-    pub model: Option<String>,
+    pub model: String,
     /// Existing folder: `--workspace` and the child's working directory. Required.
-    #[napi(ts_type = "string")]
-    pub workspace: Option<String>,
+    pub workspace: String,
     /// Resume this Cursor chat (`--resume`); must match `^[A-Za-z0-9][A-Za-z0-9_-]*$` and be at
     /// most 256 characters.
     /// When Cursor reports another chat, or fails with resume-specific text, before any output,
@@ -263,7 +260,7 @@ impl CursorAgentRun {
 /// stopped (no process group).
 #[napi(
     catch_unwind,
-    ts_args_type = "options: RunCursorAgentOptions & Required<Pick<RunCursorAgentOptions, 'prompt' | 'model' | 'workspace'>>, onOutput: (outputs: StreamOutput[]) => void"
+    ts_args_type = "options: RunCursorAgentOptions, onOutput: (outputs: StreamOutput[]) => void"
 )]
 pub fn run_cursor_agent(
     env: Env,

@@ -1,0 +1,180 @@
+// One turn of a conversation with Cursor, the same for every front end: pick the workspace and
+// the settings, answer title requests locally, plan the resume, run cursor-agent, rerun once as a
+// fresh chat when the resumed one is gone (E_RESUME), and record the chat that answered.
+import type {
+  CursorAgentRun,
+  ResumePlan,
+  ResumeRequest,
+  RunCursorAgentOptions,
+  RunResult,
+  SessionResumeManager,
+  StreamOutput,
+} from 'opencode-cursor-native'
+import { CursorAcpError, toCursorAcpError } from './errors.js'
+import { childEnvironment, DEFAULT_SETTINGS, isWholeNumber, readSettings, type CursorAcpSettings } from './env.js'
+import { native, type PromptMessage, type ToolDefinition } from './native.js'
+import { localTitle } from './title.js'
+import { pickWorkspace } from './workspace.js'
+
+/** Settings as a front end receives them; what is absent comes from the environment. */
+export interface TurnOptions extends Partial<CursorAcpSettings> {
+  /** A configuration problem found earlier (by the plugin); every turn then fails with it. */
+  configurationError?: { code: string; message: string }
+  /** Non-fatal configuration notes. */
+  configurationWarnings?: string[]
+  [other: string]: unknown
+}
+
+/** Everything a turn needs that does not change between turns. */
+export interface TurnConfig {
+  settings: CursorAcpSettings
+  workspace: string
+  /** Readable notes about ignored settings, for the front end to show. */
+  warnings: string[]
+  /** When set, every turn fails with it. */
+  problem: CursorAcpError | null
+}
+
+/**
+ * Merges `options` over the environment's settings and picks the workspace. Options may be
+ * hand-written in `opencode.json`: a value of the wrong type is reported and ignored. `fromPlugin`
+ * says the plugin already read the environment (its warnings are in `configurationWarnings`).
+ */
+export function resolveTurnConfig(options: TurnOptions, fromPlugin: boolean): TurnConfig {
+  const warnings = [...(options.configurationWarnings ?? [])]
+  let settings: CursorAcpSettings = { ...DEFAULT_SETTINGS }
+  let problem: CursorAcpError | null = options.configurationError
+    ? new CursorAcpError(options.configurationError.code, options.configurationError.message)
+    : null
+  let workspace = ''
+  try {
+    const fromEnv = readSettings()
+    if (!fromPlugin) warnings.push(...fromEnv.warnings)
+    settings = { ...fromEnv.settings }
+    const expected: Record<string, string> = {
+      ...Object.fromEntries(Object.entries(DEFAULT_SETTINGS).map(([key, value]) => [key, typeof value])),
+      executable: 'string',
+      workspace: 'string',
+    }
+    for (const [key, type] of Object.entries(expected)) {
+      const value = options[key]
+      if (value === undefined) continue
+      const valid = typeof value === type && (type !== 'number' || isWholeNumber(value))
+      if (valid) (settings as unknown as Record<string, unknown>)[key] = value
+      else warnings.push(`Provider option ${key}=${JSON.stringify(value)} is not a valid ${type}; ignored.`)
+    }
+    if (settings.toolMode !== 'cursor') {
+      warnings.push(`Tool mode ${JSON.stringify(settings.toolMode)} is not available; Cursor runs its own tools.`)
+      settings.toolMode = 'cursor'
+    }
+    workspace = pickWorkspace({ explicit: settings.workspace, directory: process.cwd() })
+  } catch (error) {
+    problem ??= toCursorAcpError(error, 'E_INVALID_ARG')
+  }
+  return { settings, workspace, warnings, problem }
+}
+
+/** What a front end asks in one turn. */
+export interface TurnRequest {
+  model: string
+  /** AI SDK V3 prompt messages or OpenAI chat messages, JSON-safe (binary data as base64). */
+  messages: PromptMessage[]
+  tools?: ToolDefinition[]
+  /** The host's id of the conversation (OpenCode's session id), when it sends one. */
+  conversationId?: string
+}
+
+/**
+ * OpenCode's session-title request, answered locally with the title (a cursor-agent run for it
+ * would cost seconds and quota), or `null` for every other request.
+ */
+export function titleOf(request: TurnRequest): string | null {
+  const { isTitleRequest } = native()
+  const input = request.tools === undefined ? { messages: request.messages } : { messages: request.messages, tools: request.tools }
+  return isTitleRequest(input) ? localTitle(request.messages) : null
+}
+
+const managers = new Map<boolean, SessionResumeManager>()
+
+/** One resume cache per process (per enabled state), shared by every front end. */
+function resumeManager(enabled: boolean): SessionResumeManager {
+  let manager = managers.get(enabled)
+  if (manager === undefined) {
+    manager = new (native().SessionResumeManager)({ enabled })
+    managers.set(enabled, manager)
+  }
+  return manager
+}
+
+/** A turn in progress. */
+export interface Turn {
+  /** Stops cursor-agent, and any rerun before it starts. */
+  cancel(): void
+  /**
+   * The result of the turn's last run, once its last outputs were delivered. Run failures are in
+   * `error` (and were delivered as closing outputs); only bad options reject, before any output.
+   */
+  readonly done: Promise<RunResult>
+}
+
+function runOptions(config: TurnConfig, request: TurnRequest, plan: ResumePlan, format: 'ai-sdk' | 'openai-sse'): RunCursorAgentOptions {
+  const { settings, workspace } = config
+  const options: RunCursorAgentOptions = {
+    prompt: plan.prompt,
+    model: request.model,
+    workspace,
+    format,
+    force: settings.force,
+    env: childEnvironment(),
+    idleTimeoutMs: settings.idleTimeoutMs,
+    timeoutMs: settings.timeoutMs,
+  }
+  if (plan.resumeChatId != null) options.resumeChatId = plan.resumeChatId
+  if (settings.executable !== undefined) options.executable = settings.executable
+  return options
+}
+
+/**
+ * Runs one turn, delivering its outputs (in `format`) to `onOutput` in order. The turn asks the
+ * resume cache for a plan; when the resumed chat turns out to be gone (`E_RESUME`, which
+ * delivers no output), it reports that, and runs once more as a fresh chat with the full prompt.
+ * A successful run's chat is recorded for the next turn; a failure is reported to the cache,
+ * which keeps the chat unless the failure says it is gone.
+ */
+export function startTurn(
+  config: TurnConfig,
+  request: TurnRequest,
+  format: 'ai-sdk' | 'openai-sse',
+  onOutput: (outputs: StreamOutput[]) => void,
+): Turn {
+  const manager = resumeManager(config.settings.sessionResume)
+  const resumeRequest: ResumeRequest = { workspace: config.workspace, model: request.model, messages: request.messages, toolsInPrompt: false }
+  if (request.tools !== undefined) resumeRequest.tools = request.tools
+  if (request.conversationId !== undefined) resumeRequest.conversationId = request.conversationId
+  let current: CursorAgentRun | undefined
+  let cancelled = false
+  const runOnce = (plan: ResumePlan): Promise<RunResult> => {
+    current = native().runCursorAgent(runOptions(config, request, plan, format), onOutput)
+    if (cancelled) current.cancel()
+    return current.wait()
+  }
+  const turn = async (): Promise<RunResult> => {
+    let plan = manager.plan(resumeRequest)
+    let result = await runOnce(plan)
+    if (result.error?.code === 'E_RESUME' && !cancelled) {
+      manager.reportFailure(plan, result.error)
+      plan = manager.freshPlan(resumeRequest)
+      result = await runOnce(plan)
+    }
+    if (result.error != null) manager.reportFailure(plan, result.error)
+    else if (!result.cancelled && result.sessionId != null) manager.record(plan, result.sessionId)
+    return result
+  }
+  return {
+    cancel: () => {
+      cancelled = true
+      current?.cancel()
+    },
+    done: turn(),
+  }
+}

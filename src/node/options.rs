@@ -55,6 +55,8 @@ fn described(value: &Unknown<'_>) -> String {
         Ok(ValueType::Function) => "a function".into(),
         Ok(ValueType::Symbol) => "a symbol".into(),
         Ok(ValueType::BigInt) => "a bigint".into(),
+        Ok(ValueType::Undefined) => "undefined".into(),
+        Ok(ValueType::Null) => "null".into(),
         _ => "another kind of value".into(),
     }
 }

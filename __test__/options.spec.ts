@@ -1,0 +1,168 @@
+// One options route for every entry point of the native API (index.d.ts): a value of the wrong
+// type or out of range is refused synchronously with E_INVALID_ARG, in a message that names the
+// option, never with napi's own codes (NumberExpected, StringExpected, InvalidArg, ...) or its
+// "Expected ..." wording. Numbers follow one whole-number rule, the same as the plugin's
+// (`isWholeNumber` in plugin/env.ts): integers from the option's minimum to 2^53 - 1.
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, describe, it } from 'node:test'
+
+import {
+  SessionResumeManager,
+  StreamTransformer,
+  buildPrompt,
+  isTitleRequest,
+  listCursorModels,
+  parseSwitch,
+  resolveCursorAgent,
+  runCursorAgent,
+  setLogging,
+  type ResumePlan,
+  type ResumeRequest,
+  type RunError,
+} from '../index.js'
+
+const scratch = mkdtempSync(join(tmpdir(), 'ocn-options-spec-'))
+after(() => rmSync(scratch, { recursive: true, force: true }))
+
+const TOO_BIG = 2 ** 53
+const runBase = { prompt: 'hi', model: 'auto', workspace: scratch, executable: '/nonexistent/cursor-agent' }
+const request: ResumeRequest = { workspace: '/w', model: 'auto', messages: [{ role: 'user', content: 'hi' }] }
+
+/** Calls `call` and returns what it threw; fails when it did not throw. */
+function thrown(call: () => unknown): { code?: unknown; message?: unknown } {
+  try {
+    call()
+  } catch (error) {
+    return error as { code?: unknown; message?: unknown }
+  }
+  assert.fail('expected a throw')
+}
+
+/** [what is called, the option its message must name, the call]. */
+type Refusal = [string, string, () => unknown]
+
+const refusals: Refusal[] = [
+  // StreamTransformer options
+  ['StreamTransformer format', 'format', () => new StreamTransformer({ format: 'sse' as never })],
+  ['StreamTransformer format type', 'format', () => new StreamTransformer({ format: 1 as never })],
+  ['StreamTransformer model', 'model', () => new StreamTransformer({ model: 5 as never })],
+  ['StreamTransformer id', 'id', () => new StreamTransformer({ id: {} as never })],
+  ['StreamTransformer created fraction', 'created', () => new StreamTransformer({ created: 1.5 })],
+  ['StreamTransformer created negative', 'created', () => new StreamTransformer({ created: -1 })],
+  ['StreamTransformer created 2^53', 'created', () => new StreamTransformer({ created: TOO_BIG })],
+  ['StreamTransformer created string', 'created', () => new StreamTransformer({ created: '1' as never })],
+  ['StreamTransformer toolCalls', 'toolCalls', () => new StreamTransformer({ toolCalls: 'none' as never })],
+  ['StreamTransformer includeUsage', 'includeUsage', () => new StreamTransformer({ includeUsage: 'yes' as never })],
+  ['StreamTransformer maxLineBytes 0', 'maxLineBytes', () => new StreamTransformer({ maxLineBytes: 0 })],
+  ['StreamTransformer maxLineBytes NaN', 'maxLineBytes', () => new StreamTransformer({ maxLineBytes: Number.NaN })],
+  ['StreamTransformer options', 'options', () => new StreamTransformer(5 as never)],
+  // finish outcome
+  ['finish exitCode', 'exitCode', () => new StreamTransformer().finish({ exitCode: 'one' as never })],
+  ['finish exitCode fraction', 'exitCode', () => new StreamTransformer().finish({ exitCode: 1.5 })],
+  ['finish signal', 'signal', () => new StreamTransformer().finish({ signal: 9 as never })],
+  ['finish stderr', 'stderr', () => new StreamTransformer().finish({ stderr: ['x'] as never })],
+  ['finish cancelled', 'cancelled', () => new StreamTransformer().finish({ cancelled: 1 as never })],
+  // runCursorAgent options
+  ['runCursorAgent prompt type', 'prompt', () => runCursorAgent({ ...runBase, prompt: 5 as never }, () => {})],
+  ['runCursorAgent model type', 'model', () => runCursorAgent({ ...runBase, model: [] as never }, () => {})],
+  ['runCursorAgent resumeChatId type', 'resumeChatId', () => runCursorAgent({ ...runBase, resumeChatId: 1 as never }, () => {})],
+  ['runCursorAgent resumeChatId over 256', 'resumeChatId', () => runCursorAgent({ ...runBase, resumeChatId: 'a'.repeat(257) }, () => {})],
+  ['runCursorAgent force', 'force', () => runCursorAgent({ ...runBase, force: 'true' as never }, () => {})],
+  ['runCursorAgent extraArgs', 'extraArgs', () => runCursorAgent({ ...runBase, extraArgs: '--x' as never }, () => {})],
+  ['runCursorAgent extraArgs items', 'extraArgs', () => runCursorAgent({ ...runBase, extraArgs: [1] as never }, () => {})],
+  ['runCursorAgent env', 'env', () => runCursorAgent({ ...runBase, env: { PATH: 1 } as never }, () => {})],
+  ['runCursorAgent env array', 'env', () => runCursorAgent({ ...runBase, env: ['PATH'] as never }, () => {})],
+  ['runCursorAgent idleTimeoutMs fraction', 'idleTimeoutMs', () => runCursorAgent({ ...runBase, idleTimeoutMs: 1.5 }, () => {})],
+  ['runCursorAgent idleTimeoutMs string', 'idleTimeoutMs', () => runCursorAgent({ ...runBase, idleTimeoutMs: '5' as never }, () => {})],
+  ['runCursorAgent timeoutMs 2^53', 'timeoutMs', () => runCursorAgent({ ...runBase, timeoutMs: TOO_BIG }, () => {})],
+  ['runCursorAgent timeoutMs negative', 'timeoutMs', () => runCursorAgent({ ...runBase, timeoutMs: -1 }, () => {})],
+  ['runCursorAgent format', 'format', () => runCursorAgent({ ...runBase, format: 'sse' as never }, () => {})],
+  ['runCursorAgent toolCalls', 'toolCalls', () => runCursorAgent({ ...runBase, toolCalls: true as never }, () => {})],
+  ['runCursorAgent created', 'created', () => runCursorAgent({ ...runBase, created: 1.5 }, () => {})],
+  ['runCursorAgent maxLineBytes', 'maxLineBytes', () => runCursorAgent({ ...runBase, maxLineBytes: 2.5 }, () => {})],
+  ['runCursorAgent onOutput', 'onOutput', () => runCursorAgent(runBase, 'log' as never)],
+  ['runCursorAgent options', 'options', () => runCursorAgent(undefined as never, () => {})],
+  // lookups
+  ['resolveCursorAgent executable', 'executable', () => resolveCursorAgent({ executable: 5 as never })],
+  ['resolveCursorAgent env', 'env', () => resolveCursorAgent({ env: { HOME: null } as never })],
+  ['listCursorModels env', 'env', () => listCursorModels({ env: 'PATH=/bin' as never })],
+  // SessionResumeManager
+  ['SessionResumeManager enabled', 'enabled', () => new SessionResumeManager({ enabled: 'yes' as never })],
+  ['SessionResumeManager maxEntries 0', 'maxEntries', () => new SessionResumeManager({ maxEntries: 0 })],
+  ['SessionResumeManager maxEntries fraction', 'maxEntries', () => new SessionResumeManager({ maxEntries: 2.5 })],
+  ['SessionResumeManager maxEntries string', 'maxEntries', () => new SessionResumeManager({ maxEntries: '64' as never })],
+  ['SessionResumeManager ttlMs 0', 'ttlMs', () => new SessionResumeManager({ ttlMs: 0 })],
+  ['SessionResumeManager ttlMs 2^53', 'ttlMs', () => new SessionResumeManager({ ttlMs: TOO_BIG })],
+  ['plan workspace', 'workspace', () => new SessionResumeManager().plan({ ...request, workspace: 5 as never })],
+  ['plan model missing', 'model', () => new SessionResumeManager().plan({ workspace: '/w', messages: [] } as never)],
+  ['plan messages', 'messages', () => new SessionResumeManager().plan({ ...request, messages: 'hi' as never })],
+  ['plan tools', 'tools', () => new SessionResumeManager().plan({ ...request, tools: {} as never })],
+  ['plan toolsInPrompt', 'toolsInPrompt', () => new SessionResumeManager().plan({ ...request, toolsInPrompt: 'no' as never })],
+  ['plan conversationId', 'conversationId', () => new SessionResumeManager().plan({ ...request, conversationId: 7 as never })],
+  ['freshPlan messages', 'messages', () => new SessionResumeManager().freshPlan({ ...request, messages: undefined as never })],
+  ['record plan', 'plan', () => new SessionResumeManager().record('x' as never, 'chat-1')],
+  ['record plan field', 'sessionKey', () => new SessionResumeManager().record({ sessionKey: 1 } as never, 'chat-1')],
+  ['record chat id', 'chat id', () => new SessionResumeManager().record({} as ResumePlan, 42 as never)],
+  ['reportFailure error', 'error', () => new SessionResumeManager().reportFailure({} as ResumePlan, 5 as never)],
+  ['reportFailure error code', 'code', () => new SessionResumeManager().reportFailure({} as ResumePlan, { code: 1 } as never)],
+  // prompts, logging, switches
+  ['buildPrompt messages', 'messages', () => buildPrompt({ messages: 'hi' as never })],
+  ['buildPrompt toolsInPrompt', 'toolsInPrompt', () => buildPrompt({ messages: [], toolsInPrompt: 1 as never })],
+  ['isTitleRequest tools', 'tools', () => isTitleRequest({ messages: [], tools: 'none' as never })],
+  ['setLogging level', 'level', () => setLogging({ level: 3 as never })],
+  ['setLogging file', 'file', () => setLogging({ level: 'off', file: true as never })],
+  ['setLogging options', 'options', () => setLogging(undefined as never)],
+  ['parseSwitch value', 'value', () => parseSwitch(1 as never, false)],
+  ['parseSwitch default', 'default', () => parseSwitch('on', 'yes' as never)],
+]
+
+describe('one options route', () => {
+  for (const [what, option, call] of refusals) {
+    it(`${what}: E_INVALID_ARG naming ${option}`, () => {
+      const error = thrown(call)
+      assert.equal(error.code, 'E_INVALID_ARG', `${what}: ${String(error.message)}`)
+      assert.equal(typeof error.message, 'string')
+      const message = error.message as string
+      assert.ok(message.includes(option), `${what}: "${message}" does not name ${option}`)
+      assert.doesNotMatch(message, /\bExpected\b|napi/i, what)
+    })
+  }
+
+  it('accepts the edges of every numeric range', () => {
+    const max = Number.MAX_SAFE_INTEGER
+    assert.doesNotThrow(() => new StreamTransformer({ created: 0, maxLineBytes: 1 }))
+    assert.doesNotThrow(() => new StreamTransformer({ created: max, maxLineBytes: max }))
+    assert.doesNotThrow(() => new StreamTransformer().finish({ exitCode: -1 }))
+    assert.doesNotThrow(() => new SessionResumeManager({ maxEntries: 1, ttlMs: 1 }))
+    assert.doesNotThrow(() => new SessionResumeManager({ ttlMs: max }))
+    // 0 disables a runner timeout; the run itself fails later (no such binary), not the options.
+    for (const limits of [{ idleTimeoutMs: 0, timeoutMs: 0 }, { idleTimeoutMs: max, timeoutMs: max }]) {
+      assert.doesNotThrow(() => runCursorAgent({ ...runBase, ...limits }, () => {}).cancel())
+    }
+  })
+
+  it('a resumeChatId of 256 characters is accepted, one of 257 is not', async () => {
+    const run = runCursorAgent({ ...runBase, resumeChatId: 'a'.repeat(256) }, () => {})
+    // The options were good: the run starts and fails only on the missing binary.
+    assert.equal((await run.wait()).error?.code, 'E_AGENT_NOT_FOUND')
+    const error = thrown(() => runCursorAgent({ ...runBase, resumeChatId: 'a'.repeat(257) }, () => {}))
+    assert.match(String(error.message), /at most 256 characters/)
+  })
+
+  it('absent and null options read as the defaults', () => {
+    assert.doesNotThrow(() => new StreamTransformer({ model: undefined, id: null as never, created: undefined }))
+    assert.doesNotThrow(() => new StreamTransformer(null))
+    assert.doesNotThrow(() => new SessionResumeManager({ maxEntries: null as never }))
+    assert.equal(parseSwitch(null, true), true)
+    assert.equal(parseSwitch(undefined, false), false)
+  })
+})
+
+// Compile-time: a run's error code is the code union, so comparing with a code type-checks and
+// a code that does not exist does not.
+export type CodeIsTheUnion = RunError['code'] extends string ? ('E_RESUME' extends RunError['code'] ? true : never) : never
+// @ts-expect-error: not one of ErrorCode
+export const notACode: RunError['code'] = 'E_NOPE'

@@ -22,6 +22,7 @@ const load = {
   title: () => import('../plugin/title.ts'),
   models: () => import('../plugin/models.ts'),
   provider: () => import('../plugin/provider.ts'),
+  turn: () => import('../plugin/turn.ts'),
   /** The compiled entry OpenCode loads (`exports["./server"]`); needs `npm run build:plugin`. */
   server: async (): Promise<typeof import('../plugin/server.ts')> => {
     const entry = join(repo, 'dist', 'plugin', 'server.js')
@@ -423,3 +424,52 @@ describe('logging', () => {
   })
 })
 
+// The turn policy every front end shares, driven directly (here in the SSE format a proxy uses).
+describe('the turn module', () => {
+  test('a resumed chat that Cursor replaced reruns once as a fresh chat with the full prompt', async () => {
+    const { resolveTurnConfig, startTurn } = await load.turn()
+    const workspace = join(scratch, 'turn-ws')
+    const turnLog = join(scratch, 'turn-log')
+    mkdirSync(workspace, { recursive: true })
+    const control = join(scratch, 'turn-control.json')
+    const config = resolveTurnConfig({ workspace, executable: fakeAgent, sessionResume: true }, true)
+    assert.equal(config.problem, null)
+    const turn1 = [{ role: 'user', content: 'first question' }]
+    const turn2 = [...turn1, { role: 'assistant', content: 'First answer.' }, { role: 'user', content: 'second question' }]
+    const run = async (messages: object[]) => {
+      const frames: string[] = []
+      const turn = startTurn(config, { model: 'auto', messages: messages as never, conversationId: 'ses_turn' }, 'openai-sse', (outputs) => {
+        for (const output of outputs) frames.push(output as string)
+      })
+      const result = await turn.done
+      const text = frames
+        .filter((frame) => frame !== 'data: [DONE]\n\n')
+        .map((frame) => JSON.parse(frame.slice('data: '.length)).choices?.[0]?.delta?.content ?? '')
+        .join('')
+      return { result, text, frames }
+    }
+    await withEnv({ FAKE_CURSOR_LOG_DIR: turnLog, FAKE_CURSOR_CONTROL: control }, async () => {
+      writeFileSync(control, JSON.stringify({ FAKE_CURSOR_STREAM: 'text:First answer.' }))
+      const first = await run(turn1)
+      assert.equal(first.result.error, undefined)
+      assert.equal(first.text, 'First answer.')
+
+      writeFileSync(control, JSON.stringify({ FAKE_CURSOR_STREAM: 'text:Second answer.', FAKE_CURSOR_RESUME: 'replace' }))
+      const second = await run(turn2)
+      assert.equal(second.result.error, undefined)
+      // Only the fresh rerun's answer, once: the replaced run delivered nothing.
+      assert.equal(second.text, 'Second answer.')
+      assert.equal(second.frames.filter((frame) => frame === 'data: [DONE]\n\n').length, 1)
+    })
+    const runs = readdirSync(turnLog)
+      .sort()
+      .map((file) => JSON.parse(readFileSync(join(turnLog, file), 'utf8')))
+    assert.equal(runs.length, 3)
+    const resumeOf = (argv: string[]) => (argv.includes('--resume') ? argv[argv.indexOf('--resume') + 1] : null)
+    assert.equal(resumeOf(runs[0].argv), null)
+    assert.notEqual(resumeOf(runs[1].argv), null)
+    assert.equal(runs[1].stdin, 'second question')
+    assert.equal(resumeOf(runs[2].argv), null)
+    assert.equal(runs[2].stdin, 'USER: first question\n\nASSISTANT: First answer.\n\nUSER: second question')
+  })
+})

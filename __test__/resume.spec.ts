@@ -343,6 +343,30 @@ describe('SessionResumeManager: failures', () => {
     assert.equal(manager.plan(second).resumeChatId, null)
   })
 
+  it('freshPlan: after E_RESUME the rerun gets the full prompt in a fresh chat that record still stores', () => {
+    const manager = enabledManager()
+    manager.record(manager.plan(first), 'chat-1')
+    const resumed = manager.plan(second)
+    assert.equal(resumed.resumeChatId, 'chat-1')
+    assert.equal(resumed.prompt, 'again')
+    assert.equal(manager.reportFailure(resumed, { code: 'E_RESUME', message: 'the chat was replaced' }), true)
+
+    const fresh = manager.freshPlan(second)
+    assert.equal(fresh.resumeChatId, null)
+    assert.equal(fresh.incremental, false)
+    assert.equal(fresh.prompt, 'USER: hello\n\nASSISTANT: hi\n\nUSER: again')
+    assert.equal(fresh.prompt, buildPrompt({ messages: second.messages }))
+    assert.equal(fresh.sessionKey, resumed.sessionKey)
+    assert.equal(manager.record(fresh, 'chat-2'), true)
+    const third = { ...second, messages: [...second.messages, { role: 'assistant', content: 'hi again' }, { role: 'user', content: 'bye' }] }
+    assert.equal(manager.plan(third).resumeChatId, 'chat-2')
+
+    // Disabled: a fresh plan is the plan, with no key to record under.
+    const off = new SessionResumeManager()
+    assert.deepEqual(off.freshPlan(second), off.plan(second))
+    assert.equal(off.freshPlan(second).sessionKey, null)
+  })
+
   it('plans survive a JSON round trip, extra fields included', () => {
     const manager = enabledManager()
     const plan = manager.plan(first)

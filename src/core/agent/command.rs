@@ -16,7 +16,7 @@ pub fn agent_args(options: &RunOptions) -> Vec<OsString> {
     .into_iter()
     .map(OsString::from)
     .collect();
-    args.push(options.workspace.clone().into_os_string());
+    args.push(options.workspace_dir().as_os_str().to_owned());
     args.push("--model".into());
     args.push(options.model.clone().into());
     if let Some(id) = &options.resume_chat_id {

@@ -2,6 +2,7 @@
 //! checked form the runner uses.
 
 use std::collections::HashMap;
+use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -65,22 +66,33 @@ impl Default for RunRequest {
     }
 }
 
-/// Checked options of one run.
+/// A request that passed [`RunRequest::validate`], read through `Deref`: its model is Cursor's
+/// id (the `cursor-acp/` prefix removed, also in the transformer options), and its workspace is
+/// also known as an absolute folder.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
-    pub prompt: String,
-    /// Cursor's model id (the `cursor-acp/` prefix removed).
-    pub model: String,
-    /// Absolute workspace: `--workspace` and the child's cwd.
-    pub workspace: PathBuf,
-    pub resume_chat_id: Option<String>,
-    pub executable: Option<String>,
-    pub force: bool,
-    pub extra_args: Vec<String>,
-    pub env: Option<EnvVars>,
-    pub idle_timeout: Option<Duration>,
-    pub timeout: Option<Duration>,
-    pub transformer: TransformerOptions,
+    request: RunRequest,
+    workspace_dir: PathBuf,
+}
+
+impl Deref for RunOptions {
+    type Target = RunRequest;
+
+    fn deref(&self) -> &RunRequest {
+        &self.request
+    }
+}
+
+impl RunOptions {
+    /// The workspace as an absolute folder: `--workspace` and the child's cwd.
+    pub fn workspace_dir(&self) -> &Path {
+        &self.workspace_dir
+    }
+
+    /// The prompt, moved out for writing to stdin (nothing else reads it).
+    pub fn take_prompt(&mut self) -> String {
+        std::mem::take(&mut self.request.prompt)
+    }
 }
 
 fn invalid(message: impl Into<String>) -> CoreError {
@@ -147,27 +159,22 @@ impl RunRequest {
                 no_nul("env", v)?;
             }
         }
+        let workspace_dir = workspace;
         let transformer = TransformerOptions {
             model: model.clone(),
             ..self.transformer
         };
         Ok(RunOptions {
-            prompt: self.prompt,
-            model,
-            workspace,
-            resume_chat_id: self.resume_chat_id,
-            executable: self.executable,
-            force: self.force,
-            extra_args: self.extra_args,
-            env: self.env,
-            idle_timeout: self.idle_timeout,
-            timeout: self.timeout,
-            transformer,
+            request: RunRequest {
+                model,
+                transformer,
+                ..self
+            },
+            workspace_dir,
         })
     }
 }
 
-/// A request that validates: a short prompt for `cursor-acp/gpt-5` in `workspace`.
 #[cfg(test)]
 pub(crate) fn test_request(workspace: &Path) -> RunRequest {
     RunRequest {

@@ -199,7 +199,7 @@ impl Run {
             self.options.env.as_ref(),
             agent_args(&self.options),
             Stdio::piped(),
-            Some(&self.options.workspace),
+            Some(self.options.workspace_dir()),
             &self.ctx,
         )
         .await;
@@ -215,7 +215,7 @@ impl Run {
         tracing::debug!(pid = ?child.id(), program = %launcher.program.display(), "cursor-agent started");
 
         let stdin_task = child.stdin.take().map(|mut stdin| {
-            let prompt = std::mem::take(&mut self.options.prompt);
+            let prompt = self.options.take_prompt();
             self.ctx.runtime.spawn(async move {
                 // A child that exits without reading everything closes the pipe: not our error.
                 let _ = stdin.write_all(prompt.as_bytes()).await;

@@ -109,6 +109,11 @@ fn now() -> std::time::Duration {
 pub struct StreamTransformer {
     options: TransformerOptions,
     framer: LineFramer,
+    stages: Stages,
+}
+
+/// What a framed record passes through: parsing, translation, encoding.
+struct Stages {
     translator: Translator,
     encoder: Encoder,
     skipped: u64,
@@ -121,32 +126,36 @@ fn log_skipped(what: &str, prefix: &[u8]) {
     tracing::debug!(prefix = %shown, "skipped cursor-agent record: {what}");
 }
 
-/// Hand one framed record down the pipeline.
-fn on_record(
-    record: Record<'_>,
-    translator: &mut Translator,
-    encoder: &mut Encoder,
-    skipped: &mut u64,
-    sink: &mut Sink<'_>,
-) {
-    match record {
-        Record::Line(line) => {
-            let parsed = parse(line);
-            if matches!(parsed, Parsed::Invalid) {
-                *skipped += 1;
-                log_skipped("not a JSON object", line.as_bytes());
-                return;
+impl Stages {
+    /// Hand one framed record down the pipeline.
+    fn record(&mut self, record: Record<'_>, sink: &mut Sink<'_>) {
+        match record {
+            Record::Line(line) => {
+                let parsed = parse(line);
+                if matches!(parsed, Parsed::Invalid) {
+                    self.skipped += 1;
+                    log_skipped("not a JSON object", line.as_bytes());
+                    return;
+                }
+                let encoder = &mut self.encoder;
+                self.translator
+                    .record(parsed, &mut |part| encoder.encode(&part, sink));
             }
-            translator.record(parsed, &mut |part| encoder.encode(&part, sink));
+            Record::Skipped { reason, prefix } => {
+                self.skipped += 1;
+                let what = match reason {
+                    SkipReason::TooLong => "longer than maxLineBytes",
+                    SkipReason::InvalidUtf8 => "not valid UTF-8",
+                };
+                log_skipped(what, prefix);
+            }
         }
-        Record::Skipped { reason, prefix } => {
-            *skipped += 1;
-            let what = match reason {
-                SkipReason::TooLong => "longer than maxLineBytes",
-                SkipReason::InvalidUtf8 => "not valid UTF-8",
-            };
-            log_skipped(what, prefix);
-        }
+    }
+
+    fn close(&mut self, closing: Closing<'_>, sink: &mut Sink<'_>) -> FinishSummary {
+        let encoder = &mut self.encoder;
+        self.translator
+            .close(closing, &mut |part| encoder.encode(&part, sink))
     }
 }
 
@@ -170,9 +179,11 @@ impl StreamTransformer {
         };
         Self {
             framer: LineFramer::new(options.max_line_bytes),
-            translator: Translator::new(),
-            encoder,
-            skipped: 0,
+            stages: Stages {
+                translator: Translator::new(),
+                encoder,
+                skipped: 0,
+            },
             options,
         }
     }
@@ -200,16 +211,9 @@ impl StreamTransformer {
                 "push after finish: the stream is already closed".into(),
             ));
         }
-        let Self {
-            framer,
-            translator,
-            encoder,
-            skipped,
-            ..
-        } = self;
-        framer.push(bytes, |record| {
-            on_record(record, translator, encoder, skipped, sink)
-        });
+        let stages = &mut self.stages;
+        self.framer
+            .push(bytes, |record| stages.record(record, sink));
         Ok(())
     }
 
@@ -240,49 +244,43 @@ impl StreamTransformer {
         if self.is_finished() {
             return FinishSummary::default();
         }
-        let Self {
-            framer,
-            translator,
-            encoder,
-            skipped,
-            ..
-        } = self;
-        framer.finish(|record| on_record(record, translator, encoder, skipped, sink));
-        translator.close(closing, &mut |part| encoder.encode(&part, sink))
+        let stages = &mut self.stages;
+        self.framer.finish(|record| stages.record(record, sink));
+        stages.close(closing, sink)
     }
 
     /// Whether the stream is closed (`finish` or `fail` was called).
     pub fn is_finished(&self) -> bool {
-        self.translator.is_finished()
+        self.stages.translator.is_finished()
     }
 
     /// The cursor chat id seen in the stream.
     pub fn session_id(&self) -> Option<&str> {
-        self.translator.session_id()
+        self.stages.translator.session_id()
     }
 
     /// Non-blank records that were skipped (bad UTF-8, bad JSON, not an object, too long).
     pub fn skipped_lines(&self) -> u64 {
-        self.skipped
+        self.stages.skipped
     }
 
     /// Usage from `result.usage`, after the validity filter.
     pub fn usage(&self) -> Option<&CursorUsage> {
-        self.translator.usage().map(|r| &r.counts)
+        self.stages.translator.usage().map(|r| &r.counts)
     }
 
     /// Cursor tool calls started and not yet completed (the idle timer pauses while > 0).
     pub fn open_tool_calls(&self) -> usize {
-        self.translator.open_tool_calls()
+        self.stages.translator.open_tool_calls()
     }
 
     /// Whether any text or reasoning has been emitted.
     pub fn has_content(&self) -> bool {
-        self.translator.has_content()
+        self.stages.translator.has_content()
     }
 
     /// Whether any record (event) has been parsed yet.
     pub fn has_events(&self) -> bool {
-        self.translator.has_events()
+        self.stages.translator.has_events()
     }
 }

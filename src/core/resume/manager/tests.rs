@@ -66,30 +66,33 @@ fn plan(m: &mut SessionResumeManager, request: &Value) -> ResumePlan {
     m.plan(&typed(request))
 }
 
+/// A conversation after opencode's system prompt: the turns, alternately the user's and the
+/// assistant's, the user first.
+fn talk(turns: &[&str]) -> Value {
+    let mut messages = vec![json!({"role": "system", "content": "You are opencode."})];
+    for (index, text) in turns.iter().enumerate() {
+        let role = if index % 2 == 0 { "user" } else { "assistant" };
+        messages.push(json!({"role": role, "content": text}));
+    }
+    request(Value::Array(messages))
+}
+
 fn turn1() -> Value {
-    request(
-        json!([{"role": "system", "content": "You are opencode."}, {"role": "user", "content": "read hello.txt"}]),
-    )
+    talk(&["read hello.txt"])
 }
 
 fn turn2() -> Value {
-    request(json!([
-        {"role": "system", "content": "You are opencode."},
-        {"role": "user", "content": "read hello.txt"},
-        {"role": "assistant", "content": "It says hi."},
-        {"role": "user", "content": "  now summarise it  "},
-    ]))
+    talk(&["read hello.txt", "It says hi.", "  now summarise it  "])
 }
 
 fn turn3() -> Value {
-    request(json!([
-        {"role": "system", "content": "You are opencode."},
-        {"role": "user", "content": "read hello.txt"},
-        {"role": "assistant", "content": "It says hi."},
-        {"role": "user", "content": "  now summarise it  "},
-        {"role": "assistant", "content": "A greeting."},
-        {"role": "user", "content": "thanks"},
-    ]))
+    talk(&[
+        "read hello.txt",
+        "It says hi.",
+        "  now summarise it  ",
+        "A greeting.",
+        "thanks",
+    ])
 }
 
 #[test]
@@ -154,14 +157,13 @@ fn a_branch_with_another_second_message_misses_and_keeps_the_entry() {
     let second = plan(&mut m, &turn2());
     m.record(&second, "chat-1");
 
-    let branch = request(json!([
-        {"role": "system", "content": "You are opencode."},
-        {"role": "user", "content": "read hello.txt"},
-        {"role": "assistant", "content": "It says hi."},
-        {"role": "user", "content": "translate it instead"},
-        {"role": "assistant", "content": "Hallo."},
-        {"role": "user", "content": "thanks"},
-    ]));
+    let branch = talk(&[
+        "read hello.txt",
+        "It says hi.",
+        "translate it instead",
+        "Hallo.",
+        "thanks",
+    ]);
     let p = plan(&mut m, &branch);
     assert_eq!(p.resume_chat_id, None);
     assert!(!p.incremental);
@@ -171,14 +173,13 @@ fn a_branch_with_another_second_message_misses_and_keeps_the_entry() {
     assert_eq!(m.len(), 1, "a sequence mismatch keeps the entry");
 
     // The original line still resumes.
-    let continued = request(json!([
-        {"role": "system", "content": "You are opencode."},
-        {"role": "user", "content": "read hello.txt"},
-        {"role": "assistant", "content": "It says hi."},
-        {"role": "user", "content": "  now summarise it  "},
-        {"role": "assistant", "content": "Summary."},
-        {"role": "user", "content": "shorter"},
-    ]));
+    let continued = talk(&[
+        "read hello.txt",
+        "It says hi.",
+        "  now summarise it  ",
+        "Summary.",
+        "shorter",
+    ]);
     assert_eq!(
         plan(&mut m, &continued).resume_chat_id.as_deref(),
         Some("chat-1")
@@ -186,16 +187,15 @@ fn a_branch_with_another_second_message_misses_and_keeps_the_entry() {
 
     // Two branches under one key: the newest record wins.
     assert!(m.record(&p, "chat-2"));
-    let branch_next = request(json!([
-        {"role": "system", "content": "You are opencode."},
-        {"role": "user", "content": "read hello.txt"},
-        {"role": "assistant", "content": "It says hi."},
-        {"role": "user", "content": "translate it instead"},
-        {"role": "assistant", "content": "Hallo."},
-        {"role": "user", "content": "thanks"},
-        {"role": "assistant", "content": "Bitte."},
-        {"role": "user", "content": "bye"},
-    ]));
+    let branch_next = talk(&[
+        "read hello.txt",
+        "It says hi.",
+        "translate it instead",
+        "Hallo.",
+        "thanks",
+        "Bitte.",
+        "bye",
+    ]);
     assert_eq!(
         plan(&mut m, &branch_next).resume_chat_id.as_deref(),
         Some("chat-2")
@@ -248,14 +248,13 @@ fn ttl_counts_from_record_and_a_hit_does_not_extend_it() {
     let again = plan(&mut m, &turn2());
     m.record(&again, "chat-2");
     clock.set(6_900);
-    let third = request(json!([
-        {"role": "system", "content": "You are opencode."},
-        {"role": "user", "content": "read hello.txt"},
-        {"role": "assistant", "content": "It says hi."},
-        {"role": "user", "content": "  now summarise it  "},
-        {"role": "assistant", "content": "ok"},
-        {"role": "user", "content": "more"},
-    ]));
+    let third = talk(&[
+        "read hello.txt",
+        "It says hi.",
+        "  now summarise it  ",
+        "ok",
+        "more",
+    ]);
     assert_eq!(
         plan(&mut m, &third).resume_chat_id.as_deref(),
         Some("chat-2")

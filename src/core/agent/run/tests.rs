@@ -22,6 +22,18 @@ impl OutputSink for SlowConsumer {
     }
 }
 
+/// Starts a run whose consumer keeps every receipt (it is behind) until told to let go.
+fn start_behind(options: RunOptions) -> (Arc<SlowConsumer>, RunHandle) {
+    let consumer = Arc::new(SlowConsumer::default());
+    consumer.holding.store(true, Ordering::SeqCst);
+    let ctx = RunContext {
+        runtime: Handle::current(),
+        owner: 0,
+    };
+    let run = start_run(options, consumer.clone(), ctx);
+    (consumer, run)
+}
+
 fn delta_line(text: &str) -> String {
     format!(
         r#"{{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"text","text":"{text}"}}]}},"session_id":"s1","timestamp_ms":1}}"#
@@ -53,13 +65,7 @@ async fn the_result_waits_until_every_batch_is_consumed() {
         delta_line("hello")
     );
     let options = paced_agent(&dir, "quick-agent.sh", &body);
-    let consumer = Arc::new(SlowConsumer::default());
-    consumer.holding.store(true, Ordering::SeqCst);
-    let ctx = RunContext {
-        runtime: Handle::current(),
-        owner: 0,
-    };
-    let run = start_run(options, consumer.clone(), ctx);
+    let (consumer, run) = start_behind(options);
 
     // The agent is done quickly and every batch (the text, then the closing outputs) is in
     // the consumer's hands, but not consumed: no result yet.
@@ -108,13 +114,7 @@ async fn reading_pauses_while_the_consumer_is_behind() {
         "echo '{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"\",\"session_id\":\"s1\"}'\n",
     );
     let options = paced_agent(&dir, "paced-agent.sh", &body);
-    let consumer = Arc::new(SlowConsumer::default());
-    consumer.holding.store(true, Ordering::SeqCst);
-    let ctx = RunContext {
-        runtime: Handle::current(),
-        owner: 0,
-    };
-    let run = start_run(options, consumer.clone(), ctx);
+    let (consumer, run) = start_behind(options);
 
     let deadline = Instant::now() + Duration::from_secs(20);
     while consumer.batches.lock().unwrap().len() < MAX_BATCHES_IN_FLIGHT {

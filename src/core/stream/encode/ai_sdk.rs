@@ -234,6 +234,7 @@ impl AiSdkEncoder {
 mod tests {
     use super::*;
     use crate::core::error::CoreError;
+    use crate::core::stream::encode::encode_all;
 
     /// Both writers describe the same parts.
     #[test]
@@ -312,10 +313,7 @@ mod tests {
 
     fn encoded(parts: &[Part<'_>]) -> Vec<Value> {
         let mut encoder = AiSdkEncoder::new();
-        let mut out = Vec::new();
-        for part in parts {
-            encoder.encode(part, &mut out);
-        }
+        let out = encode_all(parts, |part, out| encoder.encode(part, out));
         out.into_iter()
             .map(|o| match o {
                 Output::Part(v) => v,

@@ -11,6 +11,19 @@ pub enum Output {
     Part(serde_json::Value),
 }
 
+/// Every output of `parts` through one encoder's `encode`, in order.
+#[cfg(test)]
+pub(crate) fn encode_all(
+    parts: &[crate::core::stream::part::Part<'_>],
+    mut encode: impl FnMut(&crate::core::stream::part::Part<'_>, &mut Vec<Output>),
+) -> Vec<Output> {
+    let mut out = Vec::new();
+    for part in parts {
+        encode(part, &mut out);
+    }
+    out
+}
+
 /// Escape table: 0 = copy the byte, else the character after the backslash (`u` = `\u00XX`).
 const ESCAPES: [u8; 256] = {
     let mut table = [0u8; 256];

@@ -182,13 +182,11 @@ impl SseEncoder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::stream::encode::encode_all;
 
     fn frames(tool_calls: ToolCallMode, parts: &[Part<'_>]) -> Vec<String> {
         let mut encoder = SseEncoder::new("id-1", 7, "auto", tool_calls, false);
-        let mut out = Vec::new();
-        for part in parts {
-            encoder.encode(part, &mut out);
-        }
+        let out = encode_all(parts, |part, out| encoder.encode(part, out));
         out.into_iter()
             .map(|o| match o {
                 Output::Frame(frame) => frame,

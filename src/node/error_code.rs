@@ -63,7 +63,7 @@ impl From<core::ErrorCode> for ErrorCode {
     }
 }
 
-/// The `code` carried by errors thrown from bindings: a section-6 code for core failures,
+/// The `code` carried by errors thrown from bindings: an [`ErrorCode`] for core failures,
 /// napi's own status name for failures inside napi (a panic caught at the boundary).
 pub struct Code(Cow<'static, str>);
 

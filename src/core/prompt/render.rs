@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use super::model::{
+use super::{
     Conversation, Media, MediaSource, Message, Part, Role, ToolCall, ToolDefinition, ToolOutput,
     ToolResult,
 };

@@ -4,8 +4,8 @@
 use sha2::{Digest as _, Sha256};
 
 use crate::core::cursor_id::cursor_model_id;
-use crate::core::prompt::model::{Media, MediaSource, Message, Part, Role, ToolDefinition};
 use crate::core::prompt::Conversation;
+use crate::core::prompt::{Media, MediaSource, Message, Part, Role, ToolDefinition};
 
 /// A SHA-256 digest.
 pub type Digest = [u8; 32];

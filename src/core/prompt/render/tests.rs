@@ -1,7 +1,7 @@
 use super::*;
 use serde_json::{json, Value};
 
-use crate::core::prompt::model::conversation_of;
+use crate::core::prompt::conversation_of;
 
 #[test]
 fn openai_tool_round_trip_flattens_with_labels_ids_and_continuation() {

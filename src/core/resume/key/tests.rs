@@ -1,7 +1,7 @@
 use super::*;
 use serde_json::{json, Value};
 
-use crate::core::prompt::model::conversation_of;
+use crate::core::prompt::conversation_of;
 
 #[test]
 fn title_request_is_system_title_generator_without_tools() {

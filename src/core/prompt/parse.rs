@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use super::fields::{required_str, str_field};
+use super::fields::{as_object, parse_each, required_str, str_field};
 use super::media::{
     parse_openai_audio, parse_openai_file, parse_openai_image, parse_v3_file, parse_v3_url,
 };
@@ -14,20 +14,11 @@ use crate::core::error::CoreError;
 
 /// Parses OpenAI chat messages and AI SDK V3 prompt messages (they may be mixed).
 pub fn parse_messages(items: &[Value]) -> Result<Vec<Message<'_>>, CoreError> {
-    items
-        .iter()
-        .enumerate()
-        .map(|(index, item)| {
-            parse_message(item)
-                .map_err(|e| CoreError::invalid_arg(format!("messages[{index}]: {}", e.message())))
-        })
-        .collect()
+    parse_each("messages", items, parse_message)
 }
 
 fn parse_message(item: &Value) -> Result<Message<'_>, CoreError> {
-    let object = item
-        .as_object()
-        .ok_or_else(|| CoreError::invalid_arg("a message must be an object"))?;
+    let object = as_object(item, "a message")?;
     let role = match object.get("role").and_then(Value::as_str) {
         Some("system" | "developer") => Role::System,
         Some("user") => Role::User,
@@ -67,9 +58,7 @@ fn parse_content(content: Option<&Value>) -> Result<Vec<Part<'_>>, CoreError> {
 }
 
 fn parse_part(item: &Value) -> Result<Part<'_>, CoreError> {
-    let object = item
-        .as_object()
-        .ok_or_else(|| CoreError::invalid_arg("a content part must be an object"))?;
+    let object = as_object(item, "a content part")?;
     let kind = required_str(object, "type", "a content part")?;
     let part = match kind {
         "text" | "input_text" | "output_text" => {
@@ -91,9 +80,7 @@ fn parse_part(item: &Value) -> Result<Part<'_>, CoreError> {
 }
 
 fn parse_openai_tool_call(call: &Value) -> Result<ToolCall<'_>, CoreError> {
-    let object = call
-        .as_object()
-        .ok_or_else(|| CoreError::invalid_arg("a tool call must be an object"))?;
+    let object = as_object(call, "a tool call")?;
     let id = required_str(object, "id", "a tool call")?;
     let function = object
         .get("function")
@@ -185,9 +172,7 @@ fn text_or_json(value: Option<&Value>) -> ToolOutput<'_> {
 }
 
 fn parse_output_part(item: &Value) -> Result<Part<'_>, CoreError> {
-    let object = item
-        .as_object()
-        .ok_or_else(|| CoreError::invalid_arg("a tool output part must be an object"))?;
+    let object = as_object(item, "a tool output part")?;
     let kind = required_str(object, "type", "a tool output part")?;
     Ok(match kind {
         "text" => Part::Text(required_str(object, "text", "a tool output text part")?),
@@ -210,9 +195,7 @@ fn parse_tool_message<'a>(
             return items
                 .iter()
                 .map(|item| {
-                    let part = item
-                        .as_object()
-                        .ok_or_else(|| CoreError::invalid_arg("a tool part must be an object"))?;
+                    let part = as_object(item, "a tool part")?;
                     match str_field(part, "type") {
                         Some("tool-result") => Ok(Part::ToolResult(parse_v3_tool_result(part)?)),
                         Some(other) => Ok(Part::Unsupported(other)),

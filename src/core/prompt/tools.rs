@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::fields::{required_str, str_field};
+use super::fields::{as_object, parse_each, required_str, str_field};
 use crate::core::error::CoreError;
 
 /// A tool offered to the model.
@@ -18,20 +18,11 @@ pub struct ToolDefinition<'a> {
 
 /// Parses tool definitions in the OpenAI and the AI SDK V3 shape.
 pub fn parse_tools(items: &[Value]) -> Result<Vec<ToolDefinition<'_>>, CoreError> {
-    items
-        .iter()
-        .enumerate()
-        .map(|(index, item)| {
-            parse_tool(item)
-                .map_err(|e| CoreError::invalid_arg(format!("tools[{index}]: {}", e.message())))
-        })
-        .collect()
+    parse_each("tools", items, parse_tool)
 }
 
 fn parse_tool(item: &Value) -> Result<ToolDefinition<'_>, CoreError> {
-    let object = item
-        .as_object()
-        .ok_or_else(|| CoreError::invalid_arg("a tool must be an object"))?;
+    let object = as_object(item, "a tool")?;
     if let Some(function) = object.get("function").and_then(Value::as_object) {
         return Ok(ToolDefinition {
             name: required_str(function, "name", "a function tool")?,

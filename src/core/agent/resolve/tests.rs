@@ -62,46 +62,22 @@ fn table_order_and_tried_list() {
     );
 
     // each candidate, installed alone, wins; earlier ones win over later ones
+    let winner = || {
+        resolve_agent(Some("custom-agent"), Some(&e))
+            .launcher
+            .unwrap()
+            .program
+    };
     let legacy = t.file("home/.cursor-agent/cursor-agent", 0o755);
-    assert_eq!(
-        resolve_agent(Some("custom-agent"), Some(&e))
-            .launcher
-            .unwrap()
-            .program,
-        legacy
-    );
+    assert_eq!(winner(), legacy);
     let local = t.file("home/.local/bin/cursor-agent", 0o755);
-    assert_eq!(
-        resolve_agent(Some("custom-agent"), Some(&e))
-            .launcher
-            .unwrap()
-            .program,
-        local
-    );
+    assert_eq!(winner(), local);
     let agent = t.file("bin2/agent", 0o755);
-    assert_eq!(
-        resolve_agent(Some("custom-agent"), Some(&e))
-            .launcher
-            .unwrap()
-            .program,
-        agent
-    );
+    assert_eq!(winner(), agent);
     let cursor_agent = t.file("bin2/cursor-agent", 0o755);
-    assert_eq!(
-        resolve_agent(Some("custom-agent"), Some(&e))
-            .launcher
-            .unwrap()
-            .program,
-        cursor_agent
-    );
+    assert_eq!(winner(), cursor_agent);
     let custom = t.file("bin2/custom-agent", 0o755);
-    assert_eq!(
-        resolve_agent(Some("custom-agent"), Some(&e))
-            .launcher
-            .unwrap()
-            .program,
-        custom
-    );
+    assert_eq!(winner(), custom);
 }
 
 #[test]

@@ -83,6 +83,11 @@ impl PartialEq<&str> for ErrorCode {
 }
 
 impl CoreError {
+    /// A bad argument from the caller; `message` names what was wrong.
+    pub fn invalid_arg(message: impl Into<String>) -> Self {
+        Self::InvalidArg(message.into())
+    }
+
     /// The stable code.
     pub fn code(&self) -> ErrorCode {
         match self {

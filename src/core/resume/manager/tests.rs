@@ -4,7 +4,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::*;
-use crate::core::prompt::model::conversation_of;
+use crate::core::prompt::conversation_of;
 use crate::core::resume::options::{DEFAULT_MAX_ENTRIES, DEFAULT_TTL_MS};
 use std::num::NonZeroUsize;
 

@@ -1,0 +1,124 @@
+use super::is_resume_specific;
+
+/// Phrasings that must evict: the chat itself is gone or cannot be resumed.
+const RESUME_SPECIFIC: &[&str] = &[
+    "Chat not found",
+    "CHAT NOT FOUND",
+    "Error: chat 5f0c2a1e-1234-4abc-9def-0123456789ab not found",
+    "Error: Chat \"5f0c2a1e-1234-4abc-9def-0123456789ab\" not found.",
+    "session not found",
+    "Session has expired",
+    "The conversation was deleted",
+    "thread no longer exists",
+    "No previous chats found.",
+    "Failed to resume chat",
+    "could not resume session 1234abcd",
+    "Unable to resume the conversation",
+    "Cannot resume: chat is missing",
+    "can't resume this chat",
+    "can\u{2019}t resume this chat",
+    "resume failed",
+    "Resume error: unknown chat id",
+    "resuming chat abc123 failed",
+    "no such session",
+    "no such chat: abc123",
+    "invalid session id",
+    "Invalid chat ID provided",
+    "chat id is invalid",
+    "session isn't found",
+    "This chat cannot be resumed",
+    "session could not be resumed",
+    "Session expired due to inactivity",
+    "session expired due to idle timeout",
+    "chat was deleted under the retention policy",
+    "Invalid conversation history: unexpected end of store.db",
+    "the session does not exist",
+    "Conversation wasn't found",
+    "No active session",
+    "chat with id 42abc was not found",
+    "error: failed to resume\nchat not found",
+];
+
+/// Failures that must never evict: not about the chat, or about it only through a transient
+/// cause.
+const TRANSIENT_OR_UNRELATED: &[&str] = &[
+    "",
+    "cursor-agent exited with code 1 and no output",
+    "Error: Authentication required. Please run 'agent login' first, or set CURSOR_API_KEY environment variable.",
+    "Not logged in",
+    "Error: You've hit your usage limit",
+    "Cannot use this model: gpt-9. Available models: auto, sonnet-4.6",
+    "Connection lost, reconnecting to https://agentn.global.api5.cursor.sh (attempt 2)...",
+    "RetriableError: [internal] self-signed certificate in certificate chain",
+    "TypeError: fetch failed",
+    "connect ECONNREFUSED 127.0.0.1:443",
+    "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory",
+    "killed by signal SIGKILL",
+    "Request timed out",
+    "Session expired due to network timeout",
+    "Your session has expired, please log in again",
+    "Failed to resume chat: network error",
+    "could not resume session because of a connection reset",
+    "chat not found: invalid token",
+    "resume failed; quota exceeded",
+    "session not found (rate limit exceeded, 429)",
+    "Chat not found due to a DNS failure",
+    "Unable to resume: out of memory",
+    "Error: Session ID \"8c1e0f4a-1111-2222-3333-444455556666\" is already in use.",
+    "\u{26a0} Workspace Trust Required. Pass --trust, --yolo, or -f if you trust this directory",
+    "auth token expired",
+    "session token expired",
+    "thread 'main' panicked at src/main.rs:10:5",
+    "Retry attempt 3... resume failed",
+    "chat completed",
+    "Invalid Model: The model does not work with your current plan or api key",
+    "503 Service Unavailable: could not resume chat",
+    "resume aborted: SIGTERM",
+];
+
+#[test]
+fn a_transient_cause_cancels_every_resume_phrasing() {
+    const CAUSES: &[&str] = &[
+        " due to network timeout",
+        ": invalid token",
+        " (rate limit exceeded)",
+        " because you are not logged in",
+        "; killed by SIGKILL",
+        " - out of memory",
+    ];
+    let lifecycle = ["inactivity", "idle", "retention"];
+    for text in RESUME_SPECIFIC
+        .iter()
+        .filter(|t| !lifecycle.iter().any(|w| t.contains(w)))
+    {
+        for cause in CAUSES {
+            let combined = format!("{text}{cause}");
+            assert!(!is_resume_specific(&combined), "transient: {combined:?}");
+        }
+    }
+}
+
+#[test]
+fn table_has_at_least_forty_phrasings() {
+    assert!(RESUME_SPECIFIC.len() + TRANSIENT_OR_UNRELATED.len() >= 40);
+}
+
+#[test]
+fn resume_specific_phrasings_evict() {
+    for text in RESUME_SPECIFIC {
+        assert!(
+            is_resume_specific(text),
+            "should be resume-specific: {text:?}"
+        );
+    }
+}
+
+#[test]
+fn transient_or_unrelated_phrasings_do_not_evict() {
+    for text in TRANSIENT_OR_UNRELATED {
+        assert!(
+            !is_resume_specific(text),
+            "should not be resume-specific: {text:?}"
+        );
+    }
+}

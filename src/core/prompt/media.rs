@@ -1,0 +1,351 @@
+//! Images, files and audio attached to a message: the media types, their OpenAI and AI SDK V3
+//! part shapes, and where their bytes are (`http(s):` and `file:` URLs, `data:` URLs, base64).
+
+use std::borrow::Cow;
+
+use serde_json::{Map, Value};
+
+use super::fields::{required_str, str_field};
+use crate::core::error::CoreError;
+
+/// An image or file attached to a message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Media<'a> {
+    pub kind: MediaKind,
+    pub media_type: Option<&'a str>,
+    pub filename: Option<&'a str>,
+    pub source: MediaSource<'a>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MediaKind {
+    Image,
+    File,
+    Audio,
+}
+
+impl MediaKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Image => "image",
+            Self::File => "file",
+            Self::Audio => "audio",
+        }
+    }
+}
+
+/// Where the bytes of a [`Media`] are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MediaSource<'a> {
+    /// A URL Cursor can fetch (`http:`/`https:`).
+    Url(&'a str),
+    /// A local path Cursor can read (from a `file:` URL).
+    Path(Cow<'a, str>),
+    /// Bytes carried inline (base64 or a `data:` URL); `data` is the encoded text when there
+    /// is one, and feeds the conversation anchor.
+    Inline { bytes: usize, data: Option<&'a str> },
+    /// A provider-side file id (OpenAI `file_id`), not readable by Cursor.
+    FileId(&'a str),
+}
+
+pub(super) fn parse_openai_image(object: &Map<String, Value>) -> Result<Media<'_>, CoreError> {
+    let url = match object.get("image_url") {
+        Some(Value::String(url)) => url.as_str(),
+        Some(Value::Object(inner)) => required_str(inner, "url", "an image_url part")?,
+        _ => {
+            return Err(CoreError::invalid_arg(
+                "an image_url part needs `image_url.url`",
+            ))
+        }
+    };
+    let mut media = Media {
+        kind: MediaKind::Image,
+        media_type: None,
+        filename: None,
+        source: source_from_url(url),
+    };
+    if let Some(data_type) = data_url_media_type(url) {
+        media.media_type = Some(data_type);
+    }
+    Ok(media)
+}
+
+pub(super) fn parse_openai_audio(object: &Map<String, Value>) -> Media<'_> {
+    let inner = object.get("input_audio").and_then(Value::as_object);
+    let data = inner.and_then(|i| str_field(i, "data"));
+    Media {
+        kind: MediaKind::Audio,
+        media_type: inner.and_then(|i| str_field(i, "format")),
+        filename: None,
+        source: MediaSource::Inline {
+            bytes: data.map_or(0, base64_decoded_len),
+            data,
+        },
+    }
+}
+
+pub(super) fn parse_openai_file(object: &Map<String, Value>) -> Media<'_> {
+    let inner = object.get("file").and_then(Value::as_object);
+    let filename = inner.and_then(|i| str_field(i, "filename"));
+    let source = match (
+        inner.and_then(|i| str_field(i, "file_data")),
+        inner.and_then(|i| str_field(i, "file_id")),
+    ) {
+        (Some(data), _) => source_from_data(data),
+        (None, Some(id)) => MediaSource::FileId(id),
+        (None, None) => MediaSource::Inline {
+            bytes: 0,
+            data: None,
+        },
+    };
+    let media_type = match &source {
+        MediaSource::Inline {
+            data: Some(data), ..
+        } => data_url_media_type(data),
+        _ => None,
+    };
+    Media {
+        kind: MediaKind::File,
+        media_type,
+        filename,
+        source,
+    }
+}
+
+/// V3 `file` parts (`data`, `mediaType`, `filename`), legacy `image` parts (`image`), and V3 tool
+/// output `media`/`image-data`/`file-data` parts.
+pub(super) fn parse_v3_file<'a>(object: &'a Map<String, Value>, kind: &str) -> Media<'a> {
+    let media_type = str_field(object, "mediaType").or_else(|| str_field(object, "mimeType"));
+    let data = object.get("data").or_else(|| object.get("image"));
+    let source = match data {
+        Some(Value::String(data)) => source_from_data(data),
+        // Bytes that reached us as an object (a typed array or a URL without toJSON).
+        Some(Value::Object(map)) => MediaSource::Inline {
+            bytes: map.len(),
+            data: None,
+        },
+        Some(Value::Array(items)) => MediaSource::Inline {
+            bytes: items.len(),
+            data: None,
+        },
+        _ => MediaSource::Inline {
+            bytes: 0,
+            data: None,
+        },
+    };
+    let is_image = kind == "image"
+        || kind == "image-data"
+        || media_type.is_some_and(|t| t.starts_with("image/"));
+    Media {
+        kind: if is_image {
+            MediaKind::Image
+        } else {
+            MediaKind::File
+        },
+        media_type,
+        filename: str_field(object, "filename"),
+        source,
+    }
+}
+
+/// V3 tool output `image-url` and `file-url` parts.
+pub(super) fn parse_v3_url<'a>(
+    object: &'a Map<String, Value>,
+    kind: &str,
+) -> Result<Media<'a>, CoreError> {
+    let url = required_str(object, "url", "a tool output url part")?;
+    let kind = if kind == "image-url" {
+        MediaKind::Image
+    } else {
+        MediaKind::File
+    };
+    Ok(Media {
+        kind,
+        media_type: str_field(object, "mediaType"),
+        filename: None,
+        source: source_from_url(url),
+    })
+}
+
+/// `data` is a URL (`http(s):`, `file:`, `data:`) or base64.
+fn source_from_data(data: &str) -> MediaSource<'_> {
+    if has_scheme(data, "http:")
+        || has_scheme(data, "https:")
+        || has_scheme(data, "file:")
+        || has_scheme(data, "data:")
+    {
+        source_from_url(data)
+    } else {
+        MediaSource::Inline {
+            bytes: base64_decoded_len(data),
+            data: Some(data),
+        }
+    }
+}
+
+fn source_from_url(url: &str) -> MediaSource<'_> {
+    if has_scheme(url, "data:") {
+        let payload = url.split_once(',').map_or("", |(_, p)| p);
+        let is_base64 = url
+            .split_once(',')
+            .is_some_and(|(head, _)| head.ends_with(";base64"));
+        let bytes = if is_base64 {
+            base64_decoded_len(payload)
+        } else {
+            payload.len()
+        };
+        MediaSource::Inline {
+            bytes,
+            data: Some(url),
+        }
+    } else if has_scheme(url, "file:") {
+        MediaSource::Path(file_url_to_path(url))
+    } else {
+        MediaSource::Url(url)
+    }
+}
+
+fn has_scheme(text: &str, scheme: &str) -> bool {
+    text.get(..scheme.len())
+        .is_some_and(|head| head.eq_ignore_ascii_case(scheme))
+}
+
+fn data_url_media_type(url: &str) -> Option<&str> {
+    if !has_scheme(url, "data:") {
+        return None;
+    }
+    let head = url.get(5..)?.split([',', ';']).next()?;
+    (!head.is_empty()).then_some(head)
+}
+
+/// `file:///a/b%20c` -> `/a/b c` (percent-decoded; a host other than empty/localhost is kept).
+fn file_url_to_path(url: &str) -> Cow<'_, str> {
+    let rest = &url[5..];
+    let path = match rest.strip_prefix("//") {
+        Some(after) => match after.find('/') {
+            Some(0) => after,
+            Some(slash) if after[..slash].eq_ignore_ascii_case("localhost") => &after[slash..],
+            _ => rest,
+        },
+        None => rest,
+    };
+    if !path.contains('%') {
+        return Cow::Borrowed(path);
+    }
+    let bytes = path.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok();
+            if let Some(value) = hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                decoded.push(value);
+                i += 3;
+                continue;
+            }
+        }
+        decoded.push(bytes[i]);
+        i += 1;
+    }
+    Cow::Owned(String::from_utf8_lossy(&decoded).into_owned())
+}
+
+/// Decoded size of base64 text (whitespace ignored).
+fn base64_decoded_len(data: &str) -> usize {
+    let significant = data.bytes().filter(|b| !b.is_ascii_whitespace()).count();
+    let padding = data
+        .bytes()
+        .rev()
+        .filter(|b| !b.is_ascii_whitespace())
+        .take(2)
+        .filter(|&b| b == b'=')
+        .count();
+    (significant / 4) * 3
+        + match significant % 4 {
+            2 => 1,
+            3 => 2,
+            _ => 0,
+        }
+        - if significant % 4 == 0 { padding } else { 0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    use crate::core::prompt::{conversation_of, Part};
+
+    #[test]
+    fn media_sources() {
+        let request = json!({"messages": [{"role": "user", "content": [
+            {"type": "image_url", "image_url": {"url": "https://example.com/a.png"}},
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+            {"type": "file", "mediaType": "application/pdf", "data": "file:///home/u/My%20Doc.pdf", "filename": "My Doc.pdf"},
+            {"type": "file", "mediaType": "image/jpeg", "data": "QUJDRA=="},
+            {"type": "input_audio", "input_audio": {"data": "AAAAAA==", "format": "wav"}},
+        ]}]});
+        let c = conversation_of(&request);
+        let sources: Vec<_> = c.messages[0]
+            .parts
+            .iter()
+            .map(|p| match p {
+                Part::Media(m) => (m.kind, m.media_type, m.source.clone()),
+                other => panic!("media expected, got {other:?}"),
+            })
+            .collect();
+        assert_eq!(
+            sources,
+            vec![
+                (
+                    MediaKind::Image,
+                    None,
+                    MediaSource::Url("https://example.com/a.png")
+                ),
+                (
+                    MediaKind::Image,
+                    Some("image/png"),
+                    MediaSource::Inline {
+                        bytes: 3,
+                        data: Some("data:image/png;base64,AAAA")
+                    }
+                ),
+                (
+                    MediaKind::File,
+                    Some("application/pdf"),
+                    MediaSource::Path(Cow::Owned("/home/u/My Doc.pdf".into()))
+                ),
+                (
+                    MediaKind::Image,
+                    Some("image/jpeg"),
+                    MediaSource::Inline {
+                        bytes: 4,
+                        data: Some("QUJDRA==")
+                    }
+                ),
+                (
+                    MediaKind::Audio,
+                    Some("wav"),
+                    MediaSource::Inline {
+                        bytes: 4,
+                        data: Some("AAAAAA==")
+                    }
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn base64_sizes() {
+        for (text, bytes) in [
+            ("", 0),
+            ("QQ==", 1),
+            ("QUI=", 2),
+            ("QUJD", 3),
+            ("QUJDRA", 4),
+            ("QUJD\nREVG", 6),
+        ] {
+            assert_eq!(base64_decoded_len(text), bytes, "{text:?}");
+        }
+    }
+}

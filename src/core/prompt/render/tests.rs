@@ -1,0 +1,205 @@
+use super::*;
+use serde_json::{json, Value};
+
+use crate::core::prompt::conversation_of;
+
+#[test]
+fn openai_tool_round_trip_flattens_with_labels_ids_and_continuation() {
+    let request = json!({"messages": [
+        {"role": "system", "content": "You are opencode."},
+        {"role": "user", "content": "\"read hello.txt\""},
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "call_fake_1", "type": "function",
+            "function": {"name": "read", "arguments": "{\"filePath\":\"/home/user/project/hello.txt\"}"}}]},
+        {"role": "tool", "tool_call_id": "call_fake_1", "content": "<path>/home/user/project/hello.txt</path>"},
+    ], "tools": [{"type": "function", "function": {"name": "read", "description": "Read", "parameters": {}}}]});
+    let expected = "SYSTEM: You are opencode.\n\n\
+        USER: \"read hello.txt\"\n\n\
+        ASSISTANT: tool_call(id: call_fake_1, name: read, args: {\"filePath\":\"/home/user/project/hello.txt\"})\n\n\
+        TOOL_RESULT (name: read, call_id: call_fake_1): <path>/home/user/project/hello.txt</path>\n\n\
+        The above tool calls have been executed. Continue your response based on these results.";
+    assert_eq!(
+        build_full_prompt(&conversation_of(&request), false),
+        expected
+    );
+}
+
+#[test]
+fn tool_definitions_only_with_tools_in_prompt_after_the_system_prompt() {
+    let request = json!({"messages": [
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": "hi"},
+    ], "tools": [
+        {"type": "function", "name": "read", "description": "Read a file", "inputSchema": {"type": "object"}},
+        {"type": "provider", "id": "x.web_search", "name": "web_search", "args": {}},
+    ]});
+    let c = conversation_of(&request);
+    assert_eq!(build_full_prompt(&c, false), "SYSTEM: sys\n\nUSER: hi");
+    assert_eq!(
+        build_full_prompt(&c, true),
+        "SYSTEM: sys\n\nAVAILABLE TOOLS:\n- read: Read a file\n  Parameters: {\"type\":\"object\"}\n\
+         - web_search (provider-defined)\n\nUSER: hi"
+    );
+}
+
+#[test]
+fn v3_media_reasoning_and_provider_executed_tools() {
+    let request = json!({"messages": [
+        {"role": "user", "content": [
+            {"type": "text", "text": "look"},
+            {"type": "image_url", "image_url": {"url": "https://x/a.png"}},
+            {"type": "file", "mediaType": "image/png", "data": "QUJD"},
+            {"type": "file", "mediaType": "application/pdf", "data": "file:///tmp/r.pdf", "filename": "r.pdf"},
+            {"type": "file", "file": {"file_id": "file-9", "filename": "notes.txt"}},
+            {"type": "hologram"},
+        ]},
+        {"role": "assistant", "content": [
+            {"type": "reasoning", "text": "hmm"},
+            {"type": "text", "text": "Done."},
+            {"type": "tool-call", "toolCallId": "c1", "toolName": "shell", "input": {"command": "ls"}, "providerExecuted": true},
+            {"type": "tool-result", "toolCallId": "c1", "toolName": "shell", "output": {"type": "json", "value": {"status": "success"}}},
+        ]},
+        {"role": "assistant", "content": [{"type": "reasoning", "text": "only thinking"}]},
+        {"role": "user", "content": [{"type": "text", "text": "next"}]},
+    ]});
+    let expected = "USER: look\n\
+        [attached image: https://x/a.png]\n\
+        [attached image (image/png, 3 bytes) omitted: inline data cannot be passed to cursor-agent]\n\
+        [attached file \"r.pdf\" (application/pdf): /tmp/r.pdf]\n\
+        [attached file \"notes.txt\" omitted: provider file id file-9 cannot be read by cursor-agent]\n\
+        [hologram part omitted: cursor-agent cannot receive it]\n\n\
+        ASSISTANT: Done.\n\
+        tool_call(id: c1, name: shell, args: {\"command\":\"ls\"})\n\
+        TOOL_RESULT (name: shell, call_id: c1): {\"status\":\"success\"}\n\n\
+        USER: next";
+    assert_eq!(
+        build_full_prompt(&conversation_of(&request), false),
+        expected
+    );
+}
+
+#[test]
+fn tool_result_outputs() {
+    let request = json!({"messages": [
+        {"role": "assistant", "content": [
+            {"type": "tool-call", "toolCallId": "c8", "toolName": "read", "input": {}},
+            {"type": "tool-call", "toolCallId": "c9", "toolName": "bash", "input": {}},
+        ]},
+        {"role": "tool", "content": [
+            {"type": "tool-result", "toolCallId": "c8", "toolName": "read", "output": {"type": "content", "value": [
+                {"type": "text", "text": "see image"},
+                {"type": "media", "data": "AAAA", "mediaType": "image/png"},
+            ]}},
+            {"type": "tool-result", "toolCallId": "c9", "toolName": "bash", "output": {"type": "execution-denied", "reason": "user said no"}},
+        ]},
+    ]});
+    let expected = "ASSISTANT: tool_call(id: c8, name: read, args: {})\ntool_call(id: c9, name: bash, args: {})\n\n\
+        TOOL_RESULT (name: read, call_id: c8): see image\n\
+        [attached image (image/png, 3 bytes) omitted: inline data cannot be passed to cursor-agent]\n\n\
+        TOOL_RESULT (name: bash, call_id: c9, error): [not executed: user said no]\n\n\
+        The above tool calls have been executed. Continue your response based on these results.";
+    let c = conversation_of(&request);
+    assert_eq!(build_full_prompt(&c, false), expected);
+    // Here the incremental prompt is the same text: the calls and their results.
+    assert_eq!(build_incremental_prompt(&c).as_deref(), Some(expected));
+}
+
+#[test]
+fn incremental_user_text_is_trimmed_without_a_label() {
+    let request = json!({"messages": [
+        {"role": "user", "content": "first"},
+        {"role": "assistant", "content": "ok"},
+        {"role": "user", "content": [{"type": "text", "text": "  next please \n"}]},
+    ]});
+    assert_eq!(
+        build_incremental_prompt(&conversation_of(&request)).as_deref(),
+        Some("next please")
+    );
+}
+
+#[test]
+fn incremental_is_refused_when_not_provably_safe() {
+    let cases = [
+        // a non-text part in the new user message
+        json!({"messages": [{"role": "user", "content": [{"type": "text", "text": "see"},
+            {"type": "image_url", "image_url": {"url": "https://x/a.png"}}]}]}),
+        // empty new user text
+        json!({"messages": [{"role": "user", "content": "   "}]}),
+        // ends with the assistant
+        json!({"messages": [{"role": "user", "content": "a"}, {"role": "assistant", "content": "b"}]}),
+        // a tool result with no assistant call before it
+        json!({"messages": [{"role": "user", "content": "a"}, {"role": "tool", "tool_call_id": "c1", "content": "x"}]}),
+        // a tool result answering a call the assistant did not make
+        json!({"messages": [
+            {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "read", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "c2", "content": "x"}]}),
+        json!({"messages": []}),
+    ];
+    for case in &cases {
+        assert_eq!(
+            build_incremental_prompt(&conversation_of(case)),
+            None,
+            "{case}"
+        );
+    }
+}
+
+#[test]
+fn incremental_tool_results_carry_only_the_answered_calls() {
+    let request = json!({"messages": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": "Let me look.", "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "read", "arguments": "{\"filePath\":\"a\"}"}},
+            {"id": "c2", "type": "function", "function": {"name": "grep", "arguments": "{\"pattern\":\"x\"}"}},
+            {"id": "c3", "type": "function", "function": {"name": "glob", "arguments": "{}"}},
+        ]},
+        {"role": "tool", "tool_call_id": "c1", "content": "A"},
+        {"role": "tool", "tool_call_id": "c2", "content": "B"},
+    ]});
+    let expected = "ASSISTANT: tool_call(id: c1, name: read, args: {\"filePath\":\"a\"})\n\
+        tool_call(id: c2, name: grep, args: {\"pattern\":\"x\"})\n\n\
+        TOOL_RESULT (name: read, call_id: c1): A\n\n\
+        TOOL_RESULT (name: grep, call_id: c2): B\n\n\
+        The above tool calls have been executed. Continue your response based on these results.";
+    assert_eq!(
+        build_incremental_prompt(&conversation_of(&request)).as_deref(),
+        Some(expected)
+    );
+}
+
+proptest::proptest! {
+    #[test]
+    fn every_text_appears_in_order_and_the_newest_user_text_is_the_increment(
+        texts in proptest::collection::vec("[a-zA-Z0-9 .,\n]{1,40}", 1..30)
+    ) {
+        let messages: Vec<Value> = texts
+            .iter()
+            .enumerate()
+            .map(|(i, text)| json!({"role": if i % 2 == 0 { "user" } else { "assistant" }, "content": text}))
+            .collect();
+        let request = json!({"messages": messages});
+        let c = conversation_of(&request);
+        let prompt = build_full_prompt(&c, false);
+        let mut from = 0;
+        for (i, text) in texts.iter().enumerate() {
+            let label = if i % 2 == 0 { "USER: " } else { "ASSISTANT: " };
+            let block = format!("{label}{text}");
+            let found = prompt[from..].find(&block);
+            proptest::prop_assert!(found.is_some(), "missing {:?}", block);
+            from += found.unwrap_or(0) + block.len();
+        }
+        let last = texts.last().map(|t| t.trim()).unwrap_or("");
+        let expected = (texts.len() % 2 == 1 && !last.is_empty()).then(|| last.to_owned());
+        proptest::prop_assert_eq!(build_incremental_prompt(&c), expected);
+    }
+}
+
+#[test]
+fn continuation_only_when_the_prompt_ends_with_tool_results() {
+    let request = json!({"messages": [
+        {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "read", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "x"},
+        {"role": "assistant", "content": "done"},
+        {"role": "user", "content": "thanks"},
+    ]});
+    assert!(!build_full_prompt(&conversation_of(&request), false).contains(CONTINUATION));
+}

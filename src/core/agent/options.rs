@@ -95,20 +95,20 @@ impl RunOptions {
     }
 }
 
-fn invalid(message: impl Into<String>) -> CoreError {
-    CoreError::InvalidArg(message.into())
-}
-
 fn no_nul(what: &str, value: &str) -> Result<(), CoreError> {
     if value.contains('\0') {
-        return Err(invalid(format!("{what} must not contain a NUL character")));
+        return Err(CoreError::invalid_arg(format!(
+            "{what} must not contain a NUL character"
+        )));
     }
     Ok(())
 }
 
 fn required<'a>(what: &str, value: &'a str) -> Result<&'a str, CoreError> {
     if value.trim().is_empty() {
-        return Err(invalid(format!("{what} is required and must not be empty")));
+        return Err(CoreError::invalid_arg(format!(
+            "{what} is required and must not be empty"
+        )));
     }
     Ok(value)
 }
@@ -121,21 +121,23 @@ impl RunRequest {
         required("prompt", &self.prompt)?;
         let model = cursor_model_id(required("model", &self.model)?).to_owned();
         if model.is_empty() || model.starts_with('-') || model.chars().any(char::is_whitespace) {
-            return Err(invalid(format!("model '{model}' is not a Cursor model id")));
+            return Err(CoreError::invalid_arg(format!(
+                "model '{model}' is not a Cursor model id"
+            )));
         }
         let workspace_text = required("workspace", &self.workspace)?;
         no_nul("workspace", workspace_text)?;
         let workspace = std::path::absolute(Path::new(workspace_text))
-            .map_err(|e| invalid(format!("workspace '{workspace_text}': {e}")))?;
+            .map_err(|e| CoreError::invalid_arg(format!("workspace '{workspace_text}': {e}")))?;
         if !workspace.is_dir() {
-            return Err(invalid(format!(
+            return Err(CoreError::invalid_arg(format!(
                 "workspace '{}' does not exist or is not a directory",
                 workspace.display()
             )));
         }
         if let Some(id) = &self.resume_chat_id {
             if !is_valid_chat_id(id) {
-                return Err(invalid(format!(
+                return Err(CoreError::invalid_arg(format!(
                     "resumeChatId '{id}' must match ^[A-Za-z0-9][A-Za-z0-9_-]*$ and be at most \
                      {MAX_CHAT_ID_LEN} characters"
                 )));
@@ -143,7 +145,7 @@ impl RunRequest {
         }
         if let Some(exe) = &self.executable {
             if exe.is_empty() {
-                return Err(invalid("executable must not be empty"));
+                return Err(CoreError::invalid_arg("executable must not be empty"));
             }
             no_nul("executable", exe)?;
         }
@@ -153,7 +155,9 @@ impl RunRequest {
         if let Some(env) = &self.env {
             for (k, v) in env {
                 if k.is_empty() || k.contains('=') {
-                    return Err(invalid(format!("env has an invalid variable name '{k}'")));
+                    return Err(CoreError::invalid_arg(format!(
+                        "env has an invalid variable name '{k}'"
+                    )));
                 }
                 no_nul("env", k)?;
                 no_nul("env", v)?;

@@ -77,7 +77,7 @@ const RULES: &[(Kind, &[&str])] = &[
 /// How many trailing stderr lines an unclassified failure quotes.
 const QUOTED_LINES: usize = 8;
 /// How many characters of one stderr line a message quotes.
-const QUOTED_LINE_CHARS: usize = 400;
+pub const QUOTED_LINE_CHARS: usize = 400;
 /// How many available models an `E_MODEL` message lists before "and N more".
 const LISTED_MODELS: usize = 40;
 

@@ -28,7 +28,7 @@ const NAME_SOURCES: &[(&str, NameSource)] = &[
 ];
 
 /// The tool's display name: the `*ToolCall` key without the suffix, first letter lowered
-/// (`shellToolCall` -> `shell`), unless [`NAME_SOURCES`] names a better source that is present.
+/// (`shellToolCall` -> `shell`), unless the table of name sources names a better one that is present.
 pub fn tool_name(call: &ToolCallBody<'_>) -> String {
     let key = call.kind.as_deref().unwrap_or("tool");
     for (kind, source) in NAME_SOURCES {

@@ -6,14 +6,27 @@ use std::io;
 use std::path::Path;
 use std::process::{ExitStatus, Stdio};
 
+use std::time::Duration;
+
 use tokio::process::{Child, Command};
+use tokio::runtime::Handle;
 
 use super::options::EnvVars;
 use super::process::{self, ProcessGroup};
 use super::registry::{self, Registration};
 use super::resolve::{not_found_message, resolve_agent, Launcher};
-use super::run::{RunContext, KILL_GRACE};
 use crate::core::error::CoreError;
+
+/// Between SIGTERM and SIGKILL when a child is stopped.
+pub const KILL_GRACE: Duration = Duration::from_secs(2);
+
+/// Where a child runs: the runtime its tasks and pipes live on, and an owner tag for the
+/// live-child registry.
+#[derive(Debug, Clone)]
+pub struct RunContext {
+    pub runtime: Handle,
+    pub owner: u64,
+}
 
 /// A started cursor-agent child and what it was started as.
 pub(crate) struct Started {

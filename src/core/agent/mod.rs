@@ -14,7 +14,8 @@ pub mod resolve;
 pub mod run;
 pub mod tail;
 
+pub use child::{RunContext, KILL_GRACE};
 pub use models::{list_models, ModelInfo};
 pub use options::{EnvVars, RunOptions, RunRequest, DEFAULT_IDLE_TIMEOUT};
 pub use resolve::{resolve_agent, Launcher, Resolution};
-pub use run::{start_run, OutputSink, Receipt, RunContext, RunHandle, RunResult};
+pub use run::{start_run, OutputSink, Receipt, RunHandle, RunResult};

@@ -5,10 +5,9 @@ use std::time::Duration;
 
 use tokio::io::AsyncReadExt;
 
-use super::child::{start_agent, Started};
+use super::child::{start_agent, RunContext, Started};
 use super::options::EnvVars;
 use super::process;
-use super::run::RunContext;
 use super::tail::StderrTail;
 use crate::core::error::CoreError;
 use crate::core::failure::classify::{classify_failure, quoted_tail, strip_ansi};

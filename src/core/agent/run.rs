@@ -13,11 +13,10 @@ use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdout};
-use tokio::runtime::Handle;
 use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
-use super::child::{exit_parts, start_agent, terminate, Started};
+use super::child::{exit_parts, start_agent, terminate, RunContext, Started};
 use super::command::agent_args;
 use super::options::RunOptions;
 use super::tail::StderrTail;
@@ -34,8 +33,6 @@ mod hold;
 
 /// Batches handed to the consumer and not yet consumed, at most.
 pub const MAX_BATCHES_IN_FLIGHT: usize = 8;
-/// Between SIGTERM and SIGKILL when a run is stopped.
-pub const KILL_GRACE: Duration = Duration::from_secs(2);
 const READ_BUFFER_BYTES: usize = 64 * 1024;
 /// After the child exits, how long stdout may stay open and silent (held open by something it
 /// started) before the run is over.
@@ -97,14 +94,6 @@ pub struct RunResult {
     pub usage: Option<CursorUsage>,
     /// `None` on success, on cancel, and on quota after output.
     pub error: Option<CoreError>,
-}
-
-/// Where a run executes: the runtime its tasks and pipes live on, and an owner tag for the
-/// live-child registry.
-#[derive(Debug, Clone)]
-pub struct RunContext {
-    pub runtime: Handle,
-    pub owner: u64,
 }
 
 /// Control of a started run. Cloning gives another handle to the same run.

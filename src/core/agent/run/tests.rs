@@ -3,6 +3,7 @@ use crate::core::agent::options::RunRequest;
 use std::os::unix::fs::PermissionsExt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
+use tokio::runtime::Handle;
 
 /// Keeps receipts (the consumer is "behind") until told to let go.
 #[derive(Default)]

@@ -152,8 +152,8 @@ mod tests {
             leading_args: vec![],
         };
         let not_found = io::Error::from(io::ErrorKind::NotFound);
-        let without_path = crate::core::agent::EnvVars::from([("HOME".into(), "/h".into())]);
-        let with_path = crate::core::agent::EnvVars::from([("PATH".into(), "/bin".into())]);
+        let without_path = EnvVars::from([("HOME".into(), "/h".into())]);
+        let with_path = EnvVars::from([("PATH".into(), "/bin".into())]);
         let m = start_failure_message(&launcher, &not_found, Some(&without_path));
         assert!(
             m.contains("/opt/cursor-agent") && m.contains("has no PATH"),

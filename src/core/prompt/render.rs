@@ -7,10 +7,10 @@
 
 use std::collections::HashMap;
 
-use super::{
-    Conversation, Media, MediaSource, Message, Part, Role, ToolCall, ToolDefinition, ToolOutput,
-    ToolResult,
-};
+use super::conversation::Conversation;
+use super::media::{Media, MediaSource};
+use super::message::{Message, Part, Role, ToolCall, ToolOutput, ToolResult};
+use super::tools::ToolDefinition;
 
 /// Appended when the prompt ends with tool results, so the model continues the same turn.
 pub const CONTINUATION: &str =

@@ -21,18 +21,11 @@ pub const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 /// The one rule for numeric options: a JS number that is a whole number within `range`
 /// (which never reaches past [`MAX_SAFE_INTEGER`]); anything else is `E_INVALID_ARG` naming
 /// the option and the range.
-pub fn whole_number(value: f64, name: &str, range: RangeInclusive<i64>) -> Result<i64> {
+fn whole_number(value: f64, name: &str, range: RangeInclusive<i64>) -> Result<i64> {
     let (min, max) = (*range.start(), (*range.end()).min(MAX_SAFE_INTEGER));
-    #[allow(
-        clippy::cast_precision_loss,
-        reason = "both bounds are at most 2^53 - 1 in size, which f64 holds exactly"
-    )]
-    let within = value.fract() == 0.0 && value >= min as f64 && value <= max as f64;
-    if within {
-        #[allow(
-            clippy::cast_possible_truncation,
-            reason = "a whole number within an i64 range converts exactly"
-        )]
+    // Both bounds lie within 2^53 in size, where f64 holds every integer exactly, so the
+    // comparisons and the conversion are exact.
+    if value.fract() == 0.0 && value >= min as f64 && value <= max as f64 {
         return Ok(value as i64);
     }
     Err(invalid_arg(format!(
@@ -40,7 +33,7 @@ pub fn whole_number(value: f64, name: &str, range: RangeInclusive<i64>) -> Resul
     )))
 }
 
-/// What a JS value is, for messages: `a string`, `a number (1.5)`, `an object`, ...
+/// What a JS value is, for messages: `a string`, the number itself, `an object`, ...
 fn described(value: &Unknown<'_>) -> String {
     match value.get_type() {
         Ok(ValueType::String) => "a string".into(),

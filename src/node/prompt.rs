@@ -23,7 +23,7 @@ pub fn read_conversation(env: &Env, request: &Options<'_>) -> Result<(Value, Opt
 /// What a prompt is built from.
 #[allow(
     dead_code,
-    reason = "declares the TypeScript shape of a JSON argument that the core parses itself"
+    reason = "declares the TypeScript shape; the argument is read field by field"
 )]
 #[napi(object, js_name = "PromptRequest")]
 pub struct BindingPromptRequest {

@@ -106,7 +106,7 @@ impl RequestFields {
 /// Options of `SessionResumeManager`.
 #[allow(
     dead_code,
-    reason = "declares the TypeScript shape of a JSON argument that the core parses itself"
+    reason = "declares the TypeScript shape; the argument is read field by field"
 )]
 #[napi(object)]
 pub struct SessionResumeOptions {
@@ -125,7 +125,7 @@ pub struct SessionResumeOptions {
 /// One turn to plan.
 #[allow(
     dead_code,
-    reason = "declares the TypeScript shape of a JSON argument that the core parses itself"
+    reason = "declares the TypeScript shape; the argument is read field by field"
 )]
 #[napi(object, js_name = "ResumeRequest")]
 pub struct BindingResumeRequest {
@@ -151,7 +151,7 @@ pub struct BindingResumeRequest {
 /// A failure reported by `runCursorAgent` (`RunResult.error`).
 #[allow(
     dead_code,
-    reason = "declares the TypeScript shape of a JSON argument that the core parses itself"
+    reason = "declares the TypeScript shape; the argument is read field by field"
 )]
 #[napi(object, js_name = "ResumeFailure")]
 pub struct BindingResumeFailure {

@@ -12,13 +12,7 @@ use crate::node::error_code::{from_napi, invalid_arg, Result};
 /// Hands a batch of outputs to JS as one array, draining `outputs`.
 pub fn outputs_to_js<'env>(env: &'env Env, outputs: &mut Vec<Output>) -> Result<Unknown<'env>> {
     if outputs.iter().all(|o| matches!(o, Output::Frame(_))) {
-        let frames: Vec<String> = outputs
-            .drain(..)
-            .filter_map(|o| match o {
-                Output::Frame(frame) => Some(frame),
-                Output::Part(_) => None,
-            })
-            .collect();
+        let frames: Vec<String> = outputs.drain(..).filter_map(Output::into_frame).collect();
         let array = Array::from_vec(env, frames).map_err(from_napi)?;
         return Ok(array.to_unknown());
     }

@@ -275,10 +275,7 @@ mod tests {
             serde_json::from_str(&format!("[{}]", text.trim_end_matches(','))).unwrap();
         let values: Vec<Value> = values
             .into_iter()
-            .map(|o| match o {
-                Output::Part(v) => v,
-                Output::Frame(_) => unreachable!(),
-            })
+            .map(|o| o.into_part().expect("a V3 part"))
             .collect();
         assert_eq!(parsed, values);
         let types: Vec<&str> = values.iter().map(|v| v["type"].as_str().unwrap()).collect();
@@ -315,10 +312,7 @@ mod tests {
         let mut encoder = AiSdkEncoder::new();
         let out = encode_all(parts, |part, out| encoder.encode(part, out));
         out.into_iter()
-            .map(|o| match o {
-                Output::Part(v) => v,
-                Output::Frame(_) => unreachable!(),
-            })
+            .map(|o| o.into_part().expect("a V3 part"))
             .collect()
     }
 

@@ -11,6 +11,24 @@ pub enum Output {
     Part(serde_json::Value),
 }
 
+impl Output {
+    /// The SSE frame, if this is one.
+    pub fn into_frame(self) -> Option<String> {
+        match self {
+            Self::Frame(frame) => Some(frame),
+            Self::Part(_) => None,
+        }
+    }
+
+    /// The V3 part, if this is one.
+    pub fn into_part(self) -> Option<serde_json::Value> {
+        match self {
+            Self::Part(part) => Some(part),
+            Self::Frame(_) => None,
+        }
+    }
+}
+
 /// Every output of `parts` through one encoder's `encode`, in order.
 #[cfg(test)]
 pub(crate) fn encode_all(

@@ -188,10 +188,7 @@ mod tests {
         let mut encoder = SseEncoder::new("id-1", 7, "auto", tool_calls, false);
         let out = encode_all(parts, |part, out| encoder.encode(part, out));
         out.into_iter()
-            .map(|o| match o {
-                Output::Frame(frame) => frame,
-                Output::Part(_) => unreachable!(),
-            })
+            .map(|o| o.into_frame().expect("an SSE frame"))
             .collect()
     }
 

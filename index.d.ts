@@ -484,7 +484,10 @@ export declare const enum StreamFormat {
 
 /** How the process behind the stream ended; every field is optional. */
 export interface StreamOutcome {
-  /** Exit code, `null` when killed by a signal. Default `null`. */
+  /**
+   * Exit code (a whole number from -2^31 to 2^31 - 1), `null` when killed by a signal.
+   * Default `null`.
+   */
   exitCode?: number | null
   /** Name of the signal that ended the process (e.g. `'SIGTERM'`). Default `null`. */
   signal?: string | null

@@ -8,7 +8,7 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync, spawnSync } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -145,6 +145,31 @@ describe(`installed from tarballs (${platformPackage})`, () => {
 
   it('Bun loads it too', () => {
     assertTranslated(runCheck(bun))
+  })
+
+  it("the installed declarations type-check: the plugin's types name the native API by the package name", () => {
+    // What a TypeScript user of the provider has besides this package: the AI SDK's and
+    // OpenCode's type packages and Node's, linked from this checkout (their own dependencies
+    // resolve there).
+    for (const types of ['@ai-sdk', '@opencode-ai', '@types']) {
+      const link = join(project, 'node_modules', types)
+      if (!existsSync(link)) symlinkSync(join(root, 'node_modules', types), link, 'junction')
+    }
+    writeFileSync(
+      join(project, 'types.mts'),
+      [
+        `import type { RunError, StreamPart } from '${pkg.name}'`,
+        `import type { CursorAcpProviderOptions, createCursorAcp } from '${pkg.name}/provider'`,
+        `import type { CursorAcpPlugin } from '${pkg.name}/server'`,
+        'export type Checked = [RunError, StreamPart, CursorAcpProviderOptions, typeof createCursorAcp, typeof CursorAcpPlugin]',
+        "export const code: RunError['code'] = 'E_RESUME'",
+        '',
+      ].join('\n'),
+    )
+    const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
+    const args = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', 'false', 'types.mts']
+    const out = spawnSync(process.execPath, [tsc, ...args], { cwd: project, encoding: 'utf8' })
+    assert.equal(out.status, 0, out.stdout + out.stderr)
   })
 
   it('the real OpenCode CLI loads the plugin from the installed copy and answers through the fake agent', async () => {

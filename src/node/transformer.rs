@@ -77,7 +77,8 @@ pub struct StreamTransformerOptions {
 )]
 #[napi(object)]
 pub struct StreamOutcome {
-    /// Exit code, `null` when killed by a signal. Default `null`.
+    /// Exit code (a whole number from -2^31 to 2^31 - 1), `null` when killed by a signal.
+    /// Default `null`.
     #[napi(ts_type = "number | null")]
     pub exit_code: Option<Either<i32, Null>>,
     /// Name of the signal that ended the process (e.g. `'SIGTERM'`). Default `null`.

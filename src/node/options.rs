@@ -159,7 +159,10 @@ impl<'env> Options<'env> {
         kind: ValueType,
         expected: &str,
     ) -> Result<Option<T>> {
-        argument(self.field(name)?, kind, &format!("`{name}`"), expected)
+        match self.field(name)? {
+            Some(value) => read_as(&value, kind, &format!("`{name}`"), expected).map(Some),
+            None => Ok(None),
+        }
     }
 
     pub fn string(&self, name: &str) -> Result<Option<String>> {

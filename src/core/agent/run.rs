@@ -104,7 +104,7 @@ pub struct RunHandle {
 }
 
 impl RunHandle {
-    /// Stop the run: SIGTERM to the child's process group, SIGKILL after [`KILL_GRACE`].
+    /// Stop the run: SIGTERM to the child's process group, SIGKILL after [`KILL_GRACE`](super::child::KILL_GRACE).
     /// Reading stops at once; the run finishes as cancelled. No effect once it has ended.
     pub fn cancel(&self) {
         request_stop(&self.stop, StopReason::Cancel);

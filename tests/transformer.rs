@@ -179,16 +179,33 @@ fn skipped_records_are_logged_at_debug_with_a_short_prefix() {
 }
 
 #[test]
-fn quota_after_output_is_logged_not_reported() {
-    let logs = captured_logs(|| {
-        let (_, summary) = run(
-            Format::AiSdk,
-            &stream(&[delta("kept")]),
-            &outcome(Some(1), None, "Error: You've hit your usage limit", false),
-        );
-        assert_eq!(summary.error, None);
-    });
-    assert!(logs.contains("usage limit"), "{logs}");
+fn quota_after_output_is_reported_with_cursors_words_apart() {
+    let stderr = "Error: You've hit your usage limit\nIt will reset when your monthly cycle ends on 1/1/2027.";
+    let (out, summary) = run(
+        Format::AiSdk,
+        &stream(&[delta("kept")]),
+        &outcome(Some(1), None, stderr, false),
+    );
+    let error = summary
+        .error
+        .expect("a usage limit mid-answer is a failure");
+    assert_eq!(error.code(), "E_QUOTA");
+    assert!(
+        error.message().contains("It resets on 1/1/2027."),
+        "{}",
+        error.message()
+    );
+    assert_eq!(error.agent_output(), Some(stderr));
+    let parts = parts(&out);
+    let error_part = parts
+        .iter()
+        .find(|p| p["type"] == "error")
+        .expect("an error part");
+    assert_eq!(error_part["error"]["code"], "E_QUOTA");
+    assert_eq!(error_part["error"]["agentOutput"], stderr);
+    assert!(parts
+        .iter()
+        .any(|p| p["type"] == "text-delta" && p["delta"] == "kept"));
 }
 
 #[test]
@@ -335,20 +352,20 @@ fn finish_table() {
             sse_tail: &["text: hi", "finish stop", "[DONE]"],
         },
         FinishCase {
-            name: "quota after output is kept as success",
+            name: "quota after output: the text stays, the answer is reported cut off",
             lines: vec![delta("hi")],
             outcome: outcome(Some(1), None, quota, false),
-            code: None,
-            ai_sdk_tail: &["text text-0: hi", "finish stop/stop"],
-            sse_tail: &["text: hi", "finish stop", "[DONE]"],
+            code: Some("E_QUOTA"),
+            ai_sdk_tail: &["text text-0: hi", "error E_QUOTA", "finish error/E_QUOTA"],
+            sse_tail: &["text: hi", "finish error", "[DONE]"],
         },
         FinishCase {
             name: "quota reported in the result after output",
             lines: vec![delta("hi"), quota_result.clone()],
             outcome: outcome(Some(1), None, "", false),
-            code: None,
-            ai_sdk_tail: &["text text-0: hi", "finish stop/stop"],
-            sse_tail: &["text: hi", "finish stop", "[DONE]"],
+            code: Some("E_QUOTA"),
+            ai_sdk_tail: &["text text-0: hi", "error E_QUOTA", "finish error/E_QUOTA"],
+            sse_tail: &["text: hi", "finish error", "[DONE]"],
         },
         FinishCase {
             name: "quota before output",
@@ -379,15 +396,11 @@ fn finish_table() {
             sse_tail: &["text: hi", "finish error", "[DONE]"],
         },
         FinishCase {
-            name: "is_error result",
+            name: "is_error result (an overloaded model is a fault on Cursor's side)",
             lines: vec![is_error.clone()],
             outcome: outcome(Some(0), None, "", false),
-            code: Some("E_AGENT_EXIT"),
-            ai_sdk_tail: &[
-                "stream-start",
-                "error E_AGENT_EXIT",
-                "finish error/E_AGENT_EXIT",
-            ],
+            code: Some("E_NETWORK"),
+            ai_sdk_tail: &["stream-start", "error E_NETWORK", "finish error/E_NETWORK"],
             sse_tail: &["finish error", "[DONE]"],
         },
         FinishCase {

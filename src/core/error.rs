@@ -9,7 +9,7 @@ pub enum CoreError {
     /// Not logged in or invalid API key.
     #[error("{0}")]
     Auth(String),
-    /// Usage limit reached before any output.
+    /// Usage limit reached (before or after output: either way the answer is incomplete).
     #[error("{0}")]
     Quota(String),
     /// Unknown or unavailable model.
@@ -18,7 +18,7 @@ pub enum CoreError {
     /// The resumed chat is gone or was silently replaced.
     #[error("{0}")]
     Resume(String),
-    /// Connection failures after Cursor's own retries.
+    /// Cursor's servers could not be reached, or failed to answer, after Cursor's own retries.
     #[error("{0}")]
     Network(String),
     /// Idle or overall timeout hit.
@@ -33,6 +33,14 @@ pub enum CoreError {
     /// Bad options from the caller.
     #[error("{0}")]
     InvalidArg(String),
+    /// One of the failures above, with what cursor-agent itself printed about it, kept apart
+    /// from the package's own explanation: a front end decides whether and where to quote it
+    /// (OpenCode, for one, retries any error whose message reads like a transient one).
+    #[error("{error} cursor-agent said: {agent_output}")]
+    WithAgentOutput {
+        error: Box<CoreError>,
+        agent_output: String,
+    },
 }
 
 /// The stable codes, one per [`CoreError`] variant (`err.code` in JS). Bindings map this enum
@@ -101,10 +109,38 @@ impl CoreError {
             Self::Callback(_) => ErrorCode::Callback,
             Self::AgentExit(_) => ErrorCode::AgentExit,
             Self::InvalidArg(_) => ErrorCode::InvalidArg,
+            Self::WithAgentOutput { error, .. } => error.code(),
         }
     }
 
-    /// The human-readable message.
+    /// `self` with what cursor-agent printed about it; blank output adds nothing.
+    pub fn with_agent_output(self, agent_output: impl Into<String>) -> Self {
+        let agent_output = agent_output.into();
+        if agent_output.trim().is_empty() {
+            return self;
+        }
+        match self {
+            Self::WithAgentOutput { error, .. } => Self::WithAgentOutput {
+                error,
+                agent_output,
+            },
+            error => Self::WithAgentOutput {
+                error: Box::new(error),
+                agent_output,
+            },
+        }
+    }
+
+    /// What cursor-agent itself printed about the failure, verbatim (ANSI removed).
+    pub fn agent_output(&self) -> Option<&str> {
+        match self {
+            Self::WithAgentOutput { agent_output, .. } => Some(agent_output),
+            _ => None,
+        }
+    }
+
+    /// The package's explanation: what happened and what to do, without Cursor's own words
+    /// (those are in [`Self::agent_output`]; `Display` joins both).
     pub fn message(&self) -> &str {
         match self {
             Self::AgentNotFound(m)
@@ -117,6 +153,7 @@ impl CoreError {
             | Self::Callback(m)
             | Self::AgentExit(m)
             | Self::InvalidArg(m) => m,
+            Self::WithAgentOutput { error, .. } => error.message(),
         }
     }
 }
@@ -149,5 +186,23 @@ mod tests {
         let e = CoreError::Auth("run `cursor-agent login`".into());
         assert_eq!(e.to_string(), "run `cursor-agent login`");
         assert_eq!(e.message(), "run `cursor-agent login`");
+        assert_eq!(e.agent_output(), None);
+    }
+
+    #[test]
+    fn agent_output_is_kept_apart_from_the_explanation() {
+        let e = CoreError::Network("check the connection".into()).with_agent_output("fetch failed");
+        assert_eq!(e.code(), "E_NETWORK");
+        assert_eq!(e.message(), "check the connection");
+        assert_eq!(e.agent_output(), Some("fetch failed"));
+        assert_eq!(
+            e.to_string(),
+            "check the connection cursor-agent said: fetch failed"
+        );
+        let replaced = e.with_agent_output("ECONNRESET");
+        assert_eq!(replaced.agent_output(), Some("ECONNRESET"));
+        assert_eq!(replaced.message(), "check the connection");
+        let blank = CoreError::Auth("log in".into()).with_agent_output("  \n");
+        assert_eq!(blank, CoreError::Auth("log in".into()));
     }
 }

@@ -82,10 +82,11 @@ impl From<Status> for Code {
 /// Result of a binding that throws errors with a stable `err.code`.
 pub type Result<T> = napi::Result<T, Code>;
 
-/// The JS error for a core failure: `err.code` is the stable code, `err.message` the message.
+/// The JS error for a core failure: `err.code` is the stable code, `err.message` the message
+/// followed by what cursor-agent said, if anything.
 pub fn to_js_error(error: CoreError) -> napi::Error<Code> {
     let code = error.code().as_str();
-    napi::Error::new(Code(Cow::Borrowed(code)), error.message())
+    napi::Error::new(Code(Cow::Borrowed(code)), error.to_string())
 }
 
 /// An `E_INVALID_ARG` error with `message`.

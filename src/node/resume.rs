@@ -40,7 +40,7 @@ fn read_options(options: Option<Unknown<'_>>) -> Result<ResumeOptions> {
     })
 }
 
-/// `"text"` or `{code, message}`: the code (when any) and the text of a failure.
+/// `"text"` or `{code, message, agentOutput?}`: the code (when any) and the text of a failure.
 fn read_failure(error: Unknown<'_>) -> Result<(Option<String>, String)> {
     const SHAPE: &str = "the error must be a string or {code, message}";
     match error.get_type().map_err(from_napi)? {
@@ -54,7 +54,12 @@ fn read_failure(error: Unknown<'_>) -> Result<(Option<String>, String)> {
             if code.is_none() && message.is_none() {
                 return Err(invalid_arg(SHAPE));
             }
-            Ok((code, message.unwrap_or_default()))
+            // Cursor's own words, when given, are what tells a gone chat from a transient fault.
+            let text = match error.string("agentOutput")? {
+                Some(said) => format!("{}\n{said}", message.unwrap_or_default()),
+                None => message.unwrap_or_default(),
+            };
+            Ok((code, text))
         }
         _ => Err(invalid_arg(SHAPE)),
     }

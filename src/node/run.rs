@@ -133,7 +133,12 @@ pub struct CursorUsage {
 pub struct RunError {
     #[napi(ts_type = "`${ErrorCode}`")]
     pub code: ErrorCode,
+    /// What happened and what to do, in the package's words. It holds no millisecond counts
+    /// and no text of Cursor's, which some hosts would read as a transient failure and retry.
     pub message: String,
+    /// What cursor-agent itself printed about the failure (its error result, then its last
+    /// stderr lines), verbatim with ANSI removed; absent when it printed nothing.
+    pub agent_output: Option<String>,
 }
 
 impl From<CoreError> for RunError {
@@ -141,6 +146,7 @@ impl From<CoreError> for RunError {
         Self {
             code: error.code().into(),
             message: error.message().to_owned(),
+            agent_output: error.agent_output().map(str::to_owned),
         }
     }
 }
@@ -156,7 +162,8 @@ pub struct RunResult {
     /// The Cursor chat id seen in the stream.
     pub session_id: Option<String>,
     pub usage: Option<CursorUsage>,
-    /// Absent on success, on cancel, and on a quota failure after output.
+    /// Absent on success and on cancel. A failure after output (a usage limit hit mid-answer
+    /// among them) is reported here too: the output delivered so far stands.
     pub error: Option<RunError>,
 }
 

@@ -15,15 +15,21 @@ enum Kind {
     Model,
     UntrustedWorkspace,
     RejectedOption,
+    /// Cursor's servers answered, with a failure on their side (HTTP 5xx, overloaded).
+    ServerTrouble,
     Network,
 }
 
-/// First matching row wins; each pattern is lower case.
+/// First matching row wins; each pattern is lower case. Status codes are matched with the
+/// word that names them ("http 500", "502 bad gateway"), never as bare numbers, which also
+/// occur in ids, sizes and durations.
 const RULES: &[(Kind, &[&str])] = &[
     (
         Kind::Auth,
         &[
             "authentication required",
+            "authentication failed",
+            "not authenticated",
             "not logged in",
             "unauthenticated",
             "unauthorized",
@@ -38,7 +44,15 @@ const RULES: &[(Kind, &[&str])] = &[
             "free requests limit",
             "spendlimithit: true",
             "resource_exhausted",
+            "resource exhausted",
             "rate limit",
+            "rate-limit",
+            "ratelimit",
+            "too many requests",
+            "http 429",
+            "status 429",
+            "quota exceeded",
+            "insufficient_quota",
         ],
     ),
     (
@@ -48,6 +62,10 @@ const RULES: &[(Kind, &[&str])] = &[
             "invalid model",
             "model not found",
             "unknown model",
+            "model is not available",
+            "model not available",
+            "model unavailable",
+            "unsupported model",
         ],
     ),
     (
@@ -56,20 +74,44 @@ const RULES: &[(Kind, &[&str])] = &[
     ),
     (Kind::RejectedOption, &["[invalid_argument]"]),
     (
+        Kind::ServerTrouble,
+        &[
+            "internal server error",
+            "server error",
+            "internal error",
+            "http 50",
+            "status 50",
+            "status code 50",
+            "bad gateway",
+            "service unavailable",
+            "gateway timeout",
+            "overloaded",
+            "unavailable",
+            "try again later",
+        ],
+    ),
+    (
         Kind::Network,
         &[
             "retriableerror",
             "connection lost",
+            "connection reset",
+            "connection refused",
+            "connection closed",
             "econnrefused",
             "econnreset",
             "enotfound",
             "etimedout",
             "eai_again",
+            "epipe",
             "getaddrinfo",
             "fetch failed",
+            "failed to fetch",
             "network error",
             "socket hang up",
             "certificate",
+            "timed out",
+            "timeout",
         ],
     ),
 ];
@@ -122,26 +164,12 @@ pub fn strip_ansi(text: &str) -> String {
     out
 }
 
-fn matching_rule(text: &str) -> Option<(Kind, &str)> {
+fn matching_rule(text: &str) -> Option<Kind> {
     let lower = text.to_ascii_lowercase();
-    RULES.iter().find_map(|(kind, patterns)| {
-        patterns.iter().find_map(|p| {
-            let at = lower.find(p)?;
-            Some((*kind, clip(line_at(text, &lower, at))))
-        })
-    })
-}
-
-/// The line of `text` that holds byte `at` (`lower` is its ASCII-lower-cased copy, so byte
-/// offsets agree).
-fn line_at<'t>(text: &'t str, lower: &str, at: usize) -> &'t str {
-    let line_index = lower[..at].matches('\n').count();
-    text.lines().nth(line_index).unwrap_or("").trim()
-}
-
-/// Whether stderr says the usage limit was hit.
-pub fn is_quota(stderr: &str) -> bool {
-    matching_rule(&strip_ansi(stderr)).is_some_and(|(kind, _)| kind == Kind::Quota)
+    RULES
+        .iter()
+        .find(|(_, patterns)| patterns.iter().any(|p| lower.contains(p)))
+        .map(|(kind, _)| *kind)
 }
 
 /// The last `lines` non-blank lines of `text`, ANSI removed, each clipped to
@@ -202,11 +230,11 @@ fn model_details(text: &str) -> (Option<String>, Vec<String>) {
     (model.filter(|m| !m.is_empty()), available)
 }
 
-fn model_message(text: &str, line: &str) -> String {
+fn model_message(text: &str) -> String {
     let (model, available) = model_details(text);
     let mut message = match model {
         Some(m) => format!("Cursor cannot use the model '{m}'."),
-        None => format!("Cursor rejected the model: {line}"),
+        None => "Cursor rejected the model.".to_owned(),
     };
     if available.is_empty() {
         message.push_str(
@@ -225,8 +253,78 @@ fn model_message(text: &str, line: &str) -> String {
     message
 }
 
+/// When Cursor says its usage limit resets, in its own words ("1/1/2027"), read from a line
+/// such as "It will reset when your monthly cycle ends on 1/1/2027."
+fn quota_reset(text: &str) -> Option<String> {
+    let lower = text.to_ascii_lowercase();
+    let at = lower.find("reset")?;
+    let line_end = lower[at..].find('\n').map_or(lower.len(), |n| at + n);
+    let line = &lower[at..line_end];
+    let (word, start) = [" on ", " at ", " in "]
+        .iter()
+        .filter_map(|w| line.find(w).map(|i| (*w, i)))
+        .min_by_key(|(_, i)| *i)?;
+    let from = at + start + word.len();
+    let rest = &text[from..line_end];
+    // The sentence ends at a full stop followed by a space, or at markdown or a remark.
+    let end = [rest.find(['*', ';', '(']), rest.find(". ")]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(rest.len());
+    let when = rest[..end].trim().trim_end_matches('.').trim();
+    (!when.is_empty()).then(|| format!("{}{when}", word.trim_start()))
+}
+
+/// The package's explanation of a classified failure: what happened and what to do. Cursor's
+/// own words travel apart ([`CoreError::with_agent_output`]).
+fn explanation(kind: Kind, text: &str) -> CoreError {
+    match kind {
+        Kind::Auth => CoreError::Auth(
+            "cursor-agent is not logged in. Run `cursor-agent login`, or set CURSOR_API_KEY in \
+             the environment OpenCode runs in."
+                .to_owned(),
+        ),
+        Kind::Quota => {
+            let resets = quota_reset(text)
+                .map(|when| format!(" It resets {when}."))
+                .unwrap_or_default();
+            CoreError::Quota(format!(
+                "Cursor's usage limit for this account is reached, so the answer stops here.\
+                 {resets} Switch to another Cursor model, raise the spend limit in Cursor's \
+                 dashboard, or wait until the limit resets."
+            ))
+        }
+        Kind::Model => CoreError::Model(model_message(text)),
+        Kind::UntrustedWorkspace => CoreError::AgentExit(
+            "cursor-agent refused to run because the workspace is not trusted. Set \
+             CURSOR_ACP_FORCE=true (passes --force), or run `cursor-agent` once in the \
+             workspace and trust it."
+                .to_owned(),
+        ),
+        Kind::RejectedOption => CoreError::AgentExit(
+            "Cursor's servers rejected the request. Remove the option they name from the extra \
+             arguments."
+                .to_owned(),
+        ),
+        Kind::ServerTrouble => CoreError::Network(
+            "Cursor's servers failed to answer (a fault on Cursor's side, after its own \
+             retries). Send the message again in a few minutes; status.cursor.com shows \
+             outages."
+                .to_owned(),
+        ),
+        Kind::Network => CoreError::Network(
+            "cursor-agent could not reach Cursor's servers, after its own retries. Check the \
+             internet connection and any proxy; a self-signed certificate in the chain means a \
+             proxy intercepts TLS (give cursor-agent the proxy's CA with NODE_EXTRA_CA_CERTS)."
+                .to_owned(),
+        ),
+    }
+}
+
 /// Classify a failed run. `result_error` is what an `is_error` result said (empty when it
-/// said nothing); `saw_result` whether any result arrived.
+/// said nothing); `saw_result` whether any result arrived. The error's message is the
+/// package's explanation; what cursor-agent printed is its `agent_output`.
 pub fn classify_failure(
     stderr: &str,
     exit_code: Option<i32>,
@@ -235,39 +333,19 @@ pub fn classify_failure(
     saw_result: bool,
 ) -> CoreError {
     let stderr = strip_ansi(stderr);
+    let result_error = result_error.map(str::trim);
     let text = match result_error {
         Some(e) => format!("{e}\n{stderr}"),
         None => stderr.clone(),
     };
-    if let Some((kind, line)) = matching_rule(&text) {
-        return match kind {
-            Kind::Auth => CoreError::Auth(format!(
-                "cursor-agent is not logged in. Run `cursor-agent login`, or set \
-                 CURSOR_API_KEY in the environment OpenCode runs in. cursor-agent said: {line}"
-            )),
-            Kind::Quota => CoreError::Quota(format!(
-                "Cursor's usage limit is reached. Pick another model (e.g. cursor-acp/auto), \
-                 raise the spend limit in Cursor's dashboard, or wait until the limit resets. \
-                 cursor-agent said: {line}"
-            )),
-            Kind::Model => CoreError::Model(model_message(&text, line)),
-            Kind::UntrustedWorkspace => CoreError::AgentExit(
-                "cursor-agent refused to run because the workspace is not trusted. \
-                 Set CURSOR_ACP_FORCE=true (passes --force), or run `cursor-agent` once \
-                 in the workspace and trust it."
-                    .to_owned(),
-            ),
-            Kind::RejectedOption => CoreError::AgentExit(format!(
-                "Cursor's servers rejected the request. Remove the option it names from the \
-                 extra arguments. cursor-agent said: {line}"
-            )),
-            Kind::Network => CoreError::Network(format!(
-                "cursor-agent could not reach Cursor's servers after retrying. Check the \
-                 network connection and any proxy; a self-signed certificate in the chain \
-                 means a proxy intercepts TLS (give cursor-agent the proxy's CA with \
-                 NODE_EXTRA_CA_CERTS). cursor-agent said: {line}"
-            )),
-        };
+    let tail = last_lines(&stderr);
+    let said = [result_error.map(clip).unwrap_or_default(), tail.as_str()]
+        .into_iter()
+        .filter(|s| !s.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n");
+    if let Some(kind) = matching_rule(&text) {
+        return explanation(kind, &text).with_agent_output(said);
     }
     let status = match (exit_code, signal) {
         (_, Some(sig)) => format!("cursor-agent was stopped by signal {sig}"),
@@ -276,19 +354,12 @@ pub fn classify_failure(
         _ if !saw_result => "cursor-agent ended without a result".to_owned(),
         _ => "cursor-agent failed".to_owned(),
     };
-    let mut message = status;
-    if let Some(e) = result_error.map(str::trim).filter(|e| !e.is_empty()) {
-        message.push_str(": ");
-        message.push_str(clip(e));
-    }
-    let tail = last_lines(&stderr);
-    if tail.is_empty() {
-        message.push_str(" (no output on stderr).");
+    let message = if said.is_empty() {
+        format!("{status}, and printed nothing about why.")
     } else {
-        message.push_str(". stderr:\n");
-        message.push_str(&tail);
-    }
-    CoreError::AgentExit(message)
+        format!("{status}.")
+    };
+    CoreError::AgentExit(message).with_agent_output(said)
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! What went wrong, read from Cursor's own words: [`classify`] turns a failed run's stderr,
 //! exit status and in-stream error into a stable code; [`resume`] tells "the resumed chat is
-//! gone" apart from transient failures.
+//! gone" apart from transient failures; [`duration`] words the limits a run hit.
 
 pub mod classify;
+pub mod duration;
 pub mod resume;

@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use crate::core::error::CoreError;
-use crate::core::failure::classify::{classify_failure, is_quota};
+use crate::core::failure::classify::classify_failure;
 use crate::core::stream::event::{Channel, Event, EventBody, Parsed, Parts, ToolCallBody};
 use crate::core::stream::part::{Executor, FinishReason, Part};
 use crate::core::stream::tool::{tool_input, tool_name, tool_result, INTERRUPTED_MESSAGE};
@@ -315,22 +315,15 @@ impl Translator {
         FinishSummary { error }
     }
 
-    /// The failure to report, in the table's order: cancelled, success, quota after output,
-    /// failure.
+    /// The failure to report, in the table's order: cancelled, success, failure. A failure
+    /// after output is reported too (a usage limit hit mid-answer among them): the output
+    /// stays, and the error says the answer was cut off and why.
     fn closing_error(&self, outcome: &Outcome) -> Option<CoreError> {
         if outcome.cancelled {
             return None;
         }
         let failing_exit = outcome.exit_code.is_some_and(|c| c != 0) || outcome.signal.is_some();
         if self.saw_result && self.result_error.is_none() && !failing_exit {
-            return None;
-        }
-        let quota = is_quota(&outcome.stderr) || self.result_error.as_deref().is_some_and(is_quota);
-        if self.has_content && quota {
-            tracing::info!(
-                "cursor-agent reported a usage limit after output; keeping the output: {}",
-                crate::core::failure::classify::last_lines(&outcome.stderr)
-            );
             return None;
         }
         Some(classify_failure(

@@ -7,6 +7,7 @@ use super::hold::Hold;
 use super::StopReason;
 use crate::core::error::CoreError;
 use crate::core::failure::classify::quoted_tail;
+use crate::core::failure::duration::readable_duration;
 use crate::core::failure::resume::is_resume_specific;
 use crate::core::stream::encode::Output;
 use crate::core::stream::transformer::StreamTransformer;
@@ -67,12 +68,15 @@ pub(super) fn conclude(
         Ending::Timeout(kind) => {
             let error = CoreError::Timeout(match kind {
                 TimeoutKind::Idle(d) => format!(
-                    "cursor-agent produced no output for {} ms (idleTimeoutMs) and was stopped",
-                    d.as_millis()
+                    "cursor-agent printed nothing for {} (the idle limit: idleTimeoutMs, \
+                     CURSOR_ACP_IDLE_TIMEOUT_MS) and was stopped. Raise the limit if Cursor \
+                     thinks that long, or check that `cursor-agent --print hi` answers.",
+                    readable_duration(d)
                 ),
                 TimeoutKind::Overall(d) => format!(
-                    "cursor-agent ran longer than {} ms (timeoutMs) and was stopped",
-                    d.as_millis()
+                    "cursor-agent ran longer than {} (the overall limit: timeoutMs, \
+                     CURSOR_ACP_TIMEOUT_MS) and was stopped. Raise the limit for long tasks.",
+                    readable_duration(d)
                 ),
             });
             // The closing outputs carry the same code as `RunResult.error`, not the

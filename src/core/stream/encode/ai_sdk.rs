@@ -211,8 +211,11 @@ impl AiSdkEncoder {
                     FinishReason::ToolCalls => ("tool-calls", "tool-calls"),
                     FinishReason::Cancelled => ("other", "cancelled"),
                     FinishReason::Error(error) => {
-                        let error_object =
+                        let mut error_object =
                             json!({ "code": error.code().as_str(), "message": error.message() });
+                        if let Some(said) = error.agent_output() {
+                            error_object["agentOutput"] = Value::from(said);
+                        }
                         out.part("error", &[("error", Field::Json(&error_object))]);
                         ("error", error.code().as_str())
                     }

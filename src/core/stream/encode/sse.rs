@@ -163,7 +163,8 @@ impl SseEncoder {
                     FinishReason::Cancelled => out.push(self.chunk(0, |_| {}, Some("stop"))),
                     FinishReason::Error(error) => {
                         let mut frame = String::from("data: {\"error\":{\"message\":");
-                        push_json_str(&mut frame, error.message());
+                        // An OpenAI client shows only the message: it carries Cursor's words too.
+                        push_json_str(&mut frame, &error.to_string());
                         frame.push_str(",\"type\":");
                         push_json_str(&mut frame, ERROR_TYPE);
                         frame.push_str(",\"code\":");

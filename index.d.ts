@@ -155,6 +155,11 @@ export declare class StreamTransformer {
    * Ends the stream and returns its closing outputs: open blocks closed, an error when the
    * outcome is a failure, and exactly one finish (`finish` part / `finish_reason` chunk and
    * `data: [DONE]`). A second call returns `[]`.
+   *
+   * A failure after output (a usage limit hit mid-answer among them) closes like any
+   * failure: the output already returned stands, then the error and an `error` finish. The
+   * `ai-sdk` error part is `{code, message, agentOutput?}`; the `openai-sse` error frame's
+   * message ends with what cursor-agent said.
    */
   finish(outcome?: StreamOutcome | undefined | null): Array<StreamOutput>
   /** The Cursor chat id (`session_id`) seen in the stream, `null` before any. */
@@ -211,7 +216,9 @@ export interface CursorUsage {
 
 /**
  * Every `code` the package reports: `err.code` of thrown errors, `error.code` of `error`
- * stream parts, SSE error frames and run results. Cancellation is not an error.
+ * stream parts, SSE error frames and run results. Cancellation is not an error. Messages are
+ * the package's own words, free of millisecond counts and of phrases hosts take as transient
+ * ("fetch failed", HTTP status numbers); what cursor-agent printed is `agentOutput`.
  */
 export declare const enum ErrorCode {
   /**
@@ -222,21 +229,24 @@ export declare const enum ErrorCode {
   /** Not logged in or invalid key: run `cursor-agent login` or set `CURSOR_API_KEY`. */
   Auth = 'E_AUTH',
   /**
-   * Usage limit reached before any output (after output the run ends as a success and the
-   * notice goes to the log).
+   * Cursor's usage limit was reached, before or during the answer (what arrived stays, and the
+   * message says the answer was cut off and, when Cursor says, when the limit resets).
    */
   Quota = 'E_QUOTA',
   /** Unknown or unavailable model; the message lists what the account can use. */
   Model = 'E_MODEL',
   /** The resumed chat is gone or was silently replaced: evict it and rerun as a fresh chat. */
   Resume = 'E_RESUME',
-  /** Connection failures after Cursor's own retries. */
+  /**
+   * Cursor's servers could not be reached, or failed to answer (HTTP 5xx, overloaded), after
+   * Cursor's own retries.
+   */
   Network = 'E_NETWORK',
   /** The idle or the overall timeout was hit. */
   Timeout = 'E_TIMEOUT',
   /** The JS output callback threw. */
   Callback = 'E_CALLBACK',
-  /** Any other failure of the agent process; the message includes the last lines of stderr. */
+  /** Any other failure of the agent process; `agentOutput` holds the last lines of stderr. */
   AgentExit = 'E_AGENT_EXIT',
   /** Bad options or arguments from the caller, or a call the object's state does not allow. */
   InvalidArg = 'E_INVALID_ARG',
@@ -430,7 +440,16 @@ export interface RunCursorAgentOptions {
 /** A failure with a stable code (one of `ErrorCode`). */
 export interface RunError {
   code: `${ErrorCode}`
+  /**
+   * What happened and what to do, in the package's words. It holds no millisecond counts
+   * and no text of Cursor's, which some hosts would read as a transient failure and retry.
+   */
   message: string
+  /**
+   * What cursor-agent itself printed about the failure (its error result, then its last
+   * stderr lines), verbatim with ANSI removed; absent when it printed nothing.
+   */
+  agentOutput?: string
 }
 
 /** How a run ended. Absent fields mean "none" (test with `== null`). */
@@ -443,7 +462,10 @@ export interface RunResult {
   /** The Cursor chat id seen in the stream. */
   sessionId?: string
   usage?: CursorUsage
-  /** Absent on success, on cancel, and on a quota failure after output. */
+  /**
+   * Absent on success and on cancel. A failure after output (a usage limit hit mid-answer
+   * among them) is reported here too: the output delivered so far stands.
+   */
   error?: RunError
 }
 

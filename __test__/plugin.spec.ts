@@ -473,3 +473,63 @@ describe('the turn module', () => {
     assert.equal(runs[2].stdin, 'USER: first question\n\nASSISTANT: First answer.\n\nUSER: second question')
   })
 })
+
+describe('the errors OpenCode is handed', () => {
+  const errors = () => import('../plugin/errors.ts')
+
+  test('are AI SDK APICallErrors marked not retryable, with no status code, ending with their code', async () => {
+    const { APICallError } = await import('@ai-sdk/provider')
+    const { CursorAcpError } = await errors()
+    const error = new CursorAcpError('E_AUTH', 'cursor-agent is not logged in.')
+    assert.ok(APICallError.isInstance(error))
+    assert.equal(error.isRetryable, false)
+    assert.equal(error.statusCode, undefined)
+    assert.equal(error.code, 'E_AUTH')
+    assert.equal(error.message, 'cursor-agent is not logged in. [E_AUTH]')
+  })
+
+  test("quote Cursor's words only where OpenCode would not read them as a transient fault", async () => {
+    const { CursorAcpError, readsAsTransient } = await errors()
+    // [what cursor-agent said, whether OpenCode 1.18 retries a message holding it]
+    const table: [string, boolean][] = [
+      ['TypeError: fetch failed', true],
+      ['Error: read ECONNRESET', true],
+      ['Error: socket hang up', true],
+      ['Error: rate limit exceeded', true],
+      ['429 Too Many Requests', true],
+      ['Request failed with HTTP 500', true],
+      ['took 1500 ms', true],
+      ['502 Bad Gateway', true],
+      ['503 Service Unavailable', true],
+      ['Error: Overloaded', true],
+      ['resource exhausted', true],
+      ['upstream unavailable', true],
+      ['timeout', true],
+      ['stream timed out', true],
+      ['please try again later', true],
+      ["Error: Authentication required. Please run 'agent login' first", false],
+      ['Cannot use this model: gpt-9. Available models: auto, composer-2.5', false],
+      ["You've hit your usage limit", false],
+      ['Error: something odd happened', false],
+    ]
+    for (const [said, transient] of table) {
+      assert.equal(readsAsTransient(said), transient, said)
+      const error = new CursorAcpError('E_AGENT_EXIT', 'cursor-agent exited with code 1.', said)
+      assert.equal(error.agentOutput, said)
+      assert.equal(readsAsTransient(error.message), false, error.message)
+      assert.equal(
+        error.message,
+        transient ? 'cursor-agent exited with code 1. [E_AGENT_EXIT]' : `cursor-agent exited with code 1. cursor-agent said: ${said} [E_AGENT_EXIT]`,
+      )
+    }
+  })
+
+  test('a run failure part becomes one, with its agent output', async () => {
+    const { toCursorAcpError } = await errors()
+    const error = toCursorAcpError({ code: 'E_NETWORK', message: "cursor-agent could not reach Cursor's servers.", agentOutput: 'fetch failed' })
+    assert.equal(error.code, 'E_NETWORK')
+    assert.equal(error.agentOutput, 'fetch failed')
+    assert.equal(error.message, "cursor-agent could not reach Cursor's servers. [E_NETWORK]")
+    assert.equal(toCursorAcpError(new Error('boom')).code, 'E_AGENT_EXIT')
+  })
+})

@@ -69,7 +69,9 @@ interface UsageExpect {
   raw: Record<string, unknown>
 }
 
-type Ending = 'stop' | 'cancelled' | { code: string; message?: RegExp }
+/** `message`: the package's explanation; `agentOutput`: what cursor-agent said, kept apart in
+ * the `ai-sdk` error part and appended to the `openai-sse` error message. */
+type Ending = 'stop' | 'cancelled' | { code: string; message?: RegExp; agentOutput?: RegExp }
 
 interface Case {
   name: string
@@ -385,9 +387,10 @@ const cases: Case[] = [
     sessionId: 'fixture-init-only',
   }),
   streamCase('no-result.ndjson', {
-    name: 'usage limit after output ends as a success, keeping the output',
+    name: 'usage limit after output: the output is kept, and the answer is reported cut off',
     outcome: { exitCode: 1, stderr: QUOTA_STDERR },
     blocks: NO_RESULT_BLOCKS,
+    ending: { code: 'E_QUOTA', message: /usage limit/ },
     sessionId: 'fixture-no-result',
   }),
   streamCase(null, {
@@ -427,7 +430,7 @@ const cases: Case[] = [
     name: 'a result, then a failing exit: the error carries stderr',
     outcome: { exitCode: 2, stderr: 'fatal: boom in the agent\n' },
     blocks: [['text', 'Counted.']],
-    ending: { code: 'E_AGENT_EXIT', message: /boom in the agent/ },
+    ending: { code: 'E_AGENT_EXIT', message: /exited with code 2/, agentOutput: /boom in the agent/ },
     sessionId: 'fixture-no-usage',
   }),
   streamCase('usage-filter.ndjson', {
@@ -525,6 +528,10 @@ function checkV3(c: Case, chunks: Buffer[]) {
     assert.equal(errors[0]!.error.code, c.ending.code, 'error code')
     assert.ok(errors[0]!.error.message.length > 0, 'error message')
     if (c.ending.message) assert.match(errors[0]!.error.message, c.ending.message)
+    if (c.ending.agentOutput) {
+      assert.match(String(errors[0]!.error.agentOutput), c.ending.agentOutput)
+      assert.doesNotMatch(errors[0]!.error.message, c.ending.agentOutput, 'Cursor\'s words stay out of the explanation')
+    }
     assert.deepEqual(finish.finishReason, { unified: 'error', raw: c.ending.code }, 'finishReason')
   }
 
@@ -580,6 +587,7 @@ function checkSse(c: Case, chunks: Buffer[], options: StreamTransformerOptions =
     assert.equal(summary.errors.length, 1, 'one error frame')
     assert.equal(summary.errors[0]!.code, c.ending.code, 'error code')
     if (c.ending.message) assert.match(summary.errors[0]!.message, c.ending.message)
+    if (c.ending.agentOutput) assert.match(summary.errors[0]!.message, c.ending.agentOutput)
     assert.deepEqual(summary.finishReasons, ['error'], 'finish_reason')
   }
 

@@ -138,8 +138,8 @@ function runOptions(config: TurnConfig, request: TurnRequest, plan: ResumePlan, 
  * Runs one turn, delivering its outputs (in `format`) to `onOutput` in order. The turn asks the
  * resume cache for a plan; when the resumed chat turns out to be gone (`E_RESUME`, which
  * delivers no output), it reports that, and runs once more as a fresh chat with the full prompt.
- * A successful run's chat is recorded for the next turn; a failure is reported to the cache,
- * which keeps the chat unless the failure says it is gone.
+ * A successful run's chat (or one cut off by the usage limit) is recorded for the next turn; a
+ * failure is reported to the cache, which keeps the chat unless the failure says it is gone.
  */
 export function startTurn(
   config: TurnConfig,
@@ -167,7 +167,10 @@ export function startTurn(
       result = await runOnce(plan)
     }
     if (result.error != null) manager.reportFailure(plan, result.error)
-    else if (!result.cancelled && result.sessionId != null) manager.record(plan, result.sessionId)
+    // A usage limit leaves Cursor's chat intact (with whatever it answered): the next turn,
+    // once the limit resets, resumes it like a successful one.
+    const chatStands = result.error == null ? !result.cancelled : result.error.code === 'E_QUOTA'
+    if (chatStands && result.sessionId != null) manager.record(plan, result.sessionId)
     return result
   }
   return {

@@ -62,6 +62,22 @@ console.log(JSON.stringify({
 }))
 `
 
+/** The installed folders of `root`'s runtime dependencies, transitively. */
+function runtimeDependencies(root: string): string[] {
+  const found = new Map<string, string>()
+  const visit = (manifestDir: string) => {
+    const manifest = JSON.parse(readFileSync(join(manifestDir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> }
+    for (const name of Object.keys(manifest.dependencies ?? {})) {
+      if (found.has(name)) continue
+      const dir = join(root, 'node_modules', name)
+      found.set(name, dir)
+      visit(dir)
+    }
+  }
+  visit(root)
+  return [...found.values()]
+}
+
 let work = ''
 let project = ''
 
@@ -82,9 +98,15 @@ before(async () => {
   mkdirSync(project)
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'pack-e2e', version: '1.0.0', private: true }))
   writeFileSync(join(project, 'check.mjs'), SCRIPT)
-  const tarballs = readdirSync(work).filter((f) => f.endsWith('.tgz')).map((f) => join(work, f))
-  assert.equal(tarballs.length, 2)
-  // An empty cache plus --offline: the install can use nothing but the two tarballs.
+  // The runtime dependencies, packed from this checkout's node_modules as the registry would
+  // serve them: the package's own `dependencies` and theirs.
+  const runtime = runtimeDependencies(root)
+  const dependencies = join(work, 'dependencies')
+  mkdirSync(dependencies)
+  for (const dir of runtime) npm(['pack', '--ignore-scripts', '--pack-destination', dependencies, dir], root)
+  const tarballs = [work, dependencies].flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith('.tgz')).map((f) => join(dir, f)))
+  assert.equal(tarballs.length, 2 + runtime.length)
+  // An empty cache plus --offline: the install can use nothing but these tarballs.
   npm(
     ['install', '--offline', '--omit=optional', '--no-audit', '--no-fund', '--ignore-scripts', '--cache', join(work, 'npm-cache'), ...tarballs],
     project,

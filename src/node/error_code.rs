@@ -9,7 +9,9 @@ use napi_derive::napi;
 use crate::core::error::{self as core, CoreError};
 
 /// Every `code` the package reports: `err.code` of thrown errors, `error.code` of `error`
-/// stream parts, SSE error frames and run results. Cancellation is not an error.
+/// stream parts, SSE error frames and run results. Cancellation is not an error. Messages are
+/// the package's own words, free of millisecond counts and of phrases hosts take as transient
+/// ("fetch failed", HTTP status numbers); what cursor-agent printed is `agentOutput`.
 #[napi(string_enum)]
 pub enum ErrorCode {
     /// The cursor-agent binary cannot be found or started; the message lists where it looked
@@ -19,8 +21,8 @@ pub enum ErrorCode {
     /// Not logged in or invalid key: run `cursor-agent login` or set `CURSOR_API_KEY`.
     #[napi(value = "E_AUTH")]
     Auth,
-    /// Usage limit reached before any output (after output the run ends as a success and the
-    /// notice goes to the log).
+    /// Cursor's usage limit was reached, before or during the answer (what arrived stays, and the
+    /// message says the answer was cut off and, when Cursor says, when the limit resets).
     #[napi(value = "E_QUOTA")]
     Quota,
     /// Unknown or unavailable model; the message lists what the account can use.
@@ -29,7 +31,8 @@ pub enum ErrorCode {
     /// The resumed chat is gone or was silently replaced: evict it and rerun as a fresh chat.
     #[napi(value = "E_RESUME")]
     Resume,
-    /// Connection failures after Cursor's own retries.
+    /// Cursor's servers could not be reached, or failed to answer (HTTP 5xx, overloaded), after
+    /// Cursor's own retries.
     #[napi(value = "E_NETWORK")]
     Network,
     /// The idle or the overall timeout was hit.
@@ -38,7 +41,7 @@ pub enum ErrorCode {
     /// The JS output callback threw.
     #[napi(value = "E_CALLBACK")]
     Callback,
-    /// Any other failure of the agent process; the message includes the last lines of stderr.
+    /// Any other failure of the agent process; `agentOutput` holds the last lines of stderr.
     #[napi(value = "E_AGENT_EXIT")]
     AgentExit,
     /// Bad options or arguments from the caller, or a call the object's state does not allow.

@@ -152,6 +152,11 @@ impl StreamTransformer {
     /// Ends the stream and returns its closing outputs: open blocks closed, an error when the
     /// outcome is a failure, and exactly one finish (`finish` part / `finish_reason` chunk and
     /// `data: [DONE]`). A second call returns `[]`.
+    ///
+    /// A failure after output (a usage limit hit mid-answer among them) closes like any
+    /// failure: the output already returned stands, then the error and an `error` finish. The
+    /// `ai-sdk` error part is `{code, message, agentOutput?}`; the `openai-sse` error frame's
+    /// message ends with what cursor-agent said.
     #[napi(
         catch_unwind,
         ts_args_type = "outcome?: StreamOutcome | undefined | null",

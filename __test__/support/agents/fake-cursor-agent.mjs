@@ -15,7 +15,10 @@
 //                              FAKE_CURSOR_CAPTURES_DIR), or `text:<answer>` for a generated stream
 //                              (default `text:Hello from the fake cursor-agent.`)
 //   FAKE_CURSOR_LINE_DELAY_MS  pause before each stdout line (default 0)
-//   FAKE_CURSOR_SCENARIO       `auth` | `quota` | `model` | `long` (default: replay)
+//   FAKE_CURSOR_SCENARIO       `auth` | `quota` | `model` | `long` | `fail` (default: replay)
+//   FAKE_CURSOR_STDERR         for `fail`: what to print on stderr before exiting with
+//                              FAKE_CURSOR_EXIT_CODE (default 1), after streaming the answer
+//                              FAKE_CURSOR_PARTIAL when it is set (without a result)
 //   FAKE_CURSOR_RESUME         `echo` (default): a `--resume <id>` run answers with that id;
 //                              `replace`: it answers with a new id (Cursor silently started a new chat)
 //   FAKE_CURSOR_SESSION_ID     the chat id of a fresh run (default: a new UUID per run)
@@ -199,6 +202,15 @@ async function run() {
     const available = (env.FAKE_CURSOR_MODELS ?? DEFAULT_MODELS).split(';').map((pair) => pair.split(' - ')[0].trim()).join(', ')
     process.stderr.write(`Cannot use this model: ${flags.model}. Available models: ${available}\n`)
     process.exit(1)
+  }
+  if (scenario === 'fail') {
+    record({ stdin, scenario })
+    if (env.FAKE_CURSOR_PARTIAL) {
+      const lines = generatedStream(env.FAKE_CURSOR_PARTIAL, sessionId, stdin).filter((line) => !line.includes('"type":"result"'))
+      for (const line of lines) process.stdout.write(`${line}\n`)
+    }
+    process.stderr.write(`${env.FAKE_CURSOR_STDERR ?? 'Error: something went wrong'}\n`)
+    process.exit(Number(env.FAKE_CURSOR_EXIT_CODE ?? 1))
   }
   if (scenario === 'long') {
     // A grandchild in the same process group: cancellation must stop the whole group.

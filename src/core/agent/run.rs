@@ -243,6 +243,10 @@ impl Run {
             &mut self.hold,
             self.options.resume_chat_id.as_deref(),
         );
+        if let Some(error) = &error {
+            // The whole text, Cursor's words included: a front end may show only the explanation.
+            tracing::warn!(code = %error.code(), "cursor-agent run failed: {error}");
+        }
         let mut last = self.hold.release();
         last.extend(closing);
         self.deliver_closing(last).await;

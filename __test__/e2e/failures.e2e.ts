@@ -1,0 +1,119 @@
+// Failures through the real OpenCode CLI (1.18.33): each one runs cursor-agent exactly once,
+// shows one readable error ending with its code, and makes `opencode run` exit non-zero. OpenCode
+// retries an error it takes as transient (about six runs over a minute), so a retried failure
+// shows up here as more than one agent run.
+import assert from 'node:assert/strict'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { createSandbox, installOpenCode, REPO_ROOT, type RunResult, type Sandbox } from '../support/opencode.ts'
+
+const MODEL = 'cursor-acp/auto'
+const sandboxes: Sandbox[] = []
+
+before(async () => {
+  assert.ok(existsSync(join(REPO_ROOT, 'dist', 'plugin', 'server.js')), 'run `npm run build` (or `npm run build:debug`) first')
+  await installOpenCode()
+})
+
+after(async () => {
+  await Promise.all(sandboxes.map((sandbox) => sandbox.dispose()))
+})
+
+const eventsOf = (result: RunResult, type: string) => result.events.filter((event) => event.type === type)
+const textOf = (result: RunResult) => eventsOf(result, 'text').map((event) => event.part.text as string).join('')
+
+interface Failed {
+  result: RunResult
+  message: string
+  runs: number
+  why: string
+}
+
+async function runFailing(env: Record<string, string>): Promise<Failed> {
+  const sandbox = await createSandbox({ env })
+  sandboxes.push(sandbox)
+  const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'say', 'hi'], { timeoutMs: 120_000 })
+  const why = `exit ${result.code}${result.timedOut ? ' (timed out)' : ''}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr.slice(-3000)}`
+  const errors = eventsOf(result, 'error')
+  assert.equal(errors.length, 1, why)
+  const message = String(errors[0]!.error.data?.message ?? '')
+  return { result, message, runs: sandbox.invocations().length, why }
+}
+
+function assertFailedOnce(failed: Failed, code: string): void {
+  const { result, message, runs, why } = failed
+  assert.ok(!result.timedOut, why)
+  assert.equal(runs, 1, `cursor-agent ran ${runs} times: OpenCode retried "${message}"\n${why}`)
+  assert.notEqual(result.code, 0, why)
+  assert.ok(message.endsWith(`[${code}]`), `"${message}" should end with [${code}]\n${why}`)
+  assert.ok(!message.startsWith('{'), `the message is readable text, not JSON: ${message}`)
+}
+
+describe('a failing cursor-agent runs once and says why', { concurrency: 2 }, () => {
+  // What cursor-agent printed, and the code it must map to.
+  const table: [stderr: string, code: string][] = [
+    ['TypeError: fetch failed', 'E_NETWORK'],
+    ['Error: read ECONNRESET', 'E_NETWORK'],
+    ['Error: socket hang up', 'E_NETWORK'],
+    ['Error: rate limit exceeded', 'E_QUOTA'],
+    ['Request failed: 429 Too Many Requests', 'E_QUOTA'],
+    ['Request failed with HTTP 500', 'E_NETWORK'],
+    ['502 Bad Gateway', 'E_NETWORK'],
+    ['503 Service Unavailable', 'E_NETWORK'],
+    ['Error: Overloaded', 'E_NETWORK'],
+    ['ConnectError: [resource_exhausted] resource exhausted', 'E_QUOTA'],
+    ['ConnectError: [unavailable] upstream unavailable', 'E_NETWORK'],
+    ['Error: timeout', 'E_NETWORK'],
+    ["Error: Authentication required. Please run 'agent login' first, or set CURSOR_API_KEY environment variable.", 'E_AUTH'],
+    ['Cannot use this model: auto. Available models: composer-2.5, sonnet-4.6', 'E_MODEL'],
+    ['Error: the agent crashed after 1500 ms (internal error 500)', 'E_NETWORK'],
+    ['Error: something odd happened', 'E_AGENT_EXIT'],
+  ]
+  for (const [stderr, code] of table) {
+    test(`"${stderr}" -> ${code}`, async () => {
+      const failed = await runFailing({ FAKE_CURSOR_SCENARIO: 'fail', FAKE_CURSOR_STDERR: stderr })
+      assertFailedOnce(failed, code)
+      assert.equal(textOf(failed.result), '', 'an error is never shown as assistant text')
+    })
+  }
+
+  test('Cursor\'s own words are quoted when OpenCode would not read them as transient', async () => {
+    const failed = await runFailing({ FAKE_CURSOR_SCENARIO: 'fail', FAKE_CURSOR_STDERR: 'Error: something odd happened' })
+    assertFailedOnce(failed, 'E_AGENT_EXIT')
+    assert.match(failed.message, /cursor-agent said: Error: something odd happened \[E_AGENT_EXIT\]$/, failed.why)
+  })
+
+  for (const idleMs of [500, 1500, 5000]) {
+    test(`an idle timeout of ${idleMs} ms is one run, stated in seconds`, async () => {
+      const failed = await runFailing({ FAKE_CURSOR_SCENARIO: 'long', CURSOR_ACP_IDLE_TIMEOUT_MS: String(idleMs) })
+      assertFailedOnce(failed, 'E_TIMEOUT')
+      assert.ok(failed.message.includes(`${idleMs / 1000} s`), failed.message)
+      assert.ok(!/\d+ ?ms\b/.test(failed.message), `no milliseconds in "${failed.message}"`)
+      // What Cursor had said before it went quiet stays.
+      assert.equal(textOf(failed.result), 'Working on it', failed.why)
+    })
+  }
+})
+
+describe('an answer that was cut off says so', { concurrency: 2 }, () => {
+  const partial = 'The first half of the answer'
+  const quota =
+    "Error: You've hit your usage limit\nchatMessage: *You've hit your free requests limit. It will reset when your monthly cycle ends on 1/1/2027.*"
+
+  test('a usage limit after part of an answer: the text stays, the error says why and when it resets', async () => {
+    const failed = await runFailing({ FAKE_CURSOR_SCENARIO: 'fail', FAKE_CURSOR_PARTIAL: partial, FAKE_CURSOR_STDERR: quota })
+    assertFailedOnce(failed, 'E_QUOTA')
+    assert.equal(textOf(failed.result), partial, failed.why)
+    assert.match(failed.message, /usage limit/i)
+    assert.ok(failed.message.includes('resets on 1/1/2027'), failed.message)
+    // The quota message must not suggest the model in use.
+    assert.ok(!failed.message.includes(MODEL) && !/\bauto\b/i.test(failed.message.replace(/cursor-agent said:.*$/s, '')), failed.message)
+  })
+
+  test('a network failure after part of an answer: the text stays, the error says why', async () => {
+    const failed = await runFailing({ FAKE_CURSOR_SCENARIO: 'fail', FAKE_CURSOR_PARTIAL: partial, FAKE_CURSOR_STDERR: 'TypeError: fetch failed' })
+    assertFailedOnce(failed, 'E_NETWORK')
+    assert.equal(textOf(failed.result), partial, failed.why)
+  })
+})

@@ -65,7 +65,8 @@ export type StreamPart =
       providerExecuted: true
       dynamic: true
     }
-  | { type: 'error'; error: { code: `${ErrorCode}`; message: string } }
+  /** `message`: the package's explanation; `agentOutput`: what cursor-agent printed about it. */
+  | { type: 'error'; error: { code: `${ErrorCode}`; message: string; agentOutput?: string } }
   | {
       type: 'finish'
       finishReason: { unified: 'stop' | 'error' | 'other'; raw: string }

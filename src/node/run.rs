@@ -33,6 +33,7 @@ pub(crate) fn owner_of(env: &Env) -> u64 {
 }
 
 pub(crate) fn run_context(env: &Env) -> agent::RunContext {
+    super::init::stop_children_with(env);
     let runtime =
         napi::bindgen_prelude::within_runtime_if_available(tokio::runtime::Handle::current);
     agent::RunContext {

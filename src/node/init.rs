@@ -63,7 +63,6 @@ pub(crate) fn stop_children_with(env: &Env) {
 
 #[napi(module_exports)]
 pub fn init(_exports: Object, env: Env) -> napi::Result<()> {
-
     // A host without a Node-like `process` still gets a working addon (and PDEATHSIG on Linux).
     if let Err(error) = add_exit_listener(&env) {
         tracing::warn!(%error, "could not register the exit listener");

@@ -192,7 +192,10 @@ pub fn forget(group: ProcessGroup) {
 pub fn pid() -> Option<u32> {
     #[cfg(unix)]
     {
-        imp::WATCHDOG.lock().unwrap_or_else(|e| e.into_inner()).pid()
+        imp::WATCHDOG
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .pid()
     }
     #[cfg(not(unix))]
     None

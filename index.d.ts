@@ -365,13 +365,12 @@ export interface ResumeRequest {
  * queued may still arrive. Every other failure arrives as the closing outputs (through
  * `onOutput`) and as `RunResult.error`. Only bad options throw, with `E_INVALID_ARG`.
  *
- * cursor-agent runs in its own process group (directly, no shell; cwd = `workspace`). The
- * package stops every live group with SIGKILL on the host's `'exit'` event (registered when
- * the addon loads), and on Linux each child gets `PR_SET_PDEATHSIG(SIGKILL)`, so it dies with
- * the host even when the host is killed by a signal. Not covered: on macOS a host killed by an
- * unhandled signal or SIGKILL leaves cursor-agent running until it finishes; on Linux, what
- * cursor-agent itself started survives such a kill; on Windows only cursor-agent itself is
- * stopped (no process group).
+ * cursor-agent runs in its own process group (directly, no shell; cwd = `workspace`). When the
+ * run ends, however it ends, what is left of the group gets SIGTERM, then SIGKILL after 2 s.
+ * The group is also stopped on the host's `'exit'` event, when a Worker that started it is
+ * terminated, and, through a watchdog process (`/bin/sh`, one per host), when the host dies by
+ * any signal, SIGKILL included. Not covered: processes that leave the group (`setsid`); on
+ * Windows only cursor-agent itself is stopped (no process group).
  */
 export declare function runCursorAgent(options: RunCursorAgentOptions, onOutput: (outputs: StreamOutput[]) => void): CursorAgentRun
 

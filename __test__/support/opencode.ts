@@ -182,11 +182,15 @@ export interface Invocation {
   scenario?: string
   sessionId?: string
   grandchildPid?: number
+  /** The pid of `wrapped-cursor-agent.sh` when the agent ran under it. */
+  wrapperPid?: number
   file: string
 }
 
 export interface OpenCodeServer {
   url: string
+  /** The `opencode serve` process. */
+  pid: number
   /** `POST /session`; returns the session id. */
   createSession(): Promise<string>
   /** `POST /session/:id/message`; resolves with the finished assistant message `{info, parts}`. */
@@ -370,6 +374,7 @@ async function startServer(binary: string, workspace: string, env: NodeJS.Proces
   let closing: Promise<void> | undefined
   return {
     url,
+    pid: child.pid!,
     async createSession() {
       return (await call('POST', '/session', {})).id as string
     },

@@ -1,5 +1,5 @@
 // Process checks shared by the specs and the end-to-end harness (Linux `/proc`, signal 0 elsewhere).
-import { readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
 
 /** Whether a process still runs: a zombie (exited, not yet reaped by its parent) counts as gone. */
 export function isAlive(pid: number): boolean {
@@ -24,4 +24,41 @@ export async function waitFor(condition: () => boolean, timeoutMs: number, inter
     if (Date.now() > deadline) return false
     await new Promise((done) => setTimeout(done, intervalMs))
   }
+}
+
+/** The running (not zombie) members of process group `pgid`, read from Linux `/proc`. */
+export function groupMembers(pgid: number): number[] {
+  const members: number[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      if (Number(fields[2]) === pgid && fields[0] !== 'Z') members.push(Number(entry))
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return members
+}
+
+/** Whether `pid` is gone for good: not running and not a zombie either (its parent reaped it). */
+export function isReaped(pid: number): boolean {
+  return !existsSync(`/proc/${pid}`)
+}
+
+/** The children of `ppid` (zombies included: they are not reaped yet), from Linux `/proc`. */
+export function childrenOf(ppid: number): number[] {
+  const children: number[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+      if (Number(fields[1]) === ppid) children.push(Number(entry))
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return children
 }

@@ -1,8 +1,16 @@
-//! Module initialisation: stop this environment's live children when the host exits.
+//! Module initialisation: stop this environment's live children when the host exits or the
+//! environment goes away.
 //!
 //! Env cleanup hooks do not run on `process.exit()` (in Node or Bun), so the addon adds its own
 //! `process.once('exit', ...)` listener when it is loaded; it holds for any importer of the
-//! package. The listener SIGKILLs the process group of every child still running.
+//! package. The listener SIGKILLs the process group of every child still running. An env
+//! cleanup hook covers an environment torn down without that event (a terminated
+//! `worker_threads` Worker): it SIGKILLs the environment's groups and reaps their leaders, whose
+//! run tasks may be dropped with the runtime. A host that dies without running any code is the
+//! watchdog's (`core/agent/watchdog.rs`).
+
+use std::collections::BTreeSet;
+use std::sync::Mutex;
 
 use napi::bindgen_prelude::JsObjectValue;
 use napi::bindgen_prelude::{Env, FnArgs, Function, Object, Unknown};
@@ -24,6 +32,33 @@ fn add_exit_listener(env: &Env) -> napi::Result<()> {
     })?;
     once.apply(process, FnArgs::from(("exit", listener)))?;
     Ok(())
+}
+
+/// Environments whose cleanup hook is in place.
+static HOOKED: Mutex<BTreeSet<u64>> = Mutex::new(BTreeSet::new());
+
+fn hooked() -> std::sync::MutexGuard<'static, BTreeSet<u64>> {
+    HOOKED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Make sure `env`'s children are stopped when `env` goes away; call before starting one.
+///
+/// Registered on first use, not at load: cleanup hooks run last-registered first, and this one
+/// must run before napi's own (added after the module initialiser), which may shut the runtime
+/// down and drop the runs' tasks with their children unreaped.
+pub(crate) fn stop_children_with(env: &Env) {
+    let owner = super::run::owner_of(env);
+    if !hooked().insert(owner) {
+        return;
+    }
+    let added = env.add_env_cleanup_hook(owner, |owner| {
+        hooked().remove(&owner);
+        registry::stop_owner(owner);
+    });
+    if let Err(error) = added {
+        hooked().remove(&owner);
+        tracing::warn!(%error, "could not register the environment cleanup hook");
+    }
 }
 
 #[napi(module_exports)]

@@ -1,12 +1,10 @@
 //! `runCursorAgent` and the `CursorAgentRun` it returns: read the options, start the core run,
 //! deliver its batches to the JS callback.
 //!
-//! Child processes and the host: every child leads its own process group and is registered
-//! while it runs; the addon stops them all (SIGKILL to each group) on the host's `'exit'` event
-//! (see `init.rs`), for any importer of the package. On Linux each child also gets
-//! `PR_SET_PDEATHSIG(SIGKILL)`, which covers a host killed by a signal. Not covered: on macOS
-//! and other unixes, a host killed by an unhandled signal (or SIGKILL) leaves its children
-//! running; on Windows only the direct child is stopped (no process groups, no job object).
+//! Child processes and the host: every child leads its own process group, registered until the
+//! group is gone (see `core/agent/registry.rs`); `init.rs` stops them on the host's `'exit'`
+//! event and when this JS environment is torn down, and the core watchdog when the host dies
+//! any other way. On Windows only the direct child is stopped (no process groups, no job object).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -33,6 +31,7 @@ pub(crate) fn owner_of(env: &Env) -> u64 {
 }
 
 pub(crate) fn run_context(env: &Env) -> agent::RunContext {
+    super::init::stop_children_with(env);
     let runtime =
         napi::bindgen_prelude::within_runtime_if_available(tokio::runtime::Handle::current);
     agent::RunContext {
@@ -258,13 +257,12 @@ impl CursorAgentRun {
 /// queued may still arrive. Every other failure arrives as the closing outputs (through
 /// `onOutput`) and as `RunResult.error`. Only bad options throw, with `E_INVALID_ARG`.
 ///
-/// cursor-agent runs in its own process group (directly, no shell; cwd = `workspace`). The
-/// package stops every live group with SIGKILL on the host's `'exit'` event (registered when
-/// the addon loads), and on Linux each child gets `PR_SET_PDEATHSIG(SIGKILL)`, so it dies with
-/// the host even when the host is killed by a signal. Not covered: on macOS a host killed by an
-/// unhandled signal or SIGKILL leaves cursor-agent running until it finishes; on Linux, what
-/// cursor-agent itself started survives such a kill; on Windows only cursor-agent itself is
-/// stopped (no process group).
+/// cursor-agent runs in its own process group (directly, no shell; cwd = `workspace`). When the
+/// run ends, however it ends, what is left of the group gets SIGTERM, then SIGKILL after 2 s.
+/// The group is also stopped on the host's `'exit'` event, when a Worker that started it is
+/// terminated, and, through a watchdog process (`/bin/sh`, one per host), when the host dies by
+/// any signal, SIGKILL included. Not covered: processes that leave the group (`setsid`); on
+/// Windows only cursor-agent itself is stopped (no process group).
 #[napi(
     catch_unwind,
     ts_args_type = "options: RunCursorAgentOptions, onOutput: (outputs: StreamOutput[]) => void"

@@ -9,16 +9,18 @@
 //
 // Environment:
 //   FAKE_CURSOR_LOG_DIR        where each invocation writes `invocation-<time>-<pid>.json`
-//                              ({argv, stdin, pid, pgid, cwd, grandchildPid?})
+//                              ({argv, stdin, pid, pgid, cwd, grandchildPid?, wrapperPid?})
 //   FAKE_CURSOR_STREAM         what to replay: a path, a capture name (`maestro/04_partial_output.jsonl`,
 //                              looked up in `__test__/fixtures/captures/`, or in
 //                              FAKE_CURSOR_CAPTURES_DIR), or `text:<answer>` for a generated stream
 //                              (default `text:Hello from the fake cursor-agent.`)
 //   FAKE_CURSOR_LINE_DELAY_MS  pause before each stdout line (default 0)
-//   FAKE_CURSOR_SCENARIO       `auth` | `quota` | `model` | `long` | `fail` (default: replay)
-//   FAKE_CURSOR_STDERR         for `fail`: what to print on stderr before exiting with
-//                              FAKE_CURSOR_EXIT_CODE (default 1), after streaming the answer
-//                              FAKE_CURSOR_PARTIAL when it is set (without a result)
+//   FAKE_CURSOR_SCENARIO       `auth` | `quota` | `model` | `long` | `background` | `fail`
+//                              (default: replay). `long` never finishes and keeps a `sleep 600`
+//                              child; `background` leaves a `sleep 300` child running and answers
+//                              as a replay does; `fail` streams FAKE_CURSOR_PARTIAL when it is set
+//                              (without a result), prints FAKE_CURSOR_STDERR and exits with
+//                              FAKE_CURSOR_EXIT_CODE (default 1)
 //   FAKE_CURSOR_RESUME         `echo` (default): a `--resume <id>` run answers with that id;
 //                              `replace`: it answers with a new id (Cursor silently started a new chat)
 //   FAKE_CURSOR_SESSION_ID     the chat id of a fresh run (default: a new UUID per run)
@@ -27,7 +29,7 @@
 //                              the environment, so a test can change behaviour between turns
 import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname, isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -67,8 +69,13 @@ function readProcStatGroup() {
 function record(entry) {
   if (!env.FAKE_CURSOR_LOG_DIR) return
   mkdirSync(env.FAKE_CURSOR_LOG_DIR, { recursive: true })
-  const file = join(env.FAKE_CURSOR_LOG_DIR, `invocation-${Date.now()}-${process.pid}.json`)
-  writeFileSync(file, JSON.stringify({ argv, pid: process.pid, pgid: readProcStatGroup(), cwd: process.cwd(), ...entry }, null, 2))
+  const name = `invocation-${Date.now()}-${process.pid}.json`
+  const file = join(env.FAKE_CURSOR_LOG_DIR, name)
+  const partial = join(env.FAKE_CURSOR_LOG_DIR, `.${name}.partial`)
+  const wrapperPid = env.FAKE_CURSOR_WRAPPER_PID ? Number(env.FAKE_CURSOR_WRAPPER_PID) : undefined
+  // Written whole, then renamed: a reader never sees half a file.
+  writeFileSync(partial, JSON.stringify({ argv, pid: process.pid, pgid: readProcStatGroup(), cwd: process.cwd(), wrapperPid, ...entry }, null, 2))
+  renameSync(partial, file)
 }
 
 /** The command line runCursorAgent builds: fixed flags, each value flag once, `--force` xor `--trust`. */
@@ -223,7 +230,14 @@ async function run() {
     return
   }
 
-  record({ stdin, scenario, sessionId })
+  if (scenario === 'background') {
+    // Like `sleep 300 &` in a shell: a child in the agent's process group, left running.
+    const grandchild = spawn('sleep', ['300'], { stdio: 'ignore' })
+    grandchild.unref()
+    record({ stdin, scenario, sessionId, grandchildPid: grandchild.pid })
+  } else {
+    record({ stdin, scenario, sessionId })
+  }
   const delay = Number(env.FAKE_CURSOR_LINE_DELAY_MS ?? 0)
   for (const line of streamLines(flags, sessionId, stdin)) {
     if (delay > 0) await sleep(delay)

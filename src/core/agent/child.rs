@@ -1,5 +1,6 @@
 //! One cursor-agent child from start to end: found, spawned in its own process group and tied
-//! to the host, registered while it lives; stopped with SIGTERM, then SIGKILL.
+//! to the host, registered while its group lives; stopped with SIGTERM, then SIGKILL; and once
+//! it has ended, however it ended, whatever is left of its group is stopped the same way.
 
 use std::ffi::OsString;
 use std::io;
@@ -69,11 +70,13 @@ pub(crate) async fn start_agent(
         command.env_clear().envs(env);
     }
     process::prepare(&mut command);
-    let child = process::spawn(command, &ctx.runtime)
-        .await
-        .map_err(|e| CoreError::AgentNotFound(start_failure_message(&launcher, &e, env)))?;
-    let group = child.id().map(ProcessGroup::of_leader);
-    let registration = group.map(|g| registry::register(ctx.owner, g));
+    let owner = ctx.owner;
+    let (child, registration) = process::spawn(command, &ctx.runtime, move |group| {
+        (group, registry::register(owner, group))
+    })
+    .await
+    .map_err(|e| CoreError::AgentNotFound(start_failure_message(&launcher, &e, env)))?;
+    let (group, registration) = registration.unzip();
     Ok(Started {
         child,
         group,
@@ -132,6 +135,41 @@ pub(crate) async fn terminate(
         group.kill();
     }
     status
+}
+
+/// How often [`sweep`] looks whether a group is gone.
+const SWEEP_POLL: Duration = Duration::from_millis(20);
+
+/// Stop what is left of a group whose leader has exited and been reaped: SIGTERM, then SIGKILL
+/// once [`KILL_GRACE`] passes with members left. Runs on `runtime` without holding up the run's
+/// result; `registration` (the registry's and the watchdog's entry) goes when the group does.
+pub(crate) fn sweep(
+    runtime: &Handle,
+    group: Option<ProcessGroup>,
+    registration: Option<Registration>,
+) {
+    let Some(group) = group else {
+        return;
+    };
+    if let Some(registration) = &registration {
+        registration.leader_reaped();
+    }
+    if !group.terminate() {
+        // Nothing left (the common case): the group is gone already.
+        return;
+    }
+    runtime.spawn(async move {
+        let deadline = tokio::time::Instant::now() + KILL_GRACE;
+        // Members that exited but are not reaped yet keep the group existing; their SIGKILL is
+        // harmless, so the loop only ever ends early, never wrongly.
+        while group.exists() && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(SWEEP_POLL).await;
+        }
+        if group.kill() {
+            tracing::debug!(pgid = group.id(), "killed what cursor-agent left running");
+        }
+        drop(registration);
+    });
 }
 
 pub(crate) fn exit_parts(status: &io::Result<ExitStatus>) -> (Option<i32>, Option<String>) {

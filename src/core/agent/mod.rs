@@ -1,6 +1,6 @@
 //! Running cursor-agent: its [`options`], finding it ([`resolve`]), its command line
 //! ([`command`]), starting and stopping the [`child`] so it never outlives the host
-//! ([`process`], [`registry`]), driving its stdout through the
+//! ([`process`], [`registry`], [`watchdog`]), driving its stdout through the
 //! [`StreamTransformer`](crate::core::stream::transformer::StreamTransformer) ([`run`]), and listing
 //! the account's models ([`models`]).
 
@@ -13,6 +13,7 @@ pub mod registry;
 pub mod resolve;
 pub mod run;
 pub mod tail;
+pub mod watchdog;
 
 pub use child::{RunContext, KILL_GRACE};
 pub use models::{list_models, ModelInfo};

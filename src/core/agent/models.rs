@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use tokio::io::AsyncReadExt;
 
-use super::child::{start_agent, RunContext, Started};
+use super::child::{start_agent, sweep, RunContext, Started};
 use super::options::EnvVars;
 use super::process;
 use super::tail::StderrTail;
@@ -115,7 +115,7 @@ pub async fn list_models(
     let Started {
         mut child,
         group,
-        registration: _registration,
+        registration,
         ..
     } = start_agent(
         executable.as_deref(),
@@ -148,12 +148,14 @@ pub async fn list_models(
             }
             let _ = child.start_kill();
             let _ = child.wait().await;
+            sweep(&ctx.runtime, group, registration);
             return Err(CoreError::Timeout(format!(
                 "`cursor-agent models` did not finish within {} s",
                 MODELS_TIMEOUT.as_secs()
             )));
         }
     };
+    sweep(&ctx.runtime, group, registration);
     let stderr = stderr_tail.finish().await;
     let stdout_text = String::from_utf8_lossy(&out);
     let status =

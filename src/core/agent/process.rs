@@ -4,8 +4,8 @@
 //! * On Linux every child gets `PR_SET_PDEATHSIG(SIGKILL)`. The kernel sends that signal when
 //!   the *thread* that forked the child exits, so children are forked from one dedicated thread
 //!   that lives as long as the host process, never from a runtime worker that may be torn down.
-//! * Elsewhere nothing covers a host killed by a signal it does not handle (or SIGKILL): the
-//!   children are reparented and keep running until they finish.
+//! * PDEATHSIG reaches only the child itself, and exists only on Linux: what the child started
+//!   (its whole group) is covered by the [`watchdog`](super::watchdog), on every unix.
 
 use std::io;
 use std::process::ExitStatus;
@@ -16,7 +16,7 @@ use tokio::process::{Child, Command};
 use tokio::runtime::Handle;
 
 /// A child's process group (its pid: the child is the group leader).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct ProcessGroup {
     #[cfg_attr(
         not(unix),
@@ -28,6 +28,11 @@ pub struct ProcessGroup {
 impl ProcessGroup {
     pub fn of_leader(pid: u32) -> Self {
         Self { pgid: pid }
+    }
+
+    /// The group id (the leader's pid).
+    pub fn id(&self) -> u32 {
+        self.pgid
     }
 
     #[cfg(unix)]
@@ -54,9 +59,58 @@ impl ProcessGroup {
         self.signal(libc::SIGKILL)
     }
 
+    /// Whether the group still has members. Zombies count: a group whose members all exited is
+    /// gone only once they are reaped (by their parent, or by init for orphans).
+    #[cfg(unix)]
+    pub fn exists(&self) -> bool {
+        let Ok(pgid) = libc::pid_t::try_from(self.pgid) else {
+            return false;
+        };
+        if pgid <= 1 {
+            return false;
+        }
+        // SAFETY: kill(2) with signal 0 only checks the group; no memory is touched.
+        let probed = unsafe { libc::kill(-pgid, 0) };
+        probed == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    }
+
+    /// Reap the group leader (a child of this process) once it has exited, waiting at most
+    /// `limit`. For a leader no runtime will wait for any more (its task is gone); returns
+    /// whether it was reaped or was no longer this process's child.
+    #[cfg(unix)]
+    pub fn reap_leader(&self, limit: std::time::Duration) -> bool {
+        let Ok(pid) = libc::pid_t::try_from(self.pgid) else {
+            return true;
+        };
+        let deadline = std::time::Instant::now() + limit;
+        loop {
+            let mut status = 0;
+            // SAFETY: waitpid writes the exit status into `status`, a live local.
+            let reaped = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
+            if reaped != 0 {
+                // The pid (reaped now), or -1: not our child any more (reaped elsewhere).
+                return true;
+            }
+            if std::time::Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+    }
+
     #[cfg(not(unix))]
     pub fn terminate(&self) -> bool {
         false
+    }
+
+    #[cfg(not(unix))]
+    pub fn exists(&self) -> bool {
+        false
+    }
+
+    #[cfg(not(unix))]
+    pub fn reap_leader(&self, _limit: std::time::Duration) -> bool {
+        true
     }
 
     #[cfg(not(unix))]
@@ -123,13 +177,22 @@ pub fn prepare(command: &mut Command) {
 }
 
 /// Spawn `command` (already [`prepare`]d) from the spawner thread; its pipes are registered with
-/// `runtime`.
-pub async fn spawn(mut command: Command, runtime: &Handle) -> io::Result<Child> {
+/// `runtime`. `on_start` runs on that thread as soon as the child exists, with its group, so the
+/// group is known (to the watchdog) before anything awaits.
+pub async fn spawn<T: Send + 'static>(
+    mut command: Command,
+    runtime: &Handle,
+    on_start: impl FnOnce(ProcessGroup) -> T + Send + 'static,
+) -> io::Result<(Child, Option<T>)> {
     let (tx, rx) = tokio::sync::oneshot::channel();
     let runtime = runtime.clone();
     let job: SpawnJob = Box::new(move || {
         let _entered = runtime.enter();
-        let _ = tx.send(command.spawn());
+        let started = command.spawn().map(|child| {
+            let started = child.id().map(|pid| on_start(ProcessGroup::of_leader(pid)));
+            (child, started)
+        });
+        let _ = tx.send(started);
     });
     let sent = spawner()
         .lock()

@@ -1,49 +1,84 @@
-//! Live children, so the host can stop them all when it exits.
+//! Live children, so the host can stop them all when it exits or a JS environment goes away.
 //!
 //! Each entry is a child's process group (the child leads its own group), tagged with an
-//! owner (one per JS environment, so a worker thread exiting stops only its own children).
+//! owner (one per JS environment, so a worker thread exiting stops only its own children). An
+//! entry lives from the spawn until the group is gone, not just until the child exits: what the
+//! child left behind is still the run's. Every entry is also known to the
+//! [`watchdog`](super::watchdog), which covers a host that dies without running any code.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
+use std::time::Duration;
 
 use super::process::ProcessGroup;
+use super::watchdog;
 
 struct Entry {
     owner: u64,
     group: ProcessGroup,
+    /// The leader was reaped by its run: its pid is free, never wait for it again.
+    leader_reaped: bool,
 }
 
 static LIVE: Mutex<BTreeMap<u64, Entry>> = Mutex::new(BTreeMap::new());
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
-/// Removes its child from the registry when dropped (the run is over).
+/// How long [`stop_owner`] waits for each SIGKILLed leader to be reapable.
+const REAP_LIMIT: Duration = Duration::from_millis(500);
+
+fn live() -> std::sync::MutexGuard<'static, BTreeMap<u64, Entry>> {
+    LIVE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Removes its group from the registry and the watchdog when dropped (the group is gone).
 #[derive(Debug)]
 pub struct Registration {
     id: u64,
 }
 
-impl Drop for Registration {
-    fn drop(&mut self) {
-        LIVE.lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&self.id);
+impl Registration {
+    /// The leader has exited and was reaped; the group may live on.
+    pub fn leader_reaped(&self) {
+        if let Some(entry) = live().get_mut(&self.id) {
+            entry.leader_reaped = true;
+        }
     }
 }
 
-/// Record a live child's group.
+impl Drop for Registration {
+    fn drop(&mut self) {
+        let removed = live().remove(&self.id);
+        if let Some(entry) = removed {
+            // Dropped before its run saw the leader end (the run's task was dropped): the
+            // group may be running, and once forgotten nothing else would stop it.
+            if !entry.leader_reaped {
+                entry.group.kill();
+            }
+            watchdog::forget(entry.group);
+        }
+    }
+}
+
+/// Record a live child's group, and hand it to the watchdog.
 pub fn register(owner: u64, group: ProcessGroup) -> Registration {
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-    LIVE.lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(id, Entry { owner, group });
+    live().insert(
+        id,
+        Entry {
+            owner,
+            group,
+            leader_reaped: false,
+        },
+    );
+    watchdog::watch(group);
     Registration { id }
 }
 
 /// SIGKILL the process group of every live child of `owner` (or of everyone). Used when the
 /// host is exiting: there is no time for a grace period. Returns how many groups were signalled.
 pub fn kill_all(owner: Option<u64>) -> usize {
-    let live = LIVE.lock().unwrap_or_else(|e| e.into_inner());
+    let live = live();
     let mut signalled = 0;
     for entry in live.values().filter(|e| owner.is_none_or(|o| o == e.owner)) {
         if entry.group.kill() {
@@ -51,4 +86,100 @@ pub fn kill_all(owner: Option<u64>) -> usize {
         }
     }
     signalled
+}
+
+/// SIGKILL every group of `owner` and reap the leaders still unreaped. For a JS environment
+/// that is going away (a worker being terminated): its runs' tasks may be dropped with the
+/// runtime, and then nobody else would wait for their children, which would stay zombies.
+pub fn stop_owner(owner: u64) -> usize {
+    let groups: Vec<(ProcessGroup, bool)> = live()
+        .values()
+        .filter(|e| e.owner == owner)
+        .map(|e| (e.group, e.leader_reaped))
+        .collect();
+    for (group, _) in &groups {
+        group.kill();
+    }
+    for (group, leader_reaped) in &groups {
+        if !leader_reaped {
+            group.reap_leader(REAP_LIMIT);
+        }
+    }
+    groups.len()
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use crate::core::agent::child::{start_agent, RunContext};
+    use std::os::unix::fs::PermissionsExt;
+    use std::process::Stdio;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn stopping_an_owner_kills_its_groups_and_reaps_its_children_only() {
+        let dir = std::env::temp_dir().join(format!("ocn-registry-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let agent = dir.join("family.sh");
+        std::fs::write(&agent, "#!/bin/sh\nsleep 300 &\necho $!\nexec sleep 300\n").unwrap();
+        std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let executable = agent.to_string_lossy().into_owned();
+        let start = |owner| {
+            let ctx = RunContext {
+                runtime: tokio::runtime::Handle::current(),
+                owner,
+            };
+            let executable = executable.clone();
+            async move {
+                let started =
+                    start_agent(Some(&executable), None, vec![], Stdio::null(), None, &ctx)
+                        .await
+                        .unwrap();
+                let mut started = started;
+                let mut out = started.child.stdout.take().unwrap();
+                let mut line = Vec::new();
+                let mut byte = [0u8; 1];
+                while tokio::io::AsyncReadExt::read(&mut out, &mut byte)
+                    .await
+                    .unwrap()
+                    == 1
+                {
+                    if byte[0] == b'\n' {
+                        break;
+                    }
+                    line.push(byte[0]);
+                }
+                let background: u32 = String::from_utf8(line).unwrap().trim().parse().unwrap();
+                (started, background)
+            }
+        };
+        // Owners unique to this test: other tests register children too.
+        let (owner, bystander) = (u64::MAX - 7, u64::MAX - 8);
+        let (stopped, stopped_background) = start(owner).await;
+        let (mut spared, spared_background) = start(bystander).await;
+        let leader = stopped.child.id().unwrap();
+
+        assert_eq!(stop_owner(owner), 1);
+        // Reaped, not a zombie: its /proc entry is gone.
+        assert!(!std::path::Path::new(&format!("/proc/{leader}")).exists());
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while std::fs::read_to_string(format!("/proc/{stopped_background}/stat"))
+            .is_ok_and(|stat| !stat.rsplit_once(") ").unwrap().1.starts_with('Z'))
+        {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the background child runs on"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(
+            matches!(spared.child.try_wait(), Ok(None)),
+            "another owner's child is spared"
+        );
+        assert!(std::path::Path::new(&format!("/proc/{spared_background}")).exists());
+
+        spared.group.unwrap().kill();
+        let _ = spared.child.wait().await;
+        drop(stopped);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

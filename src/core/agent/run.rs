@@ -16,7 +16,7 @@ use tokio::process::{Child, ChildStdout};
 use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
-use super::child::{exit_parts, start_agent, terminate, RunContext, Started};
+use super::child::{exit_parts, start_agent, sweep, terminate, RunContext, Started};
 use super::command::agent_args;
 use super::options::RunOptions;
 use super::tail::StderrTail;
@@ -196,7 +196,7 @@ impl Run {
             mut child,
             group,
             launcher,
-            registration: _registration,
+            registration,
         } = match started {
             Ok(started) => started,
             Err(error) => return self.fail_without_child(error).await,
@@ -221,6 +221,8 @@ impl Run {
             (Ending::Finished, Some(status)) => status,
             (_, exit) => terminate(&mut child, group, exit).await,
         };
+        // However the run ended, nothing it started may outlive it.
+        sweep(&self.ctx.runtime, group, registration);
 
         if let Some(task) = stdin_task {
             task.abort();

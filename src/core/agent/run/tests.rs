@@ -151,3 +151,91 @@ async fn reading_pauses_while_the_consumer_is_behind() {
     assert_eq!(text, expected);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Whether `pid` runs; a zombie (exited, waiting for its parent or init to reap it) does not.
+fn running(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| !rest.starts_with('Z')),
+        Err(_) => {
+            let pid = libc::pid_t::try_from(pid).unwrap();
+            // SAFETY: signal 0 only checks the process.
+            unsafe { libc::kill(pid, 0) == 0 }
+        }
+    }
+}
+
+async fn gone_within_30s(pids: &[u32]) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while pids.iter().any(|&pid| running(pid)) {
+        if Instant::now() > deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    true
+}
+
+fn read_pids(file: &std::path::Path) -> Vec<u32> {
+    std::fs::read_to_string(file)
+        .unwrap_or_default()
+        .split_whitespace()
+        .map(|pid| pid.parse().unwrap())
+        .collect()
+}
+
+/// An agent that leaves `sleep 300` behind (holding stdout, as a plain `&` does) and writes
+/// its own pid and the sleeper's to `pids`, then `ending` decides how the run ends.
+fn leaving_agent(
+    dir: &std::path::Path,
+    name: &str,
+    ending: &str,
+    timeout: Option<Duration>,
+) -> RunOptions {
+    let pids = dir.join(format!("{name}.pids"));
+    let body = format!(
+        "sleep 300 &\necho \"$$ $!\" > '{}'\necho '{}'\necho '{}'\n{ending}\n",
+        pids.display(),
+        r#"{"type":"system","subtype":"init","session_id":"s1","model":"Auto"}"#,
+        delta_line("hello"),
+    );
+    let options = paced_agent(dir, name, &body);
+    RunRequest {
+        timeout,
+        ..(*options).clone()
+    }
+    .validate()
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn whatever_the_agent_left_running_is_stopped_however_the_run_ends() {
+    let dir = std::env::temp_dir().join(format!("ocn-run-leftovers-{}", std::process::id()));
+    let overall = Some(Duration::from_millis(500));
+    let cases = [
+        ("success", "exit 0", None),
+        ("failure", "echo 'Error: boom' >&2; exit 1", None),
+        ("timeout", "exec sleep 300", overall),
+        ("cancel", "exec sleep 300", None),
+    ];
+    for (name, ending, timeout) in cases {
+        let options = leaving_agent(&dir, &format!("{name}.sh"), ending, timeout);
+        let (consumer, run) = start_behind(options);
+        consumer.holding.store(false, Ordering::SeqCst);
+        let pids_file = dir.join(format!("{name}.sh.pids"));
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while read_pids(&pids_file).len() < 2 {
+            assert!(Instant::now() < deadline, "{name}: the agent never started");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        let pids = read_pids(&pids_file);
+        if name == "cancel" {
+            run.cancel();
+        }
+        let result = run.wait().await;
+        assert_eq!(result.cancelled, name == "cancel", "{name}: {result:?}");
+        assert!(gone_within_30s(&pids).await, "{name}: {pids:?} still run");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,128 @@
+use super::imp::{start, Watchdog};
+use super::*;
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::CommandExt;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Whether `pid` runs; a zombie (exited, waiting to be reaped) does not.
+fn running(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => stat
+            .rsplit_once(") ")
+            .is_some_and(|(_, rest)| !rest.starts_with('Z')),
+        Err(_) => {
+            let pid = libc::pid_t::try_from(pid).unwrap();
+            // SAFETY: signal 0 only checks the process.
+            unsafe { libc::kill(pid, 0) == 0 }
+        }
+    }
+}
+
+fn within_30s(mut condition: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        if condition() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    condition()
+}
+
+/// A process group like an agent's: a shell leader with a background child.
+struct Family {
+    leader: Child,
+    background: u32,
+}
+
+impl Family {
+    fn start() -> Self {
+        let mut leader = Command::new("/bin/sh")
+            .arg("-c")
+            .arg("sleep 300 </dev/null >/dev/null 2>&1 & echo $!; exec sleep 300")
+            .stdout(Stdio::piped())
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(leader.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let background = line.trim().parse().unwrap();
+        Self { leader, background }
+    }
+
+    fn group(&self) -> ProcessGroup {
+        ProcessGroup::of_leader(self.leader.id())
+    }
+
+    fn running(&mut self) -> bool {
+        matches!(self.leader.try_wait(), Ok(None)) || running(self.background)
+    }
+
+    fn gone(&mut self) -> bool {
+        !matches!(self.leader.try_wait(), Ok(None)) && !running(self.background)
+    }
+}
+
+impl Drop for Family {
+    fn drop(&mut self) {
+        self.group().kill();
+        let _ = self.leader.wait();
+    }
+}
+
+#[test]
+fn closing_its_input_kills_every_listed_group_and_no_other() {
+    let (mut watchdog, mut input) = start().unwrap();
+    let mut watched = Family::start();
+    let mut other_watched = Family::start();
+    let mut forgotten = Family::start();
+    let lines = [
+        line('+', watched.group()),
+        line('+', forgotten.group()),
+        line('+', other_watched.group()),
+        // Lines the host never writes change nothing.
+        "+ not-a-group\n".to_owned(),
+        "- 1x\n".to_owned(),
+        line('-', forgotten.group()),
+    ];
+    input.write_all(lines.concat().as_bytes()).unwrap();
+    // Still listening: nothing is signalled while the host lives.
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(watched.running() && other_watched.running());
+    assert!(matches!(watchdog.try_wait(), Ok(None)));
+
+    drop(input);
+    assert!(within_30s(|| watched.gone() && other_watched.gone()));
+    assert!(within_30s(|| !matches!(watchdog.try_wait(), Ok(None))));
+    assert!(forgotten.running(), "a forgotten group is left alone");
+}
+
+#[test]
+fn a_watchdog_with_nothing_listed_exits_when_its_input_closes() {
+    let (mut watchdog, input) = start().unwrap();
+    drop(input);
+    assert!(within_30s(|| !matches!(watchdog.try_wait(), Ok(None))));
+}
+
+#[test]
+fn a_watchdog_that_died_is_replaced_and_told_every_watched_group() {
+    let mut watchdog = Watchdog::new();
+    let mut first = Family::start();
+    let mut second = Family::start();
+    watchdog.watch(first.group());
+    let killed = watchdog.pid().unwrap();
+    // SAFETY: signals the watchdog this test started.
+    unsafe { libc::kill(libc::pid_t::try_from(killed).unwrap(), libc::SIGKILL) };
+    assert!(within_30s(|| !running(killed)));
+
+    watchdog.watch(second.group());
+    let replacement = watchdog.pid().unwrap();
+    assert_ne!(replacement, killed);
+    // The host "dies": its end of the input closes.
+    drop(watchdog);
+    assert!(within_30s(|| first.gone() && second.gone()));
+    assert!(within_30s(|| !running(replacement)));
+}

@@ -449,6 +449,10 @@ describe('the provider over the fake cursor-agent', () => {
     }
     const thinking = fallback.models.filter((model) => model.reasoning).map((model) => model.id)
     assert.ok(thinking.includes('sonnet-4.6-thinking') && !thinking.includes('sonnet-4.6'), thinking.join(', '))
+    const broken = join(scratch, 'models-broken', 'models.json')
+    mkdirSync(join(scratch, 'models-broken'))
+    writeFileSync(broken, JSON.stringify({ savedAt: Date.now(), models: [{ name: 'No id' }] }))
+    assert.equal((await cursorModels({ cacheFile: broken, executable: missing, env: childEnvironment() })).source, 'fallback')
   })
 })
 

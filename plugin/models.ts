@@ -53,7 +53,11 @@ function described(models: readonly ModelName[]): CursorModel[] {
 function readCache(file: string): CacheRecord | null {
   try {
     const record = JSON.parse(readFileSync(file, 'utf8')) as CacheRecord
-    if (typeof record.savedAt === 'number' && Array.isArray(record.models) && record.models.length > 0) return record
+    const named = (model: Partial<ModelName> | null): boolean =>
+      typeof model?.id === 'string' && model.id.trim() !== '' && typeof model.name === 'string'
+    if (typeof record.savedAt === 'number' && Array.isArray(record.models) && record.models.length > 0 && record.models.every(named)) {
+      return record
+    }
   } catch {
     // No cache yet, or an unreadable one: discovery writes a new one.
   }

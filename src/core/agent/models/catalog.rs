@@ -48,11 +48,12 @@ const fn spec(context_window: u32, max_output_tokens: u32, reasoning: bool) -> M
 /// id equal to it or followed by `-` or `.` (`gpt-5` matches `gpt-5.5-high`, not `gpt-50`).
 ///
 /// Context: [`CURSOR_CONTEXT_WINDOW`] for every family, as each model's own maximum is at least
-/// that. Output limits are the vendors' published ones, as Cursor publishes none:
-/// Anthropic <https://platform.claude.com/docs/en/models/overview> (Opus/Sonnet 4.6 and later
-/// 128K, the 4.5 models 64K, Opus 4.1 32K); OpenAI <https://platform.openai.com/docs/models>
-/// (GPT-5 family 128,000); Google <https://ai.google.dev/gemini-api/docs/models> (Gemini 2.5 and
-/// 3.x 65,536). Thinking: Cursor streams it for `auto` (seen in real captures), for the
+/// that. Output limits are the vendors' published ones, as Cursor publishes none: Anthropic
+/// (<https://platform.claude.com/docs/en/models/opus-4-6/overview> and `.../sonnet-4-6/overview`:
+/// 128K for Opus/Sonnet 4.6 and later; 64K for the 4.5 models, 32K for Opus 4.1); OpenAI
+/// (128,000 for the GPT-5 family); Google
+/// (<https://ai.google.dev/gemini-api/docs/models/gemini-3.1-pro-preview>: 65,536, as for Gemini
+/// 2.5 and 3 Flash). Thinking: Cursor streams it for `auto` (seen in real captures), for the
 /// reasoning families below, and for Claude only in the `-thinking` variants.
 const FAMILIES: &[(&str, ModelSpec)] = &[
     (

@@ -198,12 +198,23 @@ export interface CursorAgentResolution {
   tried: Array<string>
 }
 
-/** A model the Cursor account can use. */
+/**
+ * A model the Cursor account can use. `cursor-agent models` prints only ids and labels; the
+ * limits and `reasoning` come from a maintained table of Cursor's models (Cursor's documented
+ * 200k window outside Max Mode, the vendors' output limits), the window a label names (`1M` in
+ * `GPT-5.5 1M High`), and for unknown ids a 128k window, 32k output and no `reasoning`.
+ */
 export interface CursorModel {
   /** What `--model` takes, e.g. `gpt-5.5-high`. */
   id: string
   /** Cursor's label, e.g. `GPT-5.5 1M High`. */
   name: string
+  /** The tokens one request may hold, prompt and answer together, e.g. `200000`. */
+  contextWindow: number
+  /** The most tokens one answer may have, e.g. `128000`. */
+  maxOutputTokens: number
+  /** Whether Cursor streams the model's thinking before its answer. */
+  reasoning: boolean
 }
 
 /** Cursor's token counts (after the validity filter); a count Cursor did not report is absent. */
@@ -214,6 +225,13 @@ export interface CursorUsage {
   cacheWriteTokens?: number
   reasoningTokens?: number
 }
+
+/**
+ * What `listCursorModels` would report for the model `id` labelled `name`, without asking
+ * Cursor: for a model list kept from an earlier start, or one written by hand. `name` defaults to
+ * the id (also when empty). Rejects an empty or missing `id` with `E_INVALID_ARG`.
+ */
+export declare function describeCursorModel(id: string, name?: string | undefined | null): CursorModel
 
 /**
  * Every `code` the package reports: `err.code` of thrown errors, `error.code` of `error`

@@ -839,6 +839,7 @@ module.exports.CursorAgentRun = nativeBinding.CursorAgentRun
 module.exports.SessionResumeManager = nativeBinding.SessionResumeManager
 module.exports.StreamTransformer = nativeBinding.StreamTransformer
 module.exports.buildPrompt = nativeBinding.buildPrompt
+module.exports.describeCursorModel = nativeBinding.describeCursorModel
 module.exports.ErrorCode = nativeBinding.ErrorCode
 module.exports.isTitleRequest = nativeBinding.isTitleRequest
 module.exports.listCursorModels = nativeBinding.listCursorModels

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after, describe, it } from 'node:test'
 
-import { listCursorModels, resolveCursorAgent, runCursorAgent } from '../index.js'
+import { describeCursorModel, listCursorModels, resolveCursorAgent, runCursorAgent } from '../index.js'
 import type { RunResult } from '../index.js'
 import { captureExpectation, capturesDir } from './support/captures.ts'
 import { isAlive, waitFor } from './support/process.ts'
@@ -414,11 +414,23 @@ describe('listCursorModels', () => {
     const models = await listCursorModels({ executable: modelsAgent, env: agentEnv() })
     assert.deepEqual(
       models.map((m) => ({ ...m })),
+      // Cursor's 200k window outside Max Mode, or the one its label names; output limits as the
+      // vendor publishes them (OpenAI: 128,000), 32,000 where none is published.
       [
-        { id: 'auto', name: 'Auto' },
-        { id: 'composer-2.5', name: 'Composer 2.5' },
-        { id: 'gpt-5.5-high', name: 'GPT-5.5 1M High' },
+        { id: 'auto', name: 'Auto', contextWindow: 200_000, maxOutputTokens: 32_000, reasoning: true },
+        { id: 'composer-2.5', name: 'Composer 2.5', contextWindow: 200_000, maxOutputTokens: 32_000, reasoning: true },
+        { id: 'gpt-5.5-high', name: 'GPT-5.5 1M High', contextWindow: 1_000_000, maxOutputTokens: 128_000, reasoning: true },
       ],
+    )
+  })
+
+  it('describes a model without asking Cursor, as the listing would', async () => {
+    const listed = await listCursorModels({ executable: modelsAgent, env: agentEnv() })
+    for (const model of listed) assert.deepEqual({ ...describeCursorModel(model.id, model.name) }, { ...model })
+    // Without a label naming a window, Cursor's 200k; the name defaults to the id.
+    assert.deepEqual(
+      { ...describeCursorModel('gpt-5.5-high') },
+      { id: 'gpt-5.5-high', name: 'gpt-5.5-high', contextWindow: 200_000, maxOutputTokens: 128_000, reasoning: true },
     )
   })
 

@@ -13,6 +13,7 @@ import {
   SessionResumeManager,
   StreamTransformer,
   buildPrompt,
+  describeCursorModel,
   isTitleRequest,
   listCursorModels,
   parseSwitch,
@@ -89,6 +90,10 @@ const refusals: Refusal[] = [
   ['resolveCursorAgent executable', 'executable', () => resolveCursorAgent({ executable: 5 as never })],
   ['resolveCursorAgent env', 'env', () => resolveCursorAgent({ env: { HOME: null } as never })],
   ['listCursorModels env', 'env', () => listCursorModels({ env: 'PATH=/bin' as never })],
+  ['describeCursorModel id type', 'model id', () => describeCursorModel(5 as never)],
+  ['describeCursorModel id missing', 'model id', () => describeCursorModel(undefined as never)],
+  ['describeCursorModel id empty', 'model id', () => describeCursorModel('  ')],
+  ['describeCursorModel name', 'model name', () => describeCursorModel('auto', 1 as never)],
   // SessionResumeManager
   ['SessionResumeManager enabled', 'enabled', () => new SessionResumeManager({ enabled: 'yes' as never })],
   ['SessionResumeManager maxEntries 0', 'maxEntries', () => new SessionResumeManager({ maxEntries: 0 })],

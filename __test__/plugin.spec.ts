@@ -156,6 +156,40 @@ describe('provider block merging', () => {
     })
   })
 
+  test("each model's limits and reasoning reach OpenCode; attachment stays off", async () => {
+    const { modelsBlock } = await load.config()
+    const models = [
+      { id: 'sonnet-4.6-thinking', name: 'Claude 4.6 Sonnet (Thinking)', contextWindow: 200_000, maxOutputTokens: 128_000, reasoning: true },
+      { id: 'mystery', name: 'Mystery', contextWindow: 64_000, maxOutputTokens: 8_000, reasoning: false },
+    ]
+    assert.deepEqual(modelsBlock(models), {
+      'sonnet-4.6-thinking': { name: 'Claude 4.6 Sonnet (Thinking)', limit: { context: 200_000, output: 128_000 }, reasoning: true, attachment: false },
+      mystery: { name: 'Mystery', limit: { context: 64_000, output: 8_000 }, reasoning: false, attachment: false },
+    })
+  })
+
+  test("the user's models keep the plugin's limits unless they set their own", async () => {
+    const { mergeProviderBlock } = await load.config()
+    const limited = {
+      ...ours,
+      models: {
+        auto: { name: 'Auto', limit: { context: 200_000, output: 32_000 }, reasoning: true },
+        'sonnet-4.6': { name: 'Sonnet 4.6', limit: { context: 200_000, output: 128_000 }, reasoning: false },
+      },
+    }
+    const mine = { models: { auto: { name: 'My Auto' }, 'sonnet-4.6': { name: 'Sonnet', limit: { context: 100_000, output: 4_000 } }, other: { name: 'Other' } } }
+    assert.deepEqual(mergeProviderBlock(mine, limited).models, {
+      auto: { name: 'My Auto', limit: { context: 200_000, output: 32_000 }, reasoning: true },
+      'sonnet-4.6': { name: 'Sonnet', limit: { context: 100_000, output: 4_000 }, reasoning: false },
+      other: { name: 'Other' },
+    })
+    const prior = { npm: '@ai-sdk/openai-compatible', options: { baseURL: 'http://127.0.0.1:32124/v1' }, models: { 'sonnet-4.6': { name: 'My Sonnet' } } }
+    assert.deepEqual(mergeProviderBlock(prior, limited).models, {
+      auto: { name: 'Auto', limit: { context: 200_000, output: 32_000 }, reasoning: true },
+      'sonnet-4.6': { name: 'My Sonnet', limit: { context: 200_000, output: 128_000 }, reasoning: false },
+    })
+  })
+
   test('a prior-art proxy block (port 32124) is taken over, keeping the model names', async () => {
     const { mergeProviderBlock } = await load.config()
     const prior = {
@@ -216,7 +250,12 @@ describe('the plugin entry', () => {
     assert.equal(block.npm.startsWith('file://'), true)
     assert.ok(existsSync(fileURLToPath(block.npm)), block.npm)
     assert.equal(block.npm, pathToFileURL(join(repo, 'dist', 'plugin', 'provider.js')).href)
-    assert.deepEqual(block.models, { auto: { name: 'Auto' }, 'cached-model': { name: 'Cached Model' } })
+    // The cache holds names only; the limits are the addon's: `auto` as Cursor documents it,
+    // an id the addon does not know with its cautious default.
+    assert.deepEqual(block.models, {
+      auto: { name: 'Auto', limit: { context: 200_000, output: 32_000 }, reasoning: true, attachment: false },
+      'cached-model': { name: 'Cached Model', limit: { context: 128_000, output: 32_000 }, reasoning: false, attachment: false },
+    })
     assert.equal(block.options.workspace, project)
     assert.equal(block.options.force, false)
     assert.equal(block.options.executable, fakeAgent)
@@ -392,9 +431,9 @@ describe('the provider over the fake cursor-agent', () => {
     const cacheFile = join(scratch, 'models-cache', 'models.json')
     const fromCursor = await cursorModels({ cacheFile, executable: fakeAgent, env: childEnvironment() })
     const fakeList = [
-      { id: 'auto', name: 'Auto' },
-      { id: 'fake-model', name: 'Fake Model' },
-      { id: 'composer-2.5', name: 'Composer 2.5' },
+      { id: 'auto', name: 'Auto', contextWindow: 200_000, maxOutputTokens: 32_000, reasoning: true },
+      { id: 'fake-model', name: 'Fake Model', contextWindow: 128_000, maxOutputTokens: 32_000, reasoning: false },
+      { id: 'composer-2.5', name: 'Composer 2.5', contextWindow: 200_000, maxOutputTokens: 32_000, reasoning: true },
     ]
     assert.deepEqual(fromCursor, { models: fakeList, source: 'cursor' })
     const missing = join(scratch, 'no-such-agent')
@@ -402,7 +441,18 @@ describe('the provider over the fake cursor-agent', () => {
     const later = () => Date.now() + 7 * 3_600_000
     assert.deepEqual(await cursorModels({ cacheFile, executable: missing, env: childEnvironment(), now: later }), { models: fakeList, source: 'stale-cache' })
     const noCache = join(scratch, 'models-none', 'models.json')
-    assert.deepEqual(await cursorModels({ cacheFile: noCache, executable: missing, env: childEnvironment() }), { models: [...FALLBACK_MODELS], source: 'fallback' })
+    const fallback = await cursorModels({ cacheFile: noCache, executable: missing, env: childEnvironment() })
+    assert.equal(fallback.source, 'fallback')
+    assert.deepEqual(fallback.models.map(({ id, name }) => ({ id, name })), [...FALLBACK_MODELS])
+    for (const model of fallback.models) {
+      assert.ok(model.contextWindow >= 128_000 && model.maxOutputTokens > 0, `${model.id} has no limits`)
+    }
+    const thinking = fallback.models.filter((model) => model.reasoning).map((model) => model.id)
+    assert.ok(thinking.includes('sonnet-4.6-thinking') && !thinking.includes('sonnet-4.6'), thinking.join(', '))
+    const broken = join(scratch, 'models-broken', 'models.json')
+    mkdirSync(join(scratch, 'models-broken'))
+    writeFileSync(broken, JSON.stringify({ savedAt: Date.now(), models: [{ name: 'No id' }] }))
+    assert.equal((await cursorModels({ cacheFile: broken, executable: missing, env: childEnvironment() })).source, 'fallback')
   })
 })
 

@@ -1,5 +1,6 @@
 // How the plugin's provider block joins what the user configured by hand.
 import type { Config } from '@opencode-ai/plugin'
+import type { CursorModel } from 'opencode-cursor-native'
 
 export type ProviderBlock = NonNullable<Config['provider']>[string]
 export type ModelsBlock = NonNullable<ProviderBlock['models']>
@@ -13,10 +14,18 @@ function isPriorArtBlock(block: ProviderBlock | undefined): boolean {
   return typeof baseURL === 'string' && baseURL.includes(PRIOR_ART_PORT)
 }
 
+/** The user's models, each completed by our entry for the same id (the user's fields win). */
+function completeModels(ours: ModelsBlock | undefined, theirs: ModelsBlock): ModelsBlock {
+  const block: ModelsBlock = {}
+  for (const [id, model] of Object.entries(theirs)) block[id] = { ...ours?.[id], ...model }
+  return block
+}
+
 /**
  * The provider block after the user's own configuration: a hand-written block with its own `npm`
- * is left alone; one without `npm` is completed (the user's options and models win); a prior-art
- * block is taken over, keeping the user's model names.
+ * is left alone; one without `npm` is completed (the user's options and models win, a model the
+ * plugin knows keeps its limits unless the user sets them); a prior-art block is taken over,
+ * keeping the user's model names.
  */
 export function mergeProviderBlock(existing: ProviderBlock | undefined, ours: ProviderBlock): ProviderBlock {
   if (existing === undefined) return ours
@@ -26,7 +35,7 @@ export function mergeProviderBlock(existing: ProviderBlock | undefined, ours: Pr
       ...existing,
       npm: ours.npm,
       options: { ...ours.options, ...userOptions },
-      models: { ...ours.models, ...existing.models },
+      models: { ...ours.models, ...completeModels(ours.models, existing.models ?? {}) },
     }
   }
   if (existing.npm !== undefined) return existing
@@ -34,12 +43,23 @@ export function mergeProviderBlock(existing: ProviderBlock | undefined, ours: Pr
     ...ours,
     ...existing,
     options: { ...ours.options, ...existing.options },
-    models: existing.models ?? ours.models,
+    models: existing.models === undefined ? ours.models : completeModels(ours.models, existing.models),
   }
 }
 
-export function modelsBlock(models: { id: string; name: string }[]): ModelsBlock {
+/**
+ * OpenCode's entry for each model: its limits (the sidebar's "% used" and when OpenCode compacts)
+ * and `reasoning`. `attachment` stays false: inline images cannot reach cursor-agent.
+ */
+export function modelsBlock(models: readonly CursorModel[]): ModelsBlock {
   const block: ModelsBlock = {}
-  for (const model of models) block[model.id] = { name: model.name }
+  for (const model of models) {
+    block[model.id] = {
+      name: model.name,
+      limit: { context: model.contextWindow, output: model.maxOutputTokens },
+      reasoning: model.reasoning,
+      attachment: false,
+    }
+  }
   return block
 }

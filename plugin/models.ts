@@ -1,19 +1,24 @@
 // The model list offered to OpenCode: Cursor's own (`cursor-agent models`), cached on disk with a
 // TTL so OpenCode's start is not held up by a subprocess, with a built-in list as the last resort.
+// Every model answered carries the addon's current limits and `reasoning`, also when the list
+// comes from a cache an older version wrote or from the built-in list.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import type { CursorAgentLookupOptions as ResolveOptions, CursorModel } from 'opencode-cursor-native'
 import { native } from './native.js'
 
+/** A model as `cursor-agent models` names it. */
+export type ModelName = Pick<CursorModel, 'id' | 'name'>
+
 /** Offered when discovery fails and nothing was cached: widely available Cursor model ids. */
-export const FALLBACK_MODELS: readonly CursorModel[] = Object.freeze([
+export const FALLBACK_MODELS: readonly ModelName[] = Object.freeze([
   { id: 'auto', name: 'Auto' },
   { id: 'composer-2.5', name: 'Composer 2.5' },
   { id: 'sonnet-4.6', name: 'Claude Sonnet 4.6' },
   { id: 'sonnet-4.6-thinking', name: 'Claude Sonnet 4.6 Thinking' },
   { id: 'opus-4.6', name: 'Claude Opus 4.6' },
   { id: 'opus-4.6-thinking', name: 'Claude Opus 4.6 Thinking' },
-  { id: 'gpt-5.5-high', name: 'GPT-5.5 High' },
+  { id: 'gpt-5.5-high', name: 'GPT-5.5 1M High' },
   { id: 'gpt-5.3-codex', name: 'GPT-5.3 Codex' },
   { id: 'gemini-3.1-pro', name: 'Gemini 3.1 Pro' },
   { id: 'gemini-3-flash', name: 'Gemini 3 Flash' },
@@ -37,13 +42,22 @@ export interface ModelList {
 
 interface CacheRecord {
   savedAt: number
-  models: CursorModel[]
+  models: ModelName[]
+}
+
+/** The addon's entry for each model, so a kept list never carries outdated or missing limits. */
+function described(models: readonly ModelName[]): CursorModel[] {
+  return models.map(({ id, name }) => native().describeCursorModel(id, name))
 }
 
 function readCache(file: string): CacheRecord | null {
   try {
     const record = JSON.parse(readFileSync(file, 'utf8')) as CacheRecord
-    if (typeof record.savedAt === 'number' && Array.isArray(record.models) && record.models.length > 0) return record
+    const named = (model: Partial<ModelName> | null): boolean =>
+      typeof model?.id === 'string' && model.id.trim() !== '' && typeof model.name === 'string'
+    if (typeof record.savedAt === 'number' && Array.isArray(record.models) && record.models.length > 0 && record.models.every(named)) {
+      return record
+    }
   } catch {
     // No cache yet, or an unreadable one: discovery writes a new one.
   }
@@ -72,7 +86,7 @@ function discover(options: ModelDiscoveryOptions, now: () => number): Promise<Cu
     pending = Promise.resolve()
       .then(() => native().listCursorModels(query))
       .then((models) => {
-        if (models.length > 0) writeCache(options.cacheFile, { savedAt: now(), models })
+        if (models.length > 0) writeCache(options.cacheFile, { savedAt: now(), models: models.map(({ id, name }) => ({ id, name })) })
         return models
       })
       .finally(() => inFlight.delete(options.cacheFile))
@@ -84,17 +98,17 @@ function discover(options: ModelDiscoveryOptions, now: () => number): Promise<Cu
 /**
  * A fresh cache is answered at once. Otherwise Cursor is asked, for at most `waitMs`; when it is
  * slower the stale cache (or the built-in list) is answered and the discovery finishes in the
- * background, refreshing the cache for the next start.
+ * background, refreshing the cache for the next start. Throws only when the addon cannot load.
  */
 export async function cursorModels(options: ModelDiscoveryOptions): Promise<ModelList> {
   const now = options.now ?? Date.now
   const cached = readCache(options.cacheFile)
   if (cached !== null && now() - cached.savedAt < (options.ttlMs ?? 6 * 3_600_000)) {
-    return { models: cached.models, source: 'cache' }
+    return { models: described(cached.models), source: 'cache' }
   }
   const late: ModelList = cached !== null
-    ? { models: cached.models, source: 'stale-cache' }
-    : { models: [...FALLBACK_MODELS], source: 'fallback' }
+    ? { models: described(cached.models), source: 'stale-cache' }
+    : { models: described(FALLBACK_MODELS), source: 'fallback' }
   let timer: NodeJS.Timeout | undefined
   const deadline = new Promise<ModelList>((settle) => {
     timer = setTimeout(() => settle(late), options.waitMs ?? 1500)

@@ -43,13 +43,17 @@ export const CursorAcpPlugin: Plugin = async (input) => {
 
   return {
     config: async (cfg) => {
-      let models: ModelsBlock = {}
+      // Without a usable configuration or addon, requests fail with the reason; `auto` keeps the
+      // provider selectable meanwhile.
+      let models: ModelsBlock = { auto: { name: 'Auto' } }
       if (options.configurationError === undefined) {
         const discovery: Parameters<typeof cursorModels>[0] = { cacheFile: modelCacheFile(dataDirectory()), env: childEnvironment() }
         if (settings?.executable !== undefined) discovery.executable = settings.executable
-        models = modelsBlock((await cursorModels(discovery)).models)
-      } else {
-        models = modelsBlock([{ id: 'auto', name: 'Auto' }])
+        try {
+          models = modelsBlock((await cursorModels(discovery)).models)
+        } catch {
+          // The addon did not load: the first request reports the loader's explanation.
+        }
       }
       const ours: ProviderBlock = {
         name: 'Cursor',

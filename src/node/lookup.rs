@@ -1,15 +1,16 @@
-//! `resolveCursorAgent` and `listCursorModels`: where cursor-agent is, and what it offers.
+//! `resolveCursorAgent`, `listCursorModels` and `describeCursorModel`: where cursor-agent is,
+//! what it offers, and what is known about each model.
 
 use std::collections::HashMap;
 
 use napi::bindgen_prelude::{Env, PromiseRaw};
-use napi::{JsError, Unknown};
+use napi::{JsError, Unknown, ValueType};
 use napi_derive::napi;
 
-use super::error_code::{from_napi, to_js_error, Result};
-use super::options::Options;
+use super::error_code::{from_napi, invalid_arg, to_js_error, Result};
+use super::options::{argument, Options};
 use super::run::run_context;
-use crate::core::agent::{self, EnvVars};
+use crate::core::agent::{self, EnvVars, ModelInfo};
 
 /// Where to look for cursor-agent.
 #[allow(
@@ -59,13 +60,52 @@ fn read_lookup(options: Option<Unknown<'_>>) -> Result<(Option<String>, Option<E
     Ok((options.string("executable")?, options.string_map("env")?))
 }
 
-/// A model the Cursor account can use.
+/// A model the Cursor account can use. `cursor-agent models` prints only ids and labels; the
+/// limits and `reasoning` come from a maintained table of Cursor's models (Cursor's documented
+/// 200k window outside Max Mode, the vendors' output limits), the window a label names (`1M` in
+/// `GPT-5.5 1M High`), and for unknown ids a 128k window, 32k output and no `reasoning`.
 #[napi(object)]
 pub struct CursorModel {
     /// What `--model` takes, e.g. `gpt-5.5-high`.
     pub id: String,
     /// Cursor's label, e.g. `GPT-5.5 1M High`.
     pub name: String,
+    /// The tokens one request may hold, prompt and answer together, e.g. `200000`.
+    pub context_window: u32,
+    /// The most tokens one answer may have, e.g. `128000`.
+    pub max_output_tokens: u32,
+    /// Whether Cursor streams the model's thinking before its answer.
+    pub reasoning: bool,
+}
+
+impl From<ModelInfo> for CursorModel {
+    fn from(model: ModelInfo) -> Self {
+        Self {
+            id: model.id,
+            name: model.name,
+            context_window: model.spec.context_window,
+            max_output_tokens: model.spec.max_output_tokens,
+            reasoning: model.spec.reasoning,
+        }
+    }
+}
+
+/// What `listCursorModels` would report for the model `id` labelled `name`, without asking
+/// Cursor: for a model list kept from an earlier start, or one written by hand. `name` defaults to
+/// the id (also when empty). Rejects an empty or missing `id` with `E_INVALID_ARG`.
+#[napi(
+    catch_unwind,
+    ts_args_type = "id: string, name?: string | undefined | null"
+)]
+pub fn describe_cursor_model(id: Option<Unknown>, name: Option<Unknown>) -> Result<CursorModel> {
+    let id: String = argument(id, ValueType::String, "the model id", "a string")?
+        .filter(|id: &String| !id.trim().is_empty())
+        .ok_or_else(|| invalid_arg("the model id must be a non-empty string"))?;
+    let name: Option<String> = argument(name, ValueType::String, "the model name", "a string")?;
+    let name = name
+        .filter(|name| !name.trim().is_empty())
+        .unwrap_or_else(|| id.clone());
+    Ok(ModelInfo::new(id, name).into())
 }
 
 /// Run `cursor-agent models` and parse its list. Resolves `[]` when Cursor says no models are
@@ -85,13 +125,7 @@ pub fn list_cursor_models<'env>(
     env.spawn_future_with_callback(
         async move { Ok(agent::list_models(executable, vars, ctx).await) },
         |env, listed| match listed {
-            Ok(models) => Ok(models
-                .into_iter()
-                .map(|m| CursorModel {
-                    id: m.id,
-                    name: m.name,
-                })
-                .collect()),
+            Ok(models) => Ok(models.into_iter().map(CursorModel::from).collect()),
             Err(error) => {
                 let js_error = JsError::from(to_js_error(error)).into_unknown(*env);
                 Err(napi::Error::from(js_error))

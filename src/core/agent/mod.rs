@@ -2,7 +2,7 @@
 //! ([`command`]), starting and stopping the [`child`] so it never outlives the host
 //! ([`process`], [`registry`], [`watchdog`]), driving its stdout through the
 //! [`StreamTransformer`](crate::core::stream::transformer::StreamTransformer) ([`run`]), and listing
-//! the account's models ([`models`]).
+//! the account's models and what is known about each ([`models`]).
 
 pub mod child;
 pub mod command;
@@ -16,7 +16,7 @@ pub mod tail;
 pub mod watchdog;
 
 pub use child::{RunContext, KILL_GRACE};
-pub use models::{list_models, ModelInfo};
+pub use models::{list_models, model_spec, ModelInfo, ModelSpec};
 pub use options::{EnvVars, RunOptions, RunRequest, DEFAULT_IDLE_TIMEOUT};
 pub use resolve::{resolve_agent, Launcher, Resolution};
 pub use run::{start_run, OutputSink, Receipt, RunHandle, RunResult};

@@ -1,10 +1,14 @@
-//! `cursor-agent models`: the models the account can use.
+//! `cursor-agent models`: the models the account can use, each with what the [`catalog`] knows
+//! about it.
+
+pub mod catalog;
 
 use std::process::Stdio;
 use std::time::Duration;
 
 use tokio::io::AsyncReadExt;
 
+pub use self::catalog::{model_spec, ModelSpec};
 use super::child::{start_agent, sweep, RunContext, Started};
 use super::options::EnvVars;
 use super::process;
@@ -19,6 +23,17 @@ pub struct ModelInfo {
     pub id: String,
     /// Cursor's label, e.g. `GPT-5.5 1M High`.
     pub name: String,
+    /// Its limits and thinking, from the [`catalog`].
+    pub spec: ModelSpec,
+}
+
+impl ModelInfo {
+    /// The model `id` labelled `name`, described by the [`catalog`].
+    pub fn new(id: impl Into<String>, name: impl Into<String>) -> Self {
+        let (id, name) = (id.into(), name.into());
+        let spec = model_spec(&id, &name);
+        Self { id, name, spec }
+    }
 }
 
 /// How long `cursor-agent models` may take (it asks Cursor's servers).
@@ -92,10 +107,7 @@ pub fn parse_models(stdout: &str) -> ModelsOutput {
             name = id.to_owned();
         }
         if !models.iter().any(|m| m.id == id) {
-            models.push(ModelInfo {
-                id: id.to_owned(),
-                name,
-            });
+            models.push(ModelInfo::new(id, name));
         }
     }
     match (models.is_empty(), none_available) {
@@ -187,10 +199,7 @@ mod tests {
     use super::*;
 
     fn m(id: &str, name: &str) -> ModelInfo {
-        ModelInfo {
-            id: id.into(),
-            name: name.into(),
-        }
+        ModelInfo::new(id, name)
     }
 
     #[test]
@@ -206,6 +215,29 @@ mod tests {
                 m("composer-2.5", "Composer 2.5"),
                 m("gpt-5.5-high", "GPT-5.5 1M High"),
             ])
+        );
+    }
+
+    #[test]
+    fn each_listed_model_carries_its_catalog_entry() {
+        let ModelsOutput::Models(models) = parse_models(
+            "gpt-5.5-high - GPT-5.5 1M High\nsonnet-4.6-thinking - Claude 4.6 Sonnet\n",
+        ) else {
+            panic!("no models parsed");
+        };
+        let specs: Vec<(u32, u32, bool)> = models
+            .iter()
+            .map(|m| {
+                (
+                    m.spec.context_window,
+                    m.spec.max_output_tokens,
+                    m.spec.reasoning,
+                )
+            })
+            .collect();
+        assert_eq!(
+            specs,
+            [(1_000_000, 128_000, true), (200_000, 128_000, true)]
         );
     }
 

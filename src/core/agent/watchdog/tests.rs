@@ -126,3 +126,41 @@ fn a_watchdog_that_died_is_replaced_and_told_every_watched_group() {
     assert!(within_30s(|| first.gone() && second.gone()));
     assert!(within_30s(|| !running(replacement)));
 }
+
+/// Set in the copy of the test binary that runs [`telling_a_dead_watchdog_raises_no_sigpipe`]
+/// with SIGPIPE at its default action, apart from the other tests' threads.
+const SIGPIPE_PROBE: &str = "OCN_WATCHDOG_SIGPIPE_PROBE";
+
+#[test]
+fn telling_a_dead_watchdog_raises_no_sigpipe() {
+    if std::env::var_os(SIGPIPE_PROBE).is_none() {
+        // A host that keeps SIGPIPE's default action (not every JS runtime ignores it) must
+        // survive a write to a watchdog that is gone; a copy of this binary stands in for it.
+        let probe = Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "core::agent::watchdog::tests::telling_a_dead_watchdog_raises_no_sigpipe",
+            ])
+            .env(SIGPIPE_PROBE, "1")
+            .output()
+            .unwrap();
+        assert!(
+            probe.status.success(),
+            "the probe died ({:?}): {}",
+            probe.status,
+            String::from_utf8_lossy(&probe.stdout)
+        );
+        return;
+    }
+    // SAFETY: this process runs only this test; the default action is what is under test.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+    let mut watchdog = Watchdog::new();
+    let family = Family::start();
+    watchdog.watch(family.group());
+    let killed = watchdog.pid().unwrap();
+    // SAFETY: signals the watchdog this test started.
+    unsafe { libc::kill(libc::pid_t::try_from(killed).unwrap(), libc::SIGKILL) };
+    assert!(within_30s(|| !running(killed)));
+    // The peer is gone and not yet noticed: this write meets a closed socket.
+    watchdog.forget(family.group());
+}

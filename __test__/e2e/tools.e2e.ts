@@ -182,7 +182,8 @@ describe('opencode run --format json shows Cursor tools as OpenCode tools', () =
     const result = await sandbox.run(['run', '--model', MODEL, 'use', 'the', 'tools'])
     const why = explain(result, sandbox)
     assert.equal(result.code, 0, why)
-    const shown = result.stdout + result.stderr
+    // The printer colours its lines; the words are what a person reads.
+    const shown = (result.stdout + result.stderr).replace(/\x1b\[[0-9;]*m/g, '')
     assert.match(shown, /Read \/w\/notes\.txt/, why)
     assert.match(shown, /Edit \/w\/notes\.txt/, why)
     assert.match(shown, /\$ echo hi/, why)
@@ -207,9 +208,19 @@ describe('the OpenCode TUI shows Cursor tools as OpenCode tools', () => {
   test('read, edit and shell (ok and exit 1) with their path or command, no pending line left', async () => {
     const sandbox = await sandboxWith({ FAKE_CURSOR_STREAM: join(STREAMS, 'tui-tools.ndjson') })
     const tui = await sandbox.tui()
-    // The prompt is ready once the footer shows the model.
-    await screenWhen(tui, (screen) => /auto|Auto/.test(screen) && screen.trim() !== '', 'the TUI')
-    await tui.submit('use the tools')
+    await screenWhen(tui, (screen) => screen.includes('Ask anything'), 'the prompt')
+    // Keys sent while the TUI still starts up are dropped: type until the prompt shows the text.
+    const prompt = 'use the tools'
+    await screenWhen(
+      tui,
+      (screen) => {
+        if (screen.includes(prompt)) return true
+        void tui.type(prompt)
+        return false
+      },
+      'the typed prompt',
+    )
+    await tui.press('Enter')
     const screen = await screenWhen(tui, (screen) => screen.includes('All tools done.'), 'the answer')
     assert.match(screen, /Read \/w\/notes\.txt/, screen)
     assert.match(screen, /Edit \/w\/notes\.txt/, screen)

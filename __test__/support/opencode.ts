@@ -50,6 +50,8 @@ export function execute(
     let timedOut = false
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    // A command that exits before reading its input (tmux does) closes the pipe under us.
+    child.stdin.on('error', () => undefined)
     child.stdin.end(options.input ?? '')
     const timer = setTimeout(() => {
       timedOut = true
@@ -226,8 +228,10 @@ export interface Sandbox {
 export interface Tui {
   /** The visible screen, as text. */
   screen(): Promise<string>
-  /** Types `text` and presses Enter. */
-  submit(text: string): Promise<void>
+  /** Types `text` (literally). */
+  type(text: string): Promise<void>
+  /** Presses a key by its tmux name (`Enter`, `Escape`, `C-c`). */
+  press(key: string): Promise<void>
   close(): Promise<void>
 }
 
@@ -251,9 +255,11 @@ async function startTui(binary: string, workspace: string, env: NodeJS.ProcessEn
   let closed = false
   return {
     screen: () => tmux(['capture-pane', '-p', '-t', name]),
-    async submit(text) {
+    async type(text) {
       await tmux(['send-keys', '-t', name, '-l', text])
-      await tmux(['send-keys', '-t', name, 'Enter'])
+    },
+    async press(key) {
+      await tmux(['send-keys', '-t', name, key])
     },
     async close() {
       if (closed) return

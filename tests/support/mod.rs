@@ -57,7 +57,7 @@ pub enum ExpectedBlock {
         #[serde(default)]
         args: serde_json::Map<String, Value>,
         /// How OpenCode must show the call (the AI SDK output).
-        opencode: ExpectedView,
+        opencode: Box<ExpectedView>,
     },
 }
 

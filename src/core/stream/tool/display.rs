@@ -89,7 +89,11 @@ const RENDERINGS: &[Rendering] = &[
     row(
         "readToolCall",
         "read",
-        &[("path", "filePath"), ("offset", "offset"), ("limit", "limit")],
+        &[
+            ("path", "filePath"),
+            ("offset", "offset"),
+            ("limit", "limit"),
+        ],
         Title::Arg("filePath"),
         Shape::Read,
     ),
@@ -110,7 +114,11 @@ const RENDERINGS: &[Rendering] = &[
     row(
         "grepToolCall",
         "grep",
-        &[("pattern", "pattern"), ("path", "path"), ("glob", "include")],
+        &[
+            ("pattern", "pattern"),
+            ("path", "path"),
+            ("glob", "include"),
+        ],
         Title::Arg("pattern"),
         Shape::Grep,
     ),
@@ -403,11 +411,14 @@ fn renamed(rendering: &Rendering, mut args: Map<String, Value>) -> Map<String, V
 /// An MCP call as OpenCode names its own MCP tools (`<server>_<tool>`), with the tool's own
 /// arguments as its input.
 fn mcp_call(name: &str, args: &Map<String, Value>) -> (String, Map<String, Value>) {
-    let field = |f: &str| args.get(f).and_then(Value::as_str).filter(|s| !s.is_empty());
+    let field = |f: &str| {
+        args.get(f)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+    };
     let tool = field("toolName").unwrap_or(name);
-    let server = field("providerIdentifier").or_else(|| {
-        field("name").and_then(|n| n.strip_suffix(tool)?.strip_suffix('-'))
-    });
+    let server = field("providerIdentifier")
+        .or_else(|| field("name").and_then(|n| n.strip_suffix(tool)?.strip_suffix('-')));
     let tool_name = match server {
         Some(server) => format!("{server}_{tool}"),
         None => tool.to_owned(),
@@ -559,7 +570,10 @@ fn grep_output(result: &Map<String, Value>) -> (String, u64) {
                     continue;
                 }
                 count += 1;
-                let line = hit.get("lineNumber").and_then(scalar_text).unwrap_or_default();
+                let line = hit
+                    .get("lineNumber")
+                    .and_then(scalar_text)
+                    .unwrap_or_default();
                 let text = hit.get("content").and_then(Value::as_str).unwrap_or("");
                 lines.push(format!("  Line {line}: {text}"));
             }

@@ -103,7 +103,10 @@ fn which_results_are_failures() {
         (json!({"status": "success", "isError": false}), false),
         (json!({"status": "success", "isError": true}), true),
         (json!({"status": "failure", "exitCode": 1}), false),
-        (json!({"status": "failure", "message": "no exit code"}), true),
+        (
+            json!({"status": "failure", "message": "no exit code"}),
+            true,
+        ),
         (json!({"status": "error", "error": "x"}), true),
         (json!({"status": "rejected", "reason": "x"}), true),
         (json!({"status": "permissionDenied"}), true),

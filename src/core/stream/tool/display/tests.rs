@@ -260,7 +260,9 @@ fn arguments_that_are_not_an_object_give_an_empty_input() {
 fn every_row_names_a_distinct_kind() {
     for (i, row) in RENDERINGS.iter().enumerate() {
         assert!(
-            RENDERINGS[i + 1..].iter().all(|other| other.kind != row.kind),
+            RENDERINGS[i + 1..]
+                .iter()
+                .all(|other| other.kind != row.kind),
             "{} twice",
             row.kind
         );

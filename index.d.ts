@@ -33,7 +33,10 @@ export interface StreamUsage {
 /**
  * A JSON-safe AI SDK LanguageModelV3 stream part (`@ai-sdk/provider` 3.x), as the `'ai-sdk'`
  * format emits them. Cursor ran every tool itself, so tool parts carry
- * `providerExecuted: true` and `dynamic: true`.
+ * `providerExecuted: true` and `dynamic: true`. Each call appears as OpenCode shows its own tool
+ * of that kind: OpenCode's tool name (`bash`, `read`, `edit`, `write`, `grep`, `glob`, `list`,
+ * `todowrite`, `webfetch`, `<server>_<tool>` for MCP, else Cursor's name) and argument names
+ * (`command`, `filePath`, `pattern`, ...), with only the arguments a person reads.
  */
 export type StreamPart =
   | { type: 'stream-start'; warnings: JsonValue[] }
@@ -50,7 +53,7 @@ export type StreamPart =
       type: 'tool-call'
       toolCallId: string
       toolName: string
-      /** The arguments as a JSON text. */
+      /** The arguments as a JSON text, in OpenCode's argument names. */
       input: string
       providerExecuted: true
       dynamic: true
@@ -59,8 +62,12 @@ export type StreamPart =
       type: 'tool-result'
       toolCallId: string
       toolName: string
-      /** `status` is the result variant (`'success'`, `'failure'`, `'error'`, `'rejected'`, `'interrupted'`, ...). */
-      result: { status: string; [key: string]: JsonValue }
+      /**
+       * What OpenCode stores and shows: `{title, output, metadata}` (for a shell command,
+       * `metadata.exit` is its exit code, non-zero included), or, when `isError`, Cursor's reason
+       * as text (a rejected, failed, denied or interrupted call).
+       */
+      result: { title: string; output: string; metadata: { [key: string]: JsonValue } } | string
       isError: boolean
       providerExecuted: true
       dynamic: true
@@ -551,8 +558,13 @@ export interface StreamTransformerOptions {
   /** SSE chunk `created`, epoch seconds: a whole number from 0 to 2^53 - 1. Default: now. */
   created?: number
   /**
-   * SSE only: `'emit'` Cursor's tool calls as `tool_calls` deltas, or `'omit'` them.
-   * Default `'emit'`.
+   * SSE only: `'emit'` Cursor's tool calls as `tool_calls` deltas (with Cursor's names and
+   * arguments), or `'omit'` them. Default `'emit'`.
+   *
+   * Cursor has already run these calls. An OpenAI client receives them as ordinary
+   * `message.tool_calls` beside `finish_reason: "stop"` (the official `openai` package's
+   * `finalChatCompletion()` does), and an agent loop that runs every tool call it gets would
+   * run them a second time. Use `'omit'` where the client runs tools.
    */
   toolCalls?: 'emit' | 'omit'
   /** SSE only: send the usage chunk when Cursor reported usage. Default `true`. */

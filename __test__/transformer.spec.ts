@@ -41,16 +41,29 @@ type Expected = ['text' | 'reasoning', string] | ['tool', string]
 
 interface ToolExpect {
   id: string
+  /** Cursor's name for the call (the SSE `tool_calls` name). */
   name: string
-  /** The arguments (tool-call.input parsed), matched in full unless `argsSubset`. */
+  /** Cursor's arguments (the SSE `tool_calls` arguments, parsed), matched in full unless `argsSubset`. */
   args: Record<string, unknown>
   argsSubset?: boolean
-  /** Cursor's complete arguments, where known, which reach the consumer unchanged. */
+  /** Cursor's complete arguments, where known, which reach an SSE consumer unchanged. */
   wholeArgs?: Record<string, unknown>
-  /** The result variant; when absent, only that a tool-result exists. */
-  status?: string
-  /** Fields the `tool-result.result` object must contain besides `status`. */
-  result?: Record<string, unknown>
+  /** How OpenCode shows the call (the ai-sdk output). */
+  opencode: OpenCodeExpect
+}
+
+/** A Cursor call in the ai-sdk format: as OpenCode shows its own tool of that kind. */
+interface OpenCodeExpect {
+  tool: string
+  /** The whole `tool-call` input. */
+  input: Record<string, unknown>
+  /** `completed`: the result is `{title, output, metadata}`; `error`: the result is the error text; absent: not checked. */
+  status?: 'completed' | 'error'
+  title?: string
+  output?: string
+  /** Fields the metadata must contain. */
+  metadata?: Record<string, unknown>
+  errorIncludes?: string
 }
 
 interface UsageExpect {
@@ -163,7 +176,7 @@ function captureCase(file: string, about: string): Case {
     blocks: want.blocks.map((b): Expected => (b.kind === 'tool' ? ['tool', b.id] : [b.kind, b.text])),
     tools: want.blocks.flatMap((b) =>
       b.kind === 'tool'
-        ? [{ id: b.id, name: b.name, args: b.args ?? {}, argsSubset: true, wholeArgs: whole.get(b.id), status: b.status, result: b.result }]
+        ? [{ id: b.id, name: b.name, args: b.args ?? {}, argsSubset: true, wholeArgs: whole.get(b.id), opencode: b.opencode }]
         : [],
     ),
     ending: want.finish,
@@ -212,8 +225,7 @@ const cases: Case[] = [
         id: 'toolu_vrtx_01Read',
         name: 'read',
         args: { path: 'README.md' },
-        status: 'success',
-        result: { content: '# Title\n', totalLines: 1, path: 'README.md' },
+        opencode: { tool: 'read', input: { filePath: 'README.md' }, status: 'completed', title: 'README.md', output: '# Title\n' },
       },
     ],
     usage: fullUsage({ inputTokens: 10, outputTokens: 5, cacheReadTokens: 2, cacheWriteTokens: 1 }),
@@ -257,40 +269,48 @@ const cases: Case[] = [
         id: 'call_a1\nfc_a1',
         name: 'ls',
         args: { path: '/w', ignore: [] },
-        status: 'success',
-        result: { directoryTreeRoot: { absPath: '/w', childrenDirs: [], childrenFiles: [{ name: 'a.txt' }], numFiles: 1 } },
+        opencode: { tool: 'list', input: { path: '/w' }, status: 'completed', title: '/w', output: '/w/\n  a.txt' },
       },
       {
         id: 'tool_grep_1',
         name: 'grep',
         args: { pattern: 'TODO', path: '/w' },
-        status: 'error',
-        result: { error: 'rg: not found' },
+        opencode: { tool: 'grep', input: { pattern: 'TODO', path: '/w' }, status: 'error', errorIncludes: 'rg: not found' },
       },
       {
         id: 'toolu_bdrk_mcp1',
         name: 'search',
         args: { name: 'docs-search', args: { q: 'napi' }, toolCallId: 'toolu_bdrk_mcp1', providerIdentifier: 'docs', toolName: 'search' },
-        status: 'success',
-        result: { content: [{ text: { text: 'found' } }], isError: false },
+        opencode: { tool: 'docs_search', input: { q: 'napi' }, status: 'completed', output: 'found' },
       },
       // Where a `function` entry carries its result is undocumented: only its presence is checked.
-      { id: 'fn_1', name: 'custom_fn', args: { x: 1 } },
+      { id: 'fn_1', name: 'custom_fn', args: { x: 1 }, opencode: { tool: 'custom_fn', input: { x: 1 } } },
       {
         id: 'glob_1',
         name: 'glob',
         args: { targetDirectory: '/w', globPattern: '*.md' },
-        status: 'success',
-        result: { files: ['README.md'], totalFiles: 1 },
+        opencode: {
+          tool: 'glob',
+          input: { pattern: '*.md', path: '/w' },
+          status: 'completed',
+          title: '*.md',
+          output: 'README.md',
+          metadata: { count: 1 },
+        },
       },
       {
         id: 'shell_fail',
         name: 'shell',
         args: { command: 'false', workingDirectory: '' },
-        status: 'failure',
-        result: { command: 'false', exitCode: 1, aborted: false },
+        // A command that ran and exited 1 is a result with its exit code, as OpenCode's own bash shows it.
+        opencode: { tool: 'bash', input: { command: 'false' }, status: 'completed', title: 'false', output: '', metadata: { exit: 1 } },
       },
-      { id: 'edit_open', name: 'edit', args: { path: '/w/x.txt', streamContent: 'x' }, status: 'interrupted' },
+      {
+        id: 'edit_open',
+        name: 'edit',
+        args: { path: '/w/x.txt', streamContent: 'x' },
+        opencode: { tool: 'edit', input: { filePath: '/w/x.txt' }, status: 'error', errorIncludes: 'ended before Cursor reported' },
+      },
     ],
     sessionId: 'fixture-tool-kinds',
   }),
@@ -303,8 +323,18 @@ const cases: Case[] = [
       ['text', 'Both files read.'],
     ],
     tools: [
-      { id: 'call-1\nfc_1', name: 'read', args: { path: 'a.txt' }, status: 'success', result: { content: 'A' } },
-      { id: 'call-2\nfc_2', name: 'read', args: { path: 'b.txt' }, status: 'success', result: { content: 'B' } },
+      {
+        id: 'call-1\nfc_1',
+        name: 'read',
+        args: { path: 'a.txt' },
+        opencode: { tool: 'read', input: { filePath: 'a.txt' }, status: 'completed', output: 'A' },
+      },
+      {
+        id: 'call-2\nfc_2',
+        name: 'read',
+        args: { path: 'b.txt' },
+        opencode: { tool: 'read', input: { filePath: 'b.txt' }, status: 'completed', output: 'B' },
+      },
     ],
     sessionId: 'fixture-parallel',
   }),
@@ -500,20 +530,28 @@ function checkV3(c: Case, chunks: Buffer[]) {
     (c.tools ?? []).map((t) => t.id),
     'tool call ids, in order of their start',
   )
-  for (const [i, want] of (c.tools ?? []).entries()) {
+  for (const [i, { id, opencode: want }] of (c.tools ?? []).entries()) {
     const got = tools[i]!
-    assert.equal(got.toolName, want.name, `toolName of ${JSON.stringify(want.id)}`)
-    assertArgs(JSON.parse(got.input), want, `input of ${want.name}`)
+    const what = `${want.tool} ${JSON.stringify(id)}`
+    assert.equal(got.toolName, want.tool, `toolName of ${what}`)
+    assert.deepEqual(JSON.parse(got.input), want.input, `input of ${what}`)
     const result = got.result!
+    assert.equal(result.toolName, want.tool, `the result's toolName of ${what}`)
     if (want.status === undefined) continue
-    assert.equal(result.result.status, want.status, `result status of ${want.name}`)
-    assert.equal(result.isError, want.status !== 'success', `isError of ${want.name}`)
-    if (want.result) assertContains(result.result, want.result, `result of ${want.name}`)
-    if (want.status === 'rejected' || want.status === 'interrupted') {
-      const explanation = want.status === 'rejected' ? result.result.reason : result.result.message
-      assert.equal(typeof explanation, 'string', `${want.status} ${want.name} is explained`)
-      assert.ok((explanation as string).trim().length > 0, `${want.status} ${want.name} is explained`)
+    assert.equal(result.isError, want.status === 'error', `isError of ${what}`)
+    if (want.status === 'error') {
+      // OpenCode shows a failed call's result as its error text.
+      assert.equal(typeof result.result, 'string', `the error text of ${what}`)
+      assert.ok((result.result as string).includes(want.errorIncludes!), `the error of ${what}: ${result.result}`)
+      continue
     }
+    const shown = result.result as { title: unknown; output: unknown; metadata: unknown }
+    assert.equal(typeof shown.title, 'string', `title of ${what}`)
+    assert.ok((shown.title as string).trim() !== '', `title of ${what}`)
+    assert.equal(typeof shown.output, 'string', `output of ${what}`)
+    if (want.title !== undefined) assert.equal(shown.title, want.title, `title of ${what}`)
+    if (want.output !== undefined) assert.equal(shown.output, want.output, `output of ${what}`)
+    assertContains(shown.metadata, want.metadata ?? {}, `metadata of ${what}`)
   }
 
   const finish = parts.at(-1) as Extract<StreamPart, { type: 'finish' }>

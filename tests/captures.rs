@@ -40,11 +40,10 @@ fn expected_ai_sdk(expectation: &Expected) -> Vec<String> {
                 lines.push(format!("text text-{texts}: {text}"));
                 texts += 1;
             }
-            ExpectedBlock::Tool {
-                id, name, status, ..
-            } => {
+            ExpectedBlock::Tool { id, opencode, .. } => {
+                let name = &opencode.tool;
                 lines.push(format!("tool {name} {id:?}"));
-                lines.push(format!("result {name} {id:?} {status}"));
+                lines.push(format!("result {name} {id:?} {}", opencode.status));
             }
         }
     }
@@ -94,29 +93,74 @@ fn ai_sdk_output_of_every_capture() {
 }
 
 #[test]
-fn tool_arguments_and_results_of_every_capture() {
+fn tool_calls_of_every_capture_as_opencode_shows_them() {
     for expectation in expectations() {
         let name = expectation.capture.as_str();
         let (out, _) = run(Format::AiSdk, &capture(name), &success());
         let parts = parts(&out);
         for block in &expectation.blocks {
-            let ExpectedBlock::Tool {
-                id, args, result, ..
-            } = block
-            else {
+            let ExpectedBlock::Tool { id, opencode, .. } = block else {
                 continue;
             };
+            let what = format!("{name} {id:?}");
             let call = parts
                 .iter()
                 .find(|p| p["type"] == "tool-call" && p["toolCallId"] == id.as_str())
-                .unwrap_or_else(|| panic!("{name}: no call {id:?}"));
+                .unwrap_or_else(|| panic!("{what}: no call"));
+            assert_eq!(call["toolName"], opencode.tool.as_str(), "{what}");
             let input: Value = serde_json::from_str(s(call, "input")).expect("JSON arguments");
-            assert_contains(&input, args, name);
+            assert_eq!(input, Value::Object(opencode.input.clone()), "{what}");
             let done = parts
                 .iter()
                 .find(|p| p["type"] == "tool-result" && p["toolCallId"] == id.as_str())
-                .unwrap_or_else(|| panic!("{name}: no result {id:?}"));
-            assert_contains(&done["result"], result, name);
+                .unwrap_or_else(|| panic!("{what}: no result"));
+            assert_eq!(done["toolName"], opencode.tool.as_str(), "{what}");
+            let result = &done["result"];
+            if opencode.status == "error" {
+                assert_eq!(done["isError"], true, "{what}");
+                let wanted = opencode.error_includes.as_deref().expect("errorIncludes");
+                assert!(s(done, "result").contains(wanted), "{what}: {result}");
+                continue;
+            }
+            assert_eq!(done["isError"], false, "{what}");
+            if let Some(title) = &opencode.title {
+                assert_eq!(result["title"], title.as_str(), "{what}");
+            }
+            if let Some(output) = &opencode.output {
+                assert_eq!(result["output"], output.as_str(), "{what}");
+            }
+            assert_contains(&result["metadata"], &opencode.metadata, &what);
+        }
+    }
+}
+
+/// The SSE output keeps Cursor's tool names and its arguments as Cursor sent them.
+#[test]
+fn sse_tool_calls_keep_cursors_names_and_arguments() {
+    for expectation in expectations() {
+        let name = expectation.capture.as_str();
+        let (out, _) = run(Format::OpenAiSse, &capture(name), &success());
+        let calls: Vec<Value> = out
+            .into_iter()
+            .filter_map(|o| o.into_frame())
+            .filter_map(|f| serde_json::from_str::<Value>(f.strip_prefix("data: ")?.trim()).ok())
+            .filter_map(|chunk| chunk.pointer("/choices/0/delta/tool_calls/0").cloned())
+            .collect();
+        let tools: Vec<_> = expectation
+            .blocks
+            .iter()
+            .filter_map(|b| match b {
+                ExpectedBlock::Tool { id, name, args, .. } => Some((id, name, args)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(calls.len(), tools.len(), "{name}");
+        for (call, (id, tool, args)) in calls.iter().zip(tools) {
+            assert_eq!(call["id"], id.as_str(), "{name}");
+            assert_eq!(call["function"]["name"], tool.as_str(), "{name}");
+            let input: Value =
+                serde_json::from_str(call["function"]["arguments"].as_str().unwrap()).unwrap();
+            assert_contains(&input, args, name);
         }
     }
 }
@@ -246,25 +290,23 @@ fn ai_sdk_tool_parts_of_capture_02_exactly() {
         &success(),
     );
     let parts = parts(&out);
+    let id = tool_id(&expected("02_shell_tool_call.jsonl"), 0);
     let call = parts.iter().find(|p| p["type"] == "tool-call").unwrap();
-    let input = s(call, "input");
-    // Cursor's argument text passes through as it was sent.
-    assert!(input.starts_with(
-        r#"{"command":"ls -1 | wc -l; ls -1","workingDirectory":"","timeout":30000,"toolCallId":"#
-    ));
-    assert!(input.ends_with(
-        r#""conversationId":"5545ce80-d7d8-4502-b64b-240f15844099","adminCommandDenylist":[]}"#
-    ));
+    // OpenCode's `bash`, with the arguments a person reads; Cursor's internal ones are left out.
+    assert_eq!(
+        *call,
+        json!({"type": "tool-call", "toolCallId": id, "toolName": "bash",
+               "input": r#"{"command":"ls -1 | wc -l; ls -1","description":"List files and count them"}"#,
+               "providerExecuted": true, "dynamic": true})
+    );
     let result = parts.iter().find(|p| p["type"] == "tool-result").unwrap();
+    let listing = "4\na.txt\nb.js\nstream1.raw.jsonl\nstream2.raw.jsonl\n";
     assert_eq!(
         *result,
         json!({
-            "type": "tool-result", "toolCallId": tool_id(&expected("02_shell_tool_call.jsonl"), 0), "toolName": "shell",
-            "result": {"status":"success","command":"ls -1 | wc -l; ls -1","workingDirectory":"",
-                       "exitCode":0,"signal":"","stdout":"4\na.txt\nb.js\nstream1.raw.jsonl\nstream2.raw.jsonl\n",
-                       "stderr":"","executionTime":1241,
-                       "interleavedOutput":"4\na.txt\nb.js\nstream1.raw.jsonl\nstream2.raw.jsonl\n",
-                       "localExecutionTimeMs":16},
+            "type": "tool-result", "toolCallId": id, "toolName": "bash",
+            "result": {"title": "ls -1 | wc -l; ls -1", "output": listing,
+                       "metadata": {"output": listing, "exit": 0, "description": "List files and count them"}},
             "isError": false, "providerExecuted": true, "dynamic": true,
         })
     );
@@ -279,7 +321,7 @@ fn ai_sdk_tool_parts_of_capture_02_exactly() {
 }
 
 #[test]
-fn rejected_call_of_capture_05_gets_a_reason_and_its_started_arguments() {
+fn rejected_call_of_capture_05_fails_with_the_reason_and_its_started_arguments() {
     let (out, _) = run(
         Format::AiSdk,
         &capture("05_rejected_shell.jsonl"),
@@ -287,12 +329,9 @@ fn rejected_call_of_capture_05_gets_a_reason_and_its_started_arguments() {
     );
     let parts = parts(&out);
     let result = parts.iter().find(|p| p["type"] == "tool-result").unwrap();
-    assert_eq!(
-        result["result"],
-        json!({"status":"rejected","command":"uname -a","workingDirectory":"/tmp/spike",
-               "reason": REJECTED_REASON,"isReadonly":false})
-    );
+    assert_eq!(result["result"], REJECTED_REASON);
     assert_eq!(result["isError"], true);
+    assert_eq!(result["toolName"], "bash");
     let call = parts.iter().find(|p| p["type"] == "tool-call").unwrap();
     let input: Value = serde_json::from_str(s(call, "input")).unwrap();
     assert_eq!(input["command"], "uname -a");

@@ -20,13 +20,22 @@ export type CaptureBlock =
   | {
       kind: 'tool'
       id: string
+      /** Cursor's name for the call. */
       name: string
-      /** The result variant (`tool-result.result.status`). */
+      /** Cursor's result variant. */
       status: string
-      /** Fields the tool-call arguments must contain. */
+      /** Fields Cursor's arguments must contain. */
       args?: Record<string, unknown>
-      /** Fields the tool result must contain besides `status`. */
-      result?: Record<string, unknown>
+      /** How OpenCode shows the call: its tool, status and input, the result's title, output and metadata. */
+      opencode: {
+        tool: string
+        status: 'completed' | 'error'
+        input: Record<string, unknown>
+        title?: string
+        output?: string
+        metadata?: Record<string, unknown>
+        errorIncludes?: string
+      }
     }
 
 /** What a consumer of a real capture must see, written by hand from it (`captures/README.md`). */

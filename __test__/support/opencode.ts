@@ -50,6 +50,8 @@ export function execute(
     let timedOut = false
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+    // A command that exits before reading its input (tmux does) closes the pipe under us.
+    child.stdin.on('error', () => undefined)
     child.stdin.end(options.input ?? '')
     const timer = setTimeout(() => {
       timedOut = true
@@ -221,7 +223,54 @@ export interface Sandbox {
   allInvocations(): Invocation[]
   /** OpenCode's own log files, concatenated. */
   openCodeLog(): string
+  /** OpenCode's TUI in a detached tmux session of 160 x 45 cells. */
+  tui(): Promise<Tui>
   dispose(): Promise<void>
+}
+
+/** OpenCode's TUI running in tmux. */
+export interface Tui {
+  /** The visible screen, as text. */
+  screen(): Promise<string>
+  /** Types `text` (literally). */
+  type(text: string): Promise<void>
+  /** Presses a key by its tmux name (`Enter`, `Escape`, `C-c`). */
+  press(key: string): Promise<void>
+  close(): Promise<void>
+}
+
+async function tmux(args: string[]): Promise<string> {
+  const result = await execute('tmux', args, { timeoutMs: 10_000 }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') throw new Error('tmux is not installed; the TUI tests need it (apt-get install tmux)')
+    throw error
+  })
+  if (result.code !== 0) throw new Error(`tmux ${args.join(' ')} failed (exit ${result.code}): ${result.stderr}`)
+  return result.stdout
+}
+
+async function startTui(binary: string, workspace: string, env: NodeJS.ProcessEnv, root: string): Promise<Tui> {
+  const name = `opencode-e2e-${process.pid}-${Date.now()}`
+  // tmux starts the command through a shell with the server's environment: a script sets ours.
+  const script = join(root, 'tui.sh')
+  const quote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`
+  const exports = Object.entries(env).flatMap(([key, value]) => (value === undefined ? [] : [`export ${key}=${quote(value)}`]))
+  writeFileSync(script, [...exports, `cd ${quote(workspace)}`, `exec ${quote(binary)}`].join('\n') + '\n')
+  await tmux(['new-session', '-d', '-s', name, '-x', '160', '-y', '45', `sh ${quote(script)}`])
+  let closed = false
+  return {
+    screen: () => tmux(['capture-pane', '-p', '-t', name]),
+    async type(text) {
+      await tmux(['send-keys', '-t', name, '-l', text])
+    },
+    async press(key) {
+      await tmux(['send-keys', '-t', name, key])
+    },
+    async close() {
+      if (closed) return
+      closed = true
+      await tmux(['kill-session', '-t', name]).catch(() => undefined)
+    },
+  }
 }
 
 /** Variables from the test's own environment that must not leak into OpenCode. */
@@ -277,6 +326,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   if (agent !== null) env.CURSOR_AGENT_EXECUTABLE ??= agent
   const keep = options.keep ?? process.env.OPENCODE_E2E_KEEP === '1'
   const servers = new Set<OpenCodeServer>()
+  const tuis = new Set<Tui>()
 
   const readInvocations = (): Invocation[] =>
     readdirSync(agentLog)
@@ -323,8 +373,14 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
         .map((file) => readFileSync(join(directory, file), 'utf8'))
         .join('\n')
     },
+    async tui() {
+      const tui = await startTui(binary, workspace, env, root)
+      tuis.add(tui)
+      return tui
+    },
     async dispose() {
       await Promise.all([...servers].map((server) => server.close()))
+      await Promise.all([...tuis].map((tui) => tui.close()))
       if (!keep) rmSync(root, { recursive: true, force: true })
     },
   }

@@ -354,6 +354,9 @@ export function assertV3Invariants(parts: StreamPart[]) {
   }
   for (const tool of v3Tools(parts)) {
     assert.ok(tool.result, `tool ${JSON.stringify(tool.id)} gets a tool-result before finish`)
-    assert.equal(tool.result.isError, tool.result.result.status !== 'success', 'isError = status != success')
+    // OpenCode stores a failed call's result as its error text, any other as {title, output, metadata}.
+    const shown = tool.result.result as any
+    if (tool.result.isError) assert.equal(typeof shown, 'string', 'a failed call: its error text')
+    else assert.deepEqual(Object.keys(shown).sort(), ['metadata', 'output', 'title'], 'a result: title, output, metadata')
   }
 }

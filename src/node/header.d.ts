@@ -33,7 +33,10 @@ export interface StreamUsage {
 /**
  * A JSON-safe AI SDK LanguageModelV3 stream part (`@ai-sdk/provider` 3.x), as the `'ai-sdk'`
  * format emits them. Cursor ran every tool itself, so tool parts carry
- * `providerExecuted: true` and `dynamic: true`.
+ * `providerExecuted: true` and `dynamic: true`. Each call appears as OpenCode shows its own tool
+ * of that kind: OpenCode's tool name (`bash`, `read`, `edit`, `write`, `grep`, `glob`, `list`,
+ * `todowrite`, `webfetch`, `<server>_<tool>` for MCP, else Cursor's name) and argument names
+ * (`command`, `filePath`, `pattern`, ...), with only the arguments a person reads.
  */
 export type StreamPart =
   | { type: 'stream-start'; warnings: JsonValue[] }
@@ -50,7 +53,7 @@ export type StreamPart =
       type: 'tool-call'
       toolCallId: string
       toolName: string
-      /** The arguments as a JSON text. */
+      /** The arguments as a JSON text, in OpenCode's argument names. */
       input: string
       providerExecuted: true
       dynamic: true
@@ -59,8 +62,12 @@ export type StreamPart =
       type: 'tool-result'
       toolCallId: string
       toolName: string
-      /** `status` is the result variant (`'success'`, `'failure'`, `'error'`, `'rejected'`, `'interrupted'`, ...). */
-      result: { status: string; [key: string]: JsonValue }
+      /**
+       * What OpenCode stores and shows: `{title, output, metadata}` (for a shell command,
+       * `metadata.exit` is its exit code, non-zero included), or, when `isError`, Cursor's reason
+       * as text (a rejected, failed, denied or interrupted call).
+       */
+      result: { title: string; output: string; metadata: { [key: string]: JsonValue } } | string
       isError: boolean
       providerExecuted: true
       dynamic: true

@@ -59,8 +59,13 @@ pub struct StreamTransformerOptions {
     pub id: Option<String>,
     /// SSE chunk `created`, epoch seconds: a whole number from 0 to 2^53 - 1. Default: now.
     pub created: Option<f64>,
-    /// SSE only: `'emit'` Cursor's tool calls as `tool_calls` deltas, or `'omit'` them.
-    /// Default `'emit'`.
+    /// SSE only: `'emit'` Cursor's tool calls as `tool_calls` deltas (with Cursor's names and
+    /// arguments), or `'omit'` them. Default `'emit'`.
+    ///
+    /// Cursor has already run these calls. An OpenAI client receives them as ordinary
+    /// `message.tool_calls` beside `finish_reason: "stop"` (the official `openai` package's
+    /// `finalChatCompletion()` does), and an agent loop that runs every tool call it gets would
+    /// run them a second time. Use `'omit'` where the client runs tools.
     #[napi(ts_type = "'emit' | 'omit'")]
     pub tool_calls: Option<ToolCallOutput>,
     /// SSE only: send the usage chunk when Cursor reported usage. Default `true`.

@@ -53,13 +53,30 @@ pub enum ExpectedBlock {
         id: String,
         name: String,
         status: String,
-        /// Arguments that must match (the call may carry more).
+        /// Cursor's arguments that must match (the call may carry more).
         #[serde(default)]
         args: serde_json::Map<String, Value>,
-        /// Result fields besides `status` that must match.
-        #[serde(default)]
-        result: serde_json::Map<String, Value>,
+        /// How OpenCode must show the call (the AI SDK output).
+        opencode: Box<ExpectedView>,
     },
+}
+
+/// A Cursor tool call as OpenCode shows it: its tool, status and input, and the result's title,
+/// output and metadata (or, for an error, text the error contains).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExpectedView {
+    pub tool: String,
+    /// `completed` or `error`.
+    pub status: String,
+    /// The whole input.
+    pub input: serde_json::Map<String, Value>,
+    pub title: Option<String>,
+    pub output: Option<String>,
+    /// Fields the metadata must contain.
+    #[serde(default)]
+    pub metadata: serde_json::Map<String, Value>,
+    pub error_includes: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -211,8 +228,17 @@ pub fn ai_sdk_outline(out: &[Output]) -> Vec<String> {
                 assert!(open.is_none(), "tool part inside a block");
                 assert_eq!(p["providerExecuted"], true);
                 assert_eq!(p["dynamic"], true);
-                let status = s(&p["result"], "status");
-                assert_eq!(p["isError"], status != "success");
+                // OpenCode stores a failed call's result as its error text, any other as
+                // `{title, output, metadata}`.
+                let status = if p["isError"] == true {
+                    assert!(p["result"].is_string(), "an error's text: {p}");
+                    "error"
+                } else {
+                    assert!(p["result"]["title"].is_string(), "{p}");
+                    assert!(p["result"]["output"].is_string(), "{p}");
+                    assert!(p["result"]["metadata"].is_object(), "{p}");
+                    "completed"
+                };
                 lines.push(format!(
                     "result {} {:?} {status}",
                     s(p, "toolName"),

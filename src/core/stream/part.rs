@@ -31,6 +31,8 @@ pub enum Part<'a> {
         /// Cursor's `call_id`, verbatim (it can contain a newline).
         id: &'a str,
         name: &'a str,
+        /// Cursor's tool kind: the `*ToolCall` key (`shellToolCall`), or `function`.
+        kind: &'a str,
         /// The arguments as JSON text.
         input: &'a str,
         executor: Executor,
@@ -39,6 +41,9 @@ pub enum Part<'a> {
     ToolCompleted {
         id: &'a str,
         name: &'a str,
+        kind: &'a str,
+        /// The arguments the call started with, as JSON text.
+        input: &'a str,
         /// `{status: <variant key>, ...the variant's fields}`.
         result: &'a Value,
         is_error: bool,

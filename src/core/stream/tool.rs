@@ -10,6 +10,8 @@ use serde_json::{Map, Value};
 
 use crate::core::stream::event::ToolCallBody;
 
+pub mod display;
+
 /// Arguments reported for a call whose event carried none.
 const NO_ARGUMENTS: &str = "{}";
 
@@ -108,6 +110,17 @@ const RESULT_VARIANTS: &[&str] = &[
     "timeout",
     "aborted",
 ];
+
+/// Whether a result (from [`tool_result`]) means the call did not do its work. A `failure` that
+/// carries an `exitCode` is a command that ran and exited non-zero: a result, as OpenCode's own
+/// `bash` reports one. A `success` flagged `isError` is an MCP tool's own failure.
+pub fn is_failure(result: &Value) -> bool {
+    match result.get("status").and_then(Value::as_str) {
+        Some("success") => result.get("isError").and_then(Value::as_bool) == Some(true),
+        Some("failure") => result.get("exitCode").is_none_or(|code| !code.is_number()),
+        _ => true,
+    }
+}
 
 /// Explanation put in place of the empty `reason` Cursor gives for a rejected call.
 pub const REJECTED_REASON: &str = "Cursor did not run this tool: cursor-agent's permission policy \

@@ -7,7 +7,9 @@ use crate::core::error::CoreError;
 use crate::core::failure::classify::classify_failure;
 use crate::core::stream::event::{Channel, Event, EventBody, Parsed, Parts, ToolCallBody};
 use crate::core::stream::part::{Executor, FinishReason, Part};
-use crate::core::stream::tool::{tool_input, tool_name, tool_result, INTERRUPTED_MESSAGE};
+use crate::core::stream::tool::{
+    is_failure, tool_input, tool_name, tool_result, INTERRUPTED_MESSAGE,
+};
 use crate::core::stream::tracker::MixedDeltaTracker;
 use crate::core::stream::usage::{parse_usage, UsageReport};
 
@@ -44,6 +46,8 @@ pub enum Closing<'o> {
 struct OpenCall {
     id: String,
     name: String,
+    kind: String,
+    input: String,
 }
 
 /// Turns events into parts. Stateful across one stream.
@@ -238,41 +242,45 @@ impl Translator {
         emit: &mut impl FnMut(Part<'_>),
     ) {
         let open_at = self.open_calls.iter().position(|c| c.id == call_id);
-        let name = match open_at {
-            Some(i) => self.open_calls[i].name.clone(),
-            None => tool_name(call),
-        };
-        if open_at.is_none() {
-            // A start (or a completion never announced): a new segment begins.
-            self.tracker.reset();
-            self.in_reasoning = false;
-            let input = tool_input(call);
-            emit(Part::ToolStarted {
-                id: call_id,
-                name: &name,
-                input: &input,
-                executor: CURSOR_RUNS_ITS_TOOLS,
-            });
-            if !completed {
-                self.open_calls.push(OpenCall {
-                    id: call_id.to_owned(),
-                    name,
-                });
-                return;
-            }
-        } else if !completed {
+        if open_at.is_some() && !completed {
+            // A repeated start of an open call.
             return;
         }
-        if let Some(i) = open_at {
-            self.open_calls.remove(i);
+        let call_kind = call.kind.as_deref().unwrap_or("");
+        let opened = match open_at {
+            Some(i) => self.open_calls.remove(i),
+            None => {
+                // A start (or a completion never announced): a new segment begins.
+                self.tracker.reset();
+                self.in_reasoning = false;
+                let opened = OpenCall {
+                    id: call_id.to_owned(),
+                    name: tool_name(call),
+                    kind: call_kind.to_owned(),
+                    input: tool_input(call),
+                };
+                emit(Part::ToolStarted {
+                    id: call_id,
+                    name: &opened.name,
+                    kind: &opened.kind,
+                    input: &opened.input,
+                    executor: CURSOR_RUNS_ITS_TOOLS,
+                });
+                opened
+            }
+        };
+        if !completed {
+            self.open_calls.push(opened);
+            return;
         }
         let result = tool_result(call.result);
-        let is_error = result.get("status").and_then(Value::as_str) != Some("success");
         emit(Part::ToolCompleted {
             id: call_id,
-            name: &name,
+            name: &opened.name,
+            kind: &opened.kind,
+            input: &opened.input,
             result: &result,
-            is_error,
+            is_error: is_failure(&result),
             executor: CURSOR_RUNS_ITS_TOOLS,
         });
     }
@@ -297,6 +305,8 @@ impl Translator {
             emit(Part::ToolCompleted {
                 id: &call.id,
                 name: &call.name,
+                kind: &call.kind,
+                input: &call.input,
                 result: &interrupted,
                 is_error: true,
                 executor: CURSOR_RUNS_ITS_TOOLS,

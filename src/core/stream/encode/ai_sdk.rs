@@ -8,12 +8,17 @@
 //! The encoder describes each part once, as a list of fields; a [`PartWriter`] turns that into
 //! a JSON value ([`Output::Part`]) or appends it as JSON text ([`JsonParts`]), for a host that
 //! parses many parts in one go.
+//!
+//! Cursor's own tool calls appear as OpenCode shows its own tools of that kind
+//! ([`OpenCodeView`]): OpenCode's tool name, its argument names, and a result of `title`,
+//! `output` and `metadata`.
 
 use serde_json::{json, Map, Value};
 
 use crate::core::stream::encode::push_json_str;
 use crate::core::stream::encode::Output;
 use crate::core::stream::part::{Executor, FinishReason, Part};
+use crate::core::stream::tool::display::OpenCodeView;
 use crate::core::stream::usage::ai_sdk_usage;
 
 /// The value of one field of a part.
@@ -118,6 +123,15 @@ fn with_executor<'f>(
     all
 }
 
+/// How OpenCode shows a call: Cursor's own calls through the display table; a host call is one of
+/// the host's own tools already.
+fn shown(executor: Executor, kind: &str, name: &str, input: &str) -> Option<OpenCodeView> {
+    match executor {
+        Executor::Cursor => Some(OpenCodeView::of(kind, name, input)),
+        Executor::Host => None,
+    }
+}
+
 impl AiSdkEncoder {
     pub fn new() -> Self {
         Self::default()
@@ -171,13 +185,19 @@ impl AiSdkEncoder {
             Part::ToolStarted {
                 id,
                 name,
+                kind,
                 input,
                 executor,
             } => {
                 self.close_block(out);
+                let view = shown(*executor, kind, name, input);
+                let (name, input) = match &view {
+                    Some(view) => (view.tool.as_str(), view.input_json()),
+                    None => (*name, (*input).to_owned()),
+                };
                 let id = Field::Str(id);
                 let name = Field::Str(name);
-                let input = Field::Str(input);
+                let input = Field::Str(&input);
                 out.part(
                     "tool-input-start",
                     &with_executor(&[("id", id), ("toolName", name)], *executor),
@@ -190,15 +210,20 @@ impl AiSdkEncoder {
             Part::ToolCompleted {
                 id,
                 name,
+                kind,
+                input,
                 result,
                 is_error,
                 executor,
             } => {
                 self.close_block(out);
+                let view = shown(*executor, kind, name, input);
+                let shaped = view.as_ref().map(|v| v.result(result, *is_error));
+                let name = view.as_ref().map_or(*name, |v| v.tool.as_str());
                 let fields = [
                     ("toolCallId", Field::Str(id)),
                     ("toolName", Field::Str(name)),
-                    ("result", Field::Json(result)),
+                    ("result", Field::Json(shaped.as_ref().unwrap_or(result))),
                     ("isError", Field::Bool(*is_error)),
                 ];
                 out.part("tool-result", &with_executor(&fields, *executor));
@@ -251,12 +276,15 @@ mod tests {
             Part::ToolStarted {
                 id: "c\n1",
                 name: "shell",
+                kind: "shellToolCall",
                 input: r#"{"command":"ls"}"#,
                 executor: Executor::Cursor,
             },
             Part::ToolCompleted {
                 id: "c\n1",
                 name: "shell",
+                kind: "shellToolCall",
+                input: r#"{"command":"ls"}"#,
                 result: &result,
                 is_error: false,
                 executor: Executor::Cursor,
@@ -325,7 +353,8 @@ mod tests {
             Part::ToolStarted {
                 id: "c1",
                 name: "shell",
-                input: "{}",
+                kind: "shellToolCall",
+                input: r#"{"command":"ls","toolCallId":"c1"}"#,
                 executor: Executor::Cursor,
             },
             Part::Finish {
@@ -335,13 +364,13 @@ mod tests {
         ]);
         assert_eq!(
             cursor[1],
-            json!({"type": "tool-input-start", "id": "c1", "toolName": "shell",
+            json!({"type": "tool-input-start", "id": "c1", "toolName": "bash",
                    "providerExecuted": true, "dynamic": true})
         );
         assert_eq!(
             cursor[4],
-            json!({"type": "tool-call", "toolCallId": "c1", "toolName": "shell", "input": "{}",
-                   "providerExecuted": true, "dynamic": true})
+            json!({"type": "tool-call", "toolCallId": "c1", "toolName": "bash",
+                   "input": r#"{"command":"ls"}"#, "providerExecuted": true, "dynamic": true})
         );
         assert_eq!(
             cursor[5]["finishReason"],
@@ -352,6 +381,7 @@ mod tests {
             Part::ToolStarted {
                 id: "h1",
                 name: "read",
+                kind: "function",
                 input: r#"{"filePath":"a"}"#,
                 executor: Executor::Host,
             },

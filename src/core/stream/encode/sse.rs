@@ -118,6 +118,7 @@ impl SseEncoder {
                 name,
                 input,
                 executor,
+                ..
             } => {
                 // A call the host must run always reaches it; Cursor's own, only when asked for.
                 if *executor == Executor::Cursor && self.tool_calls == ToolCallMode::Omit {
@@ -200,12 +201,14 @@ mod tests {
         let host_call = Part::ToolStarted {
             id: "h1",
             name: "read",
+            kind: "function",
             input: r#"{"filePath":"a"}"#,
             executor: Executor::Host,
         };
         let cursor_call = Part::ToolStarted {
             id: "c1",
             name: "shell",
+            kind: "shellToolCall",
             input: "{}",
             executor: Executor::Cursor,
         };

@@ -95,3 +95,27 @@ fn tool_result_variants() {
     }
     assert_eq!(tool_result(None), json!({"status":"unknown"}));
 }
+
+#[test]
+fn which_results_are_failures() {
+    let table = [
+        (json!({"status": "success", "exitCode": 0}), false),
+        (json!({"status": "success", "isError": false}), false),
+        (json!({"status": "success", "isError": true}), true),
+        (json!({"status": "failure", "exitCode": 1}), false),
+        (
+            json!({"status": "failure", "message": "no exit code"}),
+            true,
+        ),
+        (json!({"status": "error", "error": "x"}), true),
+        (json!({"status": "rejected", "reason": "x"}), true),
+        (json!({"status": "permissionDenied"}), true),
+        (json!({"status": "timeout"}), true),
+        (json!({"status": "aborted"}), true),
+        (json!({"status": "interrupted"}), true),
+        (json!({"status": "unknown"}), true),
+    ];
+    for (result, failed) in table {
+        assert_eq!(is_failure(&result), failed, "{result}");
+    }
+}

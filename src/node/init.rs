@@ -1,4 +1,5 @@
-//! Module initialisation: stop this environment's live children when the host exits or the
+//! Module initialisation and the environment's children: which JS environment owns a child
+//! (`owner_of`, `run_context`), and stopping its live children when the host exits or the
 //! environment goes away.
 //!
 //! Env cleanup hooks do not run on `process.exit()` (in Node or Bun), so the addon adds its own
@@ -16,13 +17,28 @@ use napi::bindgen_prelude::JsObjectValue;
 use napi::bindgen_prelude::{Env, FnArgs, Function, Object, Unknown};
 use napi_derive::napi;
 
-use crate::core::agent::registry;
+use crate::core::agent::{self, registry};
+
+/// The registry owner of children started from this JS environment (main thread or a worker).
+pub(crate) fn owner_of(env: &Env) -> u64 {
+    env.raw() as usize as u64
+}
+
+pub(crate) fn run_context(env: &Env) -> agent::RunContext {
+    stop_children_with(env);
+    let runtime =
+        napi::bindgen_prelude::within_runtime_if_available(tokio::runtime::Handle::current);
+    agent::RunContext {
+        runtime,
+        owner: owner_of(env),
+    }
+}
 
 /// `process.once(event, listener)`.
 type ProcessOnce<'a> = Function<'a, FnArgs<(&'a str, Function<'a, (), ()>)>, Unknown<'a>>;
 
 fn add_exit_listener(env: &Env) -> napi::Result<()> {
-    let owner = super::run::owner_of(env);
+    let owner = owner_of(env);
     let global = env.get_global()?;
     let process: Object = global.get_named_property("process")?;
     let once: ProcessOnce = process.get_named_property("once")?;
@@ -47,7 +63,7 @@ fn hooked() -> std::sync::MutexGuard<'static, BTreeSet<u64>> {
 /// must run before napi's own (added after the module initialiser), which may shut the runtime
 /// down and drop the runs' tasks with their children unreaped.
 pub(crate) fn stop_children_with(env: &Env) {
-    let owner = super::run::owner_of(env);
+    let owner = owner_of(env);
     if !hooked().insert(owner) {
         return;
     }

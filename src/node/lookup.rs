@@ -8,8 +8,8 @@ use napi::{JsError, Unknown, ValueType};
 use napi_derive::napi;
 
 use super::error_code::{from_napi, invalid_arg, to_js_error, Result};
+use super::init::run_context;
 use super::options::{argument, Options};
-use super::run::run_context;
 use crate::core::agent::{self, EnvVars, ModelInfo};
 
 /// Where to look for cursor-agent.

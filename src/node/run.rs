@@ -18,27 +18,13 @@ use napi::{sys, JsValue, Unknown, ValueType};
 use napi_derive::napi;
 
 use super::error_code::{invalid_arg, to_js_error, ErrorCode, Result};
+use super::init::run_context;
 use super::options::{argument, Options, MAX_SAFE_INTEGER};
 use super::output::outputs_to_js;
 use super::transformer::read_transformer_options;
 use crate::core::agent::{self, OutputSink, Receipt, RunRequest};
 use crate::core::error::CoreError;
 use crate::core::stream::encode::Output;
-
-/// The registry owner of children started from this JS environment (main thread or a worker).
-pub(crate) fn owner_of(env: &Env) -> u64 {
-    env.raw() as usize as u64
-}
-
-pub(crate) fn run_context(env: &Env) -> agent::RunContext {
-    super::init::stop_children_with(env);
-    let runtime =
-        napi::bindgen_prelude::within_runtime_if_available(tokio::runtime::Handle::current);
-    agent::RunContext {
-        runtime,
-        owner: owner_of(env),
-    }
-}
 
 /// Options of `runCursorAgent`. Numbers are whole numbers in the range each states; any other
 /// value of an option is refused with `E_INVALID_ARG`.

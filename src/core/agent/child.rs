@@ -182,6 +182,9 @@ pub(crate) fn exit_parts(status: &io::Result<ExitStatus>) -> (Option<i32>, Optio
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt;
+    use std::process::Stdio;
+    use std::time::Duration;
 
     #[test]
     fn start_failure_names_a_missing_path_in_env() {
@@ -204,5 +207,73 @@ mod tests {
         }
         let denied = io::Error::from(io::ErrorKind::PermissionDenied);
         assert!(!start_failure_message(&launcher, &denied, Some(&without_path)).contains("PATH"));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn stopping_an_owner_kills_its_groups_and_reaps_its_children_only() {
+        let dir = std::env::temp_dir().join(format!("ocn-registry-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let agent = dir.join("family.sh");
+        std::fs::write(&agent, "#!/bin/sh\nsleep 300 &\necho $!\nexec sleep 300\n").unwrap();
+        std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let executable = agent.to_string_lossy().into_owned();
+        let start = |owner| {
+            let ctx = RunContext {
+                runtime: tokio::runtime::Handle::current(),
+                owner,
+            };
+            let executable = executable.clone();
+            async move {
+                let started =
+                    start_agent(Some(&executable), None, vec![], Stdio::null(), None, &ctx)
+                        .await
+                        .unwrap();
+                let mut started = started;
+                let mut out = started.child.stdout.take().unwrap();
+                let mut line = Vec::new();
+                let mut byte = [0u8; 1];
+                while tokio::io::AsyncReadExt::read(&mut out, &mut byte)
+                    .await
+                    .unwrap()
+                    == 1
+                {
+                    if byte[0] == b'\n' {
+                        break;
+                    }
+                    line.push(byte[0]);
+                }
+                let background: u32 = String::from_utf8(line).unwrap().trim().parse().unwrap();
+                (started, background)
+            }
+        };
+        // Owners unique to this test: other tests register children too.
+        let (owner, bystander) = (u64::MAX - 7, u64::MAX - 8);
+        let (stopped, stopped_background) = start(owner).await;
+        let (mut spared, spared_background) = start(bystander).await;
+        let leader = stopped.child.id().unwrap();
+
+        assert_eq!(registry::stop_owner(owner), 1);
+        // Reaped, not a zombie: its /proc entry is gone.
+        assert!(!std::path::Path::new(&format!("/proc/{leader}")).exists());
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        while std::fs::read_to_string(format!("/proc/{stopped_background}/stat"))
+            .is_ok_and(|stat| !stat.rsplit_once(") ").unwrap().1.starts_with('Z'))
+        {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the background child runs on"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert!(
+            matches!(spared.child.try_wait(), Ok(None)),
+            "another owner's child is spared"
+        );
+        assert!(std::path::Path::new(&format!("/proc/{spared_background}")).exists());
+
+        spared.group.unwrap().kill();
+        let _ = spared.child.wait().await;
+        drop(stopped);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -117,3 +117,27 @@ describe('an answer that was cut off says so', { concurrency: 2 }, () => {
     assert.equal(textOf(failed.result), partial, failed.why)
   })
 })
+
+describe('the OpenCode TUI shows a cut-off answer as cut off', () => {
+  test('the partial text stays on screen, followed by the usage-limit error with its reset date', async () => {
+    const sandbox = await createSandbox({
+      env: {
+        FAKE_CURSOR_SCENARIO: 'fail',
+        FAKE_CURSOR_PARTIAL: 'The first half of the answer',
+        FAKE_CURSOR_STDERR: "Error: You've hit your usage limit. It will reset when your monthly cycle ends on 1/1/2027.",
+      },
+    })
+    sandboxes.push(sandbox)
+    const tui = await sandbox.tui()
+    await tui.ask('say hi')
+    const screen = await tui.screenWhen((screen) => screen.includes('E_QUOTA'), 'the error')
+    // The answer so far, then the error under it (and in OpenCode's error toast); long lines wrap.
+    const text = screen.indexOf('The first half of the answer')
+    const error = screen.indexOf("Cursor's usage limit for this account is reached", text)
+    assert.ok(text >= 0 && error > text, screen)
+    assert.ok(screen.includes('the answer stops here. It resets on 1/1/2027.'), screen)
+    assert.equal(sandbox.invocations().length, 1, screen)
+    await tui.close()
+  })
+})
+

@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { captureExpectation } from '../support/captures.ts'
-import { createSandbox, installOpenCode, REPO_ROOT, type RunResult, type Sandbox, type Tui } from '../support/opencode.ts'
+import { createSandbox, installOpenCode, REPO_ROOT, type RunResult, type Sandbox } from '../support/opencode.ts'
 
 const MODEL = 'cursor-acp/auto'
 const STREAMS = join(REPO_ROOT, '__test__', 'fixtures', 'streams')
@@ -193,35 +193,11 @@ describe('opencode run --format json shows Cursor tools as OpenCode tools', () =
 })
 
 describe('the OpenCode TUI shows Cursor tools as OpenCode tools', () => {
-  /** Polls the screen until `done` holds (up to 30 s after the TUI is up). */
-  async function screenWhen(tui: Tui, done: (screen: string) => boolean, what: string): Promise<string> {
-    const deadline = Date.now() + 30_000
-    let screen = ''
-    while (Date.now() < deadline) {
-      screen = await tui.screen()
-      if (done(screen)) return screen
-      await new Promise((wake) => setTimeout(wake, 250))
-    }
-    assert.fail(`${what} did not appear within 30 s; the screen:\n${screen}`)
-  }
-
   test('read, edit and shell (ok and exit 1) with their path or command, no pending line left', async () => {
     const sandbox = await sandboxWith({ FAKE_CURSOR_STREAM: join(STREAMS, 'tui-tools.ndjson') })
     const tui = await sandbox.tui()
-    await screenWhen(tui, (screen) => screen.includes('Ask anything'), 'the prompt')
-    // Keys sent while the TUI still starts up are dropped: type until the prompt shows the text.
-    const prompt = 'use the tools'
-    await screenWhen(
-      tui,
-      (screen) => {
-        if (screen.includes(prompt)) return true
-        void tui.type(prompt)
-        return false
-      },
-      'the typed prompt',
-    )
-    await tui.press('Enter')
-    const screen = await screenWhen(tui, (screen) => screen.includes('All tools done.'), 'the answer')
+    await tui.ask('use the tools')
+    const screen = await tui.screenWhen((screen) => screen.includes('All tools done.'), 'the answer')
     assert.match(screen, /Read \/w\/notes\.txt/, screen)
     assert.match(screen, /Edit \/w\/notes\.txt/, screen)
     assert.match(screen, /2nd line/, screen)

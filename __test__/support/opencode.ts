@@ -236,6 +236,11 @@ export interface Tui {
   type(text: string): Promise<void>
   /** Presses a key by its tmux name (`Enter`, `Escape`, `C-c`). */
   press(key: string): Promise<void>
+  /** Polls the screen until `done` holds, up to 30 s; fails naming `what`, with the screen. */
+  screenWhen(done: (screen: string) => boolean, what: string): Promise<string>
+  /** Waits for the prompt, types `prompt` until it shows (keys sent while the TUI still starts
+   * up are dropped), and sends it. */
+  ask(prompt: string): Promise<void>
   close(): Promise<void>
 }
 
@@ -257,7 +262,7 @@ async function startTui(binary: string, workspace: string, env: NodeJS.ProcessEn
   writeFileSync(script, [...exports, `cd ${quote(workspace)}`, `exec ${quote(binary)}`].join('\n') + '\n')
   await tmux(['new-session', '-d', '-s', name, '-x', '160', '-y', '45', `sh ${quote(script)}`])
   let closed = false
-  return {
+  const tui: Tui = {
     screen: () => tmux(['capture-pane', '-p', '-t', name]),
     async type(text) {
       await tmux(['send-keys', '-t', name, '-l', text])
@@ -265,12 +270,32 @@ async function startTui(binary: string, workspace: string, env: NodeJS.ProcessEn
     async press(key) {
       await tmux(['send-keys', '-t', name, key])
     },
+    async screenWhen(done, what) {
+      const deadline = Date.now() + 30_000
+      let screen = ''
+      while (Date.now() < deadline) {
+        screen = await tui.screen()
+        if (done(screen)) return screen
+        await new Promise((wake) => setTimeout(wake, 250))
+      }
+      throw new Error(`${what} did not appear within 30 s; the screen:\n${screen}`)
+    },
+    async ask(prompt) {
+      await tui.screenWhen((screen) => screen.includes('Ask anything'), 'the prompt')
+      await tui.screenWhen((screen) => {
+        if (screen.includes(prompt)) return true
+        void tui.type(prompt)
+        return false
+      }, 'the typed prompt')
+      await tui.press('Enter')
+    },
     async close() {
       if (closed) return
       closed = true
       await tmux(['kill-session', '-t', name]).catch(() => undefined)
     },
   }
+  return tui
 }
 
 /** Variables from the test's own environment that must not leak into OpenCode. */

@@ -96,6 +96,115 @@ describe('settings from the environment', () => {
   })
 })
 
+describe('the environment cursor-agent receives (CURSOR_ACP_CHILD_ENV)', () => {
+  // The host's environment as a test sees it: every base-list kind, look-alikes and a secret.
+  const host: Record<string, string | undefined> = {
+    PATH: '/usr/bin:/bin',
+    HOME: '/home/u',
+    USER: 'u',
+    LOGNAME: 'u',
+    SHELL: '/bin/bash',
+    TERM: 'xterm',
+    LANG: 'C.UTF-8',
+    LC_ALL: 'C',
+    LC_TIME: 'C',
+    TZ: 'UTC',
+    TMPDIR: '/tmp',
+    XDG_DATA_HOME: '/home/u/.local/share',
+    HTTP_PROXY: 'http://proxy:1',
+    https_proxy: 'http://proxy:2',
+    No_Proxy: 'localhost',
+    SSL_CERT_FILE: '/etc/ssl/cert.pem',
+    SSL_CERT_DIR: '/etc/ssl/certs',
+    NODE_EXTRA_CA_CERTS: '/etc/ssl/extra.pem',
+    CURSOR_API_KEY: 'key',
+    CURSOR_ACP_LOG_LEVEL: 'warn',
+    AWS_SECRET_ACCESS_KEY: 'secret',
+    AWS_REGION: 'eu-west-1',
+    GITHUB_TOKEN: 'token',
+    path: 'lower-case path is another variable',
+    XDG: 'no underscore, no prefix match',
+    LANGUAGE: 'not LANG',
+    SYSTEMROOT: 'C:\\Windows',
+    UNSET: undefined,
+  }
+  const base = [
+    'CURSOR_ACP_LOG_LEVEL', 'CURSOR_API_KEY', 'HOME', 'HTTP_PROXY', 'LANG', 'LC_ALL', 'LC_TIME', 'LOGNAME', 'NODE_EXTRA_CA_CERTS',
+    'No_Proxy', 'PATH', 'SHELL', 'SSL_CERT_DIR', 'SSL_CERT_FILE', 'TERM', 'TMPDIR', 'TZ', 'USER', 'XDG_DATA_HOME', 'https_proxy',
+  ]
+  const names = (env: Record<string, string>) => Object.keys(env).sort()
+
+  test('the value is read as all, minimal or a list of names and PREFIX_* patterns; bad entries warn', async () => {
+    const { readSettings } = await load.env()
+    assert.equal(readSettings({}).settings.childEnv, undefined)
+    assert.equal(readSettings({ CURSOR_ACP_CHILD_ENV: ' All ' }).settings.childEnv, 'all')
+    assert.equal(readSettings({ CURSOR_ACP_CHILD_ENV: 'MINIMAL' }).settings.childEnv, 'minimal')
+    const { settings, warnings } = readSettings({ CURSOR_ACP_CHILD_ENV: 'AWS_*, GITHUB_TOKEN,,bad-name, *, A*B' })
+    assert.deepEqual(settings.childEnv, ['AWS_*', 'GITHUB_TOKEN'])
+    assert.deepEqual(warnings, [
+      'CURSOR_ACP_CHILD_ENV entry "bad-name" is not a variable name or a PREFIX_* pattern; ignored.',
+      'CURSOR_ACP_CHILD_ENV entry "*" is not a variable name or a PREFIX_* pattern; ignored.',
+      'CURSOR_ACP_CHILD_ENV entry "A*B" is not a variable name or a PREFIX_* pattern; ignored.',
+    ])
+  })
+
+  test('minimal passes exactly the base list; proxies in any case, the rest by exact name', async () => {
+    const { childEnvironment } = await load.env()
+    const child = childEnvironment(host, { toolMode: 'cursor', childEnv: 'minimal' }, 'linux')
+    assert.deepEqual(names(child), base)
+    assert.equal(child.PATH, '/usr/bin:/bin')
+    assert.equal(child.https_proxy, 'http://proxy:2')
+  })
+
+  test('a list adds its names and prefixes to the base list', async () => {
+    const { childEnvironment } = await load.env()
+    const child = childEnvironment(host, { toolMode: 'cursor', childEnv: ['AWS_*', 'LANGUAGE'] }, 'linux')
+    assert.deepEqual(names(child), [...base, 'AWS_REGION', 'AWS_SECRET_ACCESS_KEY', 'LANGUAGE'].sort())
+    assert.ok(!('GITHUB_TOKEN' in child))
+  })
+
+  test("all, and the cursor tool mode's default, pass every variable that has a value", async () => {
+    const { childEnvironment, readSettings } = await load.env()
+    const everything = Object.keys(host).filter((name) => host[name] !== undefined).sort()
+    assert.deepEqual(names(childEnvironment(host, { toolMode: 'cursor', childEnv: 'all' }, 'linux')), everything)
+    assert.deepEqual(names(childEnvironment(host, readSettings({}).settings, 'linux')), everything)
+    // A mode without a default of its own gets the base list, never more.
+    assert.deepEqual(names(childEnvironment(host, { toolMode: 'opencode' as never }, 'linux')), base)
+  })
+
+  test('on Windows names match in any case and the system variables a program needs are kept', async () => {
+    const { childEnvironment } = await load.env()
+    const child = childEnvironment({ Path: 'C:\\bin', SystemRoot: 'C:\\Windows', ComSpec: 'cmd.exe', SECRET: 's' }, { toolMode: 'cursor', childEnv: 'minimal' }, 'win32')
+    assert.deepEqual(names(child), ['ComSpec', 'Path', 'SystemRoot'])
+  })
+
+  test('a turn hands cursor-agent the chosen environment', async () => {
+    const { resolveTurnConfig, startTurn } = await load.turn()
+    const workspace = join(scratch, 'child-env-ws')
+    const logDir = join(scratch, 'child-env-log')
+    mkdirSync(workspace, { recursive: true })
+    const secret = { UNRELATED_SECRET: 'do-not-pass', FAKE_CURSOR_LOG_DIR: logDir, FAKE_CURSOR_STREAM: 'text:ok' }
+    const runWith = (childEnv: string | undefined) =>
+      withEnv({ ...secret, CURSOR_ACP_CHILD_ENV: childEnv }, async () => {
+        const config = resolveTurnConfig({ workspace, executable: fakeAgent }, false)
+        assert.equal(config.problem, null)
+        const turn = startTurn(config, { model: 'auto', messages: [{ role: 'user', content: 'hi' }] as never }, 'openai-sse', () => {})
+        assert.equal((await turn.done).error, undefined)
+        const [file] = readdirSync(logDir)
+        const { envNames } = JSON.parse(readFileSync(join(logDir, file!), 'utf8'))
+        rmSync(logDir, { recursive: true, force: true })
+        return envNames as string[]
+      })
+    const minimal = await runWith('FAKE_CURSOR_*')
+    assert.ok(!minimal.includes('UNRELATED_SECRET'))
+    assert.ok(minimal.includes('PATH') && minimal.includes('FAKE_CURSOR_LOG_DIR'))
+    const allowed = (name: string) => base.includes(name) || /^(LC_|XDG_|CURSOR_|FAKE_CURSOR_)/.test(name) || /^(https?|no)_proxy$/i.test(name)
+    assert.deepEqual(minimal.filter((name) => !allowed(name)), [])
+    const everything = await runWith(undefined)
+    assert.ok(everything.includes('UNRELATED_SECRET'))
+  })
+})
+
 describe('workspace choice', () => {
   const home = join(scratch, 'home')
   const project = join(scratch, 'project')

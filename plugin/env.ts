@@ -28,7 +28,61 @@ export interface CursorAcpSettings {
   logLevel?: LogLevel
   /** `CURSOR_ACP_LOG_FILE` (default `<user data dir>/opencode-cursor-native/log`). */
   logFile?: string
+  /** `CURSOR_ACP_CHILD_ENV`; unset: the tool mode's default (`CHILD_ENV_BY_TOOL_MODE`). */
+  childEnv?: ChildEnvChoice
 }
+
+/**
+ * Which of the host's variables cursor-agent receives: all of them, only the base list
+ * (`MINIMAL_CHILD_ENV`), or the base list plus these names and `PREFIX_*` patterns.
+ */
+export type ChildEnvChoice = 'all' | 'minimal' | string[]
+
+/**
+ * The default per tool mode. Cursor's own tools run shell commands for the user, which need the
+ * user's environment (as OpenCode's own `bash` has it); a mode in which the host runs the tools
+ * gives cursor-agent only what it needs itself, so a command the model runs cannot read the rest.
+ */
+export const CHILD_ENV_BY_TOOL_MODE: Readonly<Record<ToolMode, 'all' | 'minimal'>> = Object.freeze({ cursor: 'all' })
+
+/** A variable name, or a prefix ending in `*`; `anyCase` matches the name in any letter case. */
+interface EnvPattern {
+  pattern: string
+  anyCase?: boolean
+}
+
+/**
+ * What cursor-agent itself needs: finding programs and its own files, locale and time zone,
+ * terminal, temporary files, proxies and extra certificates, and its own `CURSOR_*` settings
+ * (`CURSOR_API_KEY`).
+ */
+export const MINIMAL_CHILD_ENV: readonly EnvPattern[] = Object.freeze([
+  { pattern: 'PATH' },
+  { pattern: 'HOME' },
+  { pattern: 'USER' },
+  { pattern: 'LOGNAME' },
+  { pattern: 'SHELL' },
+  { pattern: 'TERM' },
+  { pattern: 'LANG' },
+  { pattern: 'LC_*' },
+  { pattern: 'TZ' },
+  { pattern: 'TMPDIR' },
+  { pattern: 'XDG_*' },
+  { pattern: 'HTTP_PROXY', anyCase: true },
+  { pattern: 'HTTPS_PROXY', anyCase: true },
+  { pattern: 'NO_PROXY', anyCase: true },
+  { pattern: 'SSL_CERT_FILE' },
+  { pattern: 'SSL_CERT_DIR' },
+  { pattern: 'NODE_EXTRA_CA_CERTS' },
+  { pattern: 'CURSOR_*' },
+])
+
+/** On Windows, where names have no case, a program does not start without these. */
+export const WINDOWS_CHILD_ENV: readonly EnvPattern[] = Object.freeze(
+  ['SYSTEMROOT', 'WINDIR', 'COMSPEC', 'PATHEXT', 'USERPROFILE', 'APPDATA', 'LOCALAPPDATA', 'TEMP', 'TMP'].map((pattern) => ({ pattern })),
+)
+
+const ENV_NAME_OR_PREFIX = /^[A-Za-z_][A-Za-z0-9_]*\*?$/
 
 export const DEFAULT_SETTINGS: Readonly<CursorAcpSettings> = Object.freeze({
   force: true,
@@ -77,6 +131,20 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
   return undefined
 }
 
+function childEnvChoice(env: Env, warnings: string[]): ChildEnvChoice | undefined {
+  const value = text(env, 'CURSOR_ACP_CHILD_ENV')
+  if (value === undefined) return undefined
+  const keyword = value.toLowerCase()
+  if (keyword === 'all' || keyword === 'minimal') return keyword
+  const extra: string[] = []
+  for (const entry of value.split(',').map((item) => item.trim())) {
+    if (entry === '') continue
+    if (ENV_NAME_OR_PREFIX.test(entry)) extra.push(entry)
+    else warnings.push(`CURSOR_ACP_CHILD_ENV entry ${JSON.stringify(entry)} is not a variable name or a PREFIX_* pattern; ignored.`)
+  }
+  return extra
+}
+
 /** Reads the settings from an environment (default `process.env`). Never throws for bad values. */
 export function readSettings(env: Env = process.env): SettingsReading {
   const warnings: string[] = []
@@ -98,6 +166,8 @@ export function readSettings(env: Env = process.env): SettingsReading {
   }
   const logFile = text(env, 'CURSOR_ACP_LOG_FILE')
   if (logFile !== undefined) settings.logFile = logFile
+  const childEnv = childEnvChoice(env, warnings)
+  if (childEnv !== undefined) settings.childEnv = childEnv
   return { settings, warnings }
 }
 
@@ -111,9 +181,34 @@ export function dataDirectory(env: Env = process.env): string {
   return join(base, 'opencode-cursor-native')
 }
 
-/** The environment handed to cursor-agent: the host's own, as strings only. */
-export function childEnvironment(env: Env = process.env): Record<string, string> {
+function matches(name: string, { pattern, anyCase }: EnvPattern, ignoreCase: boolean): boolean {
+  const fold = anyCase === true || ignoreCase
+  const subject = fold ? name.toUpperCase() : name
+  const wanted = fold ? pattern.toUpperCase() : pattern
+  return wanted.endsWith('*') ? subject.startsWith(wanted.slice(0, -1)) : subject === wanted
+}
+
+/**
+ * The environment handed to cursor-agent (the native `env` option, its complete environment),
+ * as strings only: the host's whole environment for `all`, else only the variables the base list
+ * (`MINIMAL_CHILD_ENV`, on Windows also `WINDOWS_CHILD_ENV`) and the chosen extra names match.
+ * `settings.childEnv` unset: the tool mode's default; an unknown mode gets the base list only.
+ */
+export function childEnvironment(
+  env: Env = process.env,
+  settings: Pick<CursorAcpSettings, 'childEnv' | 'toolMode'> = { toolMode: DEFAULT_SETTINGS.toolMode },
+  platform: NodeJS.Platform = process.platform,
+): Record<string, string> {
+  const choice = settings.childEnv ?? CHILD_ENV_BY_TOOL_MODE[settings.toolMode] ?? 'minimal'
+  const windows = platform === 'win32'
+  const patterns: EnvPattern[] | undefined =
+    choice === 'all'
+      ? undefined
+      : [...MINIMAL_CHILD_ENV, ...(windows ? WINDOWS_CHILD_ENV : []), ...(choice === 'minimal' ? [] : choice).map((pattern) => ({ pattern }))]
   const result: Record<string, string> = {}
-  for (const [name, value] of Object.entries(env)) if (typeof value === 'string') result[name] = value
+  for (const [name, value] of Object.entries(env)) {
+    if (typeof value !== 'string') continue
+    if (patterns === undefined || patterns.some((pattern) => matches(name, pattern, windows))) result[name] = value
+  }
   return result
 }

@@ -47,7 +47,7 @@ export const CursorAcpPlugin: Plugin = async (input) => {
       // provider selectable meanwhile.
       let models: ModelsBlock = { auto: { name: 'Auto' } }
       if (options.configurationError === undefined) {
-        const discovery: Parameters<typeof cursorModels>[0] = { cacheFile: modelCacheFile(dataDirectory()), env: childEnvironment() }
+        const discovery: Parameters<typeof cursorModels>[0] = { cacheFile: modelCacheFile(dataDirectory()), env: childEnvironment(process.env, settings) }
         if (settings?.executable !== undefined) discovery.executable = settings.executable
         try {
           models = modelsBlock((await cursorModels(discovery)).models)

@@ -125,7 +125,7 @@ function runOptions(config: TurnConfig, request: TurnRequest, plan: ResumePlan, 
     workspace,
     format,
     force: settings.force,
-    env: childEnvironment(),
+    env: childEnvironment(process.env, settings),
     idleTimeoutMs: settings.idleTimeoutMs,
     timeoutMs: settings.timeoutMs,
   }

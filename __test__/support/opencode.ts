@@ -180,6 +180,8 @@ export interface Invocation {
   pid: number
   pgid: number | null
   cwd: string
+  /** The names of the environment variables it received, sorted. */
+  envNames: string[]
   subcommand?: string
   scenario?: string
   sessionId?: string

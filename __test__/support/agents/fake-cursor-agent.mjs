@@ -9,7 +9,7 @@
 //
 // Environment:
 //   FAKE_CURSOR_LOG_DIR        where each invocation writes `invocation-<time>-<pid>.json`
-//                              ({argv, stdin, pid, pgid, cwd, grandchildPid?, wrapperPid?})
+//                              ({argv, stdin, pid, pgid, cwd, envNames, grandchildPid?, wrapperPid?})
 //   FAKE_CURSOR_STREAM         what to replay: a path, a capture name (`maestro/04_partial_output.jsonl`,
 //                              looked up in `__test__/fixtures/captures/`, or in
 //                              FAKE_CURSOR_CAPTURES_DIR), or `text:<answer>` for a generated stream
@@ -74,7 +74,9 @@ function record(entry) {
   const partial = join(env.FAKE_CURSOR_LOG_DIR, `.${name}.partial`)
   const wrapperPid = env.FAKE_CURSOR_WRAPPER_PID ? Number(env.FAKE_CURSOR_WRAPPER_PID) : undefined
   // Written whole, then renamed: a reader never sees half a file.
-  writeFileSync(partial, JSON.stringify({ argv, pid: process.pid, pgid: readProcStatGroup(), cwd: process.cwd(), wrapperPid, ...entry }, null, 2))
+  // The names of the variables it was given (not their values, which may be secrets).
+  const envNames = Object.keys(process.env).sort()
+  writeFileSync(partial, JSON.stringify({ argv, pid: process.pid, pgid: readProcStatGroup(), cwd: process.cwd(), wrapperPid, envNames, ...entry }, null, 2))
   renameSync(partial, file)
 }
 

@@ -81,6 +81,24 @@ describe('opencode run with the cursor-acp plugin', () => {
     assert.equal(sandbox.invocations().length, 1, 'one cursor-agent run for one prompt (titles are local)')
   })
 
+  test("CURSOR_ACP_CHILD_ENV keeps OpenCode's other variables from cursor-agent; by default it has them all", async () => {
+    const answer = 'text:Answered with a trimmed environment.'
+    const trimmed = await sandboxWith({ FAKE_CURSOR_STREAM: answer, UNRELATED_SECRET: 's3cret', CURSOR_ACP_CHILD_ENV: 'FAKE_CURSOR_*' })
+    const result = await trimmed.run(['run', '--format', 'json', '--model', MODEL, 'say', 'hi'])
+    assert.equal(result.code, 0, explain(result, trimmed))
+    assert.equal(textOf(result), 'Answered with a trimmed environment.')
+    const [run] = trimmed.invocations()
+    assert.ok(run !== undefined && !run.envNames.includes('UNRELATED_SECRET'), JSON.stringify(run?.envNames))
+    assert.ok(run.envNames.includes('PATH') && run.envNames.includes('HOME') && run.envNames.includes('FAKE_CURSOR_STREAM'))
+    // OpenCode's own variables (OPENCODE_*) are not in the base list either.
+    assert.deepEqual(run.envNames.filter((name) => name.startsWith('OPENCODE')), [])
+
+    const full = await sandboxWith({ FAKE_CURSOR_STREAM: answer, UNRELATED_SECRET: 's3cret' })
+    const fullResult = await full.run(['run', '--format', 'json', '--model', MODEL, 'say', 'hi'])
+    assert.equal(fullResult.code, 0, explain(fullResult, full))
+    assert.ok(full.invocations()[0]?.envNames.includes('UNRELATED_SECRET'))
+  })
+
   test('a provider block of the earlier proxy bridge (port 32124) is taken over, keeping its model names', async () => {
     const sandbox = await createSandbox({
       env: { FAKE_CURSOR_STREAM: 'text:Answered without the proxy.' },

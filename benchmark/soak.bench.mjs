@@ -137,6 +137,6 @@ const descriptorsAfter = openDescriptors()
 const mb = (bytes) => (bytes / (1024 * 1024)).toFixed(1)
 console.log(`RSS: ${mb(rssBefore)} MB before, peak ${mb(peakRss)} MB, ${mb(process.memoryUsage().rss)} MB after`)
 console.log(`open descriptors: ${descriptorsBefore} before, ${descriptorsAfter} after`)
-console.log(`agent groups: ${groups.size}; zombies ${leftZombies}, orphans ${leftOrphans}`)
+console.log(`runs: ${SEQUENTIAL + CONCURRENT + 1}, distinct agent pids ${groups.size}; zombies ${leftZombies}, orphans ${leftOrphans}`)
 rmSync(scratch, { recursive: true, force: true })
 if (leftZombies !== 0 || leftOrphans !== 0 || descriptorsAfter > descriptorsBefore) process.exitCode = 1

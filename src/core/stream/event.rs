@@ -296,13 +296,18 @@ fn parse_general(line: &str) -> Parsed<'_> {
         Ok(envelope) => classify(envelope),
         Err(_) => match serde_json::from_str::<TypeOnly<'_>>(line) {
             Ok(t) => Parsed::Ignored {
-                held: t.kind.as_deref().map_or(HeldFlush::Release, held_flush_effect),
+                held: t
+                    .kind
+                    .as_deref()
+                    .map_or(HeldFlush::Release, held_flush_effect),
             },
             Err(_) => {
                 // An object whose `type` is not a string is still an object.
                 if serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(line).is_ok()
                 {
-                    Parsed::Ignored { held: HeldFlush::Release }
+                    Parsed::Ignored {
+                        held: HeldFlush::Release,
+                    }
                 } else {
                     Parsed::Invalid
                 }
@@ -331,7 +336,11 @@ fn classify(e: Envelope<'_>) -> Parsed<'_> {
                 partial,
                 parts: m.content,
             },
-            None => return Parsed::Ignored { held: HeldFlush::Release },
+            None => {
+                return Parsed::Ignored {
+                    held: HeldFlush::Release,
+                }
+            }
         },
         "thinking" => EventBody::Thinking {
             partial,
@@ -342,16 +351,26 @@ fn classify(e: Envelope<'_>) -> Parsed<'_> {
             let completed = match e.subtype.as_deref() {
                 None | Some("started") => false,
                 Some("completed") => true,
-                Some(_) => return Parsed::Ignored { held: HeldFlush::Release },
+                Some(_) => {
+                    return Parsed::Ignored {
+                        held: HeldFlush::Release,
+                    }
+                }
             };
             let Some(mut call) = e.tool_call else {
-                return Parsed::Ignored { held: HeldFlush::Release };
+                return Parsed::Ignored {
+                    held: HeldFlush::Release,
+                };
             };
             let Some(call_id) = e.call_id.or_else(|| call.tool_call_id.take()) else {
-                return Parsed::Ignored { held: HeldFlush::Release };
+                return Parsed::Ignored {
+                    held: HeldFlush::Release,
+                };
             };
             if call.kind.is_none() {
-                return Parsed::Ignored { held: HeldFlush::Release };
+                return Parsed::Ignored {
+                    held: HeldFlush::Release,
+                };
             }
             EventBody::ToolCall {
                 completed,

@@ -169,7 +169,12 @@ fn unknown_types_and_untyped_objects_are_ignored_not_invalid() {
         r#"{"type":7}"#,
     ] {
         assert!(
-            matches!(parse(line), Parsed::Ignored { held: HeldFlush::Release }),
+            matches!(
+                parse(line),
+                Parsed::Ignored {
+                    held: HeldFlush::Release
+                }
+            ),
             "{line}"
         );
     }
@@ -188,7 +193,12 @@ fn known_types_with_bad_shapes_are_ignored() {
         r#"{"type":"result","is_error":"yes"}"#,
     ] {
         assert!(
-            matches!(parse(line), Parsed::Ignored { held: HeldFlush::Release }),
+            matches!(
+                parse(line),
+                Parsed::Ignored {
+                    held: HeldFlush::Release
+                }
+            ),
             "{line}"
         );
     }
@@ -197,10 +207,16 @@ fn known_types_with_bad_shapes_are_ignored() {
 #[test]
 fn each_record_type_decides_a_held_flush_as_its_table_says() {
     let cases = [
-        (r#"{"type":"connection","subtype":"reconnecting","attempt":1}"#, HeldFlush::Keep),
+        (
+            r#"{"type":"connection","subtype":"reconnecting","attempt":1}"#,
+            HeldFlush::Keep,
+        ),
         (r#"{"type":"connection","subtype":7}"#, HeldFlush::Keep),
         (r#"{"type":"retry","message":7}"#, HeldFlush::Drop),
-        (r#"{"type":"interaction_query","query":7,"subtype":[]}"#, HeldFlush::Drop),
+        (
+            r#"{"type":"interaction_query","query":7,"subtype":[]}"#,
+            HeldFlush::Drop,
+        ),
         (r#"{"type":"future_thing"}"#, HeldFlush::Release),
     ];
     for (line, effect) in cases {
@@ -226,7 +242,9 @@ fn transport_events_are_recognised_even_with_odd_shapes() {
     ));
     assert!(matches!(
         parse(r#"{"type":"retry","message":7}"#),
-        Parsed::Ignored { held: HeldFlush::Drop }
+        Parsed::Ignored {
+            held: HeldFlush::Drop
+        }
     ));
 }
 

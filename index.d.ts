@@ -492,6 +492,12 @@ export interface RunResult {
    * among them) is reported here too: the output delivered so far stands.
    */
   error?: RunError
+  /**
+   * Non-blank stdout records skipped as unusable: longer than `maxLineBytes`, not valid
+   * UTF-8, not a JSON object (as `StreamTransformer.skippedLines` counts them). Not an error
+   * (a prompt over the cap comes back as one echoed record); a warning is logged.
+   */
+  skippedLines: number
 }
 
 /** Options of `SessionResumeManager`. */

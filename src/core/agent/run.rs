@@ -224,6 +224,12 @@ impl Run {
             (Ending::Finished, Some(status)) => status,
             (_, exit) => terminate(&mut child, group, exit).await,
         };
+        // A run that did not end with a clean exit may have been cut in the middle of a record.
+        let clean_exit =
+            matches!(ending, Ending::Finished) && status.as_ref().is_ok_and(ExitStatus::success);
+        if !clean_exit {
+            self.transformer.drop_unterminated();
+        }
         // However the run ended, nothing it started may outlive it.
         sweep(&self.ctx.runtime, group, registration);
 

@@ -385,10 +385,12 @@ export interface ResumeRequest {
 /**
  * Run cursor-agent (`--print --output-format stream-json --stream-partial-output`) on a prompt
  * and stream its translated output to `onOutput`, in order, in batches (one per read from the
- * child). The queue to JS is bounded: stdout reading pauses while `onOutput` is behind. If
- * `onOutput` throws, the run is stopped and `wait()` reports `E_CALLBACK`; batches already
- * queued may still arrive. Every other failure arrives as the closing outputs (through
- * `onOutput`) and as `RunResult.error`. Only bad options throw, with `E_INVALID_ARG`.
+ * child). The queue to JS is bounded: stdout reading pauses while `onOutput` is behind, and
+ * `onOutput` is called at most once per turn of the event loop, so timers and I/O run between
+ * two calls. If `onOutput` throws, even on the last batch, the run is stopped, no further
+ * batch is delivered and `wait()` reports `E_CALLBACK`. Every other failure arrives as the
+ * closing outputs (through `onOutput`) and as `RunResult.error`. Only bad options throw, with
+ * `E_INVALID_ARG` (a NUL in any option but the prompt among them).
  *
  * cursor-agent runs in its own process group (directly, no shell; cwd = `workspace`). When the
  * run ends, however it ends, what is left of the group gets SIGTERM, then SIGKILL after 2 s.
@@ -417,13 +419,16 @@ export interface RunCursorAgentOptions {
    * Resume this Cursor chat (`--resume`); must match `^[A-Za-z0-9][A-Za-z0-9_-]*$` and be at
    * most 256 characters.
    * When Cursor reports another chat, or fails with resume-specific text, before any output,
-   * the run ends with `E_RESUME` and `onOutput` is never called. Default: a fresh chat.
+   * the run ends with `E_RESUME` and `onOutput` is never called. Output is held until the
+   * chat is named, at most 1 MiB of stdout; past that the run is an ordinary one (it can no
+   * longer end in `E_RESUME`). Default: a fresh chat.
    */
   resumeChatId?: string
   /** Output encoding. Default `'ai-sdk'`. */
   format?: 'openai-sse' | 'ai-sdk'
   /**
-   * The cursor-agent binary (a path, or a name looked up on `PATH`). Default: resolved as
+   * The cursor-agent binary (a path, made absolute against the host's working folder, or a
+   * name looked up on the absolute entries of `PATH`). Default: resolved as
    * `resolveCursorAgent` does.
    */
   executable?: string
@@ -492,6 +497,12 @@ export interface RunResult {
    * among them) is reported here too: the output delivered so far stands.
    */
   error?: RunError
+  /**
+   * Non-blank stdout records skipped as unusable: longer than `maxLineBytes`, not valid
+   * UTF-8, not a JSON object (as `StreamTransformer.skippedLines` counts them). Not an error
+   * (a prompt over the cap comes back as one echoed record); a warning is logged.
+   */
+  skippedLines: number
 }
 
 /** Options of `SessionResumeManager`. */

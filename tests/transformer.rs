@@ -109,6 +109,33 @@ fn interaction_flush_is_not_duplicated() {
 }
 
 #[test]
+fn a_connection_record_neither_releases_nor_drops_a_held_flush() {
+    let connection = r#"{"type":"connection","subtype":"reconnecting","attempt":1}"#.to_owned();
+    let retry = format!(r#"{{"type":"retry","subtype":"starting",{SID},"timestamp_ms":9}}"#);
+    // A flush, Cursor reconnecting, then its retry: the flush is dropped, the text shown once.
+    let input = stream(&[
+        delta("abc"),
+        delta("abc"),
+        connection.clone(),
+        retry,
+        result_line(),
+    ]);
+    let (out, _) = run(Format::AiSdk, &input, &success());
+    assert_eq!(visible_text(&out), "abc");
+    // A real repeat around a reconnect still survives: the next other record releases it.
+    let input = stream(&[
+        delta("ha"),
+        delta("ha"),
+        connection.clone(),
+        connection,
+        delta("!"),
+        result_line(),
+    ]);
+    let (out, _) = run(Format::AiSdk, &input, &success());
+    assert_eq!(visible_text(&out), "haha!");
+}
+
+#[test]
 fn repeated_short_deltas_survive_through_the_transformer() {
     let input = stream(&[delta("ha"), delta("ha"), result_line()]);
     let (out, _) = run(Format::AiSdk, &input, &success());

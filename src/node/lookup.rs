@@ -57,7 +57,9 @@ pub fn resolve_cursor_agent(options: Option<Unknown>) -> Result<CursorAgentResol
 /// `executable` and `env` of a lookup.
 fn read_lookup(options: Option<Unknown<'_>>) -> Result<(Option<String>, Option<EnvVars>)> {
     let options = Options::new(options, "the lookup options")?;
-    Ok((options.string("executable")?, options.string_map("env")?))
+    let (executable, env) = (options.string("executable")?, options.string_map("env")?);
+    agent::options::check_lookup(executable.as_deref(), env.as_ref()).map_err(to_js_error)?;
+    Ok((executable, env))
 }
 
 /// A model the Cursor account can use. `cursor-agent models` prints only ids and labels; the

@@ -6,11 +6,11 @@
 //! event and when this JS environment is torn down, and the core watchdog when the host dies
 //! any other way. On Windows only the direct child is stopped (no process groups, no job object).
 
-use std::collections::HashMap;
-use std::sync::Arc;
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use napi::bindgen_prelude::{Env, PromiseRaw, Status, ToNapiValue};
+use napi::bindgen_prelude::{Env, Function, JsObjectValue, PromiseRaw, Status, ToNapiValue};
 use napi::threadsafe_function::{
     ThreadsafeFunction, ThreadsafeFunctionCallMode, UnknownReturnValue,
 };
@@ -44,12 +44,15 @@ pub struct RunCursorAgentOptions {
     /// Resume this Cursor chat (`--resume`); must match `^[A-Za-z0-9][A-Za-z0-9_-]*$` and be at
     /// most 256 characters.
     /// When Cursor reports another chat, or fails with resume-specific text, before any output,
-    /// the run ends with `E_RESUME` and `onOutput` is never called. Default: a fresh chat.
+    /// the run ends with `E_RESUME` and `onOutput` is never called. Output is held until the
+    /// chat is named, at most 1 MiB of stdout; past that the run is an ordinary one (it can no
+    /// longer end in `E_RESUME`). Default: a fresh chat.
     pub resume_chat_id: Option<String>,
     /// Output encoding. Default `'ai-sdk'`.
     #[napi(ts_type = "'openai-sse' | 'ai-sdk'")]
     pub format: Option<String>,
-    /// The cursor-agent binary (a path, or a name looked up on `PATH`). Default: resolved as
+    /// The cursor-agent binary (a path, made absolute against the host's working folder, or a
+    /// name looked up on the absolute entries of `PATH`). Default: resolved as
     /// `resolveCursorAgent` does.
     pub executable: Option<String>,
     /// Pass `--force` (Cursor may run shell commands); false passes `--trust` instead.
@@ -150,6 +153,10 @@ pub struct RunResult {
     /// Absent on success and on cancel. A failure after output (a usage limit hit mid-answer
     /// among them) is reported here too: the output delivered so far stands.
     pub error: Option<RunError>,
+    /// Non-blank stdout records skipped as unusable: longer than `maxLineBytes`, not valid
+    /// UTF-8, not a JSON object (as `StreamTransformer.skippedLines` counts them). Not an error
+    /// (a prompt over the cap comes back as one echoed record); a warning is logged.
+    pub skipped_lines: f64,
 }
 
 impl From<agent::RunResult> for RunResult {
@@ -168,6 +175,7 @@ impl From<agent::RunResult> for RunResult {
                 reasoning_tokens: count(u.reasoning_tokens),
             }),
             error: r.error.map(RunError::from),
+            skipped_lines: r.skipped_lines as f64,
         }
     }
 }
@@ -184,28 +192,113 @@ impl ToNapiValue for OutputBatch {
     }
 }
 
-/// Delivers batches to the JS callback; a batch's receipt is dropped when the callback returns.
+/// Delivers batches to the JS callback, one at a time and at most one per turn of the event
+/// loop: the next batch is handed over from a `setImmediate` scheduled when the callback
+/// returns, so timers, I/O and the host's own immediates run between two calls however fast
+/// the batches come. A batch's receipt is dropped when the callback returns; once it throws,
+/// no further batch is delivered.
 struct JsOutputSink {
+    inner: Arc<SinkInner>,
+}
+
+struct SinkInner {
     on_output: OnOutput,
+    queue: Mutex<SinkQueue>,
+}
+
+#[derive(Default)]
+struct SinkQueue {
+    /// A batch is with the callback, or its turn of the event loop has not yet passed.
+    busy: bool,
+    /// Batches waiting for their turn (at most the core's in-flight limit).
+    waiting: VecDeque<(Vec<Output>, Receipt)>,
+    /// The callback threw: the consumer is gone.
+    failed: bool,
 }
 
 /// The `onOutput` callback, called from any thread, never with an error first argument.
 type OnOutput = ThreadsafeFunction<OutputBatch, UnknownReturnValue, OutputBatch, Status, false>;
 
-impl OutputSink for JsOutputSink {
-    fn deliver(&self, batch: Vec<Output>, receipt: Receipt) -> bool {
+impl SinkInner {
+    fn queue(&self) -> std::sync::MutexGuard<'_, SinkQueue> {
+        self.queue.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Hands `batch` to the callback; false when the JS side is gone.
+    fn send(self: &Arc<Self>, batch: Vec<Output>, receipt: Receipt) -> bool {
+        let inner = Arc::clone(self);
         let status = self.on_output.call_with_return_value(
             OutputBatch(batch),
             ThreadsafeFunctionCallMode::NonBlocking,
-            move |returned, _env| {
+            move |returned, env| {
                 match returned {
                     Ok(_) => drop(receipt),
-                    Err(thrown) => receipt.callback_failed(thrown.reason.clone()),
+                    Err(thrown) => {
+                        receipt.callback_failed(thrown.reason.clone());
+                        let mut queue = inner.queue();
+                        queue.failed = true;
+                        queue.waiting.clear();
+                    }
                 }
+                inner.after_turn(&env);
                 Ok(())
             },
         );
+        if status != Status::Ok {
+            let mut queue = self.queue();
+            queue.busy = false;
+            queue.waiting.clear();
+        }
         status == Status::Ok
+    }
+
+    /// Sends the next waiting batch once the event loop has gone round (from `setImmediate`).
+    fn after_turn(self: &Arc<Self>, env: &Env) {
+        let inner = Arc::clone(self);
+        let scheduled = env
+            .create_function_from_closure::<(), (), _>("nextOutputBatch", move |_| {
+                inner.send_next();
+                Ok(())
+            })
+            .and_then(|next| {
+                let global = env.get_global()?;
+                let set_immediate: Function<Unknown, Unknown> =
+                    global.get_named_property("setImmediate")?;
+                set_immediate.call(next.to_unknown())
+            });
+        if scheduled.is_err() {
+            // No event loop to wait for (the environment is going away): go on at once.
+            self.send_next();
+        }
+    }
+
+    fn send_next(self: &Arc<Self>) {
+        let next = {
+            let mut queue = self.queue();
+            let next = queue.waiting.pop_front();
+            queue.busy = next.is_some();
+            next
+        };
+        if let Some((batch, receipt)) = next {
+            self.send(batch, receipt);
+        }
+    }
+}
+
+impl OutputSink for JsOutputSink {
+    fn deliver(&self, batch: Vec<Output>, receipt: Receipt) -> bool {
+        {
+            let mut queue = self.inner.queue();
+            if queue.failed {
+                return true;
+            }
+            if queue.busy {
+                queue.waiting.push_back((batch, receipt));
+                return true;
+            }
+            queue.busy = true;
+        }
+        self.inner.send(batch, receipt)
     }
 }
 
@@ -238,10 +331,12 @@ impl CursorAgentRun {
 
 /// Run cursor-agent (`--print --output-format stream-json --stream-partial-output`) on a prompt
 /// and stream its translated output to `onOutput`, in order, in batches (one per read from the
-/// child). The queue to JS is bounded: stdout reading pauses while `onOutput` is behind. If
-/// `onOutput` throws, the run is stopped and `wait()` reports `E_CALLBACK`; batches already
-/// queued may still arrive. Every other failure arrives as the closing outputs (through
-/// `onOutput`) and as `RunResult.error`. Only bad options throw, with `E_INVALID_ARG`.
+/// child). The queue to JS is bounded: stdout reading pauses while `onOutput` is behind, and
+/// `onOutput` is called at most once per turn of the event loop, so timers and I/O run between
+/// two calls. If `onOutput` throws, even on the last batch, the run is stopped, no further
+/// batch is delivered and `wait()` reports `E_CALLBACK`. Every other failure arrives as the
+/// closing outputs (through `onOutput`) and as `RunResult.error`. Only bad options throw, with
+/// `E_INVALID_ARG` (a NUL in any option but the prompt among them).
 ///
 /// cursor-agent runs in its own process group (directly, no shell; cwd = `workspace`). When the
 /// run ends, however it ends, what is left of the group gets SIGTERM, then SIGKILL after 2 s.
@@ -263,7 +358,12 @@ pub fn run_cursor_agent(
         .map_err(to_js_error)?;
     let on_output: OnOutput = argument(on_output, ValueType::Function, "onOutput", "a function")?
         .ok_or_else(|| invalid_arg("onOutput is required"))?;
-    let sink = Arc::new(JsOutputSink { on_output });
+    let sink = Arc::new(JsOutputSink {
+        inner: Arc::new(SinkInner {
+            on_output,
+            queue: Mutex::default(),
+        }),
+    });
     let handle = agent::start_run(options, sink, run_context(&env));
     Ok(CursorAgentRun { handle })
 }

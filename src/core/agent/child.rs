@@ -40,8 +40,9 @@ pub(crate) struct Started {
 
 /// Find cursor-agent and start it with `args` after the launcher's own, stdout and stderr
 /// piped, `env` (when given) as its whole environment: in its own process group, tied to the
-/// host ([`process::prepare`]) and registered under `ctx.owner`. Failures are
-/// `E_AGENT_NOT_FOUND`.
+/// host ([`process::prepare`]) and registered under `ctx.owner`. A binary that is missing or
+/// cannot be executed is `E_AGENT_NOT_FOUND`; any other failure to start (out of descriptors
+/// or memory) is the system's, `E_AGENT_EXIT` naming the OS error.
 pub(crate) async fn start_agent(
     executable: Option<&str>,
     env: Option<&EnvVars>,
@@ -75,7 +76,7 @@ pub(crate) async fn start_agent(
         (group, registry::register(owner, group))
     })
     .await
-    .map_err(|e| CoreError::AgentNotFound(start_failure_message(&launcher, &e, env)))?;
+    .map_err(|e| start_failure(&launcher, &e, env))?;
     let (group, registration) = registration.unzip();
     Ok(Started {
         child,
@@ -83,6 +84,28 @@ pub(crate) async fn start_agent(
         launcher,
         registration,
     })
+}
+
+/// Spawn failures that say the binary itself is unusable, so reinstalling it helps; any other
+/// comes from the system (`EMFILE`, `ENOMEM`, `EAGAIN`, ...) and says nothing about the binary.
+const UNUSABLE_BINARY: &[io::ErrorKind] =
+    &[io::ErrorKind::NotFound, io::ErrorKind::PermissionDenied];
+
+/// The error of a failed spawn of an existing cursor-agent.
+pub(crate) fn start_failure(
+    launcher: &Launcher,
+    error: &io::Error,
+    env: Option<&EnvVars>,
+) -> CoreError {
+    if UNUSABLE_BINARY.contains(&error.kind()) {
+        return CoreError::AgentNotFound(start_failure_message(launcher, error, env));
+    }
+    CoreError::AgentExit(format!(
+        "cursor-agent at {} could not be started: the system refused ({error}). This is not a \
+         problem of cursor-agent: free the resource (close other programs, raise `ulimit -n`) \
+         and try again.",
+        launcher.program.display()
+    ))
 }
 
 /// Why an existing cursor-agent could not be started, and what to do.
@@ -185,6 +208,55 @@ mod tests {
     use std::os::unix::fs::PermissionsExt;
     use std::process::Stdio;
     use std::time::Duration;
+
+    #[test]
+    fn each_spawn_failure_gets_the_code_of_its_cause() {
+        let launcher = Launcher {
+            program: "/opt/cursor-agent".into(),
+            leading_args: vec![],
+        };
+        let cases = [
+            (
+                io::Error::from(io::ErrorKind::NotFound),
+                "E_AGENT_NOT_FOUND",
+                "Reinstall",
+            ),
+            (
+                io::Error::from_raw_os_error(libc::EACCES),
+                "E_AGENT_NOT_FOUND",
+                "Reinstall",
+            ),
+            (
+                io::Error::from_raw_os_error(libc::EMFILE),
+                "E_AGENT_EXIT",
+                "Too many open files",
+            ),
+            (
+                io::Error::from_raw_os_error(libc::ENFILE),
+                "E_AGENT_EXIT",
+                "Too many open files",
+            ),
+            (
+                io::Error::from_raw_os_error(libc::ENOMEM),
+                "E_AGENT_EXIT",
+                "memory",
+            ),
+            (
+                io::Error::from_raw_os_error(libc::EAGAIN),
+                "E_AGENT_EXIT",
+                "unavailable",
+            ),
+        ];
+        for (error, code, said) in cases {
+            let failure = start_failure(&launcher, &error, None);
+            assert_eq!(failure.code(), code, "{error}");
+            let message = failure.to_string();
+            assert!(message.contains(said), "{error}: {message}");
+            if code != "E_AGENT_NOT_FOUND" {
+                assert!(!message.contains("Reinstall"), "{message}");
+            }
+        }
+    }
 
     #[test]
     fn start_failure_names_a_missing_path_in_env() {

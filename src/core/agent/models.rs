@@ -38,7 +38,8 @@ impl ModelInfo {
 
 /// How long `cursor-agent models` may take (it asks Cursor's servers).
 pub const MODELS_TIMEOUT: Duration = Duration::from_secs(30);
-const MAX_MODELS_OUTPUT_BYTES: usize = 4 * 1024 * 1024;
+/// What of the output of `cursor-agent models` is read (a listing is a few kilobytes).
+pub const MAX_MODELS_OUTPUT_BYTES: usize = 4 * 1024 * 1024;
 const NO_MODELS: &str = "No models available for this account.";
 
 /// Markers Cursor appends to a label; removed from names.
@@ -148,6 +149,16 @@ pub async fn list_models(
                 .take(MAX_MODELS_OUTPUT_BYTES as u64)
                 .read_to_end(&mut out)
                 .await;
+            // Past the cap the rest is read and dropped: a child blocked on a full pipe would
+            // never exit.
+            let dropped = tokio::io::copy(stdout, &mut tokio::io::sink()).await;
+            if let Ok(dropped @ 1..) = dropped {
+                tracing::warn!(
+                    dropped,
+                    "`cursor-agent models` printed more than {MAX_MODELS_OUTPUT_BYTES} bytes; \
+                     the rest was ignored"
+                );
+            }
         }
         let status = child.wait().await;
         (out, status)

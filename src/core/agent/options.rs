@@ -113,12 +113,36 @@ fn required<'a>(what: &str, value: &'a str) -> Result<&'a str, CoreError> {
     Ok(value)
 }
 
+/// Checks the options that find and start the binary (`executable`, `env`); every refusal is
+/// `E_INVALID_ARG` naming the option. A NUL cannot reach a command line or an environment.
+pub fn check_lookup(executable: Option<&str>, env: Option<&EnvVars>) -> Result<(), CoreError> {
+    if let Some(exe) = executable {
+        if exe.is_empty() {
+            return Err(CoreError::invalid_arg("executable must not be empty"));
+        }
+        no_nul("executable", exe)?;
+    }
+    for (k, v) in env.into_iter().flatten() {
+        if k.is_empty() || k.contains('=') {
+            return Err(CoreError::invalid_arg(format!(
+                "env has an invalid variable name '{k}'"
+            )));
+        }
+        no_nul("env", k)?;
+        no_nul("env", v)?;
+    }
+    Ok(())
+}
+
 impl RunRequest {
     /// Checks everything that can be checked before spawning; every refusal is
     /// `E_INVALID_ARG`. An empty (or all-whitespace) prompt is refused: cursor-agent has nothing
-    /// to answer and would fail after a full start-up.
+    /// to answer and would fail after a full start-up. The prompt may hold any character, NUL
+    /// included: it is written to stdin, never to a command line, and a conversation that
+    /// quotes a binary file must still go on.
     pub fn validate(self) -> Result<RunOptions, CoreError> {
         required("prompt", &self.prompt)?;
+        no_nul("model", &self.model)?;
         let model = cursor_model_id(required("model", &self.model)?).to_owned();
         if model.is_empty() || model.starts_with('-') || model.chars().any(char::is_whitespace) {
             return Err(CoreError::invalid_arg(format!(
@@ -143,25 +167,12 @@ impl RunRequest {
                 )));
             }
         }
-        if let Some(exe) = &self.executable {
-            if exe.is_empty() {
-                return Err(CoreError::invalid_arg("executable must not be empty"));
-            }
-            no_nul("executable", exe)?;
-        }
+        check_lookup(self.executable.as_deref(), self.env.as_ref())?;
         for arg in &self.extra_args {
             no_nul("extraArgs", arg)?;
         }
-        if let Some(env) = &self.env {
-            for (k, v) in env {
-                if k.is_empty() || k.contains('=') {
-                    return Err(CoreError::invalid_arg(format!(
-                        "env has an invalid variable name '{k}'"
-                    )));
-                }
-                no_nul("env", k)?;
-                no_nul("env", v)?;
-            }
+        if let Some(id) = &self.transformer.id {
+            no_nul("id", id)?;
         }
         let workspace_dir = workspace;
         let transformer = TransformerOptions {
@@ -227,6 +238,19 @@ mod tests {
                 Box::new(|r| r.resume_chat_id = Some("a".repeat(MAX_CHAT_ID_LEN + 1))),
             ),
             ("NUL arg", Box::new(|r| r.extra_args = vec!["a\0b".into()])),
+            ("NUL in the model", Box::new(|r| r.model = "gpt\0-5".into())),
+            (
+                "NUL in the executable",
+                Box::new(|r| r.executable = Some("/bin/a\0b".into())),
+            ),
+            (
+                "NUL in an env value",
+                Box::new(|r| r.env = Some(EnvVars::from([("A".to_owned(), "x\0y".to_owned())]))),
+            ),
+            (
+                "NUL in the id",
+                Box::new(|r| r.transformer.id = Some("c\0".into())),
+            ),
             (
                 "bad env name",
                 Box::new(|r| r.env = Some(EnvVars::from([("A=B".to_owned(), "1".to_owned())]))),

@@ -114,6 +114,15 @@ fn search_path(name: &str, path_var: Option<&OsStr>, tried: &mut Vec<String>) ->
         if dir.as_os_str().is_empty() {
             continue;
         }
+        // A relative entry would be checked against the host's folder but run from the
+        // workspace (the child's cwd), a repository that may plant its own copy: never used.
+        if dir.is_relative() {
+            tried.push(format!(
+                "{} (a relative PATH entry, skipped)",
+                dir.display()
+            ));
+            continue;
+        }
         let candidate = dir.join(&file);
         tried.push(candidate.to_string_lossy().into_owned());
         if is_executable_file(&candidate) {
@@ -198,8 +207,10 @@ fn try_candidate(
 fn try_explicit(executable: &str, key: &LookupKey, tried: &mut Vec<String>) -> Option<Launcher> {
     let has_separator = executable.contains('/') || (cfg!(windows) && executable.contains('\\'));
     let program = if has_separator {
-        let path = PathBuf::from(executable);
-        tried.push(executable.to_owned());
+        // Resolved once, against the host's folder, and run as that absolute path: the child
+        // starts in the workspace, where the relative path would name another file.
+        let path = std::path::absolute(executable).unwrap_or_else(|_| PathBuf::from(executable));
+        tried.push(path.to_string_lossy().into_owned());
         is_executable_file(&path).then_some(path)
     } else {
         search_path(executable, key.path.as_deref(), tried)
@@ -222,10 +233,12 @@ fn lookup(executable: Option<&str>, key: &LookupKey) -> Resolution {
     Resolution { launcher, tried }
 }
 
-/// Find cursor-agent: `executable` (a path, or a name on `PATH`), then `cursor-agent` and
+/// Find cursor-agent: `executable` (a path, made absolute against the host's working folder,
+/// or a name on `PATH`), then `cursor-agent` and
 /// `agent` on `PATH`, `~/.local/bin/cursor-agent`, `~/.cursor-agent/cursor-agent`, and on
 /// Windows the newest `%LOCALAPPDATA%\cursor-agent\versions\<v>\node.exe index.js`. `PATH`,
-/// `HOME` and `LOCALAPPDATA` come from `env` when given, else from the process. Only the
+/// `HOME` and `LOCALAPPDATA` come from `env` when given, else from the process; relative `PATH`
+/// entries are skipped. Only the
 /// default lookup (no `executable`) is cached, keyed by the variables it used, and only
 /// while its result still exists on disk.
 pub fn resolve_agent(executable: Option<&str>, env: Option<&EnvVars>) -> Resolution {

@@ -25,7 +25,7 @@ use crate::core::stream::encode::Output;
 use crate::core::stream::transformer::StreamTransformer;
 use crate::core::stream::translate::Outcome;
 use crate::core::stream::usage::CursorUsage;
-use ending::{conclude, Ending, TimeoutKind};
+use ending::{callback_error, conclude, Ending, TimeoutKind};
 use hold::Hold;
 
 mod ending;
@@ -94,6 +94,9 @@ pub struct RunResult {
     pub usage: Option<CursorUsage>,
     /// `None` on success, on cancel, and on quota after output.
     pub error: Option<CoreError>,
+    /// Non-blank stdout records that could not be used (over `max_line_bytes`, not UTF-8, not a
+    /// JSON object). Not an error: a prompt over the cap comes back as one echoed record.
+    pub skipped_lines: u64,
 }
 
 /// Control of a started run. Cloning gives another handle to the same run.
@@ -221,6 +224,12 @@ impl Run {
             (Ending::Finished, Some(status)) => status,
             (_, exit) => terminate(&mut child, group, exit).await,
         };
+        // A run that did not end with a clean exit may have been cut in the middle of a record.
+        let clean_exit =
+            matches!(ending, Ending::Finished) && status.as_ref().is_ok_and(ExitStatus::success);
+        if !clean_exit {
+            self.transformer.drop_unterminated();
+        }
         // However the run ended, nothing it started may outlive it.
         sweep(&self.ctx.runtime, group, registration);
 
@@ -253,6 +262,16 @@ impl Run {
         last.extend(closing);
         self.deliver_closing(last).await;
         self.settle().await;
+        let error = self.late_callback_failure().or(error);
+        let skipped_lines = self.transformer.skipped_lines();
+        if skipped_lines > 0 {
+            tracing::warn!(
+                skipped_lines,
+                max_line_bytes = self.options.transformer.max_line_bytes,
+                "cursor-agent printed records that could not be used (too long, not UTF-8 or \
+                 not a JSON object); they were skipped"
+            );
+        }
 
         RunResult {
             exit_code,
@@ -261,6 +280,7 @@ impl Run {
             session_id: self.transformer.session_id().map(str::to_owned),
             usage: self.transformer.usage().cloned(),
             error,
+            skipped_lines,
         }
     }
 
@@ -334,7 +354,7 @@ impl Run {
                     }
                     let seen = self.transformer.session_id();
                     let expected = self.options.resume_chat_id.as_deref();
-                    if let Err(other) = self.hold.admit(&mut outputs, seen, expected) {
+                    if let Err(other) = self.hold.admit(&mut outputs, n, seen, expected) {
                         return (Ending::ResumeReplaced(other), exit);
                     }
                     if !outputs.is_empty() {
@@ -407,11 +427,22 @@ impl Run {
         let _ = self.permits.acquire_many(all).await;
     }
 
+    /// `E_CALLBACK` when the consumer threw on a batch after the run's ending was decided (a
+    /// short run is often over before its first batch is consumed); a callback failure wins
+    /// over whatever the ending reported, as it would have had it come earlier.
+    fn late_callback_failure(&self) -> Option<CoreError> {
+        match &*self.stop_rx.borrow() {
+            Some(StopReason::Callback(message)) => Some(callback_error(message)),
+            _ => None,
+        }
+    }
+
     async fn fail_without_child(mut self, error: CoreError) -> RunResult {
         let mut closing = Vec::new();
         self.transformer.fail(error.clone(), &mut closing);
         self.deliver_closing(closing).await;
         self.settle().await;
+        let error = self.late_callback_failure().unwrap_or(error);
         RunResult {
             error: Some(error),
             ..RunResult::default()

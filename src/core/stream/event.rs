@@ -19,9 +19,9 @@ pub enum Parsed<'a> {
     /// A usable event.
     Event(Event<'a>),
     /// A JSON object that is not used: an unknown type, or a known type with a bad shape.
-    /// `transport` is true for `interaction_query` and `retry`, whose arrival matters to the
-    /// delta tracker even when nothing else of them does.
-    Ignored { transport: bool },
+    /// `held` is what its arrival does to a delta held as a possible flush, which matters to
+    /// the delta tracker even when nothing else of the record does.
+    Ignored { held: HeldFlush },
     /// Not JSON, or JSON that is not an object: counted as a skipped record.
     Invalid,
 }
@@ -251,8 +251,35 @@ struct ErrorObject {
     message: Option<String>,
 }
 
+/// What a record's arrival does to a delta held as a possible interaction/retry flush.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeldFlush {
+    /// The held delta was real text: emit it (every record not in [`HELD_FLUSH_BY_TYPE`]).
+    Release,
+    /// The held delta was Cursor's flush before this transport record: drop it.
+    Drop,
+    /// The record says nothing about the held delta (`connection`: Cursor reconnecting, which
+    /// can come between a flush and its `retry`): keep it held for the next record.
+    Keep,
+}
+
+/// Record types that decide a held delta otherwise than by releasing it.
+const HELD_FLUSH_BY_TYPE: &[(&str, HeldFlush)] = &[
+    ("interaction_query", HeldFlush::Drop),
+    ("retry", HeldFlush::Drop),
+    ("connection", HeldFlush::Keep),
+];
+
+/// What a record of type `kind` does to a held delta.
+pub fn held_flush_effect(kind: &str) -> HeldFlush {
+    HELD_FLUSH_BY_TYPE
+        .iter()
+        .find(|(name, _)| *name == kind)
+        .map_or(HeldFlush::Release, |(_, effect)| *effect)
+}
+
 fn is_transport(kind: &str) -> bool {
-    matches!(kind, "interaction_query" | "retry")
+    held_flush_effect(kind) == HeldFlush::Drop
 }
 
 /// Parse one record.
@@ -269,13 +296,18 @@ fn parse_general(line: &str) -> Parsed<'_> {
         Ok(envelope) => classify(envelope),
         Err(_) => match serde_json::from_str::<TypeOnly<'_>>(line) {
             Ok(t) => Parsed::Ignored {
-                transport: t.kind.as_deref().is_some_and(is_transport),
+                held: t
+                    .kind
+                    .as_deref()
+                    .map_or(HeldFlush::Release, held_flush_effect),
             },
             Err(_) => {
                 // An object whose `type` is not a string is still an object.
                 if serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(line).is_ok()
                 {
-                    Parsed::Ignored { transport: false }
+                    Parsed::Ignored {
+                        held: HeldFlush::Release,
+                    }
                 } else {
                     Parsed::Invalid
                 }
@@ -304,7 +336,11 @@ fn classify(e: Envelope<'_>) -> Parsed<'_> {
                 partial,
                 parts: m.content,
             },
-            None => return Parsed::Ignored { transport: false },
+            None => {
+                return Parsed::Ignored {
+                    held: HeldFlush::Release,
+                }
+            }
         },
         "thinking" => EventBody::Thinking {
             partial,
@@ -315,16 +351,26 @@ fn classify(e: Envelope<'_>) -> Parsed<'_> {
             let completed = match e.subtype.as_deref() {
                 None | Some("started") => false,
                 Some("completed") => true,
-                Some(_) => return Parsed::Ignored { transport: false },
+                Some(_) => {
+                    return Parsed::Ignored {
+                        held: HeldFlush::Release,
+                    }
+                }
             };
             let Some(mut call) = e.tool_call else {
-                return Parsed::Ignored { transport: false };
+                return Parsed::Ignored {
+                    held: HeldFlush::Release,
+                };
             };
             let Some(call_id) = e.call_id.or_else(|| call.tool_call_id.take()) else {
-                return Parsed::Ignored { transport: false };
+                return Parsed::Ignored {
+                    held: HeldFlush::Release,
+                };
             };
             if call.kind.is_none() {
-                return Parsed::Ignored { transport: false };
+                return Parsed::Ignored {
+                    held: HeldFlush::Release,
+                };
             }
             EventBody::ToolCall {
                 completed,
@@ -346,7 +392,11 @@ fn classify(e: Envelope<'_>) -> Parsed<'_> {
             }
         }
         kind if is_transport(kind) => EventBody::Transport,
-        _ => return Parsed::Ignored { transport: false },
+        other => {
+            return Parsed::Ignored {
+                held: held_flush_effect(other),
+            }
+        }
     };
     Parsed::Event(Event {
         session_id: e.session_id,

@@ -104,6 +104,15 @@ impl LineFramer {
         self.discarding = false;
     }
 
+    /// Drops a record still waiting for its line feed (the writer died in the middle of it);
+    /// true when there was one.
+    pub fn drop_unterminated(&mut self) -> bool {
+        let had_one = self.discarding || !self.pending.is_empty();
+        self.clear_pending();
+        self.discarding = false;
+        had_one
+    }
+
     /// Forget the buffered record, releasing the memory a very long one needed.
     fn clear_pending(&mut self) {
         self.pending.clear();

@@ -10,7 +10,8 @@
 //! * Cursor's interaction/retry flush is shaped like a delta but repeats the whole pending
 //!   segment. A delta equal to the whole non-empty text emitted since the reset is therefore
 //!   held until the next record: dropped if that record is an `interaction_query` or `retry`,
-//!   emitted otherwise (and at the end of the stream). A short delta that merely repeats ("ha",
+//!   kept held over a `connection` record (Cursor reconnecting before its retry), emitted
+//!   otherwise (and at the end of the stream). A short delta that merely repeats ("ha",
 //!   "ha") is held for one record and then emitted, so it survives.
 //!
 //! Every operation costs O(size of the event's own text): a snapshot is compared with at most

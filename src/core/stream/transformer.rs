@@ -249,6 +249,16 @@ impl StreamTransformer {
         stages.close(closing, sink)
     }
 
+    /// Drops a last record that has no line feed, counting it as skipped: a writer that died
+    /// in the middle of a record left it cut, and a cut record may still parse (a snapshot cut
+    /// short reads as shorter text). [`finish`](Self::finish) would otherwise translate it.
+    pub fn drop_unterminated(&mut self) {
+        if self.framer.drop_unterminated() {
+            self.stages.skipped += 1;
+            tracing::debug!("dropped a cursor-agent record cut off by the end of the stream");
+        }
+    }
+
     /// Whether the stream is closed (`finish` or `fail` was called).
     pub fn is_finished(&self) -> bool {
         self.stages.translator.is_finished()

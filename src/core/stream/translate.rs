@@ -5,7 +5,9 @@ use serde_json::{Map, Value};
 
 use crate::core::error::CoreError;
 use crate::core::failure::classify::classify_failure;
-use crate::core::stream::event::{Channel, Event, EventBody, Parsed, Parts, ToolCallBody};
+use crate::core::stream::event::{
+    Channel, Event, EventBody, HeldFlush, Parsed, Parts, ToolCallBody,
+};
 use crate::core::stream::part::{Executor, FinishReason, Part};
 use crate::core::stream::tool::{
     is_failure, tool_input, tool_name, tool_result, INTERRUPTED_MESSAGE,
@@ -97,13 +99,16 @@ impl Translator {
 
     /// Handle one parsed record.
     pub fn record(&mut self, parsed: Parsed<'_>, emit: &mut impl FnMut(Part<'_>)) {
-        let transport = match &parsed {
+        let held = match &parsed {
             Parsed::Invalid => return,
-            Parsed::Ignored { transport } => *transport,
-            Parsed::Event(e) => matches!(e.body, EventBody::Transport),
+            Parsed::Ignored { held } => *held,
+            Parsed::Event(e) if matches!(e.body, EventBody::Transport) => HeldFlush::Drop,
+            Parsed::Event(_) => HeldFlush::Release,
         };
         self.has_events = true;
-        self.release_held(transport, emit);
+        if held != HeldFlush::Keep {
+            self.release_held(held == HeldFlush::Drop, emit);
+        }
         if let Parsed::Event(event) = parsed {
             self.event(event, emit);
         }

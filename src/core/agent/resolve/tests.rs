@@ -161,3 +161,38 @@ fn not_found_message_lists_places_and_install() {
     assert!(m.contains("/a/cursor-agent, /b/agent"));
     assert!(m.contains("curl https://cursor.com/install -fsS | bash"));
 }
+
+#[test]
+fn relative_path_entries_are_skipped() {
+    let t = TempDir::new("relative");
+    let abs = t.0.join("bin");
+    let planted = t.file("bin/cursor-agent", 0o755);
+    let path = format!(".:bin:{}", abs.display());
+    let e = EnvVars::from([("PATH".into(), path)]);
+    let r = resolve_agent(Some("cursor-agent"), Some(&e));
+    assert_eq!(r.launcher.map(|l| l.program), Some(planted));
+    assert_eq!(
+        r.tried[..2],
+        [
+            ". (a relative PATH entry, skipped)".to_owned(),
+            "bin (a relative PATH entry, skipped)".to_owned()
+        ]
+    );
+}
+
+#[test]
+fn a_relative_executable_runs_as_the_absolute_path_it_was_checked_as() {
+    // Cargo runs tests in the package folder, where this script exists.
+    let relative = "./__test__/support/agents/hang-agent.sh";
+    let expected = std::env::current_dir()
+        .unwrap()
+        .join("__test__/support/agents/hang-agent.sh");
+    assert!(expected.is_file());
+    let r = resolve_agent(Some(relative), Some(&EnvVars::new()));
+    let program = r.launcher.unwrap().program;
+    assert!(program.is_absolute(), "{}", program.display());
+    assert_eq!(
+        std::fs::canonicalize(&program).unwrap(),
+        std::fs::canonicalize(expected).unwrap()
+    );
+}

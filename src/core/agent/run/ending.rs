@@ -30,6 +30,13 @@ pub(super) enum Ending {
     ResumeReplaced(String),
 }
 
+/// The `E_CALLBACK` of a consumer that threw `message`.
+pub(super) fn callback_error(message: &str) -> CoreError {
+    CoreError::Callback(format!(
+        "the onOutput callback threw, so the run was stopped: {message}"
+    ))
+}
+
 /// Lines of stderr a resume failure quotes.
 const RESUME_QUOTED_LINES: usize = 5;
 
@@ -51,12 +58,10 @@ pub(super) fn conclude(
             transformer.finish(outcome, &mut closing);
             closing.clear();
             hold.discard();
-            Some(CoreError::Callback(match reason {
-                StopReason::Callback(message) => {
-                    format!("the onOutput callback threw, so the run was stopped: {message}")
-                }
-                _ => "the onOutput callback is no longer reachable".into(),
-            }))
+            Some(match reason {
+                StopReason::Callback(message) => callback_error(&message),
+                _ => CoreError::Callback("the onOutput callback is no longer reachable".into()),
+            })
         }
         Ending::ResumeReplaced(other) => {
             hold.discard();

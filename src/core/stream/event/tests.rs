@@ -164,13 +164,17 @@ fn invalid_and_non_object_records_are_invalid() {
 #[test]
 fn unknown_types_and_untyped_objects_are_ignored_not_invalid() {
     for line in [
-        r#"{"type":"connection","subtype":"reconnecting","attempt":1}"#,
         r#"{"type":"future_thing","message":"a string where assistant has an object"}"#,
         r#"{"no_type":true}"#,
         r#"{"type":7}"#,
     ] {
         assert!(
-            matches!(parse(line), Parsed::Ignored { transport: false }),
+            matches!(
+                parse(line),
+                Parsed::Ignored {
+                    held: HeldFlush::Release
+                }
+            ),
             "{line}"
         );
     }
@@ -189,9 +193,40 @@ fn known_types_with_bad_shapes_are_ignored() {
         r#"{"type":"result","is_error":"yes"}"#,
     ] {
         assert!(
-            matches!(parse(line), Parsed::Ignored { transport: false }),
+            matches!(
+                parse(line),
+                Parsed::Ignored {
+                    held: HeldFlush::Release
+                }
+            ),
             "{line}"
         );
+    }
+}
+
+#[test]
+fn each_record_type_decides_a_held_flush_as_its_table_says() {
+    let cases = [
+        (
+            r#"{"type":"connection","subtype":"reconnecting","attempt":1}"#,
+            HeldFlush::Keep,
+        ),
+        (r#"{"type":"connection","subtype":7}"#, HeldFlush::Keep),
+        (r#"{"type":"retry","message":7}"#, HeldFlush::Drop),
+        (
+            r#"{"type":"interaction_query","query":7,"subtype":[]}"#,
+            HeldFlush::Drop,
+        ),
+        (r#"{"type":"future_thing"}"#, HeldFlush::Release),
+    ];
+    for (line, effect) in cases {
+        match parse(line) {
+            Parsed::Ignored { held } => assert_eq!(held, effect, "{line}"),
+            Parsed::Event(e) if matches!(e.body, EventBody::Transport) => {
+                assert_eq!(effect, HeldFlush::Drop, "{line}")
+            }
+            other => panic!("{line}: {other:?}"),
+        }
     }
 }
 
@@ -207,7 +242,9 @@ fn transport_events_are_recognised_even_with_odd_shapes() {
     ));
     assert!(matches!(
         parse(r#"{"type":"retry","message":7}"#),
-        Parsed::Ignored { transport: true }
+        Parsed::Ignored {
+            held: HeldFlush::Drop
+        }
     ));
 }
 

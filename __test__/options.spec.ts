@@ -98,6 +98,9 @@ const refusals: Refusal[] = [
   ['SessionResumeManager enabled', 'enabled', () => new SessionResumeManager({ enabled: 'yes' as never })],
   ['SessionResumeManager maxEntries 0', 'maxEntries', () => new SessionResumeManager({ maxEntries: 0 })],
   ['SessionResumeManager maxEntries fraction', 'maxEntries', () => new SessionResumeManager({ maxEntries: 2.5 })],
+  ['SessionResumeManager maxEntries 1e9', 'maxEntries', () => new SessionResumeManager({ maxEntries: 1e9 })],
+  ['SessionResumeManager maxEntries 2^31', 'maxEntries', () => new SessionResumeManager({ maxEntries: 2 ** 31 })],
+  ['SessionResumeManager maxEntries 1,000,001', 'maxEntries', () => new SessionResumeManager({ maxEntries: 1_000_001 })],
   ['SessionResumeManager maxEntries string', 'maxEntries', () => new SessionResumeManager({ maxEntries: '64' as never })],
   ['SessionResumeManager ttlMs 0', 'ttlMs', () => new SessionResumeManager({ ttlMs: 0 })],
   ['SessionResumeManager ttlMs 2^53', 'ttlMs', () => new SessionResumeManager({ ttlMs: TOO_BIG })],
@@ -142,6 +145,7 @@ describe('one options route', () => {
     assert.doesNotThrow(() => new StreamTransformer({ created: max, maxLineBytes: max }))
     assert.doesNotThrow(() => new StreamTransformer().finish({ exitCode: -1 }))
     assert.doesNotThrow(() => new SessionResumeManager({ maxEntries: 1, ttlMs: 1 }))
+    assert.doesNotThrow(() => new SessionResumeManager({ maxEntries: 1_000_000 }))
     assert.doesNotThrow(() => new SessionResumeManager({ ttlMs: max }))
     // 0 disables a runner timeout; the run itself fails later (no such binary), not the options.
     for (const limits of [{ idleTimeoutMs: 0, timeoutMs: 0 }, { idleTimeoutMs: max, timeoutMs: max }]) {

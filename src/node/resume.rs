@@ -12,6 +12,7 @@ use super::prompt::read_conversation;
 use crate::core::prompt::Conversation;
 use crate::core::resume::{
     Failure, ResumeOptions, ResumePlan, ResumeRequest, SessionResumeManager as CoreManager,
+    MAX_ENTRIES_LIMIT,
 };
 
 /// Reads the fields of a plan that `record` and `reportFailure` use, without copying its prompt.
@@ -29,7 +30,7 @@ fn read_options(options: Option<Unknown<'_>>) -> Result<ResumeOptions> {
     let options = Options::new(options, "the SessionResumeManager options")?;
     let defaults = ResumeOptions::default();
     let max_entries = options
-        .whole_number("maxEntries", 1..=MAX_SAFE_INTEGER)?
+        .whole_number("maxEntries", 1..=MAX_ENTRIES_LIMIT as i64)?
         .and_then(|n| usize::try_from(n).ok())
         .and_then(NonZeroUsize::new);
     let ttl_ms = options.whole_number("ttlMs", 1..=MAX_SAFE_INTEGER)?;
@@ -120,7 +121,7 @@ pub struct SessionResumeOptions {
     /// `parseSwitch(process.env.CURSOR_ACP_SESSION_RESUME, false)`.
     pub enabled: Option<bool>,
     /// Conversations kept; the least recently used is evicted first. A whole number from 1 to
-    /// 2^53 - 1; default `64`.
+    /// 1,000,000; default `64`. Nothing is reserved up front: memory grows with what is kept.
     pub max_entries: Option<i64>,
     /// Lifetime of an entry, counted from its `record`, in milliseconds. A whole number from 1
     /// to 2^53 - 1; default `3_600_000` (one hour).
@@ -204,8 +205,8 @@ pub struct SessionResumeManager {
 
 #[napi]
 impl SessionResumeManager {
-    /// Throws `E_INVALID_ARG` unless `maxEntries` and `ttlMs` are whole numbers from 1 to
-    /// 2^53 - 1.
+    /// Throws `E_INVALID_ARG` unless `maxEntries` is a whole number from 1 to 1,000,000 and
+    /// `ttlMs` one from 1 to 2^53 - 1.
     #[napi(
         constructor,
         catch_unwind,

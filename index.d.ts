@@ -110,8 +110,8 @@ export declare class CursorAgentRun {
  */
 export declare class SessionResumeManager {
   /**
-   * Throws `E_INVALID_ARG` unless `maxEntries` and `ttlMs` are whole numbers from 1 to
-   * 2^53 - 1.
+   * Throws `E_INVALID_ARG` unless `maxEntries` is a whole number from 1 to 1,000,000 and
+   * `ttlMs` one from 1 to 2^53 - 1.
    */
   constructor(options?: SessionResumeOptions | undefined | null)
   /**
@@ -504,7 +504,7 @@ export interface SessionResumeOptions {
   enabled?: boolean
   /**
    * Conversations kept; the least recently used is evicted first. A whole number from 1 to
-   * 2^53 - 1; default `64`.
+   * 1,000,000; default `64`. Nothing is reserved up front: memory grows with what is kept.
    */
   maxEntries?: number
   /**

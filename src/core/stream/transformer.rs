@@ -180,7 +180,7 @@ impl StreamTransformer {
         Self {
             framer: LineFramer::new(options.max_line_bytes),
             stages: Stages {
-                translator: Translator::new(),
+                translator: Translator::with_line_limit(options.max_line_bytes),
                 encoder,
                 skipped: 0,
             },

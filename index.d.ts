@@ -117,8 +117,9 @@ export declare class SessionResumeManager {
   /**
    * Plans a turn: a resumed chat with only the new messages (the newest user text, or the
    * trailing tool results with the calls they answer), or a fresh chat with the full prompt.
-   * Never the full prompt into a resumed chat. Throws `E_INVALID_ARG` for a malformed request
-   * (and `JSON.stringify`'s own error for one it cannot serialise, e.g. a cycle).
+   * Never the full prompt into a resumed chat. Throws `E_INVALID_ARG` naming the field for a
+   * malformed request, one `JSON.stringify` cannot serialise (a cycle), or one nested more
+   * than 10,000 levels deep.
    */
   plan(request: ResumeRequest): ResumePlan
   /**

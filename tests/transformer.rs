@@ -594,7 +594,10 @@ fn deep_tool_stream(depth: usize) -> Vec<u8> {
     };
     stream(&[
         call("started", ""),
-        call("completed", &format!(r#","result":{{"success":{{"value":{deep}}}}}"#)),
+        call(
+            "completed",
+            &format!(r#","result":{{"success":{{"value":{deep}}}}}"#),
+        ),
         result_line(),
     ])
 }
@@ -611,7 +614,12 @@ fn a_deeply_nested_tool_result_is_kept_and_a_deeper_record_is_skipped() {
                 .iter()
                 .find(|p| p["type"] == "tool-result")
                 .expect("a tool result");
-            assert_ne!(result["isError"], json!(true), "{}", &result.to_string()[..200]);
+            assert_ne!(
+                result["isError"],
+                json!(true),
+                "{}",
+                &result.to_string()[..200]
+            );
             // Shown whole, and compact: indented, it would be quadratic in the depth.
             let shown = result.to_string();
             assert!(shown.contains(&"[".repeat(9_990)));

@@ -52,10 +52,7 @@ pub fn nesting_depth(text: &str) -> usize {
 /// The nesting depth of `text`, or at least that: text with few brackets in all (the common
 /// case, counted in one fast pass) is given their count without an exact scan.
 pub fn depth_bound(text: &str) -> usize {
-    let brackets = text
-        .bytes()
-        .filter(|&b| b == b'[' || b == b'{')
-        .count();
+    let brackets = text.bytes().filter(|&b| b == b'[' || b == b'{').count();
     if brackets <= SHALLOW_DEPTH {
         brackets
     } else {
@@ -127,7 +124,11 @@ mod tests {
 
     #[test]
     fn the_bound_is_never_below_the_depth() {
-        for text in [nested(3), nested(200), format!("[{}]", "[],".repeat(300) + "[]")] {
+        for text in [
+            nested(3),
+            nested(200),
+            format!("[{}]", "[],".repeat(300) + "[]"),
+        ] {
             assert!(depth_bound(&text) >= nesting_depth(&text), "{text}");
         }
         assert_eq!(depth_bound(&nested(200)), 200);

@@ -273,7 +273,8 @@ fn parse_general(line: &str) -> Parsed<'_> {
             },
             Err(_) => {
                 // An object whose `type` is not a string is still an object.
-                if crate::core::json::from_str::<serde_json::Map<String, serde_json::Value>>(line).is_ok()
+                if crate::core::json::from_str::<serde_json::Map<String, serde_json::Value>>(line)
+                    .is_ok()
                 {
                     Parsed::Ignored { transport: false }
                 } else {

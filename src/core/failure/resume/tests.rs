@@ -104,11 +104,7 @@ const BY_CODE: &[(Option<&str>, &str, bool)] = &[
 #[test]
 fn a_known_cause_in_the_code_wins_over_the_text() {
     for (code, text, gone) in BY_CODE {
-        assert_eq!(
-            is_resume_failure(*code, text),
-            *gone,
-            "{code:?} {text:?}"
-        );
+        assert_eq!(is_resume_failure(*code, text), *gone, "{code:?} {text:?}");
     }
 }
 

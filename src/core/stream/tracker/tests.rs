@@ -194,7 +194,10 @@ fn a_mis_shaped_delta_later_recapped_shows_each_character_once() {
         Snap(Text, " world"),
         Snap(Text, "Hello world!"),
     ]);
-    assert_eq!(got, texts(&[(Text, "Hello"), (Text, " world"), (Text, "!")]));
+    assert_eq!(
+        got,
+        texts(&[(Text, "Hello"), (Text, " world"), (Text, "!")])
+    );
 }
 
 #[test]

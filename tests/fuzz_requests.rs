@@ -6,6 +6,8 @@
 //! * no panic, whatever JSON arrives: a request is a conversation or `E_INVALID_ARG`;
 //! * the prompt is deterministic: the same request renders the same prompt, and a fresh plan
 //!   carries exactly that prompt;
+//! * caller text never forges a turn: whatever the texts hold, the lines starting with a
+//!   transcript label are exactly the ones the messages themselves open;
 //! * a recorded conversation extended by one user message resumes that chat with only the new
 //!   text; a chat id is stored exactly when the one rule accepts it.
 
@@ -122,8 +124,53 @@ fn request<'a>(conversation: Conversation<'a>, session: Option<&'a str>) -> Resu
     }
 }
 
+/// The transcript's labels, as the README documents them.
+const LABELS: &[&str] = &[
+    "SYSTEM:",
+    "USER:",
+    "ASSISTANT:",
+    "TOOL:",
+    "TOOL_RESULT",
+    "AVAILABLE TOOLS:",
+];
+
+fn label_lines(prompt: &str) -> usize {
+    prompt
+        .split([
+            '\n', '\r', '\u{0b}', '\u{0c}', '\u{85}', '\u{2028}', '\u{2029}',
+        ])
+        .filter(|line| {
+            LABELS.iter().any(|label| {
+                line.get(..label.len())
+                    .is_some_and(|h| h.eq_ignore_ascii_case(label))
+            })
+        })
+        .count()
+}
+
 proptest! {
     #![proptest_config(config())]
+
+    #[test]
+    fn caller_text_never_forges_a_turn(
+        system in text(), user in text(), answer in text(), output in text(), args in text(),
+        name in "[a-z]{1,6}", other in prop::collection::vec(text(), 0..3),
+    ) {
+        let mut parts = vec![json!({"type": "text", "text": user})];
+        parts.extend(other.iter().map(|t| json!({"type": "text", "text": t})));
+        let messages = json!([
+            {"role": "system", "content": format!("s{system}")},
+            {"role": "user", "content": parts},
+            {"role": "assistant", "content": format!("a{answer}"), "tool_calls": [{"id": "c1",
+                "type": "function", "function": {"name": name, "arguments": args}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": output},
+            {"role": "user", "content": format!("u{user}")},
+        ]);
+        let conversation = Conversation::parse(&messages, None).expect("well-formed");
+        let prompt = PromptRequest { conversation, tools_in_prompt: false }.build();
+        // SYSTEM, USER, ASSISTANT, TOOL_RESULT, USER.
+        prop_assert_eq!(label_lines(&prompt), 5, "{}", prompt);
+    }
 
     #[test]
     fn any_request_builds_a_deterministic_prompt_or_is_refused(

@@ -110,15 +110,16 @@ export declare class CursorAgentRun {
  */
 export declare class SessionResumeManager {
   /**
-   * Throws `E_INVALID_ARG` unless `maxEntries` and `ttlMs` are whole numbers from 1 to
-   * 2^53 - 1.
+   * Throws `E_INVALID_ARG` unless `maxEntries` is a whole number from 1 to 1,000,000 and
+   * `ttlMs` one from 1 to 2^53 - 1.
    */
   constructor(options?: SessionResumeOptions | undefined | null)
   /**
    * Plans a turn: a resumed chat with only the new messages (the newest user text, or the
    * trailing tool results with the calls they answer), or a fresh chat with the full prompt.
-   * Never the full prompt into a resumed chat. Throws `E_INVALID_ARG` for a malformed request
-   * (and `JSON.stringify`'s own error for one it cannot serialise, e.g. a cycle).
+   * Never the full prompt into a resumed chat. Throws `E_INVALID_ARG` naming the field for a
+   * malformed request, one `JSON.stringify` cannot serialise (a cycle), or one nested more
+   * than 10,000 levels deep.
    */
   plan(request: ResumeRequest): ResumePlan
   /**
@@ -515,7 +516,7 @@ export interface SessionResumeOptions {
   enabled?: boolean
   /**
    * Conversations kept; the least recently used is evicted first. A whole number from 1 to
-   * 2^53 - 1; default `64`.
+   * 1,000,000; default `64`. Nothing is reserved up front: memory grows with what is kept.
    */
   maxEntries?: number
   /**

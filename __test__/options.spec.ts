@@ -29,6 +29,25 @@ const scratch = mkdtempSync(join(tmpdir(), 'ocn-options-spec-'))
 after(() => rmSync(scratch, { recursive: true, force: true }))
 
 const TOO_BIG = 2 ** 53
+
+/** `value` wrapped in `depth` arrays. */
+function nested(depth: number, value: unknown = 'leaf'): unknown {
+  let out = value
+  for (let i = 0; i < depth; i += 1) out = [out]
+  return out
+}
+
+/** A V3 conversation whose last message is a tool result holding `value`. */
+function toolResultOf(value: unknown): ResumeRequest['messages'] {
+  return [
+    { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+    { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'read', input: {} }] },
+    { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'read', output: { type: 'json', value } }] },
+  ] as ResumeRequest['messages']
+}
+
+const circular: Record<string, unknown> = { role: 'user', content: 'hi' }
+circular.self = circular
 const runBase = { prompt: 'hi', model: 'auto', workspace: scratch, executable: '/nonexistent/cursor-agent' }
 const request: ResumeRequest = { workspace: '/w', model: 'auto', messages: [{ role: 'user', content: 'hi' }] }
 
@@ -98,6 +117,9 @@ const refusals: Refusal[] = [
   ['SessionResumeManager enabled', 'enabled', () => new SessionResumeManager({ enabled: 'yes' as never })],
   ['SessionResumeManager maxEntries 0', 'maxEntries', () => new SessionResumeManager({ maxEntries: 0 })],
   ['SessionResumeManager maxEntries fraction', 'maxEntries', () => new SessionResumeManager({ maxEntries: 2.5 })],
+  ['SessionResumeManager maxEntries 1e9', 'maxEntries', () => new SessionResumeManager({ maxEntries: 1e9 })],
+  ['SessionResumeManager maxEntries 2^31', 'maxEntries', () => new SessionResumeManager({ maxEntries: 2 ** 31 })],
+  ['SessionResumeManager maxEntries 1,000,001', 'maxEntries', () => new SessionResumeManager({ maxEntries: 1_000_001 })],
   ['SessionResumeManager maxEntries string', 'maxEntries', () => new SessionResumeManager({ maxEntries: '64' as never })],
   ['SessionResumeManager ttlMs 0', 'ttlMs', () => new SessionResumeManager({ ttlMs: 0 })],
   ['SessionResumeManager ttlMs 2^53', 'ttlMs', () => new SessionResumeManager({ ttlMs: TOO_BIG })],
@@ -113,6 +135,14 @@ const refusals: Refusal[] = [
   ['record chat id', 'chat id', () => new SessionResumeManager().record({} as ResumePlan, 42 as never)],
   ['reportFailure error', 'error', () => new SessionResumeManager().reportFailure({} as ResumePlan, 5 as never)],
   ['reportFailure error code', 'code', () => new SessionResumeManager().reportFailure({} as ResumePlan, { code: 1 } as never)],
+  ['StreamTransformer without new', 'new', () => (StreamTransformer as unknown as () => unknown)()],
+  ['StreamTransformer on the module', 'new', () => (StreamTransformer as unknown as () => unknown).call({})],
+  ['SessionResumeManager without new', 'new', () => (SessionResumeManager as unknown as () => unknown)()],
+  ['finish exitCode 2^40', 'exitCode', () => new StreamTransformer().finish({ exitCode: 2 ** 40 })],
+  ['finish exitCode NaN', 'exitCode', () => new StreamTransformer().finish({ exitCode: Number.NaN })],
+  ['plan circular messages', 'messages', () => new SessionResumeManager().plan({ ...request, messages: [circular] })],
+  ['plan messages nested past 10,000 levels', 'messages', () => new SessionResumeManager().plan({ ...request, messages: toolResultOf(nested(20_000)) })],
+  ['buildPrompt tools nested past 10,000 levels', 'tools', () => buildPrompt({ messages: [], tools: [nested(20_000)] as never })],
   // prompts, logging, switches
   ['buildPrompt messages', 'messages', () => buildPrompt({ messages: 'hi' as never })],
   ['buildPrompt toolsInPrompt', 'toolsInPrompt', () => buildPrompt({ messages: [], toolsInPrompt: 1 as never })],
@@ -142,6 +172,7 @@ describe('one options route', () => {
     assert.doesNotThrow(() => new StreamTransformer({ created: max, maxLineBytes: max }))
     assert.doesNotThrow(() => new StreamTransformer().finish({ exitCode: -1 }))
     assert.doesNotThrow(() => new SessionResumeManager({ maxEntries: 1, ttlMs: 1 }))
+    assert.doesNotThrow(() => new SessionResumeManager({ maxEntries: 1_000_000 }))
     assert.doesNotThrow(() => new SessionResumeManager({ ttlMs: max }))
     // 0 disables a runner timeout; the run itself fails later (no such binary), not the options.
     for (const limits of [{ idleTimeoutMs: 0, timeoutMs: 0 }, { idleTimeoutMs: max, timeoutMs: max }]) {
@@ -155,6 +186,20 @@ describe('one options route', () => {
     assert.equal((await run.wait()).error?.code, 'E_AGENT_NOT_FOUND')
     const error = thrown(() => runCursorAgent({ ...runBase, resumeChatId: 'a'.repeat(257) }, () => {}))
     assert.match(String(error.message), /at most 256 characters/)
+  })
+
+  it('requests nested thousands of levels deep are planned and built, not refused', () => {
+    // serde_json alone stops at 128 levels; Node's JSON.stringify, which hands the request
+    // over, gives up at about 5,000 nested arrays on Node 20, and 4,000 pass under Bun too.
+    const deep = nested(4_000)
+    const messages = toolResultOf(deep)
+    const prompt = buildPrompt({ messages })
+    assert.ok(prompt.includes(JSON.stringify(deep)), 'the whole result is in the prompt')
+    const manager = new SessionResumeManager({ enabled: true })
+    const plan = manager.plan({ ...request, messages })
+    assert.equal(plan.prompt, prompt)
+    assert.equal(manager.record(plan, 'chat-1'), true)
+    assert.equal(isTitleRequest({ messages }), false)
   })
 
   it('absent and null options read as the defaults', () => {

@@ -610,3 +610,58 @@ fn generated_sse_ids_differ_between_streams() {
     assert!(a.starts_with("chatcmpl-cursor-"), "{a}");
     assert_ne!(a, b);
 }
+
+/// A tool call whose completed result nests `depth` arrays deep.
+fn deep_tool_stream(depth: usize) -> Vec<u8> {
+    let deep = format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+    let call = |sub: &str, result: &str| {
+        format!(
+            r#"{{"type":"tool_call","subtype":"{sub}","call_id":"d","tool_call":{{"fooToolCall":{{"args":{{"q":1}}{result}}}}},{SID},"timestamp_ms":1}}"#
+        )
+    };
+    stream(&[
+        call("started", ""),
+        call(
+            "completed",
+            &format!(r#","result":{{"success":{{"value":{deep}}}}}"#),
+        ),
+        result_line(),
+    ])
+}
+
+#[test]
+fn a_deeply_nested_tool_result_is_kept_and_a_deeper_record_is_skipped() {
+    // A small thread: the pipeline must grow its own stack for deep records, not rely on ours.
+    std::thread::Builder::new()
+        .stack_size(512 * 1024)
+        .spawn(|| {
+            let (out, _) = run(Format::AiSdk, &deep_tool_stream(9_990), &success());
+            let first = parts(&out);
+            let result = first
+                .iter()
+                .find(|p| p["type"] == "tool-result")
+                .expect("a tool result");
+            assert_ne!(
+                result["isError"],
+                json!(true),
+                "{}",
+                &result.to_string()[..200]
+            );
+            // Shown whole, and compact: indented, it would be quadratic in the depth.
+            let shown = result.to_string();
+            assert!(shown.contains(&"[".repeat(9_990)));
+            assert!(shown.len() < 100_000, "{} bytes", shown.len());
+
+            let opts = options(Format::AiSdk);
+            let (out, _, t) = run_chunks(opts, &[&deep_tool_stream(10_001)], &success());
+            assert_eq!(t.skipped_lines(), 1, "the completion record is skipped");
+            let results = parts(&out)
+                .into_iter()
+                .filter(|p| p["type"] == "tool-result")
+                .count();
+            assert_eq!(results, 1, "the call still ends, as interrupted");
+        })
+        .expect("spawns")
+        .join()
+        .expect("no overflow, no panic");
+}

@@ -5,7 +5,7 @@
 //! * [`stream`]: the translation pipeline, stdout bytes -> records -> events -> neutral parts ->
 //!   an encoder's outputs; [`prompt`]: conversations -> the text cursor-agent reads.
 //! * [`failure`]: what went wrong, from Cursor's own words; [`cursor_id`]: Cursor's model and
-//!   chat identifiers; [`error`], [`switch`], [`logging`].
+//!   chat identifiers; [`json`]: deeply nested JSON; [`error`], [`switch`], [`logging`].
 //!
 //! The repository's `ARCHITECTURE.md` draws the same map with the files in each layer.
 
@@ -13,6 +13,7 @@ pub mod agent;
 pub mod cursor_id;
 pub mod error;
 pub mod failure;
+pub mod json;
 pub mod logging;
 pub mod prompt;
 pub mod resume;

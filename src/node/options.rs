@@ -14,6 +14,7 @@ use napi::{Env, JsValue, Unknown, ValueType, JSON};
 use serde_json::Value;
 
 use super::error_code::{from_napi, invalid_arg, Result};
+use crate::core::json;
 
 /// The largest integer a JS number holds exactly (`Number.MAX_SAFE_INTEGER`).
 pub const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
@@ -79,15 +80,70 @@ fn object_of<'env>(value: &Unknown<'env>, what: &str) -> Result<Object<'env>> {
     unsafe { value.cast::<Object<'env>>() }.map_err(from_napi)
 }
 
-/// Reads an object argument as JSON data: one `JSON.stringify` inside the engine and one parse
-/// cost less than walking a large message list property by property.
-pub fn json_of(env: &Env, value: Unknown<'_>, what: &str) -> Result<Value> {
+/// Reads an object argument as JSON data, with its nesting depth: one `JSON.stringify` inside
+/// the engine and one parse cost less than walking a large message list property by property.
+/// Nesting past [`json::MAX_DEPTH`], and whatever `JSON.stringify` refuses (a cycle, a BigInt,
+/// nesting too deep for the engine), is `E_INVALID_ARG` naming `what`. A deep value must be
+/// used and dropped inside [`json::with_stack_for`] its depth.
+pub fn json_of(env: &Env, value: Unknown<'_>, what: &str) -> Result<(Value, usize)> {
     let json: JSON = env
         .get_global()
         .and_then(|global| global.get_named_property_unchecked("JSON"))
         .map_err(from_napi)?;
-    let text = json.stringify(value).map_err(from_napi)?;
-    serde_json::from_str(&text).map_err(|e| invalid_arg(format!("{what} is not JSON data: {e}")))
+    let text = json
+        .stringify(value)
+        .map_err(|e| invalid_arg(format!("{what} cannot be read as JSON data: {}", e.reason)))?;
+    let depth = json::depth_bound(&text);
+    if depth > json::MAX_DEPTH {
+        return Err(invalid_arg(format!(
+            "{what} is nested more than {} levels deep",
+            json::MAX_DEPTH
+        )));
+    }
+    let value = json::with_stack_for(depth, || json::from_str(&text))
+        .map_err(|e| invalid_arg(format!("{what} is not JSON data: {e}")))?;
+    Ok((value, depth))
+}
+
+/// `E_INVALID_ARG` unless a class constructor runs under `new`. napi hands a constructor
+/// whatever `this` the call had, so `StreamTransformer()` called on the module would otherwise
+/// turn the module's exports into an instance. Under `new` (of the class or a subclass),
+/// `this` inherits from a prototype whose `constructor` is the class.
+pub fn require_new(this: &Unknown<'_>, class: &str) -> Result<()> {
+    /// Prototype links followed before giving up: far more than any real subclass chain.
+    const MAX_CHAIN: usize = 64;
+    let refused = || invalid_arg(format!("{class} must be called with `new`"));
+    let mut current = *this;
+    for _ in 0..MAX_CHAIN {
+        if current.get_type().map_err(from_napi)? != ValueType::Object {
+            return Err(refused());
+        }
+        // SAFETY: `current` was just checked to be a JS object, which is what `Object` wraps.
+        let object = unsafe { current.cast::<Object<'_>>() }.map_err(from_napi)?;
+        let prototype = object.get_prototype().map_err(from_napi)?;
+        if prototype.get_type().map_err(from_napi)? != ValueType::Object {
+            return Err(refused());
+        }
+        // SAFETY: checked to be a JS object just above.
+        let prototype_object = unsafe { prototype.cast::<Object<'_>>() }.map_err(from_napi)?;
+        let constructor: Unknown<'_> = prototype_object
+            .get_named_property_unchecked("constructor")
+            .map_err(from_napi)?;
+        if constructor.get_type().map_err(from_napi)? == ValueType::Function {
+            // SAFETY: a function is a JS object.
+            let constructor = unsafe { constructor.cast::<Object<'_>>() }.map_err(from_napi)?;
+            let name: Unknown<'_> = constructor
+                .get_named_property_unchecked("name")
+                .map_err(from_napi)?;
+            let is_class = name.get_type().map_err(from_napi)? == ValueType::String
+                && convert::<String>(&name, String::new).is_ok_and(|n| n == class);
+            if is_class {
+                return Ok(());
+            }
+        }
+        current = prototype;
+    }
+    Err(refused())
 }
 
 /// A value of one JS type, converted; anything else is `E_INVALID_ARG`: "`subject` must be
@@ -231,8 +287,8 @@ impl<'env> Options<'env> {
         convert(&value, message).map(Some)
     }
 
-    /// An array field read as JSON data (see [`json_of`]).
-    pub fn json_array(&self, env: &Env, name: &str) -> Result<Option<Value>> {
+    /// An array field read as JSON data, with its depth (see [`json_of`]).
+    pub fn json_array(&self, env: &Env, name: &str) -> Result<Option<(Value, usize)>> {
         let Some(value) = self.field(name)? else {
             return Ok(None);
         };

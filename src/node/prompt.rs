@@ -6,18 +6,34 @@ use serde_json::Value;
 
 use super::error_code::{invalid_arg, to_js_error, Result};
 use super::options::Options;
+use crate::core::json;
 use crate::core::prompt::{Conversation, PromptRequest};
 use crate::core::resume::is_title_request as core_is_title_request;
 
 /// `messages` (required), `tools` and `toolsInPrompt` of a request, as the JSON a
-/// [`Conversation`] borrows from.
-pub fn read_conversation(env: &Env, request: &Options<'_>) -> Result<(Value, Option<Value>, bool)> {
-    let messages = request
+/// [`Conversation`] borrows from, and how deep it nests.
+pub struct ConversationJson {
+    pub messages: Value,
+    pub tools: Option<Value>,
+    pub tools_in_prompt: bool,
+    /// Use and drop the JSON inside [`json::with_stack_for`] this depth.
+    pub depth: usize,
+}
+
+pub fn read_conversation(env: &Env, request: &Options<'_>) -> Result<ConversationJson> {
+    let (messages, messages_depth) = request
         .json_array(env, "messages")?
         .ok_or_else(|| invalid_arg("`messages` is required"))?;
-    let tools = request.json_array(env, "tools")?;
-    let tools_in_prompt = request.boolean("toolsInPrompt")?.unwrap_or(false);
-    Ok((messages, tools, tools_in_prompt))
+    let (tools, tools_depth) = match request.json_array(env, "tools")? {
+        Some((tools, depth)) => (Some(tools), depth),
+        None => (None, 0),
+    };
+    Ok(ConversationJson {
+        messages,
+        tools,
+        tools_in_prompt: request.boolean("toolsInPrompt")?.unwrap_or(false),
+        depth: messages_depth.max(tools_depth),
+    })
 }
 
 /// What a prompt is built from.
@@ -43,14 +59,16 @@ pub struct BindingPromptRequest {
 /// with their type and size. Throws `E_INVALID_ARG` for malformed messages.
 #[napi(catch_unwind, ts_args_type = "request: PromptRequest")]
 pub fn build_prompt(env: &Env, request: Unknown<'_>) -> Result<String> {
-    let (messages, tools, tools_in_prompt) =
-        read_conversation(env, &Options::required(request, "the request")?)?;
-    let conversation = Conversation::parse(&messages, tools.as_ref()).map_err(to_js_error)?;
-    Ok(PromptRequest {
-        conversation,
-        tools_in_prompt,
-    }
-    .build())
+    let request = read_conversation(env, &Options::required(request, "the request")?)?;
+    json::with_stack_for(request.depth, move || {
+        let conversation =
+            Conversation::parse(&request.messages, request.tools.as_ref()).map_err(to_js_error)?;
+        Ok(PromptRequest {
+            conversation,
+            tools_in_prompt: request.tools_in_prompt,
+        }
+        .build())
+    })
 }
 
 /// Whether a request is OpenCode's session-title request: a system prompt containing "title
@@ -61,7 +79,10 @@ pub fn build_prompt(env: &Env, request: Unknown<'_>) -> Result<String> {
     ts_args_type = "request: Pick<PromptRequest, 'messages' | 'tools'>"
 )]
 pub fn is_title_request(env: &Env, request: Unknown<'_>) -> Result<bool> {
-    let (messages, tools, _) = read_conversation(env, &Options::required(request, "the request")?)?;
-    let conversation = Conversation::parse(&messages, tools.as_ref()).map_err(to_js_error)?;
-    Ok(core_is_title_request(&conversation))
+    let request = read_conversation(env, &Options::required(request, "the request")?)?;
+    json::with_stack_for(request.depth, move || {
+        let conversation =
+            Conversation::parse(&request.messages, request.tools.as_ref()).map_err(to_js_error)?;
+        Ok(core_is_title_request(&conversation))
+    })
 }

@@ -2,16 +2,19 @@
 
 use std::num::NonZeroUsize;
 
+use napi::bindgen_prelude::This;
 use napi::{Env, Unknown, ValueType};
 use napi_derive::napi;
 use serde_json::Value;
 
 use super::error_code::{from_napi, invalid_arg, to_js_error, Result};
-use super::options::{argument, Options, MAX_SAFE_INTEGER};
+use super::options::{argument, require_new, Options, MAX_SAFE_INTEGER};
 use super::prompt::read_conversation;
+use crate::core::json;
 use crate::core::prompt::Conversation;
 use crate::core::resume::{
     Failure, ResumeOptions, ResumePlan, ResumeRequest, SessionResumeManager as CoreManager,
+    MAX_ENTRIES_LIMIT,
 };
 
 /// Reads the fields of a plan that `record` and `reportFailure` use, without copying its prompt.
@@ -29,7 +32,7 @@ fn read_options(options: Option<Unknown<'_>>) -> Result<ResumeOptions> {
     let options = Options::new(options, "the SessionResumeManager options")?;
     let defaults = ResumeOptions::default();
     let max_entries = options
-        .whole_number("maxEntries", 1..=MAX_SAFE_INTEGER)?
+        .whole_number("maxEntries", 1..=MAX_ENTRIES_LIMIT as i64)?
         .and_then(|n| usize::try_from(n).ok())
         .and_then(NonZeroUsize::new);
     let ttl_ms = options.whole_number("ttlMs", 1..=MAX_SAFE_INTEGER)?;
@@ -74,6 +77,8 @@ struct RequestFields {
     messages: Value,
     tools: Option<Value>,
     tools_in_prompt: bool,
+    /// Use and drop the fields inside [`json::with_stack_for`] this depth.
+    depth: usize,
 }
 
 impl RequestFields {
@@ -84,14 +89,15 @@ impl RequestFields {
                 .string(name)?
                 .ok_or_else(|| invalid_arg(format!("`{name}` is required")))
         };
-        let (messages, tools, tools_in_prompt) = read_conversation(env, &request)?;
+        let conversation = read_conversation(env, &request)?;
         Ok(Self {
             workspace: required("workspace")?,
             model: required("model")?,
             conversation_id: request.string("conversationId")?,
-            messages,
-            tools,
-            tools_in_prompt,
+            messages: conversation.messages,
+            tools: conversation.tools,
+            tools_in_prompt: conversation.tools_in_prompt,
+            depth: conversation.depth,
         })
     }
 
@@ -120,7 +126,7 @@ pub struct SessionResumeOptions {
     /// `parseSwitch(process.env.CURSOR_ACP_SESSION_RESUME, false)`.
     pub enabled: Option<bool>,
     /// Conversations kept; the least recently used is evicted first. A whole number from 1 to
-    /// 2^53 - 1; default `64`.
+    /// 1,000,000; default `64`. Nothing is reserved up front: memory grows with what is kept.
     pub max_entries: Option<i64>,
     /// Lifetime of an entry, counted from its `record`, in milliseconds. A whole number from 1
     /// to 2^53 - 1; default `3_600_000` (one hour).
@@ -204,14 +210,15 @@ pub struct SessionResumeManager {
 
 #[napi]
 impl SessionResumeManager {
-    /// Throws `E_INVALID_ARG` unless `maxEntries` and `ttlMs` are whole numbers from 1 to
-    /// 2^53 - 1.
+    /// Throws `E_INVALID_ARG` unless `maxEntries` is a whole number from 1 to 1,000,000 and
+    /// `ttlMs` one from 1 to 2^53 - 1.
     #[napi(
         constructor,
         catch_unwind,
         ts_args_type = "options?: SessionResumeOptions | undefined | null"
     )]
-    pub fn new(options: Option<Unknown>) -> Result<Self> {
+    pub fn new(this: This<Unknown>, options: Option<Unknown>) -> Result<Self> {
+        require_new(&this.object, "SessionResumeManager")?;
         Ok(Self {
             inner: CoreManager::new(read_options(options)?),
         })
@@ -219,12 +226,16 @@ impl SessionResumeManager {
 
     /// Plans a turn: a resumed chat with only the new messages (the newest user text, or the
     /// trailing tool results with the calls they answer), or a fresh chat with the full prompt.
-    /// Never the full prompt into a resumed chat. Throws `E_INVALID_ARG` for a malformed request
-    /// (and `JSON.stringify`'s own error for one it cannot serialise, e.g. a cycle).
+    /// Never the full prompt into a resumed chat. Throws `E_INVALID_ARG` naming the field for a
+    /// malformed request, one `JSON.stringify` cannot serialise (a cycle), or one nested more
+    /// than 10,000 levels deep.
     #[napi(catch_unwind, ts_args_type = "request: ResumeRequest")]
     pub fn plan(&mut self, env: &Env, request: Unknown<'_>) -> Result<BindingResumePlan> {
         let fields = RequestFields::read(env, request)?;
-        Ok(self.inner.plan(&fields.typed()?).into())
+        let inner = &mut self.inner;
+        json::with_stack_for(fields.depth, move || {
+            Ok(inner.plan(&fields.typed()?).into())
+        })
     }
 
     /// A fresh chat with the full prompt for the same request, never resumed, that `record` can
@@ -233,7 +244,10 @@ impl SessionResumeManager {
     #[napi(catch_unwind, ts_args_type = "request: ResumeRequest")]
     pub fn fresh_plan(&self, env: &Env, request: Unknown<'_>) -> Result<BindingResumePlan> {
         let fields = RequestFields::read(env, request)?;
-        Ok(self.inner.fresh_plan(&fields.typed()?).into())
+        let inner = &self.inner;
+        json::with_stack_for(fields.depth, move || {
+            Ok(inner.fresh_plan(&fields.typed()?).into())
+        })
     }
 
     /// Stores the chat id cursor-agent reported for the plan's run. Returns `false` when resume

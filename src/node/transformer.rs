@@ -1,7 +1,7 @@
 //! `StreamTransformer` for JS, and the reading of transformer options that `runCursorAgent`
 //! shares.
 
-use napi::bindgen_prelude::{Either, Null, Unknown};
+use napi::bindgen_prelude::{Either, Null, This, Unknown};
 use napi::{Env, ValueType};
 use napi_derive::napi;
 
@@ -9,7 +9,7 @@ use crate::core::stream::encode::sse::ToolCallMode;
 use crate::core::stream::transformer::{self as core, Format, TransformerOptions};
 use crate::core::stream::translate::Outcome;
 use crate::node::error_code::{from_napi, invalid_arg, to_js_error, Result};
-use crate::node::options::{argument, Options, MAX_SAFE_INTEGER};
+use crate::node::options::{argument, require_new, Options, MAX_SAFE_INTEGER};
 use crate::node::output::{json_array_to_js, outputs_to_js};
 
 /// Output encoding of a `StreamTransformer`.
@@ -111,7 +111,8 @@ impl StreamTransformer {
         catch_unwind,
         ts_args_type = "options?: StreamTransformerOptions | undefined | null"
     )]
-    pub fn new(options: Option<Unknown>) -> Result<Self> {
+    pub fn new(this: This<Unknown>, options: Option<Unknown>) -> Result<Self> {
+        require_new(&this.object, "StreamTransformer")?;
         let options = Options::new(options, "the StreamTransformer options")?;
         let mut merged = read_transformer_options(&options, TransformerOptions::default())?;
         if let Some(model) = options.string("model")? {

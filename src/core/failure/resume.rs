@@ -17,9 +17,12 @@ enum Slot {
     Optional(&'static [&'static str]),
     /// An id may follow (a word with a digit, or a long word such as a UUID or hex id).
     OptionalId,
+    /// The match fails when the next word is one of these: "invalid chat format" is about a
+    /// malformed request, not about the chat.
+    NotBefore(&'static [&'static str]),
 }
 
-use Slot::{Optional, OptionalId, Words};
+use Slot::{NotBefore, Optional, OptionalId, Words};
 
 const SUBJECT: &[&str] = &["session", "chat", "conversation", "thread"];
 const ID_WORD: &[&str] = &["id", "with id"];
@@ -66,6 +69,39 @@ const CANNOT: &[&str] = &[
 ];
 const RESUME_OUTCOME: &[&str] = &["failed", "error", "invalid", "aborted", "rejected"];
 const THE: &[&str] = &["the", "this", "that", "previous", "your"];
+/// Words after "invalid chat" / "session id invalid" that make it a validation or auth failure.
+const VALIDATION: &[&str] = &[
+    "format",
+    "token",
+    "request",
+    "payload",
+    "schema",
+    "json",
+    "argument",
+    "arguments",
+    "parameter",
+    "parameters",
+    "input",
+    "message",
+    "messages",
+    "type",
+    "name",
+    "field",
+    "option",
+    "options",
+    "value",
+    "character",
+    "characters",
+    "length",
+    "syntax",
+    "encoding",
+    "header",
+    "signature",
+    "key",
+    "scope",
+    "permission",
+    "permissions",
+];
 
 /// Phrasings that say the chat cannot be resumed.
 const RESUME_PHRASINGS: &[&[Slot]] = &[
@@ -111,6 +147,7 @@ const RESUME_PHRASINGS: &[&[Slot]] = &[
     &[
         Words(&["invalid", "unknown", "bad", "malformed"]),
         Words(SUBJECT),
+        NotBefore(VALIDATION),
     ],
     // "chat id is invalid", "session abc is unknown"
     &[
@@ -119,6 +156,7 @@ const RESUME_PHRASINGS: &[&[Slot]] = &[
         OptionalId,
         Optional(&["is", "was"]),
         Words(&["invalid", "unknown"]),
+        NotBefore(VALIDATION),
     ],
     // "this chat cannot be resumed"
     &[
@@ -237,7 +275,33 @@ const SESSION_CAUSES: &[&str] = &[
     "too old",
 ];
 
-/// Whether an error text says the resumed chat is gone (not a transient failure).
+/// What a failure's stable code alone says about the resumed chat: `Some(true)` it is gone,
+/// `Some(false)` it is not (the failure has another, known cause, whatever the text mentions),
+/// absent: the code tells nothing and the text decides.
+const CODE_VERDICTS: &[(&str, bool)] = &[
+    ("E_RESUME", true),
+    ("E_AUTH", false),
+    ("E_QUOTA", false),
+    ("E_NETWORK", false),
+    ("E_TIMEOUT", false),
+    ("E_MODEL", false),
+];
+
+/// Whether a failure with `code` (when the caller has one) and `text` says the resumed chat is
+/// gone. A code that names a cause wins over the text; `E_AGENT_EXIT`, other codes and no code
+/// go by the text.
+pub fn is_resume_failure(code: Option<&str>, text: &str) -> bool {
+    let by_code = code.and_then(|code| {
+        CODE_VERDICTS
+            .iter()
+            .find(|(known, _)| *known == code)
+            .map(|(_, gone)| *gone)
+    });
+    by_code.unwrap_or_else(|| is_resume_specific(text))
+}
+
+/// Whether an error text says the resumed chat is gone (not a transient failure). Terminal
+/// colour codes (`\x1b[31m...\x1b[0m`) are ignored.
 pub fn is_resume_specific(text: &str) -> bool {
     let lowered = normalise(text);
     let words: Vec<&str> = words(&lowered).collect();
@@ -250,13 +314,36 @@ pub fn is_resume_specific(text: &str) -> bool {
     !contains_any(&words, TRANSIENT)
 }
 
+/// Lower-cased, with typographic quotes made plain and ANSI escape sequences replaced by a
+/// space (a colour code between two words must not join them).
 fn normalise(text: &str) -> String {
-    text.chars()
-        .map(|c| match c {
-            '\u{2018}' | '\u{2019}' | '`' => '\'',
-            c => c.to_ascii_lowercase(),
-        })
-        .collect()
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{1b}' => {
+                skip_escape(&mut chars);
+                out.push(' ');
+            }
+            '\u{2018}' | '\u{2019}' | '`' => out.push('\''),
+            c => out.push(c.to_ascii_lowercase()),
+        }
+    }
+    out
+}
+
+/// Skips the rest of an escape sequence after ESC: a CSI (`[`, parameters, one final byte in
+/// `@`..=`~`) or a two-character escape.
+fn skip_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    if chars.next_if_eq(&'[').is_none() {
+        chars.next();
+        return;
+    }
+    for c in chars.by_ref() {
+        if ('@'..='~').contains(&c) {
+            return;
+        }
+    }
 }
 
 fn words(text: &str) -> impl Iterator<Item = &str> {
@@ -293,6 +380,10 @@ fn match_slots(words: &[&str], at: usize, slots: &[Slot]) -> Option<usize> {
             .filter(|w| looks_like_id(w))
             .and_then(|_| match_slots(words, at + 1, rest))
             .or_else(|| match_slots(words, at, rest)),
+        NotBefore(excluded) => match words.get(at) {
+            Some(next) if excluded.contains(next) => None,
+            _ => match_slots(words, at, rest),
+        },
     }
 }
 

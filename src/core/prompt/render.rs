@@ -1,7 +1,14 @@
 //! Flattening a conversation into the one plain-text prompt cursor-agent reads on stdin.
 //!
 //! Every builder appends to one `String` in a single pass, so the cost is linear in the size of
-//! what it renders. Reasoning from earlier turns is left out on purpose (it is the model's
+//! what it renders.
+//!
+//! The transcript's delimiters are labels at the start of a line (`USER:`, `ASSISTANT:`,
+//! `TOOL_RESULT (`, ...). Caller text can never forge one: every caller-provided string goes
+//! through [`push_content`], which puts a backslash before any of its lines that starts like a
+//! label (after optional blanks and backslashes, in any case), so only the writer's own labels
+//! start a line bare. The escaping is a pure function of the text, so the same request always
+//! renders the same prompt. Reasoning from earlier turns is left out on purpose (it is the model's
 //! scratch work, not conversation); images and files are never left out silently: each one is
 //! either carried as a URL or path Cursor can open, or named as omitted with its type and size.
 
@@ -15,6 +22,53 @@ use super::tools::ToolDefinition;
 /// Appended when the prompt ends with tool results, so the model continues the same turn.
 pub const CONTINUATION: &str =
     "The above tool calls have been executed. Continue your response based on these results.";
+
+/// What opens a block of the transcript; caller text starting a line like one is escaped.
+const RESERVED_LABELS: &[&str] = &[
+    "SYSTEM:",
+    "USER:",
+    "ASSISTANT:",
+    "TOOL:",
+    "TOOL_RESULT",
+    "AVAILABLE TOOLS:",
+];
+
+/// Characters a reader may take as the end of a line.
+fn is_line_break(c: char) -> bool {
+    matches!(
+        c,
+        '\n' | '\r' | '\u{0b}' | '\u{0c}' | '\u{85}' | '\u{2028}' | '\u{2029}'
+    )
+}
+
+fn starts_like_a_label(line: &str) -> bool {
+    let rest = line.trim_start_matches([' ', '\t', '\\']);
+    RESERVED_LABELS.iter().any(|label| {
+        rest.get(..label.len())
+            .is_some_and(|head| head.eq_ignore_ascii_case(label))
+    })
+}
+
+/// Appends caller text, escaping each of its lines that would read as a label: a line that
+/// starts the text counts when `out` itself ends a line.
+fn push_content(out: &mut String, text: &str) {
+    let mut line_start = out.is_empty() || out.ends_with(is_line_break);
+    let mut rest = text;
+    loop {
+        let end = rest.find(is_line_break).unwrap_or(rest.len());
+        if line_start && starts_like_a_label(&rest[..end]) {
+            out.push('\\');
+        }
+        let Some(c) = rest[end..].chars().next() else {
+            out.push_str(rest);
+            return;
+        };
+        let next = end + c.len_utf8();
+        out.push_str(&rest[..next]);
+        rest = &rest[next..];
+        line_start = true;
+    }
+}
 
 /// The whole conversation as one prompt: system prompt, tool definitions (only with
 /// `tools_in_prompt`), then the transcript with role labels, tool calls and tool results.
@@ -199,11 +253,11 @@ impl Writer {
     /// Writes one text/media/unsupported part; false when the part renders as nothing here.
     fn content_part(&mut self, part: &Part<'_>) -> bool {
         match part {
-            Part::Text(text) => self.out.push_str(text),
+            Part::Text(text) => push_content(&mut self.out, text),
             Part::Media(media) => self.media(media),
             Part::Unsupported(kind) => {
                 self.out.push('[');
-                self.out.push_str(kind);
+                push_content(&mut self.out, kind);
                 self.out
                     .push_str(" part omitted: cursor-agent cannot receive it]");
             }
@@ -218,14 +272,14 @@ impl Writer {
         out.push_str(media.kind.label());
         if let Some(name) = media.filename {
             out.push_str(" \"");
-            out.push_str(name);
+            push_content(out, name);
             out.push('"');
         }
         let details = |out: &mut String, bytes: Option<usize>| {
             let mut open = false;
             if let Some(media_type) = media.media_type {
                 out.push_str(" (");
-                out.push_str(media_type);
+                push_content(out, media_type);
                 open = true;
             }
             if let Some(bytes) = bytes {
@@ -242,12 +296,12 @@ impl Writer {
             MediaSource::Url(location) => {
                 details(out, None);
                 out.push_str(": ");
-                out.push_str(location);
+                push_content(out, location);
             }
             MediaSource::Path(path) => {
                 details(out, None);
                 out.push_str(": ");
-                out.push_str(path);
+                push_content(out, path);
             }
             MediaSource::Inline { bytes, .. } => {
                 details(out, Some(*bytes));
@@ -256,7 +310,7 @@ impl Writer {
             MediaSource::FileId(id) => {
                 details(out, None);
                 out.push_str(" omitted: provider file id ");
-                out.push_str(id);
+                push_content(out, id);
                 out.push_str(" cannot be read by cursor-agent");
             }
         }
@@ -315,23 +369,23 @@ impl Writer {
         self.out.push_str("TOOL_RESULT (");
         if let Some(name) = result.name.or_else(|| names.get(result.call_id).copied()) {
             self.out.push_str("name: ");
-            self.out.push_str(name);
+            push_content(&mut self.out, name);
             self.out.push_str(", ");
         }
         self.out.push_str("call_id: ");
-        self.out.push_str(result.call_id);
+        push_content(&mut self.out, result.call_id);
         if result.is_error {
             self.out.push_str(", error");
         }
         self.out.push_str("): ");
         match &result.output {
-            ToolOutput::Text(text) => self.out.push_str(text),
-            ToolOutput::Json(value) => self.out.push_str(&value.to_string()),
+            ToolOutput::Text(text) => push_content(&mut self.out, text),
+            ToolOutput::Json(value) => push_content(&mut self.out, &value.to_string()),
             ToolOutput::Denied(reason) => {
                 self.out.push_str("[not executed");
                 if let Some(reason) = reason {
                     self.out.push_str(": ");
-                    self.out.push_str(reason);
+                    push_content(&mut self.out, reason);
                 }
                 self.out.push(']');
             }
@@ -344,17 +398,17 @@ impl Writer {
         self.out.push_str("AVAILABLE TOOLS:");
         for tool in tools {
             self.out.push_str("\n- ");
-            self.out.push_str(tool.name);
+            push_content(&mut self.out, tool.name);
             if tool.provider_defined {
                 self.out.push_str(" (provider-defined)");
             }
             if let Some(description) = tool.description {
                 self.out.push_str(": ");
-                self.out.push_str(description);
+                push_content(&mut self.out, description);
             }
             if let Some(parameters) = tool.parameters {
                 self.out.push_str("\n  Parameters: ");
-                self.out.push_str(&parameters.to_string());
+                push_content(&mut self.out, &parameters.to_string());
             }
         }
     }
@@ -362,11 +416,11 @@ impl Writer {
 
 fn write_tool_call(out: &mut String, call: &ToolCall<'_>) {
     out.push_str("tool_call(id: ");
-    out.push_str(call.id);
+    push_content(out, call.id);
     out.push_str(", name: ");
-    out.push_str(call.name);
+    push_content(out, call.name);
     out.push_str(", args: ");
-    out.push_str(&call.arguments);
+    push_content(out, &call.arguments);
     out.push(')');
 }
 

@@ -12,7 +12,7 @@ use super::key::{
 use super::options::ResumeOptions;
 use super::plan::{Failure, RecordToken, ResumePlan, ResumeRequest};
 use crate::core::cursor_id::is_valid_chat_id;
-use crate::core::failure::resume::is_resume_specific;
+use crate::core::failure::resume::is_resume_failure;
 use crate::core::prompt::{build_full_prompt, build_incremental_prompt, Role};
 
 struct Entry {
@@ -27,6 +27,9 @@ struct Entry {
 pub struct SessionResumeManager {
     enabled: bool,
     ttl_ms: u64,
+    max_entries: usize,
+    /// Unbounded as a type, capped by `record`: `LruCache::new(n)` reserves room for `n`
+    /// entries up front, which for a large `n` aborts the host on allocation.
     entries: LruCache<String, Entry>,
     clock: Box<dyn Clock>,
 }
@@ -40,7 +43,8 @@ impl SessionResumeManager {
         Self {
             enabled: options.enabled,
             ttl_ms: options.ttl_ms,
-            entries: LruCache::new(options.max_entries),
+            max_entries: options.max_entries.get(),
+            entries: LruCache::unbounded(),
             clock,
         }
     }
@@ -182,18 +186,20 @@ impl SessionResumeManager {
             recorded_at: self.clock.now_ms(),
         };
         self.entries.put(key.clone(), entry);
+        while self.entries.len() > self.max_entries {
+            self.entries.pop_lru();
+        }
         true
     }
 
-    /// Evicts the plan's chat when the failure says it is gone (`E_RESUME` or resume-specific
-    /// text); transient failures keep it. True when an entry was evicted.
+    /// Evicts the plan's chat when the failure says it is gone: `E_RESUME`, or resume-specific
+    /// text under `E_AGENT_EXIT` or no code. `E_AUTH`, `E_QUOTA`, `E_NETWORK`, `E_TIMEOUT` and
+    /// `E_MODEL` keep it whatever the text says. True when an entry was evicted.
     pub fn report_failure(&mut self, plan: &ResumePlan, failure: &Failure<'_>) -> bool {
         let (Some(key), Some(chat_id)) = (&plan.session_key, &plan.resume_chat_id) else {
             return false;
         };
-        let resume_specific =
-            failure.code == Some("E_RESUME") || is_resume_specific(failure.message);
-        if !resume_specific {
+        if !is_resume_failure(failure.code, failure.message) {
             return false;
         }
         // Only the chat this plan resumed: a newer record for the key stays.

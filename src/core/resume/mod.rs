@@ -12,5 +12,5 @@ pub mod plan;
 pub use clock::{Clock, MonotonicClock};
 pub use key::is_title_request;
 pub use manager::SessionResumeManager;
-pub use options::{ResumeOptions, DEFAULT_MAX_ENTRIES, DEFAULT_TTL_MS};
+pub use options::{ResumeOptions, DEFAULT_MAX_ENTRIES, DEFAULT_TTL_MS, MAX_ENTRIES_LIMIT};
 pub use plan::{Failure, ResumePlan, ResumeRequest};

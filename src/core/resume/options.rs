@@ -4,6 +4,9 @@ use std::num::NonZeroUsize;
 
 /// Default of [`ResumeOptions::max_entries`].
 pub const DEFAULT_MAX_ENTRIES: usize = 64;
+/// The largest [`ResumeOptions::max_entries`]: far beyond any editor's conversations, and
+/// small enough that a full cache stays within a few hundred megabytes.
+pub const MAX_ENTRIES_LIMIT: usize = 1_000_000;
 /// Default of [`ResumeOptions::ttl_ms`]: one hour.
 pub const DEFAULT_TTL_MS: u64 = 3_600_000;
 
@@ -11,7 +14,8 @@ pub const DEFAULT_TTL_MS: u64 = 3_600_000;
 pub struct ResumeOptions {
     /// Resume at all (from `CURSOR_ACP_SESSION_RESUME`); default false.
     pub enabled: bool,
-    /// Entries kept, least recently used evicted first; default 64.
+    /// Entries kept, least recently used evicted first; 1 to
+    /// [`MAX_ENTRIES_LIMIT`], default 64. Nothing is reserved up front.
     pub max_entries: NonZeroUsize,
     /// Lifetime of an entry from its `record`, in milliseconds (more than 0); default one hour.
     pub ttl_ms: u64,

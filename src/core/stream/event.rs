@@ -303,7 +303,8 @@ fn parse_general(line: &str) -> Parsed<'_> {
             },
             Err(_) => {
                 // An object whose `type` is not a string is still an object.
-                if serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(line).is_ok()
+                if crate::core::json::from_str::<serde_json::Map<String, serde_json::Value>>(line)
+                    .is_ok()
                 {
                     Parsed::Ignored {
                         held: HeldFlush::Release,

@@ -55,7 +55,7 @@ pub fn tool_name(call: &ToolCallBody<'_>) -> String {
 }
 
 fn string_field(raw: &RawValue, field: &str) -> Option<String> {
-    let object: Map<String, Value> = serde_json::from_str(raw.get()).ok()?;
+    let object: Map<String, Value> = crate::core::json::from_str(raw.get()).ok()?;
     object.get(field)?.as_str().map(str::to_owned)
 }
 
@@ -134,7 +134,7 @@ pub const INTERRUPTED_MESSAGE: &str =
 /// `{status: <variant key>, ...the variant's fields}` from a completed event's `result`.
 pub fn tool_result(raw: Option<&RawValue>) -> Value {
     let entries = raw
-        .and_then(|r| serde_json::from_str::<OrderedEntries>(r.get()).ok())
+        .and_then(|r| crate::core::json::from_str::<OrderedEntries>(r.get()).ok())
         .map(|e| e.0)
         .unwrap_or_default();
     let variant = RESULT_VARIANTS

@@ -2,10 +2,13 @@
 //! far; this decides, per event, which text is new.
 //!
 //! * A partial delta (numeric `timestamp_ms`, no `model_call_id`) is appended as it is.
-//! * Anything else is a snapshot, reconciled against the text emitted on its channel since the
-//!   last reset: if it extends that text, only the suffix is new; if that text already starts
-//!   with it, nothing is; otherwise the whole snapshot is emitted and becomes the new reference
-//!   (no longest-common-prefix guessing).
+//! * Anything else is a snapshot, reconciled against two references: the text emitted on its
+//!   channel since the last reset, and the last snapshot emitted whole (with what followed it).
+//!   If it extends either, only the suffix is new; if either already starts with it, nothing
+//!   is; otherwise the whole snapshot is emitted and becomes the second reference (no
+//!   longest-common-prefix guessing). So a rewrite that is later extended ("Hello", "Bye",
+//!   "Bye now") and a mis-shaped delta that is later recapped ("Hello", " world",
+//!   "Hello world!") both show each character once.
 //! * Text and thinking have separate buffers; a tool call start resets both.
 //! * Cursor's interaction/retry flush is shaped like a delta but repeats the whole pending
 //!   segment. A delta equal to the whole non-empty text emitted since the reset is therefore
@@ -15,23 +18,120 @@
 //!   "ha") is held for one record and then emitted, so it survives.
 //!
 //! Every operation costs O(size of the event's own text): a snapshot is compared with at most
-//! its own length of the buffer, and only new text is appended.
+//! its own length of a reference, and only new text is appended.
+//!
+//! Memory is bounded by `limit` (the framing's `maxLineBytes`) per reference: an event is one
+//! record, so no snapshot or delta is longer than that. A reference longer than the limit can
+//! never be extended or equalled by one, and whether it starts with one needs only its first
+//! `limit` bytes; so only those are kept, however long the answer grows.
 
 use crate::core::stream::event::Channel;
 
+/// The first `limit` bytes (rounded up to a character boundary) of a text, and whether more
+/// followed.
 #[derive(Debug, Default)]
-pub struct MixedDeltaTracker {
+struct Prefix {
     text: String,
-    thinking: String,
+    cut: bool,
+}
+
+impl Prefix {
+    fn push(&mut self, more: &str, limit: usize) {
+        if self.cut {
+            return;
+        }
+        let room = limit.saturating_sub(self.text.len());
+        if more.len() <= room {
+            self.text.push_str(more);
+            return;
+        }
+        let end = (room..=more.len())
+            .find(|&at| more.is_char_boundary(at))
+            .unwrap_or(more.len());
+        self.text.push_str(&more[..end]);
+        self.cut = true;
+    }
+
+    fn set(&mut self, text: &str, limit: usize) {
+        self.clear();
+        self.push(text, limit);
+    }
+
+    fn clear(&mut self) {
+        self.text.clear();
+        self.cut = false;
+    }
+
+    fn is_empty(&self) -> bool {
+        self.text.is_empty()
+    }
+
+    /// The rest of `text` when it extends the whole of this text.
+    fn extended_by<'t>(&self, text: &'t str) -> Option<&'t str> {
+        if self.cut {
+            return None;
+        }
+        text.strip_prefix(self.text.as_str())
+    }
+
+    fn starts_with(&self, text: &str) -> bool {
+        self.text.starts_with(text)
+    }
+
+    fn equals(&self, text: &str) -> bool {
+        !self.cut && self.text == text
+    }
+}
+
+/// One channel's references since the last reset.
+#[derive(Debug, Default)]
+struct Segment {
+    /// Everything emitted.
+    emitted: Prefix,
+    /// The last snapshot emitted whole, and everything emitted after it; empty before one.
+    rewrite: Prefix,
+}
+
+impl Segment {
+    fn append(&mut self, text: &str, limit: usize) {
+        self.emitted.push(text, limit);
+        if !self.rewrite.is_empty() {
+            self.rewrite.push(text, limit);
+        }
+    }
+
+    fn clear(&mut self) {
+        self.emitted.clear();
+        self.rewrite.clear();
+    }
+}
+
+#[derive(Debug)]
+pub struct MixedDeltaTracker {
+    text: Segment,
+    thinking: Segment,
     held: Option<(Channel, String)>,
+    limit: usize,
+}
+
+impl Default for MixedDeltaTracker {
+    fn default() -> Self {
+        Self::new(usize::MAX)
+    }
 }
 
 impl MixedDeltaTracker {
-    pub fn new() -> Self {
-        Self::default()
+    /// `limit`: the longest record (`maxLineBytes`); see the module docs.
+    pub fn new(limit: usize) -> Self {
+        Self {
+            text: Segment::default(),
+            thinking: Segment::default(),
+            held: None,
+            limit,
+        }
     }
 
-    fn buffer(&mut self, channel: Channel) -> &mut String {
+    fn segment(&mut self, channel: Channel) -> &mut Segment {
         match channel {
             Channel::Text => &mut self.text,
             Channel::Thinking => &mut self.thinking,
@@ -46,7 +146,8 @@ impl MixedDeltaTracker {
         if transport {
             return None;
         }
-        self.buffer(channel).push_str(&text);
+        let limit = self.limit;
+        self.segment(channel).append(&text, limit);
         Some((channel, text))
     }
 
@@ -55,26 +156,36 @@ impl MixedDeltaTracker {
         if delta.is_empty() {
             return None;
         }
-        let buffer = self.buffer(channel);
-        if !buffer.is_empty() && buffer.as_str() == delta {
+        let limit = self.limit;
+        let segment = self.segment(channel);
+        if !segment.emitted.is_empty() && segment.emitted.equals(delta) {
             self.held = Some((channel, delta.to_owned()));
             return None;
         }
-        buffer.push_str(delta);
+        segment.append(delta, limit);
         Some(delta)
     }
 
     /// A snapshot. Returns the text to emit (possibly empty).
     pub fn snapshot<'t>(&mut self, channel: Channel, snapshot: &'t str) -> &'t str {
-        let buffer = self.buffer(channel);
-        if let Some(suffix) = snapshot.strip_prefix(buffer.as_str()) {
-            buffer.push_str(suffix);
+        let limit = self.limit;
+        let segment = self.segment(channel);
+        let rewrite = !segment.rewrite.is_empty();
+        let suffix = segment.emitted.extended_by(snapshot).or_else(|| {
+            rewrite
+                .then(|| segment.rewrite.extended_by(snapshot))
+                .flatten()
+        });
+        if let Some(suffix) = suffix {
+            segment.append(suffix, limit);
             suffix
-        } else if buffer.starts_with(snapshot) {
+        } else if segment.emitted.starts_with(snapshot)
+            || (rewrite && segment.rewrite.starts_with(snapshot))
+        {
             ""
         } else {
-            buffer.clear();
-            buffer.push_str(snapshot);
+            segment.emitted.push(snapshot, limit);
+            segment.rewrite.set(snapshot, limit);
             snapshot
         }
     }

@@ -3,6 +3,7 @@
 //! INTERFACE CONTRACT (used by `agent` and `node`): keep these signatures.
 
 use crate::core::error::CoreError;
+use crate::core::json;
 use crate::core::stream::encode::ai_sdk::{AiSdkEncoder, JsonParts};
 use crate::core::stream::encode::sse::{SseEncoder, ToolCallMode};
 use crate::core::stream::encode::{push_json_str, Output};
@@ -131,15 +132,13 @@ impl Stages {
     fn record(&mut self, record: Record<'_>, sink: &mut Sink<'_>) {
         match record {
             Record::Line(line) => {
-                let parsed = parse(line);
-                if matches!(parsed, Parsed::Invalid) {
+                let depth = json::depth_bound(line);
+                if depth > json::MAX_DEPTH {
                     self.skipped += 1;
-                    log_skipped("not a JSON object", line.as_bytes());
+                    log_skipped("nested deeper than the limit", line.as_bytes());
                     return;
                 }
-                let encoder = &mut self.encoder;
-                self.translator
-                    .record(parsed, &mut |part| encoder.encode(&part, sink));
+                json::with_stack_for(depth, || self.line(line, sink));
             }
             Record::Skipped { reason, prefix } => {
                 self.skipped += 1;
@@ -150,6 +149,18 @@ impl Stages {
                 log_skipped(what, prefix);
             }
         }
+    }
+
+    fn line(&mut self, line: &str, sink: &mut Sink<'_>) {
+        let parsed = parse(line);
+        if matches!(parsed, Parsed::Invalid) {
+            self.skipped += 1;
+            log_skipped("not a JSON object", line.as_bytes());
+            return;
+        }
+        let encoder = &mut self.encoder;
+        self.translator
+            .record(parsed, &mut |part| encoder.encode(&part, sink));
     }
 
     fn close(&mut self, closing: Closing<'_>, sink: &mut Sink<'_>) -> FinishSummary {
@@ -180,7 +191,7 @@ impl StreamTransformer {
         Self {
             framer: LineFramer::new(options.max_line_bytes),
             stages: Stages {
-                translator: Translator::new(),
+                translator: Translator::with_line_limit(options.max_line_bytes),
                 encoder,
                 skipped: 0,
             },

@@ -72,6 +72,15 @@ impl Translator {
         Self::default()
     }
 
+    /// `max_line_bytes`: the longest record the framing passes on, which bounds what the
+    /// tracker keeps of an answer (see `MixedDeltaTracker`).
+    pub fn with_line_limit(max_line_bytes: usize) -> Self {
+        Self {
+            tracker: MixedDeltaTracker::new(max_line_bytes),
+            ..Self::default()
+        }
+    }
+
     pub fn session_id(&self) -> Option<&str> {
         self.session_id.as_deref()
     }

@@ -1,4 +1,4 @@
-use super::is_resume_specific;
+use super::{is_resume_failure, is_resume_specific};
 
 /// Phrasings that must evict: the chat itself is gone or cannot be resumed.
 const RESUME_SPECIFIC: &[&str] = &[
@@ -37,6 +37,9 @@ const RESUME_SPECIFIC: &[&str] = &[
     "No active session",
     "chat with id 42abc was not found",
     "error: failed to resume\nchat not found",
+    "\x1b[31msession not found\x1b[0m",
+    "\x1b[1;31mError:\x1b[0m chat\x1b[0m not found",
+    "\x1b]0;title\x07chat not found",
 ];
 
 /// Failures that must never evict: not about the chat, or about it only through a transient
@@ -74,7 +77,36 @@ const TRANSIENT_OR_UNRELATED: &[&str] = &[
     "Invalid Model: The model does not work with your current plan or api key",
     "503 Service Unavailable: could not resume chat",
     "resume aborted: SIGTERM",
+    "invalid chat format",
+    "Invalid chat format: expected an array",
+    "session id invalid token",
+    "Session ID invalid: token expired",
+    "unknown session type",
+    "\x1b[33minvalid session token\x1b[0m",
 ];
+
+/// Codes that name a cause win over the text; `E_AGENT_EXIT` and no code go by the text.
+const BY_CODE: &[(Option<&str>, &str, bool)] = &[
+    (Some("E_RESUME"), "", true),
+    (Some("E_RESUME"), "connection reset", true),
+    (Some("E_NETWORK"), "chat not found", false),
+    (Some("E_AUTH"), "session not found", false),
+    (Some("E_QUOTA"), "chat not found", false),
+    (Some("E_TIMEOUT"), "chat not found", false),
+    (Some("E_MODEL"), "chat not found", false),
+    (Some("E_AGENT_EXIT"), "chat not found", true),
+    (Some("E_AGENT_EXIT"), "\x1b[31mchat not found\x1b[0m", true),
+    (Some("E_AGENT_EXIT"), "segmentation fault", false),
+    (None, "chat not found", true),
+    (None, "fetch failed", false),
+];
+
+#[test]
+fn a_known_cause_in_the_code_wins_over_the_text() {
+    for (code, text, gone) in BY_CODE {
+        assert_eq!(is_resume_failure(*code, text), *gone, "{code:?} {text:?}");
+    }
+}
 
 #[test]
 fn a_transient_cause_cancels_every_resume_phrasing() {

@@ -272,6 +272,33 @@ fn opener(text: &str) -> (Value, Value) {
 }
 
 #[test]
+fn a_huge_capacity_reserves_nothing_and_still_caps_the_entries() {
+    // `usize::MAX` entries would abort the process if room for them were reserved up front.
+    let options = ResumeOptions {
+        enabled: true,
+        max_entries: NonZeroUsize::MAX,
+        ttl_ms: DEFAULT_TTL_MS,
+    };
+    let mut m = SessionResumeManager::new(options);
+    let (a, _) = opener("conversation a");
+    let pa = plan(&mut m, &a);
+    assert!(m.record(&pa, "chat-a"));
+    assert_eq!(m.len(), 1);
+
+    let (mut small, _clock) = manager(1, DEFAULT_TTL_MS);
+    let (b, b_next) = opener("conversation b");
+    let pa = plan(&mut small, &a);
+    small.record(&pa, "chat-a");
+    let pb = plan(&mut small, &b);
+    small.record(&pb, "chat-b");
+    assert_eq!(small.len(), 1);
+    assert_eq!(
+        plan(&mut small, &b_next).resume_chat_id.as_deref(),
+        Some("chat-b")
+    );
+}
+
+#[test]
 fn least_recently_used_is_evicted_and_a_hit_refreshes_the_order() {
     let (mut m, _clock) = manager(2, DEFAULT_TTL_MS);
     let (a, a_next) = opener("conversation a");
@@ -476,6 +503,14 @@ fn report_failure_evicts_only_for_resume_specific_failures_of_the_resumed_chat()
         Failure {
             code: Some("E_QUOTA"),
             message: "You've hit your usage limit",
+        },
+        Failure {
+            code: Some("E_NETWORK"),
+            message: "chat not found",
+        },
+        Failure {
+            code: None,
+            message: "invalid chat format",
         },
     ];
     for failure in &transient {

@@ -544,11 +544,20 @@ fn generic_output(result: &Map<String, Value>) -> String {
     let mut rest = result.clone();
     rest.remove("status");
     if rest.is_empty() {
-        String::new()
-    } else {
-        serde_json::to_string_pretty(&Value::Object(rest)).unwrap_or_default()
+        return String::new();
     }
+    let rest = Value::Object(rest);
+    let compact = rest.to_string();
+    // Indentation grows with depth on every line, so a deep result would print quadratically
+    // large; past a readable depth the compact text is shown instead.
+    if crate::core::json::depth_bound(&compact) > PRETTY_MAX_DEPTH {
+        return compact;
+    }
+    serde_json::to_string_pretty(&rest).unwrap_or(compact)
 }
+
+/// The deepest result still shown indented.
+const PRETTY_MAX_DEPTH: usize = 16;
 
 /// Grep matches as OpenCode lists them (`<file>:` then `  Line <n>: <text>`), and their count.
 fn grep_output(result: &Map<String, Value>) -> (String, u64) {

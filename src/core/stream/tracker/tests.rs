@@ -13,7 +13,11 @@ use Step::*;
 
 /// Runs the steps as the translator does and returns (channel, emitted text) pairs.
 fn run(steps: &[Step]) -> Vec<(Channel, String)> {
-    let mut t = MixedDeltaTracker::new();
+    run_with_limit(usize::MAX, steps)
+}
+
+fn run_with_limit(limit: usize, steps: &[Step]) -> Vec<(Channel, String)> {
+    let mut t = MixedDeltaTracker::new(limit);
     let mut out = Vec::new();
     for step in steps {
         let transport = matches!(step, Transport);
@@ -181,4 +185,70 @@ fn a_delta_repeating_only_part_of_the_segment_is_not_held() {
 fn first_delta_of_a_segment_is_never_held() {
     let got = run(&[Delta(Text, "x"), Reset, Delta(Text, "x"), Transport]);
     assert_eq!(got, texts(&[(Text, "x"), (Text, "x")]));
+}
+
+#[test]
+fn a_mis_shaped_delta_later_recapped_shows_each_character_once() {
+    let got = run(&[
+        Snap(Text, "Hello"),
+        Snap(Text, " world"),
+        Snap(Text, "Hello world!"),
+    ]);
+    assert_eq!(
+        got,
+        texts(&[(Text, "Hello"), (Text, " world"), (Text, "!")])
+    );
+}
+
+#[test]
+fn a_rewrite_extended_after_more_text_shows_each_character_once() {
+    let got = run(&[
+        Snap(Text, "Hello"),
+        Snap(Text, "Bye"),
+        Snap(Text, "Bye now"),
+        Delta(Text, "!"),
+        Snap(Text, "Bye now!?"),
+        Snap(Text, "HelloBye now!?"),
+    ]);
+    assert_eq!(
+        got,
+        texts(&[
+            (Text, "Hello"),
+            (Text, "Bye"),
+            (Text, " now"),
+            (Text, "!"),
+            (Text, "?"),
+        ])
+    );
+}
+
+#[test]
+fn a_long_answer_keeps_only_a_prefix_of_the_limit_and_reconciles_alike() {
+    // With a limit of 8 bytes no record is longer than 8: every snapshot below fits.
+    let steps = [
+        Delta(Text, "abcd"),
+        Delta(Text, "efgh"),
+        Delta(Text, "ijkl"),
+        Snap(Text, "abcdefgh"),
+        Snap(Text, "abc"),
+        Snap(Text, "xyz"),
+        Snap(Text, "xyz1"),
+        Delta(Text, "ab"),
+    ];
+    let bounded = run_with_limit(8, &steps);
+    assert_eq!(bounded, run(&steps));
+    let mut t = MixedDeltaTracker::new(8);
+    for _ in 0..1000 {
+        t.delta(Text, "0123456789");
+    }
+    assert!(t.text.emitted.text.len() <= 8 + 3);
+    assert!(t.text.emitted.cut);
+}
+
+#[test]
+fn the_prefix_is_cut_on_a_character_boundary() {
+    let mut t = MixedDeltaTracker::new(5);
+    t.delta(Text, "ab\u{e9}\u{e9}\u{e9}");
+    assert_eq!(t.text.emitted.text, "ab\u{e9}\u{e9}");
+    assert_eq!(t.snapshot(Text, "ab\u{e9}"), "");
 }

@@ -1,0 +1,141 @@
+//! JSON nested deeper than serde_json's default limit of 128 levels.
+//!
+//! Requests and Cursor's records may nest far deeper than that (a tool result holding a deep
+//! document), and refusing them would end a conversation for good. Up to [`MAX_DEPTH`] levels
+//! are read; parsing, printing and dropping such a value recurse once per level, so that work
+//! runs on a stack grown to fit ([`with_stack_for`]). Deeper input is refused before anything
+//! recursive touches it.
+
+use serde::Deserialize;
+
+/// The deepest nesting accepted; Node's own `JSON.stringify` gives up at about this depth.
+pub const MAX_DEPTH: usize = 10_000;
+
+/// Up to this depth the caller's stack is always enough.
+const SHALLOW_DEPTH: usize = 128;
+
+/// Stack reserved per level: an unoptimised build takes about 2 KiB a level to parse, print
+/// and drop a `serde_json::Value`; twice that leaves room for the code around it.
+const STACK_PER_LEVEL: usize = 4 * 1024;
+
+/// Stack for the work around the nesting itself.
+const STACK_BASE: usize = 1024 * 1024;
+
+/// The deepest nesting of arrays and objects in `text`, read without recursion; brackets
+/// inside strings do not count. Malformed JSON still gets a depth (parsing then fails).
+pub fn nesting_depth(text: &str) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let (mut in_string, mut escaped) = (false, false);
+    for byte in text.bytes() {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// The nesting depth of `text`, or at least that: text with few brackets in all (the common
+/// case, counted in one fast pass) is given their count without an exact scan.
+pub fn depth_bound(text: &str) -> usize {
+    let brackets = text.bytes().filter(|&b| b == b'[' || b == b'{').count();
+    if brackets <= SHALLOW_DEPTH {
+        brackets
+    } else {
+        nesting_depth(text)
+    }
+}
+
+/// Parses `text` with no depth limit of serde_json's own: callers check
+/// [`nesting_depth`] against [`MAX_DEPTH`] first and run inside [`with_stack_for`].
+pub fn from_str<'a, T: Deserialize<'a>>(text: &'a str) -> serde_json::Result<T> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    deserializer.disable_recursion_limit();
+    let value = T::deserialize(&mut deserializer)?;
+    deserializer.end()?;
+    Ok(value)
+}
+
+/// Runs `work` on a stack deep enough for values nested `depth` levels (at most
+/// [`MAX_DEPTH`]): the current one when it has room, else a fresh one for this call only.
+pub fn with_stack_for<R>(depth: usize, work: impl FnOnce() -> R) -> R {
+    if depth <= SHALLOW_DEPTH {
+        return work();
+    }
+    let needed = depth.min(MAX_DEPTH) * STACK_PER_LEVEL + STACK_BASE;
+    stacker::maybe_grow(needed, needed, work)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    fn nested(depth: usize) -> String {
+        format!("{}1{}", "[".repeat(depth), "]".repeat(depth))
+    }
+
+    #[test]
+    fn depth_counts_brackets_outside_strings_only() {
+        let cases: &[(&str, usize)] = &[
+            ("1", 0),
+            ("[]", 1),
+            (r#"{"a":[{"b":[]}]}"#, 4),
+            (r#"["[[[", "\"[[", {"x": "}}}"}]"#, 2),
+            ("]]][[", 2),
+        ];
+        for (text, depth) in cases {
+            assert_eq!(nesting_depth(text), *depth, "{text}");
+        }
+    }
+
+    #[test]
+    fn the_deepest_accepted_value_parses_prints_and_drops_on_a_small_thread() {
+        let text = nested(MAX_DEPTH);
+        assert_eq!(nesting_depth(&text), MAX_DEPTH);
+        // A 256 KiB thread: the growth, not the thread's own stack, must carry the work.
+        let printed = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || {
+                with_stack_for(MAX_DEPTH, || {
+                    let value: Value = from_str(&text).expect("parses");
+                    value.to_string()
+                })
+            })
+            .expect("spawns")
+            .join()
+            .expect("no overflow");
+        assert_eq!(printed, nested(MAX_DEPTH));
+    }
+
+    #[test]
+    fn the_bound_is_never_below_the_depth() {
+        for text in [
+            nested(3),
+            nested(200),
+            format!("[{}]", "[],".repeat(300) + "[]"),
+        ] {
+            assert!(depth_bound(&text) >= nesting_depth(&text), "{text}");
+        }
+        assert_eq!(depth_bound(&nested(200)), 200);
+    }
+
+    #[test]
+    fn trailing_text_is_refused() {
+        assert!(from_str::<Value>("[1] x").is_err());
+    }
+}

@@ -13,6 +13,7 @@ import { describeCursorModel, listCursorModels, resolveCursorAgent, runCursorAge
 import type { RunResult } from '../index.js'
 import { captureExpectation, capturesDir } from './support/captures.ts'
 import { isAlive, waitFor } from './support/process.ts'
+import { answerOf, partsOf } from './support/stream.ts'
 
 type RunCursorAgentOptions = Parameters<typeof runCursorAgent>[0]
 
@@ -69,16 +70,6 @@ async function collect(options: RunCursorAgentOptions): Promise<Collected> {
   return { batches, result, batchesWhenSettled }
 }
 
-function parts(batches: Output[][]): Record<string, any>[] {
-  return batches.flat() as Record<string, any>[]
-}
-
-function textOf(ps: Record<string, any>[]): string {
-  return ps
-    .filter((p) => p.type === 'text-delta')
-    .map((p) => p.delta)
-    .join('')
-}
 
 async function until(condition: () => boolean, what: string, limitMs = 15000): Promise<void> {
   if (!(await waitFor(condition, limitMs, 20))) assert.fail(`gave up waiting for ${what}`)
@@ -202,14 +193,14 @@ describe('runCursorAgent: delivery', () => {
     assert.ok(batches.length > 1, `expected several batches, got ${batches.length}`)
     // wait() settled after the last batch: the finish part had arrived by then, and nothing
     // arrives afterwards
-    assert.equal(parts(batches.slice(0, batchesWhenSettled)).at(-1)!.type, 'finish')
+    assert.equal(partsOf(batches.slice(0, batchesWhenSettled)).at(-1)!.type, 'finish')
     await new Promise((r) => setTimeout(r, 100))
     assert.equal(batches.length, batchesWhenSettled)
-    const ps = parts(batches)
+    const ps = partsOf(batches)
     assert.equal(ps[0].type, 'stream-start')
     assert.equal(ps.at(-1)!.type, 'finish')
     assert.equal(ps.at(-1)!.finishReason.unified, 'stop')
-    assert.equal(textOf(ps), CAPTURE_TEXT)
+    assert.equal(answerOf(ps), CAPTURE_TEXT)
     assert.equal(result.exitCode, 0)
     assert.equal(result.cancelled, false)
     assert.equal(result.error, undefined)
@@ -261,7 +252,7 @@ describe('runCursorAgent: delivery', () => {
     const { batches, result } = await collect(base({ executable: floodAgent, env: agentEnv({ FAKE_AGENT_REPLAY: capture }) }))
     assert.equal(result.error, undefined)
     assert.equal(result.exitCode, 0)
-    assert.equal(textOf(parts(batches)), CAPTURE_TEXT)
+    assert.equal(answerOf(partsOf(batches)), CAPTURE_TEXT)
   })
 })
 
@@ -279,7 +270,7 @@ describe('runCursorAgent: stopping', () => {
     const result = await run.wait()
     assert.equal(result.cancelled, true)
     assert.equal(result.error, undefined)
-    const last = parts(batches).at(-1)!
+    const last = partsOf(batches).at(-1)!
     assert.equal(last.type, 'finish')
     assert.deepEqual(last.finishReason, { unified: 'other', raw: 'cancelled' })
     await until(() => pids.every((p) => !isAlive(p)), 'the agent and its grandchild to be gone')
@@ -295,7 +286,7 @@ describe('runCursorAgent: stopping', () => {
     )
     assert.equal(result.error?.code, 'E_TIMEOUT')
     assert.equal(result.cancelled, false)
-    const ps = parts(batches)
+    const ps = partsOf(batches)
     assert.equal(ps.find((p) => p.type === 'error')?.error?.code, 'E_TIMEOUT', 'the error part carries the same code')
     assert.equal(ps.at(-1)!.type, 'finish')
     assert.deepEqual(ps.at(-1)!.finishReason, { unified: 'error', raw: 'E_TIMEOUT' })
@@ -307,9 +298,9 @@ describe('runCursorAgent: stopping', () => {
     // tool-open.ndjson stays silent for 900 ms between tool_call started and completed
     const { batches, result } = await collect(base({ idleTimeoutMs: 300, env: agentEnv({ FAKE_AGENT_REPLAY: captureLocal }) }))
     assert.equal(result.error, undefined)
-    const ps = parts(batches)
+    const ps = partsOf(batches)
     assert.ok(ps.some((p) => p.type === 'tool-result' && p.isError === false))
-    assert.equal(textOf(ps), 'Done waiting.')
+    assert.equal(answerOf(ps), 'Done waiting.')
     assert.equal(ps.at(-1)!.finishReason.unified, 'stop')
   })
 
@@ -334,7 +325,7 @@ describe('runCursorAgent: failures', () => {
   it('a resumed run that keeps its chat id streams normally', async () => {
     const { batches, result } = await collect(base({ resumeChatId: CAPTURE_SESSION, env: agentEnv({ FAKE_AGENT_REPLAY: capture }) }))
     assert.equal(result.error, undefined)
-    assert.equal(textOf(parts(batches)), CAPTURE_TEXT)
+    assert.equal(answerOf(partsOf(batches)), CAPTURE_TEXT)
   })
 
   it('a resumed run failing with resume-specific text before any output is E_RESUME with no output', async () => {
@@ -355,14 +346,14 @@ describe('runCursorAgent: failures', () => {
     )
     assert.notEqual(result.error, undefined)
     assert.notEqual(result.error!.code, 'E_RESUME')
-    assert.ok(parts(batches).some((p) => p.type === 'error'))
+    assert.ok(partsOf(batches).some((p) => p.type === 'error'))
   })
 
   it('not logged in is E_AUTH, delivered as outputs too', async () => {
     const { batches, result } = await collect(base({ executable: authAgent, env: agentEnv() }))
     assert.equal(result.error?.code, 'E_AUTH')
     assert.equal(result.exitCode, 1)
-    const err = parts(batches).find((p) => p.type === 'error')
+    const err = partsOf(batches).find((p) => p.type === 'error')
     assert.equal(err?.error?.code, 'E_AUTH')
   })
 
@@ -372,7 +363,7 @@ describe('runCursorAgent: failures', () => {
       base({ executable: missing, env: { PATH: emptyDir, HOME: emptyDir } }),
     )
     assert.equal(result.error?.code, 'E_AGENT_NOT_FOUND')
-    assert.equal(parts(batches).find((p) => p.type === 'error')?.error?.code, 'E_AGENT_NOT_FOUND')
+    assert.equal(partsOf(batches).find((p) => p.type === 'error')?.error?.code, 'E_AGENT_NOT_FOUND')
     const message = result.error!.message
     for (const place of [
       missing,
@@ -384,7 +375,7 @@ describe('runCursorAgent: failures', () => {
       assert.ok(message.includes(place), `message names ${place}: ${message}`)
     }
     assert.ok(message.includes('curl https://cursor.com/install -fsS | bash'))
-    const ps = parts(batches)
+    const ps = partsOf(batches)
     assert.ok(ps.some((p) => p.type === 'error'))
     assert.equal(ps.at(-1)!.finishReason.unified, 'error')
   })

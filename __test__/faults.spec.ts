@@ -13,6 +13,7 @@ import { after, describe, it } from 'node:test'
 import { listCursorModels, runCursorAgent } from '../index.js'
 import type { RunResult } from '../index.js'
 import { groupMembers, isAlive, waitFor } from './support/process.ts'
+import { answerOf, partsOf } from './support/stream.ts'
 
 type RunCursorAgentOptions = Parameters<typeof runCursorAgent>[0]
 type Output = string | Record<string, any>
@@ -68,16 +69,6 @@ async function collect(options: RunCursorAgentOptions, onEach?: () => void): Pro
   return { batches, result: await run.wait() }
 }
 
-function parts(batches: Output[][]): Record<string, any>[] {
-  return batches.flat() as Record<string, any>[]
-}
-
-function textOf(ps: Record<string, any>[]): string {
-  return ps
-    .filter((p) => p.type === 'text-delta')
-    .map((p) => p.delta)
-    .join('')
-}
 
 function base(executable: string, extra: Partial<RunCursorAgentOptions> = {}): RunCursorAgentOptions {
   return { prompt: 'Say hi', model: 'auto', workspace, executable, ...extra }
@@ -109,7 +100,7 @@ describe('faults: every ending is reported, text before it delivered, nothing le
     const { batches, result } = await collect(base(exe, { env: agentEnv({ PID_FILE: pidFile }) }))
     assert.equal(result.error?.code, 'E_AGENT_EXIT')
     assert.equal(result.exitCode, 3)
-    assert.equal(textOf(parts(batches)), 'before the cut')
+    assert.equal(answerOf(partsOf(batches)), 'before the cut')
     await assertNothingLeft(pidFile)
   })
 
@@ -119,7 +110,7 @@ describe('faults: every ending is reported, text before it delivered, nothing le
     const { batches, result } = await collect(base(exe, { env: agentEnv({ PID_FILE: pidFile }) }))
     assert.equal(result.error?.code, 'E_AGENT_EXIT')
     assert.equal(result.signal, 'SIGSEGV')
-    assert.equal(textOf(parts(batches)), 'crashing')
+    assert.equal(answerOf(partsOf(batches)), 'crashing')
     await assertNothingLeft(pidFile)
   })
 
@@ -128,7 +119,7 @@ describe('faults: every ending is reported, text before it delivered, nothing le
     const exe = agent('silent.sh', `echo $$ > "$PID_FILE"\n${printLines(INIT, deltaLine('thinking...'))}\nsleep 1000 & wait`)
     const { batches, result } = await collect(base(exe, { idleTimeoutMs: 300, env: agentEnv({ PID_FILE: pidFile }) }))
     assert.equal(result.error?.code, 'E_TIMEOUT')
-    assert.equal(textOf(parts(batches)), 'thinking...')
+    assert.equal(answerOf(partsOf(batches)), 'thinking...')
     await assertNothingLeft(pidFile)
   })
 
@@ -141,7 +132,7 @@ describe('faults: every ending is reported, text before it delivered, nothing le
           `head -c 104857600 /dev/zero | tr '\\0' 'e' >&2\necho >&2\n${exit === 0 ? printLines(RESULT) : ''}\nexit ${exit}`,
       )
       const { batches, result } = await collect(base(exe, { env: agentEnv({ PID_FILE: pidFile }) }))
-      assert.equal(textOf(parts(batches)), 'despite the noise')
+      assert.equal(answerOf(partsOf(batches)), 'despite the noise')
       if (exit === 0) {
         assert.equal(result.error, undefined)
       } else {
@@ -161,7 +152,7 @@ describe('faults: every ending is reported, text before it delivered, nothing le
     const { batches, result } = await collect(base(exe, { env: agentEnv({ PID_FILE: pidFile }) }))
     assert.equal(result.error, undefined)
     assert.equal(result.exitCode, 0)
-    assert.equal(textOf(parts(batches)), 'said before closing')
+    assert.equal(answerOf(partsOf(batches)), 'said before closing')
     await assertNothingLeft(pidFile)
   })
 
@@ -173,7 +164,7 @@ describe('faults: every ending is reported, text before it delivered, nothing le
     )
     const { batches, result } = await collect(base(exe, { env: agentEnv({ PID_FILE: pidFile }) }))
     assert.equal(result.error, undefined)
-    assert.equal(textOf(parts(batches)), 'left a sleeper')
+    assert.equal(answerOf(partsOf(batches)), 'left a sleeper')
     assert.equal(readPids(pidFile).length, 2)
     await assertNothingLeft(pidFile)
   })
@@ -188,12 +179,12 @@ describe('faults: every ending is reported, text before it delivered, nothing le
     const run = runCursorAgent(base(exe, { env: agentEnv({ PID_FILE: pidFile }) }), (o) => {
       batches.push(o)
     })
-    assert.ok(await waitFor(() => readPids(pidFile).length === 1 && textOf(parts(batches)) !== '', 30000, 20))
+    assert.ok(await waitFor(() => readPids(pidFile).length === 1 && answerOf(partsOf(batches)) !== '', 30000, 20))
     run.cancel()
     const result = await run.wait()
     assert.equal(result.cancelled, true)
     assert.equal(result.signal, 'SIGKILL')
-    assert.equal(textOf(parts(batches)), 'not stopping')
+    assert.equal(answerOf(partsOf(batches)), 'not stopping')
     await assertNothingLeft(pidFile)
   })
 })
@@ -238,7 +229,7 @@ describe('the consumer', { skip: linuxOnly }, () => {
     assert.equal(result.error, undefined)
     assert.ok(calls > 10, `many batches (${calls})`)
     assert.deepEqual(missed, [], 'a setImmediate from one call runs before the next call')
-    assert.equal(textOf(parts(batches)), lines.map((_, i) => `w${i} `).join(''))
+    assert.equal(answerOf(partsOf(batches)), lines.map((_, i) => `w${i} `).join(''))
   })
 })
 
@@ -258,8 +249,8 @@ process.stdin.resume(); process.stdin.on('end', () => {
     const exe = agent('no-session.mjs', script, '/usr/bin/env node')
     const { batches, result } = await collect(base(exe, { resumeChatId: 'chat-1', env: agentEnv() }))
     assert.equal(result.error, undefined)
-    assert.equal(textOf(parts(batches)).length, 8000 * 1000)
-    const largest = Math.max(...batches.map((b) => textOf(b as Record<string, any>[]).length))
+    assert.equal(answerOf(partsOf(batches)).length, 8000 * 1000)
+    const largest = Math.max(...batches.map((b) => answerOf(b as Record<string, any>[]).length))
     assert.ok(largest <= 2 * 1024 * 1024, `the largest batch held ${largest} characters of text`)
     assert.ok(batches.length > 4, `the text came in ${batches.length} batches`)
   })
@@ -273,7 +264,7 @@ process.stdin.resume(); process.stdin.on('end', () => {
     assert.equal(result.error, undefined)
     assert.equal(result.exitCode, 0)
     assert.equal(result.skippedLines, 1)
-    assert.equal(textOf(parts(batches)), 'before after')
+    assert.equal(answerOf(partsOf(batches)), 'before after')
   })
 
   it('skippedLines is 0 when every record was usable', async () => {

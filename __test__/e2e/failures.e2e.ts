@@ -3,25 +3,12 @@
 // retries an error it takes as transient (about six runs over a minute), so a retried failure
 // shows up here as more than one agent run.
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
-import { createSandbox, installOpenCode, REPO_ROOT, type RunResult, type Sandbox } from '../support/opencode.ts'
+import { describe, test } from 'node:test'
+import { e2eFile, eventsOf, textOf } from '../support/e2e.ts'
+import type { RunResult } from '../support/opencode.ts'
 
 const MODEL = 'cursor-acp/auto'
-const sandboxes: Sandbox[] = []
-
-before(async () => {
-  assert.ok(existsSync(join(REPO_ROOT, 'dist', 'plugin', 'server.js')), 'run `npm run build` (or `npm run build:debug`) first')
-  await installOpenCode()
-})
-
-after(async () => {
-  await Promise.all(sandboxes.map((sandbox) => sandbox.dispose()))
-})
-
-const eventsOf = (result: RunResult, type: string) => result.events.filter((event) => event.type === type)
-const textOf = (result: RunResult) => eventsOf(result, 'text').map((event) => event.part.text as string).join('')
+const e2e = e2eFile()
 
 interface Failed {
   result: RunResult
@@ -31,8 +18,7 @@ interface Failed {
 }
 
 async function runFailing(env: Record<string, string>): Promise<Failed> {
-  const sandbox = await createSandbox({ env })
-  sandboxes.push(sandbox)
+  const sandbox = await e2e.sandboxWith(env)
   const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'say', 'hi'], { timeoutMs: 120_000 })
   const why = `exit ${result.code}${result.timedOut ? ' (timed out)' : ''}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr.slice(-3000)}`
   const errors = eventsOf(result, 'error')
@@ -120,14 +106,11 @@ describe('an answer that was cut off says so', { concurrency: 2 }, () => {
 
 describe('the OpenCode TUI shows a cut-off answer as cut off', () => {
   test('the partial text stays on screen, followed by the usage-limit error with its reset date', async () => {
-    const sandbox = await createSandbox({
-      env: {
+    const sandbox = await e2e.sandboxWith({
         FAKE_CURSOR_SCENARIO: 'fail',
         FAKE_CURSOR_PARTIAL: 'The first half of the answer',
         FAKE_CURSOR_STDERR: "Error: You've hit your usage limit. It will reset when your monthly cycle ends on 1/1/2027.",
-      },
     })
-    sandboxes.push(sandbox)
     const tui = await sandbox.tui()
     await tui.ask('say hi')
     const screen = await tui.screenWhen((screen) => screen.includes('E_QUOTA'), 'the error')

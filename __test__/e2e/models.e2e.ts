@@ -7,24 +7,11 @@
 // where none is published; 128k and 32,000 for an id the table does not know; thinking for Claude
 // only in the `-thinking` variants; `attachment` always false.
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
-import { createSandbox, installOpenCode, REPO_ROOT, type Sandbox } from '../support/opencode.ts'
+import { describe, test } from 'node:test'
+import { e2eFile } from '../support/e2e.ts'
+import type { Sandbox } from '../support/opencode.ts'
 
-const sandboxes: Sandbox[] = []
-
-before(async () => {
-  assert.ok(
-    existsSync(join(REPO_ROOT, 'dist', 'plugin', 'server.js')),
-    'dist/plugin/server.js is missing: run `npm run build` (or `npm run build:debug`) first',
-  )
-  await installOpenCode()
-})
-
-after(async () => {
-  await Promise.all(sandboxes.map((sandbox) => sandbox.dispose()))
-})
+const e2e = e2eFile()
 
 /** What `cursor-agent models` lists in these tests. */
 const LISTED = [
@@ -52,9 +39,7 @@ const EXPECTED: Record<string, Expected> = {
 }
 
 async function sandbox(): Promise<Sandbox> {
-  const created = await createSandbox({ env: { FAKE_CURSOR_MODELS: LISTED } })
-  sandboxes.push(created)
-  return created
+  return e2e.sandboxWith({ FAKE_CURSOR_MODELS: LISTED })
 }
 
 /** `opencode models <provider> --verbose` prints `<provider>/<id>` and then the model as JSON. */

@@ -4,44 +4,17 @@
 // Expectations come from the captures' hand-written expected files in __test__/fixtures/captures/maestro
 // (what a correct translation must show) and from the documented API and error codes (index.d.ts, README).
 import assert from 'node:assert/strict'
-import { existsSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import { captureExpectation, type CaptureExpectation } from '../support/captures.ts'
-import {
-  createSandbox,
-  groupAlive,
-  installOpenCode,
-  isAlive,
-  REPO_ROOT,
-  waitFor,
-  type RunResult,
-  type Sandbox,
-} from '../support/opencode.ts'
+import { e2eFile, eventsOf, explain, textOf } from '../support/e2e.ts'
+import { groupAlive, isAlive, waitFor, type RunResult } from '../support/opencode.ts'
 
 const MODEL = 'cursor-acp/auto'
-const sandboxes: Sandbox[] = []
+const e2e = e2eFile()
+const sandboxWith = e2e.sandboxWith
 
-before(async () => {
-  assert.ok(
-    existsSync(join(REPO_ROOT, 'dist', 'plugin', 'server.js')),
-    'dist/plugin/server.js is missing: run `npm run build` (or `npm run build:debug`) first',
-  )
-  await installOpenCode()
-})
-
-after(async () => {
-  await Promise.all(sandboxes.map((sandbox) => sandbox.dispose()))
-})
-
-async function sandboxWith(env: Record<string, string>): Promise<Sandbox> {
-  const sandbox = await createSandbox({ env })
-  sandboxes.push(sandbox)
-  return sandbox
-}
-
-const eventsOf = (result: RunResult, type: string) => result.events.filter((event) => event.type === type)
-const textOf = (result: RunResult) => eventsOf(result, 'text').map((event) => event.part.text as string).join('')
 const reasoningOf = (result: RunResult) => eventsOf(result, 'reasoning').map((event) => event.part.text as string).join('')
 const toolsOf = (result: RunResult) => eventsOf(result, 'tool_use').map((event) => event.part)
 
@@ -54,9 +27,6 @@ function occurrences(haystack: string, needle: string): number {
   return haystack.split(needle).length - 1
 }
 
-function explain(result: RunResult, sandbox: Sandbox): string {
-  return `exit ${result.code}${result.timedOut ? ' (timed out)' : ''}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}\nlog:\n${sandbox.openCodeLog().slice(-4000)}`
-}
 
 describe('opencode run with the cursor-acp plugin', () => {
   test('partial output and recaps: the answer appears exactly once, thinking as reasoning (capture 04)', async () => {
@@ -100,7 +70,7 @@ describe('opencode run with the cursor-acp plugin', () => {
   })
 
   test('a provider block of the earlier proxy bridge (port 32124) is taken over, keeping its model names', async () => {
-    const sandbox = await createSandbox({
+    const sandbox = await e2e.sandbox({
       env: { FAKE_CURSOR_STREAM: 'text:Answered without the proxy.' },
       config: {
         provider: {
@@ -113,7 +83,6 @@ describe('opencode run with the cursor-acp plugin', () => {
         },
       },
     })
-    sandboxes.push(sandbox)
     const result = await sandbox.run(['run', '--format', 'json', '--model', 'cursor-acp/my-model', 'say', 'hi'])
     const why = explain(result, sandbox)
     assert.equal(result.code, 0, why)

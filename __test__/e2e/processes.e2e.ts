@@ -4,25 +4,16 @@
 // Needs `npm run build` first.
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
+import { after, describe, test } from 'node:test'
 import { groupMembers } from '../support/process.ts'
-import { createSandbox, installOpenCode, isAlive, REPO_ROOT, waitFor, type Invocation, type Sandbox } from '../support/opencode.ts'
+import { e2eFile } from '../support/e2e.ts'
+import { isAlive, REPO_ROOT, waitFor, type Invocation, type Sandbox } from '../support/opencode.ts'
 
 const MODEL = 'cursor-acp/auto'
 const WRAPPED_AGENT = join(REPO_ROOT, '__test__', 'support', 'agents', 'wrapped-cursor-agent.sh')
 const linuxOnly = process.platform !== 'linux' ? 'the OpenCode harness and /proc are Linux only' : false
-const sandboxes: Sandbox[] = []
-let binary = ''
-
-before(async () => {
-  assert.ok(
-    existsSync(join(REPO_ROOT, 'dist', 'plugin', 'server.js')),
-    'dist/plugin/server.js is missing: run `npm run build` (or `npm run build:debug`) first',
-  )
-  binary = await installOpenCode()
-})
+const e2e = e2eFile()
 
 // Whatever a failing test left behind.
 const seenGroups = new Set<number>()
@@ -34,13 +25,10 @@ after(async () => {
       } catch {}
     }
   }
-  await Promise.all(sandboxes.map((sandbox) => sandbox.dispose()))
 })
 
 async function sandboxWith(scenario: string): Promise<Sandbox> {
-  const sandbox = await createSandbox({ env: { FAKE_CURSOR_SCENARIO: scenario }, agentExecutable: WRAPPED_AGENT })
-  sandboxes.push(sandbox)
-  return sandbox
+  return e2e.sandbox({ env: { FAKE_CURSOR_SCENARIO: scenario }, agentExecutable: WRAPPED_AGENT })
 }
 
 /** Every pid the run recorded (wrapper, agent, the agent's own child), and its group. */
@@ -77,7 +65,7 @@ describe('nothing cursor-agent started outlives the run or OpenCode', { skip: li
     test(`opencode run ended by ${signal} while the agent runs`, async () => {
       const sandbox = await sandboxWith('long')
       // Its own group, as a shell would start it; only OpenCode itself gets the signal.
-      const child = spawn(binary, ['run', '--format', 'json', '--model', MODEL, 'work', 'long'], {
+      const child = spawn(e2e.binary(), ['run', '--format', 'json', '--model', MODEL, 'work', 'long'], {
         cwd: sandbox.workspace,
         env: sandbox.env,
         detached: true,

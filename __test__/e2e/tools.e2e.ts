@@ -6,49 +6,21 @@
 // Expectations: the captures' hand-written expected files, and below, for our fixture of the tool
 // kinds the captures lack (written from the protocol reference), what OpenCode's renderers read.
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { after, before, describe, test } from 'node:test'
-import { captureExpectation } from '../support/captures.ts'
-import { createSandbox, installOpenCode, REPO_ROOT, type RunResult, type Sandbox } from '../support/opencode.ts'
+import { describe, test } from 'node:test'
+import { captureExpectation, type OpenCodeToolView } from '../support/captures.ts'
+import { e2eFile, explain } from '../support/e2e.ts'
+import { REPO_ROOT, type RunResult } from '../support/opencode.ts'
 
 const MODEL = 'cursor-acp/auto'
 const STREAMS = join(REPO_ROOT, '__test__', 'fixtures', 'streams')
-const sandboxes: Sandbox[] = []
-
-before(async () => {
-  assert.ok(
-    existsSync(join(REPO_ROOT, 'dist', 'plugin', 'server.js')),
-    'dist/plugin/server.js is missing: run `npm run build` (or `npm run build:debug`) first',
-  )
-  await installOpenCode()
-})
-
-after(async () => {
-  await Promise.all(sandboxes.map((sandbox) => sandbox.dispose()))
-})
-
-async function sandboxWith(env: Record<string, string>): Promise<Sandbox> {
-  const sandbox = await createSandbox({ env })
-  sandboxes.push(sandbox)
-  return sandbox
-}
+const e2e = e2eFile()
+const sandboxWith = e2e.sandboxWith
 
 const toolParts = (result: RunResult) => result.events.filter((event) => event.type === 'tool_use').map((event) => event.part)
 
-function explain(result: RunResult, sandbox: Sandbox): string {
-  return `exit ${result.code}${result.timedOut ? ' (timed out)' : ''}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}\nlog:\n${sandbox.openCodeLog().slice(-3000)}`
-}
 
-interface Shown {
-  tool: string
-  status: 'completed' | 'error'
-  input: Record<string, unknown>
-  title?: string
-  output?: string
-  metadata?: Record<string, unknown>
-  errorIncludes?: string
-}
+type Shown = OpenCodeToolView
 
 /** `opencode-tools.ndjson`, call by call, as OpenCode must store it. */
 const FIXTURE_TOOLS: Shown[] = [

@@ -7,6 +7,18 @@ import { fileURLToPath } from 'node:url'
 
 import type { CursorUsage } from '../../index.js'
 
+/** A tool call as OpenCode stores it: its tool, status and input, the result's title, output and
+ * metadata, or (for a failed call) part of the error text. */
+export interface OpenCodeToolView {
+  tool: string
+  status: 'completed' | 'error'
+  input: Record<string, unknown>
+  title?: string
+  output?: string
+  metadata?: Record<string, unknown>
+  errorIncludes?: string
+}
+
 /** The real cursor-agent captures, kept byte for byte in `__test__/fixtures/captures/`. */
 export const capturesDir: string = fileURLToPath(new URL('../fixtures/captures/', import.meta.url))
 
@@ -27,15 +39,7 @@ export type CaptureBlock =
       /** Fields Cursor's arguments must contain. */
       args?: Record<string, unknown>
       /** How OpenCode shows the call: its tool, status and input, the result's title, output and metadata. */
-      opencode: {
-        tool: string
-        status: 'completed' | 'error'
-        input: Record<string, unknown>
-        title?: string
-        output?: string
-        metadata?: Record<string, unknown>
-        errorIncludes?: string
-      }
+      opencode: OpenCodeToolView
     }
 
 /** What a consumer of a real capture must see, written by hand from it (`captures/README.md`). */

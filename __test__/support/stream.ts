@@ -360,3 +360,16 @@ export function assertV3Invariants(parts: StreamPart[]) {
     else assert.deepEqual(Object.keys(shown).sort(), ['metadata', 'output', 'title'], 'a result: title, output, metadata')
   }
 }
+
+/** The parts of a run's batches, in order (`ai-sdk` format). */
+export function partsOf(batches: ReadonlyArray<ReadonlyArray<unknown>>): Record<string, any>[] {
+  return batches.flat() as Record<string, any>[]
+}
+
+/** The answer text of `ai-sdk` parts. */
+export function answerOf(parts: Record<string, any>[]): string {
+  return parts
+    .filter((part) => part.type === 'text-delta')
+    .map((part) => part.delta)
+    .join('')
+}

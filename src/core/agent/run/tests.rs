@@ -1,5 +1,6 @@
 use super::*;
 use crate::core::agent::options::RunRequest;
+use crate::core::agent::process::running;
 use std::os::unix::fs::PermissionsExt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
@@ -150,20 +151,6 @@ async fn reading_pauses_while_the_consumer_is_behind() {
     let expected: String = (0..30).map(|i| format!("t{i} ")).collect();
     assert_eq!(text, expected);
     let _ = std::fs::remove_dir_all(&dir);
-}
-
-/// Whether `pid` runs; a zombie (exited, waiting for its parent or init to reap it) does not.
-fn running(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => stat
-            .rsplit_once(") ")
-            .is_some_and(|(_, rest)| !rest.starts_with('Z')),
-        Err(_) => {
-            let pid = libc::pid_t::try_from(pid).unwrap();
-            // SAFETY: signal 0 only checks the process.
-            unsafe { libc::kill(pid, 0) == 0 }
-        }
-    }
 }
 
 async fn gone_within_30s(pids: &[u32]) -> bool {

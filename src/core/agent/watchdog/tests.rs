@@ -1,23 +1,10 @@
 use super::imp::{start, Watchdog};
 use super::*;
+use crate::core::agent::process::running;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
-
-/// Whether `pid` runs; a zombie (exited, waiting to be reaped) does not.
-fn running(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => stat
-            .rsplit_once(") ")
-            .is_some_and(|(_, rest)| !rest.starts_with('Z')),
-        Err(_) => {
-            let pid = libc::pid_t::try_from(pid).unwrap();
-            // SAFETY: signal 0 only checks the process.
-            unsafe { libc::kill(pid, 0) == 0 }
-        }
-    }
-}
 
 fn within_30s(mut condition: impl FnMut() -> bool) -> bool {
     let deadline = Instant::now() + Duration::from_secs(30);

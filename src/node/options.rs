@@ -93,15 +93,13 @@ pub fn json_of(env: &Env, value: Unknown<'_>, what: &str) -> Result<(Value, usiz
     let text = json
         .stringify(value)
         .map_err(|e| invalid_arg(format!("{what} cannot be read as JSON data: {}", e.reason)))?;
-    let depth = json::depth_bound(&text);
-    if depth > json::MAX_DEPTH {
-        return Err(invalid_arg(format!(
+    let (value, depth) = json::parse_value(&text).map_err(|failure| match failure {
+        json::ParseFailure::TooDeep => invalid_arg(format!(
             "{what} is nested more than {} levels deep",
             json::MAX_DEPTH
-        )));
-    }
-    let value = json::with_stack_for(depth, || json::from_str(&text))
-        .map_err(|e| invalid_arg(format!("{what} is not JSON data: {e}")))?;
+        )),
+        json::ParseFailure::Invalid(e) => invalid_arg(format!("{what} is not JSON data: {e}")),
+    })?;
     Ok((value, depth))
 }
 

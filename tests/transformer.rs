@@ -183,7 +183,12 @@ fn captured_logs(f: impl FnOnce()) -> String {
         .with_ansi(false)
         .with_writer(move || writer.clone())
         .finish();
-    tracing::subscriber::with_default(subscriber, f);
+    tracing::subscriber::with_default(subscriber, || {
+        // Whether a callsite is enabled is cached for the whole process: a test on another
+        // thread, with no subscriber, may have cached "never" for the callsites used here.
+        tracing::callsite::rebuild_interest_cache();
+        f()
+    });
     let bytes = buffer.0.lock().unwrap().clone();
     String::from_utf8(bytes).unwrap()
 }

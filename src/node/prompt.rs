@@ -20,6 +20,18 @@ pub struct ConversationJson {
     pub depth: usize,
 }
 
+impl ConversationJson {
+    /// The conversation the JSON holds.
+    pub fn conversation(&self) -> Result<Conversation<'_>> {
+        Conversation::parse(&self.messages, self.tools.as_ref()).map_err(to_js_error)
+    }
+
+    /// Runs `work` on the JSON, and drops it, on a stack deep enough for its nesting.
+    pub fn use_with<R>(self, work: impl FnOnce(&Self) -> Result<R>) -> Result<R> {
+        json::with_stack_for(self.depth, move || work(&self))
+    }
+}
+
 pub fn read_conversation(env: &Env, request: &Options<'_>) -> Result<ConversationJson> {
     let (messages, messages_depth) = request
         .json_array(env, "messages")?
@@ -59,13 +71,10 @@ pub struct BindingPromptRequest {
 /// with their type and size. Throws `E_INVALID_ARG` for malformed messages.
 #[napi(catch_unwind, ts_args_type = "request: PromptRequest")]
 pub fn build_prompt(env: &Env, request: Unknown<'_>) -> Result<String> {
-    let request = read_conversation(env, &Options::required(request, "the request")?)?;
-    json::with_stack_for(request.depth, move || {
-        let conversation =
-            Conversation::parse(&request.messages, request.tools.as_ref()).map_err(to_js_error)?;
+    read_conversation(env, &Options::required(request, "the request")?)?.use_with(|json| {
         Ok(PromptRequest {
-            conversation,
-            tools_in_prompt: request.tools_in_prompt,
+            conversation: json.conversation()?,
+            tools_in_prompt: json.tools_in_prompt,
         }
         .build())
     })
@@ -79,10 +88,6 @@ pub fn build_prompt(env: &Env, request: Unknown<'_>) -> Result<String> {
     ts_args_type = "request: Pick<PromptRequest, 'messages' | 'tools'>"
 )]
 pub fn is_title_request(env: &Env, request: Unknown<'_>) -> Result<bool> {
-    let request = read_conversation(env, &Options::required(request, "the request")?)?;
-    json::with_stack_for(request.depth, move || {
-        let conversation =
-            Conversation::parse(&request.messages, request.tools.as_ref()).map_err(to_js_error)?;
-        Ok(core_is_title_request(&conversation))
-    })
+    read_conversation(env, &Options::required(request, "the request")?)?
+        .use_with(|json| Ok(core_is_title_request(&json.conversation()?)))
 }

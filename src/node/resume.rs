@@ -7,11 +7,10 @@ use napi::{Env, Unknown, ValueType};
 use napi_derive::napi;
 use serde_json::Value;
 
-use super::error_code::{from_napi, invalid_arg, to_js_error, Result};
+use super::error_code::{from_napi, invalid_arg, Result};
 use super::options::{argument, require_new, Options, MAX_SAFE_INTEGER};
-use super::prompt::read_conversation;
+use super::prompt::{read_conversation, ConversationJson};
 use crate::core::json;
-use crate::core::prompt::Conversation;
 use crate::core::resume::{
     Failure, ResumeOptions, ResumePlan, ResumeRequest, SessionResumeManager as CoreManager,
     MAX_ENTRIES_LIMIT,
@@ -74,11 +73,8 @@ struct RequestFields {
     workspace: String,
     model: String,
     conversation_id: Option<String>,
-    messages: Value,
-    tools: Option<Value>,
-    tools_in_prompt: bool,
-    /// Use and drop the fields inside [`json::with_stack_for`] this depth.
-    depth: usize,
+    /// Use and drop it inside [`json::with_stack_for`] its depth.
+    conversation: ConversationJson,
 }
 
 impl RequestFields {
@@ -89,26 +85,20 @@ impl RequestFields {
                 .string(name)?
                 .ok_or_else(|| invalid_arg(format!("`{name}` is required")))
         };
-        let conversation = read_conversation(env, &request)?;
         Ok(Self {
+            conversation: read_conversation(env, &request)?,
             workspace: required("workspace")?,
             model: required("model")?,
             conversation_id: request.string("conversationId")?,
-            messages: conversation.messages,
-            tools: conversation.tools,
-            tools_in_prompt: conversation.tools_in_prompt,
-            depth: conversation.depth,
         })
     }
 
     fn typed(&self) -> Result<ResumeRequest<'_>> {
-        let conversation =
-            Conversation::parse(&self.messages, self.tools.as_ref()).map_err(to_js_error)?;
         Ok(ResumeRequest {
             workspace: &self.workspace,
             model: &self.model,
-            conversation,
-            tools_in_prompt: self.tools_in_prompt,
+            conversation: self.conversation.conversation()?,
+            tools_in_prompt: self.conversation.tools_in_prompt,
             conversation_id: self.conversation_id.as_deref().filter(|id| !id.is_empty()),
         })
     }
@@ -233,7 +223,7 @@ impl SessionResumeManager {
     pub fn plan(&mut self, env: &Env, request: Unknown<'_>) -> Result<BindingResumePlan> {
         let fields = RequestFields::read(env, request)?;
         let inner = &mut self.inner;
-        json::with_stack_for(fields.depth, move || {
+        json::with_stack_for(fields.conversation.depth, move || {
             Ok(inner.plan(&fields.typed()?).into())
         })
     }
@@ -245,7 +235,7 @@ impl SessionResumeManager {
     pub fn fresh_plan(&self, env: &Env, request: Unknown<'_>) -> Result<BindingResumePlan> {
         let fields = RequestFields::read(env, request)?;
         let inner = &self.inner;
-        json::with_stack_for(fields.depth, move || {
+        json::with_stack_for(fields.conversation.depth, move || {
             Ok(inner.fresh_plan(&fields.typed()?).into())
         })
     }

@@ -328,9 +328,7 @@ mod tests {
         // Reaped, not a zombie: its /proc entry is gone.
         assert!(!std::path::Path::new(&format!("/proc/{leader}")).exists());
         let deadline = std::time::Instant::now() + Duration::from_secs(30);
-        while std::fs::read_to_string(format!("/proc/{stopped_background}/stat"))
-            .is_ok_and(|stat| !stat.rsplit_once(") ").unwrap().1.starts_with('Z'))
-        {
+        while process::running(stopped_background) {
             assert!(
                 std::time::Instant::now() < deadline,
                 "the background child runs on"

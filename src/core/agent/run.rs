@@ -92,7 +92,8 @@ pub struct RunResult {
     pub cancelled: bool,
     pub session_id: Option<String>,
     pub usage: Option<CursorUsage>,
-    /// `None` on success, on cancel, and on quota after output.
+    /// `None` on success and on cancel; a failure after output (a usage limit hit mid-answer
+    /// among them) is reported here too.
     pub error: Option<CoreError>,
     /// Non-blank stdout records that could not be used (over `max_line_bytes`, not UTF-8, not a
     /// JSON object). Not an error: a prompt over the cap comes back as one echoed record.

@@ -26,6 +26,14 @@ pub enum Parsed<'a> {
     Invalid,
 }
 
+impl Parsed<'_> {
+    /// An unused record whose arrival releases a held delta, as every record type but the
+    /// transport ones does.
+    const IGNORED: Self = Parsed::Ignored {
+        held: HeldFlush::Release,
+    };
+}
+
 /// An event the translator acts on.
 #[derive(Debug)]
 pub struct Event<'a> {
@@ -306,9 +314,7 @@ fn parse_general(line: &str) -> Parsed<'_> {
                 if crate::core::json::from_str::<serde_json::Map<String, serde_json::Value>>(line)
                     .is_ok()
                 {
-                    Parsed::Ignored {
-                        held: HeldFlush::Release,
-                    }
+                    Parsed::IGNORED
                 } else {
                     Parsed::Invalid
                 }
@@ -337,11 +343,7 @@ fn classify(e: Envelope<'_>) -> Parsed<'_> {
                 partial,
                 parts: m.content,
             },
-            None => {
-                return Parsed::Ignored {
-                    held: HeldFlush::Release,
-                }
-            }
+            None => return Parsed::IGNORED,
         },
         "thinking" => EventBody::Thinking {
             partial,
@@ -352,26 +354,16 @@ fn classify(e: Envelope<'_>) -> Parsed<'_> {
             let completed = match e.subtype.as_deref() {
                 None | Some("started") => false,
                 Some("completed") => true,
-                Some(_) => {
-                    return Parsed::Ignored {
-                        held: HeldFlush::Release,
-                    }
-                }
+                Some(_) => return Parsed::IGNORED,
             };
             let Some(mut call) = e.tool_call else {
-                return Parsed::Ignored {
-                    held: HeldFlush::Release,
-                };
+                return Parsed::IGNORED;
             };
             let Some(call_id) = e.call_id.or_else(|| call.tool_call_id.take()) else {
-                return Parsed::Ignored {
-                    held: HeldFlush::Release,
-                };
+                return Parsed::IGNORED;
             };
             if call.kind.is_none() {
-                return Parsed::Ignored {
-                    held: HeldFlush::Release,
-                };
+                return Parsed::IGNORED;
             }
             EventBody::ToolCall {
                 completed,

@@ -10,6 +10,7 @@
 //! The repository's `ARCHITECTURE.md` draws the same map with the files in each layer.
 
 pub mod agent;
+pub mod bridge;
 pub mod cursor_id;
 pub mod error;
 pub mod failure;

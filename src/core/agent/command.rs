@@ -4,6 +4,17 @@ use std::ffi::OsString;
 
 use super::options::RunOptions;
 
+/// When the host runs the tools: trust the private workspace without `--force` (so a shell
+/// command of Cursor's own is refused even if the other guards fail), approve the configured
+/// MCP server (a headless run can hang on approval otherwise), and ask Cursor's server for the
+/// MCP tool kinds only.
+const HOST_TOOL_ARGS: &[&str] = &[
+    "--trust",
+    "--approve-mcps",
+    "--allowed-tools",
+    "mcp_tool_call,get_mcp_tools_tool_call",
+];
+
 /// cursor-agent's arguments for a run (after the launcher's own leading arguments).
 pub fn agent_args(options: &RunOptions) -> Vec<OsString> {
     let mut args: Vec<OsString> = [
@@ -23,7 +34,11 @@ pub fn agent_args(options: &RunOptions) -> Vec<OsString> {
         args.push("--resume".into());
         args.push(id.into());
     }
-    args.push(if options.force { "--force" } else { "--trust" }.into());
+    if options.host_tools.is_some() {
+        args.extend(HOST_TOOL_ARGS.iter().map(OsString::from));
+    } else {
+        args.push(if options.force { "--force" } else { "--trust" }.into());
+    }
     args.extend(options.extra_args.iter().map(OsString::from));
     args
 }
@@ -58,6 +73,30 @@ mod tests {
                 "--force",
             ]
         );
+    }
+
+    #[test]
+    fn host_tools_trust_the_private_workspace_and_allow_only_mcp() {
+        let root = std::env::temp_dir().join(format!("ocn-cmd-{}", std::process::id()));
+        std::fs::create_dir_all(&root).unwrap();
+        let mut r = request(&root);
+        r.host_tools = Some(crate::core::agent::options::HostTools::new(
+            Vec::new(),
+            root.join("conversation").to_string_lossy(),
+        ));
+        let args = strings(&agent_args(&r.validate().unwrap()));
+        let private = root.join("conversation").join("workspace");
+        assert_eq!(args[5], private.to_string_lossy());
+        assert_eq!(
+            args[8..],
+            [
+                "--trust",
+                "--approve-mcps",
+                "--allowed-tools",
+                "mcp_tool_call,get_mcp_tools_tool_call"
+            ]
+        );
+        assert!(!args.iter().any(|a| a == "--force"));
     }
 
     #[test]

@@ -6,6 +6,8 @@ use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::core::bridge::workspace::layout;
+use crate::core::bridge::{HostTool, SERVER_NAME};
 use crate::core::cursor_id::{cursor_model_id, is_valid_chat_id, MAX_CHAT_ID_LEN};
 use crate::core::error::CoreError;
 use crate::core::stream::transformer::{Format, TransformerOptions};
@@ -43,6 +45,40 @@ pub struct RunRequest {
     /// How stdout is translated; the format defaults to [`Format::AiSdk`] here, and the model
     /// echoed in SSE chunks is always the run's model.
     pub transformer: TransformerOptions,
+    /// The host runs these tools (the tool bridge); default none: Cursor runs its own.
+    pub host_tools: Option<HostTools>,
+}
+
+/// What a run needs to let the host run its own tools.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostTools {
+    /// The tools, as the host describes them to its model.
+    pub tools: Vec<HostTool>,
+    /// The conversation's private folder (absolute; see [`crate::core::bridge::workspace`]):
+    /// the child works there, not in `workspace`.
+    pub folder: String,
+    /// How long a handed-over call may wait for the host's answer before the run is stopped.
+    /// Default [`DEFAULT_TOOL_WAIT`].
+    pub wait: Duration,
+    /// How long no new call and no stdout must have come before the calls of a step are handed
+    /// over together. Default [`DEFAULT_TOOL_QUIET`].
+    pub quiet: Duration,
+}
+
+/// Default of [`HostTools::wait`]: ten minutes (a permission prompt can take that long).
+pub const DEFAULT_TOOL_WAIT: Duration = Duration::from_secs(600);
+/// Default of [`HostTools::quiet`]. Cursor's stdout can lag the MCP request it belongs to.
+pub const DEFAULT_TOOL_QUIET: Duration = Duration::from_millis(75);
+
+impl HostTools {
+    pub fn new(tools: Vec<HostTool>, folder: impl Into<String>) -> Self {
+        Self {
+            tools,
+            folder: folder.into(),
+            wait: DEFAULT_TOOL_WAIT,
+            quiet: DEFAULT_TOOL_QUIET,
+        }
+    }
 }
 
 impl Default for RunRequest {
@@ -62,6 +98,7 @@ impl Default for RunRequest {
                 format: Format::AiSdk,
                 ..TransformerOptions::default()
             },
+            host_tools: None,
         }
     }
 }
@@ -84,7 +121,8 @@ impl Deref for RunOptions {
 }
 
 impl RunOptions {
-    /// The workspace as an absolute folder: `--workspace` and the child's cwd.
+    /// The workspace as an absolute folder: `--workspace` and the child's cwd (with host tools,
+    /// the private workspace inside their folder).
     pub fn workspace_dir(&self) -> &Path {
         &self.workspace_dir
     }
@@ -174,9 +212,27 @@ impl RunRequest {
         if let Some(id) = &self.transformer.id {
             no_nul("id", id)?;
         }
-        let workspace_dir = workspace;
+        let mut workspace_dir = workspace;
+        let mut host_tool_server = self.transformer.host_tool_server.clone();
+        if let Some(host) = &self.host_tools {
+            no_nul("hostTools.folder", &host.folder)?;
+            let folder = Path::new(&host.folder);
+            if !folder.is_absolute() {
+                return Err(CoreError::invalid_arg(format!(
+                    "hostTools.folder '{}' must be an absolute path",
+                    host.folder
+                )));
+            }
+            for tool in &host.tools {
+                required("hostTools tool name", &tool.name)?;
+                no_nul("hostTools tool name", &tool.name)?;
+            }
+            workspace_dir = layout(folder).workspace;
+            host_tool_server = Some(SERVER_NAME.to_owned());
+        }
         let transformer = TransformerOptions {
             model: model.clone(),
+            host_tool_server,
             ..self.transformer
         };
         Ok(RunOptions {

@@ -13,17 +13,19 @@ use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdout};
-use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
 use super::child::{exit_parts, start_agent, sweep, terminate, RunContext, Started};
 use super::command::agent_args;
-use super::options::RunOptions;
+use super::options::{EnvVars, RunOptions};
 use super::tail::StderrTail;
+use crate::core::bridge::workspace::prepare;
+use crate::core::bridge::{Answer, HeldCalls, ToolBridge};
 use crate::core::error::CoreError;
 use crate::core::stream::encode::Output;
 use crate::core::stream::transformer::StreamTransformer;
-use crate::core::stream::translate::Outcome;
+use crate::core::stream::translate::{HandedCall, Outcome};
 use crate::core::stream::usage::CursorUsage;
 use ending::{callback_error, conclude, Ending, TimeoutKind};
 use hold::Hold;
@@ -100,11 +102,15 @@ pub struct RunResult {
     pub skipped_lines: u64,
 }
 
+/// The host's answers to handed-over tool calls, by call id.
+pub type ToolAnswers = Vec<(String, Answer)>;
+
 /// Control of a started run. Cloning gives another handle to the same run.
 #[derive(Debug, Clone)]
 pub struct RunHandle {
     stop: StopSender,
     result: watch::Receiver<Option<RunResult>>,
+    answers: mpsc::UnboundedSender<ToolAnswers>,
 }
 
 impl RunHandle {
@@ -112,6 +118,13 @@ impl RunHandle {
     /// Reading stops at once; the run finishes as cancelled. No effect once it has ended.
     pub fn cancel(&self) {
         request_stop(&self.stop, StopReason::Cancel);
+    }
+
+    /// Answer the tool calls the run handed over (every one of them): the run goes on, its
+    /// outputs continuing the stream. False when the run is already over. Answers that match
+    /// no handed-over call are ignored (and logged).
+    pub fn answer_tool_calls(&self, answers: ToolAnswers) -> bool {
+        self.result.borrow().is_none() && self.answers.send(answers).is_ok()
     }
 
     /// The result, once every batch has been consumed. May be awaited any number of times.
@@ -136,6 +149,7 @@ pub fn start_run(options: RunOptions, sink: Arc<dyn OutputSink>, ctx: RunContext
     let (stop_tx, stop_rx) = watch::channel(None);
     let stop_tx = Arc::new(stop_tx);
     let (result_tx, result_rx) = watch::channel(None);
+    let (answers_tx, answers_rx) = mpsc::unbounded_channel();
     let resuming = options.resume_chat_id.is_some();
     let run = Run {
         transformer: StreamTransformer::new(options.transformer.clone()),
@@ -146,6 +160,8 @@ pub fn start_run(options: RunOptions, sink: Arc<dyn OutputSink>, ctx: RunContext
         stop_rx,
         hold: Hold::new(resuming),
         ctx: ctx.clone(),
+        bridge: None,
+        answers: answers_rx,
     };
     ctx.runtime.spawn(async move {
         let result = run.drive().await;
@@ -154,12 +170,21 @@ pub fn start_run(options: RunOptions, sink: Arc<dyn OutputSink>, ctx: RunContext
     RunHandle {
         stop: stop_tx,
         result: result_rx,
+        answers: answers_tx,
     }
 }
 
 async fn sleep_until(deadline: Option<Instant>) {
     match deadline {
         Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// A call's arrival at the bridge; never, without one.
+async fn arrival(calls: Option<&HeldCalls>) {
+    match calls {
+        Some(calls) => calls.arrival().await,
         None => std::future::pending().await,
     }
 }
@@ -183,13 +208,72 @@ struct Run {
     /// Outputs kept back from the consumer (see [`Hold`]).
     hold: Hold,
     ctx: RunContext,
+    /// With host tools: the MCP server the child calls them through. Dropped with the run,
+    /// which answers any call still held with an error.
+    bridge: Option<ToolBridge>,
+    answers: mpsc::UnboundedReceiver<ToolAnswers>,
+}
+
+/// A bridged run's step that waits for the host's answers.
+#[derive(Debug, Clone, Copy)]
+struct Waiting {
+    since: Instant,
 }
 
 impl Run {
+    /// With host tools: start the bridge and prepare the private folder; the child's
+    /// environment then points `HOME` and `CURSOR_DATA_DIR` there, while `CURSOR_CONFIG_DIR`
+    /// stays the user's (where Cursor keeps the login).
+    async fn open_bridge(&mut self) -> Result<Option<EnvVars>, CoreError> {
+        let Some(host) = &self.options.host_tools else {
+            return Ok(None);
+        };
+        let bridge = ToolBridge::start(host.tools.clone()).await?;
+        let folder = std::path::PathBuf::from(&host.folder);
+        let (url, token) = (bridge.url().to_owned(), bridge.token().to_owned());
+        let private = tokio::task::spawn_blocking(move || prepare(&folder, &url, &token))
+            .await
+            .map_err(|e| e.to_string())
+            .and_then(|r| r.map_err(|e| e.to_string()))
+            .map_err(|error| {
+                CoreError::AgentExit(format!(
+                    "The private folder {} for OpenCode's tools could not be prepared: {error}",
+                    host.folder
+                ))
+            })?;
+        let mut env: EnvVars = match &self.options.env {
+            Some(env) => env.clone(),
+            None => std::env::vars().collect(),
+        };
+        if !env.contains_key("CURSOR_CONFIG_DIR") {
+            let user_home = env.get("HOME").or_else(|| env.get("USERPROFILE")).cloned();
+            if let Some(home) = user_home {
+                let config = std::path::Path::new(&home).join(".cursor");
+                env.insert("CURSOR_CONFIG_DIR".into(), config.to_string_lossy().into_owned());
+            }
+        }
+        let home = private.home.to_string_lossy().into_owned();
+        env.insert("HOME".into(), home.clone());
+        if cfg!(windows) {
+            env.insert("USERPROFILE".into(), home);
+        }
+        env.insert(
+            "CURSOR_DATA_DIR".into(),
+            private.data.to_string_lossy().into_owned(),
+        );
+        tracing::debug!(url = bridge.url(), folder = %host.folder, tools = host.tools.len(), "tool bridge listening");
+        self.bridge = Some(bridge);
+        Ok(Some(env))
+    }
+
     async fn drive(mut self) -> RunResult {
+        let bridged_env = match self.open_bridge().await {
+            Ok(env) => env,
+            Err(error) => return self.fail_without_child(error).await,
+        };
         let started = start_agent(
             self.options.executable.as_deref(),
-            self.options.env.as_ref(),
+            bridged_env.as_ref().or(self.options.env.as_ref()),
             agent_args(&self.options),
             Stdio::piped(),
             Some(self.options.workspace_dir()),
@@ -286,6 +370,9 @@ impl Run {
     }
 
     /// Read stdout until it closes and the child exits, or until something ends the run early.
+    /// With host tools, the calls of each model step are handed to the consumer once calls and
+    /// stdout have both been quiet for a moment; the run then waits (neither limit counting)
+    /// for the answers, keeping what stdout still brings for after them.
     async fn pump(
         &mut self,
         mut stdout: ChildStdout,
@@ -296,8 +383,20 @@ impl Run {
         let mut stdout_open = true;
         let mut exit: Option<io::Result<ExitStatus>> = None;
         let mut drain_until: Option<Instant> = None;
-        let overall = self.options.timeout.map(|t| Instant::now() + t);
+        let overall_from = Instant::now();
         let mut idle_from = Instant::now();
+        let mut last_read = Instant::now();
+        let calls: Option<Arc<HeldCalls>> = self.bridge.as_ref().map(|b| Arc::clone(b.calls()));
+        let (tool_wait, tool_quiet) = self
+            .options
+            .host_tools
+            .as_ref()
+            .map_or((Duration::ZERO, Duration::ZERO), |h| (h.wait, h.quiet));
+        let mut waiting: Option<Waiting> = None;
+        let mut waited = Duration::ZERO;
+        // Outputs read while the host has not answered yet: they belong after the answers.
+        let mut after_answers: Vec<Output> = Vec::new();
+        let mut answers_open = calls.is_some();
 
         enum Event {
             Stop(StopReason),
@@ -306,23 +405,44 @@ impl Run {
             Drained,
             Read(io::Result<usize>),
             Exited(io::Result<ExitStatus>),
+            CallArrived,
+            HandOver,
+            Answered(Option<ToolAnswers>),
+            WaitedTooLong,
         }
         loop {
             if !stdout_open && exit.is_some() {
+                self.hold.keep_undelivered(after_answers);
                 return (Ending::Finished, exit);
             }
-            // An open tool call can legitimately run for long without output.
-            let idle = match self.transformer.open_tool_calls() {
-                0 => self.options.idle_timeout.map(|d| idle_from + d),
+            // Held time counts toward neither limit; an open tool call can legitimately run
+            // for long without output.
+            let idle = match (waiting, self.transformer.open_tool_calls()) {
+                (None, 0) => self.options.idle_timeout.map(|d| idle_from + d),
                 _ => None,
             };
+            let overall = match waiting {
+                None => self.options.timeout.map(|t| overall_from + t + waited),
+                Some(_) => None,
+            };
+            let hand_over_at = match (waiting, &calls) {
+                (None, Some(calls)) => calls
+                    .waiting_since()
+                    .map(|arrived| arrived.max(last_read) + tool_quiet),
+                _ => None,
+            };
+            let wait_ends = waiting.map(|w| w.since + tool_wait);
             let event = tokio::select! {
                 biased;
                 reason = stop_requested(&mut self.stop_rx) => Event::Stop(reason),
                 () = sleep_until(overall) => Event::Overall,
                 () = sleep_until(idle) => Event::Idle,
+                () = sleep_until(wait_ends) => Event::WaitedTooLong,
+                answers = self.answers.recv(), if answers_open => Event::Answered(answers),
                 read = stdout.read(&mut buf), if stdout_open => Event::Read(read),
                 status = child.wait(), if exit.is_none() => Event::Exited(status),
+                () = arrival(calls.as_deref()), if waiting.is_none() => Event::CallArrived,
+                () = sleep_until(hand_over_at) => Event::HandOver,
                 () = sleep_until(drain_until) => Event::Drained,
             };
             match event {
@@ -335,10 +455,60 @@ impl Run {
                     let limit = self.options.idle_timeout.unwrap_or_default();
                     return (Ending::Timeout(TimeoutKind::Idle(limit)), exit);
                 }
-                Event::Drained => return (Ending::Finished, exit),
+                Event::WaitedTooLong => {
+                    return (Ending::Timeout(TimeoutKind::ToolWait(tool_wait)), exit);
+                }
+                Event::Drained => {
+                    self.hold.keep_undelivered(after_answers);
+                    return (Ending::Finished, exit);
+                }
                 Event::Exited(status) => {
                     exit = Some(status);
                     drain_until = Some(Instant::now() + STDOUT_DRAIN_AFTER_EXIT);
+                }
+                Event::CallArrived => idle_from = Instant::now(),
+                Event::HandOver => {
+                    let Some(calls) = &calls else { continue };
+                    let step = calls.take_step();
+                    let handed: Vec<HandedCall<'_>> = step
+                        .iter()
+                        .map(|c| HandedCall {
+                            id: &c.id,
+                            name: &c.name,
+                            input: &c.input,
+                        })
+                        .collect();
+                    self.transformer.hand_over(&handed, &mut outputs);
+                    tracing::debug!(calls = step.len(), "tool calls handed to the host");
+                    waiting = Some(Waiting {
+                        since: Instant::now(),
+                    });
+                    if let Err(ending) = self.admit_and_deliver(&mut outputs, 0, overall).await {
+                        return (ending, exit);
+                    }
+                }
+                Event::Answered(None) => answers_open = false,
+                Event::Answered(Some(answers)) => {
+                    let (Some(calls), Some(step)) = (&calls, waiting) else {
+                        tracing::warn!("tool answers arrived while no call was handed over; ignored");
+                        continue;
+                    };
+                    if let Err(unknown) = calls.answer(answers) {
+                        tracing::warn!(ids = ?unknown.0, "tool answers for calls that were not handed over; ignored");
+                        continue;
+                    }
+                    if calls.unanswered() > 0 {
+                        continue;
+                    }
+                    waiting = None;
+                    waited += step.since.elapsed();
+                    idle_from = Instant::now();
+                    outputs.append(&mut after_answers);
+                    if !outputs.is_empty() {
+                        if let Err(ending) = self.admit_and_deliver(&mut outputs, 0, None).await {
+                            return (ending, exit);
+                        }
+                    }
                 }
                 Event::Read(Ok(0)) => stdout_open = false,
                 Event::Read(Err(error)) => {
@@ -347,33 +517,52 @@ impl Run {
                 }
                 Event::Read(Ok(n)) => {
                     idle_from = Instant::now();
+                    last_read = idle_from;
                     if exit.is_some() {
                         drain_until = Some(idle_from + STDOUT_DRAIN_AFTER_EXIT);
                     }
                     if let Err(error) = self.transformer.push(&buf[..n], &mut outputs) {
                         tracing::warn!(%error, "the transformer refused stdout");
                     }
-                    let seen = self.transformer.session_id();
-                    let expected = self.options.resume_chat_id.as_deref();
-                    if let Err(other) = self.hold.admit(&mut outputs, n, seen, expected) {
-                        return (Ending::ResumeReplaced(other), exit);
+                    if waiting.is_some() {
+                        after_answers.append(&mut outputs);
+                        continue;
                     }
-                    if !outputs.is_empty() {
-                        if let Err(ending) = self.deliver(&mut outputs, overall).await {
-                            // Undelivered outputs go out ahead of the closing ones, so the
-                            // consumer never sees a block closed that it did not see opened.
-                            self.hold.keep_undelivered(std::mem::take(&mut outputs));
-                            return (ending, exit);
-                        }
-                        // Time spent waiting for the consumer is not the child's silence.
-                        idle_from = Instant::now();
-                        if exit.is_some() {
-                            drain_until = Some(idle_from + STDOUT_DRAIN_AFTER_EXIT);
-                        }
+                    if let Err(ending) = self.admit_and_deliver(&mut outputs, n, overall).await {
+                        return (ending, exit);
+                    }
+                    // Time spent waiting for the consumer is not the child's silence.
+                    idle_from = Instant::now();
+                    if exit.is_some() {
+                        drain_until = Some(idle_from + STDOUT_DRAIN_AFTER_EXIT);
                     }
                 }
             }
         }
+    }
+
+    /// Pass `outputs` (from `read_bytes` of stdout) through the resume hold, then deliver what
+    /// it lets through. An ending interrupts; undelivered outputs then go out ahead of the
+    /// closing ones, so the consumer never sees a block closed that it did not see opened.
+    async fn admit_and_deliver(
+        &mut self,
+        outputs: &mut Vec<Output>,
+        read_bytes: usize,
+        overall: Option<Instant>,
+    ) -> Result<(), Ending> {
+        let seen = self.transformer.session_id();
+        let expected = self.options.resume_chat_id.as_deref();
+        if let Err(other) = self.hold.admit(outputs, read_bytes, seen, expected) {
+            return Err(Ending::ResumeReplaced(other));
+        }
+        if outputs.is_empty() {
+            return Ok(());
+        }
+        if let Err(ending) = self.deliver(outputs, overall).await {
+            self.hold.keep_undelivered(std::mem::take(outputs));
+            return Err(ending);
+        }
+        Ok(())
     }
 
     /// Wait for a place in the queue (a stop or the overall deadline interrupts), then deliver

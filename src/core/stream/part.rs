@@ -49,7 +49,9 @@ pub enum Part<'a> {
         is_error: bool,
         executor: Executor,
     },
-    /// The end of the stream; always the last part, exactly once.
+    /// The end of a step. The last part of the stream, exactly once, unless `reason` is
+    /// [`FinishReason::ToolCalls`]: then only the current response ends, and the host's answers
+    /// continue the stream.
     Finish {
         reason: FinishReason<'a>,
         usage: Option<&'a UsageReport>,

@@ -54,6 +54,25 @@ pub fn tool_name(call: &ToolCallBody<'_>) -> String {
     }
 }
 
+/// The MCP server an `mcpToolCall` goes to, in either captured shape: `providerIdentifier`
+/// (`name: "srv-tool"`) or `serverIdentifier` (`name: "srv:tool"`), else `name` without the
+/// tool's own name. `None` for any other kind of call.
+pub fn mcp_server(call: &ToolCallBody<'_>) -> Option<String> {
+    if call.kind.as_deref() != Some("mcpToolCall") {
+        return None;
+    }
+    let raw = call.args?;
+    let object: Map<String, Value> = crate::core::json::from_str(raw.get()).ok()?;
+    let field = |key: &str| object.get(key).and_then(Value::as_str).filter(|s| !s.is_empty());
+    if let Some(server) = field("providerIdentifier").or_else(|| field("serverIdentifier")) {
+        return Some(server.to_owned());
+    }
+    let (name, tool) = (field("name")?, field("toolName")?);
+    let server = name.strip_suffix(tool)?;
+    let server = server.strip_suffix(['-', ':']).unwrap_or(server);
+    (!server.is_empty()).then(|| server.to_owned())
+}
+
 fn string_field(raw: &RawValue, field: &str) -> Option<String> {
     let object: Map<String, Value> = crate::core::json::from_str(raw.get()).ok()?;
     object.get(field)?.as_str().map(str::to_owned)

@@ -10,7 +10,7 @@ use crate::core::stream::encode::{push_json_str, Output};
 use crate::core::stream::event::{parse, Parsed};
 use crate::core::stream::framing::{LineFramer, Record, SkipReason, SKIPPED_PREFIX_BYTES};
 use crate::core::stream::part::Part;
-use crate::core::stream::translate::{Closing, FinishSummary, Outcome, Translator};
+use crate::core::stream::translate::{Closing, FinishSummary, HandedCall, Outcome, Translator};
 use crate::core::stream::usage::CursorUsage;
 
 /// Which encoder turns the neutral parts into outputs.
@@ -38,6 +38,9 @@ pub struct TransformerOptions {
     pub include_usage: bool,
     /// Record size cap. Default 64 MiB.
     pub max_line_bytes: usize,
+    /// The MCP server through which the host runs its own tools (the tool bridge); default
+    /// none: Cursor runs every tool.
+    pub host_tool_server: Option<String>,
 }
 
 pub const DEFAULT_MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
@@ -52,6 +55,7 @@ impl Default for TransformerOptions {
             tool_calls: ToolCallMode::Emit,
             include_usage: true,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            host_tool_server: None,
         }
     }
 }
@@ -191,7 +195,8 @@ impl StreamTransformer {
         Self {
             framer: LineFramer::new(options.max_line_bytes),
             stages: Stages {
-                translator: Translator::with_line_limit(options.max_line_bytes),
+                translator: Translator::with_line_limit(options.max_line_bytes)
+                    .hosting_tools_on(options.host_tool_server.clone()),
                 encoder,
                 skipped: 0,
             },
@@ -226,6 +231,16 @@ impl StreamTransformer {
         self.framer
             .push(bytes, |record| stages.record(record, sink));
         Ok(())
+    }
+
+    /// End the current step by handing the host `calls` to run (see [`Translator::hand_over`]);
+    /// records buffered in the framing are not flushed, since the stream goes on.
+    pub fn hand_over(&mut self, calls: &[HandedCall<'_>], out: &mut Vec<Output>) {
+        let sink = &mut Sink::Outputs(out);
+        let encoder = &mut self.stages.encoder;
+        self.stages
+            .translator
+            .hand_over(calls, &mut |part| encoder.encode(&part, sink));
     }
 
     /// Close the stream per the finish table; a second call appends nothing.

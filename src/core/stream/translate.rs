@@ -10,7 +10,7 @@ use crate::core::stream::event::{
 };
 use crate::core::stream::part::{Executor, FinishReason, Part};
 use crate::core::stream::tool::{
-    is_failure, tool_input, tool_name, tool_result, INTERRUPTED_MESSAGE,
+    is_failure, mcp_server, tool_input, tool_name, tool_result, INTERRUPTED_MESSAGE,
 };
 use crate::core::stream::tracker::MixedDeltaTracker;
 use crate::core::stream::usage::{parse_usage, UsageReport};
@@ -52,12 +52,28 @@ struct OpenCall {
     input: String,
 }
 
+/// A call the host runs, handed over by the runner (from the tool bridge, not from Cursor's
+/// stream).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HandedCall<'a> {
+    pub id: &'a str,
+    pub name: &'a str,
+    /// The arguments as JSON text.
+    pub input: &'a str,
+}
+
 /// Turns events into parts. Stateful across one stream.
 #[derive(Debug, Default)]
 pub struct Translator {
     tracker: MixedDeltaTracker,
     session_id: Option<String>,
     open_calls: Vec<OpenCall>,
+    /// The MCP server through which the host runs its own tools: Cursor's reports of calls to
+    /// it are not shown (the host shows the calls it runs), and any other call of Cursor's is
+    /// shown with a notice that Cursor ran it itself.
+    host_server: Option<String>,
+    /// Ids of started calls to `host_server`, whose completions are not shown either.
+    bridged_calls: Vec<String>,
     usage: Option<UsageReport>,
     saw_result: bool,
     result_error: Option<String>,
@@ -79,6 +95,12 @@ impl Translator {
             tracker: MixedDeltaTracker::new(max_line_bytes),
             ..Self::default()
         }
+    }
+
+    /// The host runs its tools through MCP server `server` (see [`Translator::hand_over`]).
+    pub fn hosting_tools_on(mut self, server: Option<String>) -> Self {
+        self.host_server = server;
+        self
     }
 
     pub fn session_id(&self) -> Option<&str> {
@@ -255,6 +277,9 @@ impl Translator {
         call: &ToolCallBody<'_>,
         emit: &mut impl FnMut(Part<'_>),
     ) {
+        if self.is_bridged(call_id, completed, call) {
+            return;
+        }
         let open_at = self.open_calls.iter().position(|c| c.id == call_id);
         if open_at.is_some() && !completed {
             // A repeated start of an open call.
@@ -280,6 +305,9 @@ impl Translator {
                     input: &opened.input,
                     executor: CURSOR_RUNS_ITS_TOOLS,
                 });
+                if self.host_server.is_some() {
+                    self.notice_own_tool(&opened.name, emit);
+                }
                 opened
             }
         };
@@ -296,6 +324,64 @@ impl Translator {
             result: &result,
             is_error: is_failure(&result),
             executor: CURSOR_RUNS_ITS_TOOLS,
+        });
+    }
+
+    /// Whether this event reports a call to the host's MCP server (handed over by the runner,
+    /// so not shown from Cursor's side). A start still ends the text segment before it.
+    fn is_bridged(&mut self, call_id: &str, completed: bool, call: &ToolCallBody<'_>) -> bool {
+        let known = self.bridged_calls.iter().any(|id| id == call_id);
+        if !known {
+            let Some(host) = self.host_server.as_deref() else {
+                return false;
+            };
+            if mcp_server(call).as_deref() != Some(host) {
+                return false;
+            }
+            self.tracker.reset();
+            self.in_reasoning = false;
+            self.bridged_calls.push(call_id.to_owned());
+        }
+        if completed {
+            self.bridged_calls.retain(|id| id != call_id);
+        }
+        true
+    }
+
+    /// Cursor ran one of its own tools although the host owns them: say so in the answer, so
+    /// the user knows the host neither checked nor recorded it.
+    fn notice_own_tool(&mut self, name: &str, emit: &mut impl FnMut(Part<'_>)) {
+        tracing::warn!(tool = name, "cursor-agent ran one of its own tools although OpenCode owns the tools");
+        let notice = format!(
+            "\n\n(Cursor ran its own tool `{name}` instead of one of OpenCode's: OpenCode did \
+             not ask for permission and cannot undo it.)\n\n"
+        );
+        self.has_content = true;
+        emit(Part::TextDelta(&notice));
+    }
+
+    /// End the current step by handing `calls` to the host: a held delta is flushed, the text
+    /// segment ends, the calls follow, then a `tool-calls` finish without usage (the run's usage
+    /// is reported once, at its end). The stream stays open: the host's answers continue it.
+    pub fn hand_over(&mut self, calls: &[HandedCall<'_>], emit: &mut impl FnMut(Part<'_>)) {
+        if self.finished || calls.is_empty() {
+            return;
+        }
+        self.release_held(false, emit);
+        self.tracker.reset();
+        self.in_reasoning = false;
+        for call in calls {
+            emit(Part::ToolStarted {
+                id: call.id,
+                name: call.name,
+                kind: "function",
+                input: call.input,
+                executor: Executor::Host,
+            });
+        }
+        emit(Part::Finish {
+            reason: FinishReason::ToolCalls,
+            usage: None,
         });
     }
 

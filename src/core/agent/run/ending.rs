@@ -18,6 +18,8 @@ use crate::core::stream::translate::Outcome;
 pub(super) enum TimeoutKind {
     Idle(Duration),
     Overall(Duration),
+    /// The host did not answer handed-over tool calls in time.
+    ToolWait(Duration),
 }
 
 #[derive(Debug)]
@@ -76,6 +78,11 @@ pub(super) fn conclude(
                     "cursor-agent printed nothing for {} (the idle limit: idleTimeoutMs, \
                      CURSOR_ACP_IDLE_TIMEOUT_MS) and was stopped. Raise the limit if Cursor \
                      thinks that long, or check that `cursor-agent --print hi` answers.",
+                    readable_duration(d)
+                ),
+                TimeoutKind::ToolWait(d) => format!(
+                    "OpenCode did not answer Cursor's tool calls within {} (the tool wait \
+                     limit: CURSOR_ACP_TOOL_WAIT_MS), so the run was stopped.",
                     readable_duration(d)
                 ),
                 TimeoutKind::Overall(d) => format!(

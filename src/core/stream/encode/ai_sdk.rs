@@ -229,8 +229,13 @@ impl AiSdkEncoder {
                 out.part("tool-result", &with_executor(&fields, *executor));
             }
             Part::Finish { reason, usage } => {
-                self.finished = true;
                 self.close_block(out);
+                // A step that handed the host its calls ends this response only: the next one
+                // (after the host's answers) starts with its own `stream-start`.
+                match reason {
+                    FinishReason::ToolCalls => self.started = false,
+                    _ => self.finished = true,
+                }
                 let (unified, raw) = match reason {
                     FinishReason::Stop => ("stop", "stop"),
                     FinishReason::ToolCalls => ("tool-calls", "tool-calls"),

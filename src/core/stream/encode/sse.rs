@@ -145,7 +145,14 @@ impl SseEncoder {
             }
             Part::ReasoningEnd | Part::ToolCompleted { .. } => {}
             Part::Finish { reason, usage } => {
-                self.finished = true;
+                if *reason == FinishReason::ToolCalls {
+                    // The response ends; the next one (after the client's answers) is a new
+                    // completion with its own role chunk and tool indexes.
+                    self.role_sent = false;
+                    self.next_tool_index = 0;
+                } else {
+                    self.finished = true;
+                }
                 match reason {
                     FinishReason::Stop | FinishReason::ToolCalls => {
                         let finish_reason = match reason {

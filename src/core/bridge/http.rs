@@ -1,0 +1,149 @@
+//! The bridge's HTTP listener: loopback only, one secret path, a bearer token on every request;
+//! what passes is MCP's Streamable HTTP, served by rmcp.
+
+use std::convert::Infallible;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http_body_util::{combinators::BoxBody, BodyExt, Full};
+use hyper::body::Incoming;
+use hyper::{header, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+
+use super::held::HeldCalls;
+use super::mcp::{BridgeServer, Catalog};
+
+/// Where the server answers and what it requires.
+#[derive(Debug, Clone)]
+pub struct Endpoint {
+    pub path: String,
+    pub token: String,
+}
+
+impl Endpoint {
+    /// Why `request` is refused, if it is.
+    fn refusal<B>(&self, request: &Request<B>) -> Option<StatusCode> {
+        if request.uri().path() != self.path {
+            return Some(StatusCode::NOT_FOUND);
+        }
+        let authorized = request
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.strip_prefix("Bearer "))
+            .is_some_and(|token| same_secret(token.trim(), &self.token));
+        (!authorized).then_some(StatusCode::UNAUTHORIZED)
+    }
+}
+
+/// Compares every byte, so the time taken does not tell how much of a guess was right.
+fn same_secret(given: &str, expected: &str) -> bool {
+    given.len() == expected.len()
+        && given
+            .bytes()
+            .zip(expected.bytes())
+            .fold(0u8, |diff, (a, b)| diff | (a ^ b))
+            == 0
+}
+
+fn refused(status: StatusCode) -> Response<BoxBody<Bytes, Infallible>> {
+    let mut response = Response::new(Full::new(Bytes::from_static(b"")).boxed());
+    *response.status_mut() = status;
+    if status == StatusCode::UNAUTHORIZED {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, header::HeaderValue::from_static("Bearer"));
+    }
+    response
+}
+
+/// Listen on `127.0.0.1` at a free port (returned) until `stopped` turns true.
+pub async fn serve(
+    endpoint: Endpoint,
+    catalog: Arc<Catalog>,
+    calls: Arc<HeldCalls>,
+    mut stopped: watch::Receiver<bool>,
+) -> std::io::Result<u16> {
+    let listener = TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).await?;
+    let port = listener.local_addr()?.port();
+    let mcp = StreamableHttpService::new(
+        move || {
+            Ok(BridgeServer {
+                catalog: Arc::clone(&catalog),
+                calls: Arc::clone(&calls),
+            })
+        },
+        Arc::new(LocalSessionManager::default()),
+        // rmcp's own DNS-rebinding check, on top of the token: only loopback names.
+        StreamableHttpServerConfig::default().with_allowed_hosts(["127.0.0.1", "localhost"]),
+    );
+    let endpoint = Arc::new(endpoint);
+    tokio::spawn(async move {
+        loop {
+            let accepted = tokio::select! {
+                _ = stopped.wait_for(|stop| *stop) => break,
+                accepted = listener.accept() => accepted,
+            };
+            let Ok((stream, _)) = accepted else { continue };
+            let mcp = mcp.clone();
+            let endpoint = Arc::clone(&endpoint);
+            let mut stopped = stopped.clone();
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+                    let mcp = mcp.clone();
+                    let endpoint = Arc::clone(&endpoint);
+                    async move {
+                        if let Some(status) = endpoint.refusal(&request) {
+                            tracing::debug!(%status, path = request.uri().path(), "tool bridge refused a request");
+                            return Ok::<_, Infallible>(refused(status));
+                        }
+                        Ok(mcp.handle(request).await)
+                    }
+                });
+                let connection = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service);
+                tokio::pin!(connection);
+                tokio::select! {
+                    _ = connection.as_mut() => {}
+                    _ = stopped.wait_for(|stop| *stop) => {}
+                }
+            });
+        }
+    });
+    Ok(port)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_table() {
+        let endpoint = Endpoint {
+            path: "/mcp/secret".into(),
+            token: "t0ken".into(),
+        };
+        let table = [
+            ("/mcp/secret", Some("Bearer t0ken"), None),
+            ("/mcp/secret", Some("Bearer t0ken "), None),
+            ("/mcp/secret", Some("Bearer t0ke"), Some(StatusCode::UNAUTHORIZED)),
+            ("/mcp/secret", Some("Basic t0ken"), Some(StatusCode::UNAUTHORIZED)),
+            ("/mcp/secret", None, Some(StatusCode::UNAUTHORIZED)),
+            ("/mcp/other", Some("Bearer t0ken"), Some(StatusCode::NOT_FOUND)),
+            ("/", None, Some(StatusCode::NOT_FOUND)),
+        ];
+        for (path, auth, expected) in table {
+            let mut request = Request::builder().uri(path);
+            if let Some(auth) = auth {
+                request = request.header(header::AUTHORIZATION, auth);
+            }
+            let request = request.body(()).unwrap();
+            assert_eq!(endpoint.refusal(&request), expected, "{path} {auth:?}");
+        }
+    }
+}

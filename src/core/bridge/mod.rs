@@ -1,0 +1,107 @@
+//! The tool bridge: the host's own tools (OpenCode's `read`, `edit`, `bash`, ...) served to
+//! cursor-agent by a loopback MCP server, so that the host, not Cursor, runs each call.
+//!
+//! A `tools/call` is held open ([`held`]) until the host has run the tool and answered; the
+//! runner hands the held calls of one model step to the host together and keeps cursor-agent
+//! alive meanwhile. [`workspace`] writes the private folder that points cursor-agent at the
+//! server and keeps Cursor's own tools out.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+use tokio::sync::watch;
+
+pub mod held;
+mod http;
+mod mcp;
+pub mod schema;
+pub mod workspace;
+
+pub use held::{Answer, AnswerContent, HeldCalls, HostCall};
+
+use crate::core::error::CoreError;
+
+/// The name cursor-agent knows the bridge's server by (`.cursor/mcp.json`), and the prefix of
+/// its tools in Cursor's stream (`opencode-read`) and hooks (`MCP:...`).
+pub const SERVER_NAME: &str = "opencode";
+
+/// One of the host's tools, exactly as the host described it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HostTool {
+    pub name: String,
+    pub description: Option<String>,
+    /// The JSON schema of the arguments (an object schema).
+    pub input_schema: Map<String, Value>,
+}
+
+/// A running bridge: an MCP server on `127.0.0.1`, reachable only with its token. Dropping it
+/// stops the server and answers every call still held with an error.
+#[derive(Debug)]
+pub struct ToolBridge {
+    url: String,
+    token: String,
+    calls: Arc<HeldCalls>,
+    /// Set to true on drop: the accept loop and every connection end.
+    stop: watch::Sender<bool>,
+}
+
+impl ToolBridge {
+    /// Start serving `tools` on a random loopback port, on a random path, behind a random
+    /// bearer token. Must be called inside a Tokio runtime.
+    pub async fn start(tools: Vec<HostTool>) -> Result<Self, CoreError> {
+        let calls = Arc::new(HeldCalls::new());
+        let token = format!(
+            "{}{}",
+            uuid::Uuid::new_v4().simple(),
+            uuid::Uuid::new_v4().simple()
+        );
+        let path = format!("/mcp/{}", uuid::Uuid::new_v4().simple());
+        let catalog = Arc::new(mcp::Catalog::new(tools));
+        let (stop, stopped) = watch::channel(false);
+        let port = http::serve(
+            http::Endpoint {
+                path: path.clone(),
+                token: token.clone(),
+            },
+            catalog,
+            Arc::clone(&calls),
+            stopped,
+        )
+        .await
+        .map_err(|error| {
+            CoreError::AgentExit(format!(
+                "The tool bridge could not listen on 127.0.0.1 ({error}); OpenCode's tools \
+                 cannot be offered to Cursor."
+            ))
+        })?;
+        Ok(Self {
+            url: format!("http://127.0.0.1:{port}{path}"),
+            token,
+            calls,
+            stop,
+        })
+    }
+
+    /// The server's URL, path included.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// The bearer token every request must carry.
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// The calls cursor-agent made and the host has not answered yet.
+    pub fn calls(&self) -> &Arc<HeldCalls> {
+        &self.calls
+    }
+}
+
+impl Drop for ToolBridge {
+    fn drop(&mut self) {
+        self.stop.send_replace(true);
+        self.calls
+            .close("The run ended before OpenCode answered this tool call.");
+    }
+}

@@ -32,8 +32,10 @@ export interface StreamUsage {
 
 /**
  * A JSON-safe AI SDK LanguageModelV3 stream part (`@ai-sdk/provider` 3.x), as the `'ai-sdk'`
- * format emits them. Cursor ran every tool itself, so tool parts carry
- * `providerExecuted: true` and `dynamic: true`. Each call appears as OpenCode shows its own tool
+ * format emits them. A tool Cursor ran itself carries `providerExecuted: true` and
+ * `dynamic: true`; a call handed to the host (`hostTools`) carries neither, keeps the host's tool
+ * name and the arguments as Cursor gave them, and is followed by a `tool-calls` finish. Each of
+ * Cursor's own calls appears as OpenCode shows its own tool
  * of that kind: OpenCode's tool name (`bash`, `read`, `edit`, `write`, `grep`, `glob`, `list`,
  * `todowrite`, `webfetch`, `<server>_<tool>` for MCP, else Cursor's name) and argument names
  * (`command`, `filePath`, `pattern`, ...), with only the arguments a person reads.
@@ -46,7 +48,7 @@ export type StreamPart =
   | { type: 'reasoning-start'; id: string }
   | { type: 'reasoning-delta'; id: string; delta: string }
   | { type: 'reasoning-end'; id: string }
-  | { type: 'tool-input-start'; id: string; toolName: string; providerExecuted: true; dynamic: true }
+  | { type: 'tool-input-start'; id: string; toolName: string; providerExecuted?: true; dynamic?: true }
   | { type: 'tool-input-delta'; id: string; delta: string }
   | { type: 'tool-input-end'; id: string }
   | {
@@ -55,8 +57,9 @@ export type StreamPart =
       toolName: string
       /** The arguments as a JSON text, in OpenCode's argument names. */
       input: string
-      providerExecuted: true
-      dynamic: true
+      /** Absent on a call handed to the host. */
+      providerExecuted?: true
+      dynamic?: true
     }
   | {
       type: 'tool-result'
@@ -76,7 +79,7 @@ export type StreamPart =
   | { type: 'error'; error: { code: `${ErrorCode}`; message: string; agentOutput?: string } }
   | {
       type: 'finish'
-      finishReason: { unified: 'stop' | 'error' | 'other'; raw: string }
+      finishReason: { unified: 'stop' | 'tool-calls' | 'error' | 'other'; raw: string }
       usage: StreamUsage
     }
 
@@ -96,6 +99,12 @@ export declare class CursorAgentRun {
    * No effect once the run has ended.
    */
   cancel(): void
+  /**
+   * Answer every tool call the run handed over (`hostTools`): the run goes on, and its
+   * outputs continue through `onOutput`. Returns false when the run is already over (then
+   * nothing was answered); answers for calls that were not handed over are ignored.
+   */
+  answerToolCalls(answers: Array<ToolAnswer>): boolean
   /**
    * Settles after the last `onOutput` batch was delivered; never rejects for run failures
    * (they are in `RunResult.error`). May be called any number of times.
@@ -277,6 +286,47 @@ export declare const enum ErrorCode {
   AgentExit = 'E_AGENT_EXIT',
   /** Bad options or arguments from the caller, or a call the object's state does not allow. */
   InvalidArg = 'E_INVALID_ARG',
+}
+
+/**
+ * The tool bridge of a run. cursor-agent gets the tools through an MCP server on
+ * `127.0.0.1` (random port and path, a bearer token), works in `<folder>/workspace` with
+ * `HOME=<folder>/home` and `CURSOR_DATA_DIR=<folder>/cursor-data` (`CURSOR_CONFIG_DIR`, where
+ * Cursor keeps the login, stays the user's `~/.cursor` unless `env` sets it), and is started
+ * with `--trust --approve-mcps --allowed-tools mcp_tool_call,get_mcp_tools_tool_call` instead
+ * of `--force`/`--trust`; `workspace` is then not used by the child. Each call's arguments
+ * are checked against the tool's schema (a mismatch is answered at once, with the reasons,
+ * and not handed over). Once calls and stdout have been quiet for `quietMs`, the waiting
+ * calls are delivered as `tool-call` parts (without `providerExecuted`; SSE: `tool_calls`)
+ * followed by a `finish` with reason `tool-calls` and no usage; the run stays alive until
+ * `answerToolCalls()`, after which its outputs continue (an `ai-sdk` stream starts again with
+ * `stream-start`). Cursor's own reports of these calls are not shown; a tool Cursor runs
+ * itself is shown as in the default mode, with a notice in the text.
+ */
+export interface HostToolsOptions {
+  /**
+   * The tools as the host offers them to its model: V3 `{type: 'function', name,
+   * description, inputSchema}` or OpenAI `{type: 'function', function: {name, description,
+   * parameters}}`; provider-defined tools are left out.
+   */
+  tools: Array<object>
+  /**
+   * The conversation's private folder, an absolute path (created when missing). Keep it
+   * the same for every run of one conversation: Cursor keys its chats by the workspace
+   * path. Sibling folders unused for 7 days are removed.
+   */
+  folder: string
+  /**
+   * How long handed-over calls may wait for `answerToolCalls()` before the run is stopped
+   * with `E_TIMEOUT`; the wait counts toward neither `idleTimeoutMs` nor `timeoutMs`. From 1
+   * to 2^53 - 1; default 600000 (10 minutes).
+   */
+  waitMs?: number
+  /**
+   * How long no new call and no stdout must have come before the waiting calls are handed
+   * over together. From 0 to 60000; default 75.
+   */
+  quietMs?: number
 }
 
 /**
@@ -466,6 +516,11 @@ export interface RunCursorAgentOptions {
   created?: number
   /** Largest stdout record accepted, in bytes, from 1 to 2^53 - 1. Default 64 MiB. */
   maxLineBytes?: number
+  /**
+   * Let the host run its own tools instead of Cursor (the tool bridge). Default none:
+   * Cursor runs its own tools.
+   */
+  hostTools?: HostToolsOptions
 }
 
 /** A failure with a stable code (one of `ErrorCode`). */
@@ -586,6 +641,23 @@ export interface StreamTransformerOptions {
    * record is skipped and counted in `skippedLines`. Default 67108864 (64 MiB).
    */
   maxLineBytes?: number
+}
+
+/** The host's result of one handed-over tool call. */
+export interface ToolAnswer {
+  /** The `toolCallId` of the call. */
+  id: string
+  /** The result as text (for a failure or a refusal: why). */
+  output: string
+  /** The tool failed or was refused. Default false. */
+  isError?: boolean
+  /** Images of the result, as base64 data with their media type. */
+  images?: Array<ToolAnswerImage>
+}
+
+export interface ToolAnswerImage {
+  data: string
+  mimeType: string
 }
 
 /** Whether Cursor's own tool calls appear in `'openai-sse'` output. */

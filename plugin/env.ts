@@ -3,7 +3,7 @@ import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { native } from './native.js'
 
-export const TOOL_MODES = ['cursor'] as const
+export const TOOL_MODES = ['cursor', 'opencode'] as const
 export type ToolMode = (typeof TOOL_MODES)[number]
 export const LOG_LEVELS = ['error', 'warn', 'info', 'debug', 'trace'] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
@@ -18,8 +18,13 @@ export interface CursorAcpSettings {
   force: boolean
   /** `CURSOR_ACP_SESSION_RESUME` (default false). */
   sessionResume: boolean
-  /** `CURSOR_ACP_TOOL_MODE` (default `cursor`). */
+  /**
+   * `CURSOR_ACP_TOOL_MODE` (default `cursor`): `cursor` lets cursor-agent run its own tools;
+   * `opencode` has OpenCode run them (through the tool bridge).
+   */
   toolMode: ToolMode
+  /** `CURSOR_ACP_TOOL_WAIT_MS` (default 600000): how long a tool call handed to OpenCode may wait. */
+  toolWaitMs: number
   /** `CURSOR_ACP_IDLE_TIMEOUT_MS` (default 300000). */
   idleTimeoutMs: number
   /** `CURSOR_ACP_TIMEOUT_MS` (default 0 = none). */
@@ -43,7 +48,7 @@ export type ChildEnvChoice = 'all' | 'minimal' | string[]
  * user's environment (as OpenCode's own `bash` has it); a mode in which the host runs the tools
  * gives cursor-agent only what it needs itself, so a command the model runs cannot read the rest.
  */
-export const CHILD_ENV_BY_TOOL_MODE: Readonly<Record<ToolMode, 'all' | 'minimal'>> = Object.freeze({ cursor: 'all' })
+export const CHILD_ENV_BY_TOOL_MODE: Readonly<Record<ToolMode, 'all' | 'minimal'>> = Object.freeze({ cursor: 'all', opencode: 'minimal' })
 
 /** A variable name, or a prefix ending in `*`; `anyCase` matches the name in any letter case. */
 interface EnvPattern {
@@ -88,6 +93,7 @@ export const DEFAULT_SETTINGS: Readonly<CursorAcpSettings> = Object.freeze({
   force: true,
   sessionResume: false,
   toolMode: 'cursor',
+  toolWaitMs: 600_000,
   idleTimeoutMs: 300_000,
   timeoutMs: 0,
 })
@@ -154,6 +160,7 @@ export function readSettings(env: Env = process.env): SettingsReading {
     force: parseSwitch(env.CURSOR_ACP_FORCE, DEFAULT_SETTINGS.force),
     sessionResume: parseSwitch(env.CURSOR_ACP_SESSION_RESUME, DEFAULT_SETTINGS.sessionResume),
     toolMode: oneOf(env, 'CURSOR_ACP_TOOL_MODE', TOOL_MODES, warnings) ?? DEFAULT_SETTINGS.toolMode,
+    toolWaitMs: milliseconds(env, 'CURSOR_ACP_TOOL_WAIT_MS', DEFAULT_SETTINGS.toolWaitMs, warnings),
     idleTimeoutMs: milliseconds(env, 'CURSOR_ACP_IDLE_TIMEOUT_MS', DEFAULT_SETTINGS.idleTimeoutMs, warnings),
     timeoutMs: milliseconds(env, 'CURSOR_ACP_TIMEOUT_MS', DEFAULT_SETTINGS.timeoutMs, warnings),
   }

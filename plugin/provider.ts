@@ -121,6 +121,9 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
         }
         const turn = startTurn(this.#config, request, 'ai-sdk', deliver)
         stop = turn.cancel
+        // An abort while this response streams stops the run. OpenCode also aborts a step's
+        // signal once the step is over: by then a run that handed over tool calls is waiting
+        // for their results, and the listener is gone (removed below, before the close).
         abortSignal?.addEventListener('abort', stop, { once: true })
         if (abortSignal?.aborted) stop()
         turn.done
@@ -141,8 +144,9 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
           })
       },
       cancel: () => {
+        // The consumer gave up on the response before its end: nothing will answer the run.
+        if (open) stop()
         open = false
-        stop()
       },
     })
   }

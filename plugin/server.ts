@@ -9,6 +9,7 @@ import { childEnvironment, dataDirectory, readSettings, type CursorAcpSettings }
 import { cursorModels, modelCacheFile } from './models.js'
 import { native } from './native.js'
 import { PROVIDER_ID, type CursorAcpProviderOptions } from './provider.js'
+import { cancelConversation } from './tool-bridge.js'
 import { pickWorkspace } from './workspace.js'
 
 /** The `file://` URL of the provider module next to this file (works from any install location). */
@@ -42,6 +43,16 @@ export const CursorAcpPlugin: Plugin = async (input) => {
   }
 
   return {
+    // A run waiting for OpenCode to answer its tool calls is cancelled when the session stops
+    // without answering: OpenCode refused a call and stopped, or the user aborted meanwhile.
+    event: async ({ event }) => {
+      const stopped =
+        event.type === 'session.idle' ||
+        event.type === 'session.error' ||
+        (event.type === 'session.status' && event.properties.status.type === 'idle')
+      if (stopped && event.properties.sessionID !== undefined) cancelConversation(event.properties.sessionID)
+      if (event.type === 'session.deleted') cancelConversation(event.properties.info.id)
+    },
     config: async (cfg) => {
       // Without a usable configuration or addon, requests fail with the reason; `auto` keeps the
       // provider selectable meanwhile.

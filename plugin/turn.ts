@@ -11,9 +11,10 @@ import type {
   StreamOutput,
 } from 'opencode-cursor-native'
 import { CursorAcpError, toCursorAcpError } from './errors.js'
-import { childEnvironment, DEFAULT_SETTINGS, isWholeNumber, readSettings, type CursorAcpSettings } from './env.js'
+import { childEnvironment, dataDirectory, DEFAULT_SETTINGS, isWholeNumber, readSettings, TOOL_MODES, type CursorAcpSettings } from './env.js'
 import { native, type PromptMessage, type ToolDefinition } from './native.js'
 import { localTitle } from './title.js'
+import { continuationAnswers, conversationFolder, handedOver, heldRun, holdRun, releaseRun, type StepEnd } from './tool-bridge.js'
 import { pickWorkspace } from './workspace.js'
 
 /** Settings as a front end receives them; what is absent comes from the environment. */
@@ -63,8 +64,8 @@ export function resolveTurnConfig(options: TurnOptions, fromPlugin: boolean): Tu
       if (valid) (settings as unknown as Record<string, unknown>)[key] = value
       else warnings.push(`Provider option ${key}=${JSON.stringify(value)} is not a valid ${type}; ignored.`)
     }
-    if (settings.toolMode !== 'cursor') {
-      warnings.push(`Tool mode ${JSON.stringify(settings.toolMode)} is not available; Cursor runs its own tools.`)
+    if (!(TOOL_MODES as readonly unknown[]).includes(settings.toolMode)) {
+      warnings.push(`Tool mode ${JSON.stringify(settings.toolMode)} is not one of ${TOOL_MODES.join(', ')}; Cursor runs its own tools.`)
       settings.toolMode = 'cursor'
     }
     workspace = pickWorkspace({ explicit: settings.workspace, directory: process.cwd() })
@@ -106,18 +107,20 @@ function resumeManager(enabled: boolean): SessionResumeManager {
   return manager
 }
 
-/** A turn in progress. */
+/** A turn in progress: one response of OpenCode's, one step of the model. */
 export interface Turn {
   /** Stops cursor-agent, and any rerun before it starts. */
   cancel(): void
   /**
-   * The result of the turn's last run, once its last outputs were delivered. Run failures are in
+   * Settles once this response's last outputs were delivered: with the result of the turn's last
+   * run, or `null` when the run handed OpenCode tool calls and waits for their results (the run
+   * is then held, and a later request carrying the results continues it). Run failures are in
    * `error` (and were delivered as closing outputs); only bad options reject, before any output.
    */
-  readonly done: Promise<RunResult>
+  readonly done: Promise<RunResult | null>
 }
 
-function runOptions(config: TurnConfig, request: TurnRequest, plan: ResumePlan, format: 'ai-sdk' | 'openai-sse'): RunCursorAgentOptions {
+function runOptions(config: TurnConfig, request: TurnRequest, plan: ResumePlan, format: 'ai-sdk' | 'openai-sse', folder: string | null): RunCursorAgentOptions {
   const { settings, workspace } = config
   const options: RunCursorAgentOptions = {
     prompt: plan.prompt,
@@ -129,10 +132,21 @@ function runOptions(config: TurnConfig, request: TurnRequest, plan: ResumePlan, 
     idleTimeoutMs: settings.idleTimeoutMs,
     timeoutMs: settings.timeoutMs,
   }
+  if (folder !== null && request.tools !== undefined) {
+    options.hostTools = { tools: request.tools, folder, waitMs: Math.max(1, settings.toolWaitMs) }
+  }
   if (plan.resumeChatId != null) options.resumeChatId = plan.resumeChatId
   if (settings.executable !== undefined) options.executable = settings.executable
   return options
 }
+
+/** With `toolMode: 'opencode'` and tools in the request: the conversation's private folder. */
+function bridgeFolder(config: TurnConfig, request: TurnRequest): string | null {
+  if (config.settings.toolMode !== 'opencode' || request.tools === undefined || request.tools.length === 0) return null
+  return conversationFolder(dataDirectory(), config.workspace, request.conversationId)
+}
+
+type StepOutcome = 'handed-over' | 'run-ended'
 
 /**
  * Runs one turn, delivering its outputs (in `format`) to `onOutput` in order. The turn asks the
@@ -140,6 +154,11 @@ function runOptions(config: TurnConfig, request: TurnRequest, plan: ResumePlan, 
  * delivers no output), it reports that, and runs once more as a fresh chat with the full prompt.
  * A successful run's chat (or one cut off by the usage limit) is recorded for the next turn; a
  * failure is reported to the cache, which keeps the chat unless the failure says it is gone.
+ *
+ * With `toolMode: 'opencode'`, OpenCode runs the tools: a run that hands it tool calls ends the
+ * response and stays alive, held for the conversation; a request whose trailing tool results
+ * answer exactly those calls continues that run (no new process, no prompt sent again), and any
+ * other request of the conversation cancels it and starts afresh.
  */
 export function startTurn(
   config: TurnConfig,
@@ -147,14 +166,49 @@ export function startTurn(
   format: 'ai-sdk' | 'openai-sse',
   onOutput: (outputs: StreamOutput[]) => void,
 ): Turn {
+  const folder = bridgeFolder(config, request)
+  const held = folder === null ? undefined : heldRun(folder)
+  if (folder !== null && held !== undefined) {
+    releaseRun(folder, held)
+    const answers = continuationAnswers(request.messages, held.callIds)
+    if (answers !== null) {
+      let stepEnded: StepEnd = () => {}
+      const step = new Promise<StepOutcome>((resolve) => (stepEnded = resolve))
+      held.continueInto(onOutput, stepEnded)
+      if (held.run.answerToolCalls(answers)) {
+        return { cancel: () => held.cancel(), done: step.then((end) => (end === 'handed-over' ? null : held.result())) }
+      }
+    }
+    held.cancel()
+  }
+  return freshTurn(config, request, format, onOutput, folder)
+}
+
+function freshTurn(
+  config: TurnConfig,
+  request: TurnRequest,
+  format: 'ai-sdk' | 'openai-sse',
+  onOutput: (outputs: StreamOutput[]) => void,
+  folder: string | null,
+): Turn {
   const manager = resumeManager(config.settings.sessionResume)
-  const resumeRequest: ResumeRequest = { workspace: config.workspace, model: request.model, messages: request.messages, toolsInPrompt: false }
+  // With the bridge, Cursor's chat lives in the conversation's private folder: that is its key.
+  const resumeRequest: ResumeRequest = { workspace: folder ?? config.workspace, model: request.model, messages: request.messages, toolsInPrompt: false }
   if (request.tools !== undefined) resumeRequest.tools = request.tools
   if (request.conversationId !== undefined) resumeRequest.conversationId = request.conversationId
   let current: CursorAgentRun | undefined
   let cancelled = false
+  const cancel = (): void => {
+    cancelled = true
+    current?.cancel()
+  }
+  // Where the run's outputs go: the response in progress, or nowhere while the run waits.
+  let deliver = onOutput
+  let stepEnded: StepEnd = () => {}
+  const firstStep = new Promise<StepOutcome>((resolve) => (stepEnded = resolve))
+  let handed: string[] = []
   const runOnce = (plan: ResumePlan): Promise<RunResult> => {
-    current = native().runCursorAgent(runOptions(config, request, plan, format), onOutput)
+    current = native().runCursorAgent(runOptions(config, request, plan, format, folder), route)
     if (cancelled) current.cancel()
     return current.wait()
   }
@@ -173,11 +227,46 @@ export function startTurn(
     if (chatStands && result.sessionId != null) manager.record(plan, result.sessionId)
     return result
   }
-  return {
-    cancel: () => {
-      cancelled = true
-      current?.cancel()
-    },
-    done: turn(),
+  const finished = turn()
+  function route(outputs: StreamOutput[]): void {
+    deliver(outputs)
+    if (folder === null) return
+    const step = handedOver(outputs)
+    handed.push(...step.ids)
+    if (!step.ends) return
+    const run = current as CursorAgentRun
+    const callIds = handed
+    handed = []
+    // The calls of this step stay open until a request of the conversation answers them.
+    holdRun(folder, {
+      run,
+      conversationId: request.conversationId,
+      callIds,
+      continueInto: (next, onStep) => {
+        deliver = next
+        stepEnded = onStep
+      },
+      cancel,
+      result: () => finished,
+    })
+    deliver = () => {}
+    stepEnded('handed-over')
   }
+  void finished.then(
+    () => {
+      if (folder !== null) releaseHeldOf(folder, current)
+      stepEnded('run-ended')
+    },
+    () => stepEnded('run-ended'),
+  )
+  return {
+    cancel,
+    done: Promise.race([finished.then(() => 'run-ended' as const), firstStep]).then((end) => (end === 'handed-over' ? null : finished)),
+  }
+}
+
+/** Forget the conversation's held run once the run behind it has ended. */
+function releaseHeldOf(folder: string, run: CursorAgentRun | undefined): void {
+  const held = heldRun(folder)
+  if (held !== undefined && held.run === run) releaseRun(folder, held)
 }

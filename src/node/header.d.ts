@@ -32,8 +32,10 @@ export interface StreamUsage {
 
 /**
  * A JSON-safe AI SDK LanguageModelV3 stream part (`@ai-sdk/provider` 3.x), as the `'ai-sdk'`
- * format emits them. Cursor ran every tool itself, so tool parts carry
- * `providerExecuted: true` and `dynamic: true`. Each call appears as OpenCode shows its own tool
+ * format emits them. A tool Cursor ran itself carries `providerExecuted: true` and
+ * `dynamic: true`; a call handed to the host (`hostTools`) carries neither, keeps the host's tool
+ * name and the arguments as Cursor gave them, and is followed by a `tool-calls` finish. Each of
+ * Cursor's own calls appears as OpenCode shows its own tool
  * of that kind: OpenCode's tool name (`bash`, `read`, `edit`, `write`, `grep`, `glob`, `list`,
  * `todowrite`, `webfetch`, `<server>_<tool>` for MCP, else Cursor's name) and argument names
  * (`command`, `filePath`, `pattern`, ...), with only the arguments a person reads.
@@ -46,7 +48,7 @@ export type StreamPart =
   | { type: 'reasoning-start'; id: string }
   | { type: 'reasoning-delta'; id: string; delta: string }
   | { type: 'reasoning-end'; id: string }
-  | { type: 'tool-input-start'; id: string; toolName: string; providerExecuted: true; dynamic: true }
+  | { type: 'tool-input-start'; id: string; toolName: string; providerExecuted?: true; dynamic?: true }
   | { type: 'tool-input-delta'; id: string; delta: string }
   | { type: 'tool-input-end'; id: string }
   | {
@@ -55,8 +57,9 @@ export type StreamPart =
       toolName: string
       /** The arguments as a JSON text, in OpenCode's argument names. */
       input: string
-      providerExecuted: true
-      dynamic: true
+      /** Absent on a call handed to the host. */
+      providerExecuted?: true
+      dynamic?: true
     }
   | {
       type: 'tool-result'
@@ -76,6 +79,6 @@ export type StreamPart =
   | { type: 'error'; error: { code: `${ErrorCode}`; message: string; agentOutput?: string } }
   | {
       type: 'finish'
-      finishReason: { unified: 'stop' | 'error' | 'other'; raw: string }
+      finishReason: { unified: 'stop' | 'tool-calls' | 'error' | 'other'; raw: string }
       usage: StreamUsage
     }

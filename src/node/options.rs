@@ -285,6 +285,16 @@ impl<'env> Options<'env> {
         convert(&value, message).map(Some)
     }
 
+    /// A nested options object; absent when `undefined` or `null`.
+    pub fn object(&self, name: &str) -> Result<Option<Options<'env>>> {
+        match self.field(name)? {
+            Some(value) => Ok(Some(Options {
+                object: Some(object_of(&value, &format!("`{name}`"))?),
+            })),
+            None => Ok(None),
+        }
+    }
+
     /// An array field read as JSON data, with its depth (see [`json_of`]).
     pub fn json_array(&self, env: &Env, name: &str) -> Result<Option<(Value, usize)>> {
         let Some(value) = self.field(name)? else {

@@ -22,8 +22,12 @@ use super::init::run_context;
 use super::options::{argument, Options, MAX_SAFE_INTEGER};
 use super::output::outputs_to_js;
 use super::transformer::read_transformer_options;
+use crate::core::agent::options::HostTools;
+use crate::core::agent::run::ToolAnswers;
 use crate::core::agent::{self, OutputSink, Receipt, RunRequest};
+use crate::core::bridge::{Answer, AnswerContent, HostTool};
 use crate::core::error::CoreError;
+use crate::core::json;
 use crate::core::stream::encode::Output;
 
 /// Options of `runCursorAgent`. Numbers are whole numbers in the range each states; any other
@@ -81,6 +85,108 @@ pub struct RunCursorAgentOptions {
     pub created: Option<f64>,
     /// Largest stdout record accepted, in bytes, from 1 to 2^53 - 1. Default 64 MiB.
     pub max_line_bytes: Option<f64>,
+    /// Let the host run its own tools instead of Cursor (the tool bridge). Default none:
+    /// Cursor runs its own tools.
+    pub host_tools: Option<HostToolsOptions>,
+}
+
+/// The tool bridge of a run. cursor-agent gets the tools through an MCP server on
+/// `127.0.0.1` (random port and path, a bearer token), works in `<folder>/workspace` with
+/// `HOME=<folder>/home` and `CURSOR_DATA_DIR=<folder>/cursor-data` (`CURSOR_CONFIG_DIR`, where
+/// Cursor keeps the login, stays the user's `~/.cursor` unless `env` sets it), and is started
+/// with `--trust --approve-mcps --allowed-tools mcp_tool_call,get_mcp_tools_tool_call` instead
+/// of `--force`/`--trust`; `workspace` is then not used by the child. Each call's arguments
+/// are checked against the tool's schema (a mismatch is answered at once, with the reasons,
+/// and not handed over). Once calls and stdout have been quiet for `quietMs`, the waiting
+/// calls are delivered as `tool-call` parts (without `providerExecuted`; SSE: `tool_calls`)
+/// followed by a `finish` with reason `tool-calls` and no usage; the run stays alive until
+/// `answerToolCalls()`, after which its outputs continue (an `ai-sdk` stream starts again with
+/// `stream-start`). Cursor's own reports of these calls are not shown; a tool Cursor runs
+/// itself is shown as in the default mode, with a notice in the text.
+#[allow(
+    dead_code,
+    reason = "declares the TypeScript shape; the options are read field by field"
+)]
+#[napi(object)]
+pub struct HostToolsOptions {
+    /// The tools as the host offers them to its model: V3 `{type: 'function', name,
+    /// description, inputSchema}` or OpenAI `{type: 'function', function: {name, description,
+    /// parameters}}`; provider-defined tools are left out.
+    #[napi(ts_type = "Array<object>")]
+    pub tools: Vec<serde_json::Value>,
+    /// The conversation's private folder, an absolute path (created when missing). Keep it
+    /// the same for every run of one conversation: Cursor keys its chats by the workspace
+    /// path. Sibling folders unused for 7 days are removed.
+    pub folder: String,
+    /// How long handed-over calls may wait for `answerToolCalls()` before the run is stopped
+    /// with `E_TIMEOUT`; the wait counts toward neither `idleTimeoutMs` nor `timeoutMs`. From 1
+    /// to 2^53 - 1; default 600000 (10 minutes).
+    pub wait_ms: Option<f64>,
+    /// How long no new call and no stdout must have come before the waiting calls are handed
+    /// over together. From 0 to 60000; default 75.
+    pub quiet_ms: Option<f64>,
+}
+
+/// The host's result of one handed-over tool call.
+#[allow(
+    dead_code,
+    reason = "declares the TypeScript shape; the answers are read field by field"
+)]
+#[napi(object)]
+pub struct ToolAnswer {
+    /// The `toolCallId` of the call.
+    pub id: String,
+    /// The result as text (for a failure or a refusal: why).
+    pub output: String,
+    /// The tool failed or was refused. Default false.
+    pub is_error: Option<bool>,
+    /// Images of the result, as base64 data with their media type.
+    pub images: Option<Vec<ToolAnswerImage>>,
+}
+
+#[napi(object)]
+pub struct ToolAnswerImage {
+    pub data: String,
+    pub mime_type: String,
+}
+
+fn read_host_tools(env: &Env, options: &Options<'_>) -> Result<Option<HostTools>> {
+    let Some(host) = options.object("hostTools")? else {
+        return Ok(None);
+    };
+    let (tools, depth) = host
+        .json_array(env, "tools")?
+        .ok_or_else(|| invalid_arg("`hostTools.tools` is required"))?;
+    let tools = json::with_stack_for(depth, || match &tools {
+        serde_json::Value::Array(items) => HostTool::from_definitions(items),
+        _ => Ok(Vec::new()),
+    })
+    .map_err(to_js_error)?;
+    let mut host_tools = HostTools::new(tools, host.string("folder")?.unwrap_or_default());
+    if let Some(ms) = host.whole_number("waitMs", 1..=MAX_SAFE_INTEGER)? {
+        host_tools.wait = Duration::from_millis(ms.unsigned_abs());
+    }
+    if let Some(ms) = host.whole_number("quietMs", 0..=60_000)? {
+        host_tools.quiet = Duration::from_millis(ms.unsigned_abs());
+    }
+    Ok(Some(host_tools))
+}
+
+fn read_answers(answers: Vec<ToolAnswer>) -> ToolAnswers {
+    answers
+        .into_iter()
+        .map(|answer| {
+            let mut content = vec![AnswerContent::Text(answer.output)];
+            for image in answer.images.unwrap_or_default() {
+                content.push(AnswerContent::Image {
+                    data: image.data,
+                    mime_type: image.mime_type,
+                });
+            }
+            let is_error = answer.is_error.unwrap_or(false);
+            (answer.id, Answer { content, is_error })
+        })
+        .collect()
 }
 
 /// A duration option in milliseconds; 0 means "no limit".
@@ -89,7 +195,7 @@ fn millis(options: &Options<'_>, name: &str) -> Result<Option<Option<Duration>>>
     Ok(ms.map(|ms| (ms > 0).then(|| Duration::from_millis(ms.unsigned_abs()))))
 }
 
-fn read_run_request(options: &Options<'_>) -> Result<RunRequest> {
+fn read_run_request(env: &Env, options: &Options<'_>) -> Result<RunRequest> {
     let defaults = RunRequest::default();
     Ok(RunRequest {
         prompt: options.string("prompt")?.unwrap_or_default(),
@@ -103,6 +209,7 @@ fn read_run_request(options: &Options<'_>) -> Result<RunRequest> {
         idle_timeout: millis(options, "idleTimeoutMs")?.unwrap_or(defaults.idle_timeout),
         timeout: millis(options, "timeoutMs")?.unwrap_or(defaults.timeout),
         transformer: read_transformer_options(options, defaults.transformer)?,
+        host_tools: read_host_tools(env, options)?,
     })
 }
 
@@ -318,6 +425,14 @@ impl CursorAgentRun {
         self.handle.cancel();
     }
 
+    /// Answer every tool call the run handed over (`hostTools`): the run goes on, and its
+    /// outputs continue through `onOutput`. Returns false when the run is already over (then
+    /// nothing was answered); answers for calls that were not handed over are ignored.
+    #[napi(catch_unwind)]
+    pub fn answer_tool_calls(&self, answers: Vec<ToolAnswer>) -> bool {
+        self.handle.answer_tool_calls(read_answers(answers))
+    }
+
     /// Settles after the last `onOutput` batch was delivered; never rejects for run failures
     /// (they are in `RunResult.error`). May be called any number of times.
     #[napi(catch_unwind, ts_return_type = "Promise<RunResult>")]
@@ -353,9 +468,12 @@ pub fn run_cursor_agent(
     options: Unknown,
     on_output: Option<Unknown>,
 ) -> Result<CursorAgentRun> {
-    let options = read_run_request(&Options::required(options, "the runCursorAgent options")?)?
-        .validate()
-        .map_err(to_js_error)?;
+    let options = read_run_request(
+        &env,
+        &Options::required(options, "the runCursorAgent options")?,
+    )?
+    .validate()
+    .map_err(to_js_error)?;
     let on_output: OnOutput = argument(on_output, ValueType::Function, "onOutput", "a function")?
         .ok_or_else(|| invalid_arg("onOutput is required"))?;
     let sink = Arc::new(JsOutputSink {

@@ -249,7 +249,10 @@ impl Run {
             let user_home = env.get("HOME").or_else(|| env.get("USERPROFILE")).cloned();
             if let Some(home) = user_home {
                 let config = std::path::Path::new(&home).join(".cursor");
-                env.insert("CURSOR_CONFIG_DIR".into(), config.to_string_lossy().into_owned());
+                env.insert(
+                    "CURSOR_CONFIG_DIR".into(),
+                    config.to_string_lossy().into_owned(),
+                );
             }
         }
         let home = private.home.to_string_lossy().into_owned();
@@ -490,7 +493,9 @@ impl Run {
                 Event::Answered(None) => answers_open = false,
                 Event::Answered(Some(answers)) => {
                     let (Some(calls), Some(step)) = (&calls, waiting) else {
-                        tracing::warn!("tool answers arrived while no call was handed over; ignored");
+                        tracing::warn!(
+                            "tool answers arrived while no call was handed over; ignored"
+                        );
                         continue;
                     };
                     if let Err(unknown) = calls.answer(answers) {

@@ -25,7 +25,10 @@ pub struct HostCall {
 pub enum AnswerContent {
     Text(String),
     /// Base64 data and its media type.
-    Image { data: String, mime_type: String },
+    Image {
+        data: String,
+        mime_type: String,
+    },
 }
 
 /// The host's result of one call.
@@ -74,7 +77,9 @@ impl HeldCalls {
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         // A panic while holding the lock cannot leave the maps half-updated in a way that
         // matters more than losing the calls: keep serving.
-        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Hold a new call; the receiver completes with the host's answer (or an error answer once
@@ -87,7 +92,11 @@ impl HeldCalls {
             return rx;
         }
         state.next += 1;
-        let id = format!("cursor_mcp_{}_{}", state.next, uuid::Uuid::new_v4().simple());
+        let id = format!(
+            "cursor_mcp_{}_{}",
+            state.next,
+            uuid::Uuid::new_v4().simple()
+        );
         tracing::debug!(%id, tool = name, "tool call held for the host");
         state.waiting.push(HostCall {
             id: id.clone(),

@@ -55,9 +55,10 @@ fn refused(status: StatusCode) -> Response<BoxBody<Bytes, Infallible>> {
     let mut response = Response::new(Full::new(Bytes::from_static(b"")).boxed());
     *response.status_mut() = status;
     if status == StatusCode::UNAUTHORIZED {
-        response
-            .headers_mut()
-            .insert(header::WWW_AUTHENTICATE, header::HeaderValue::from_static("Bearer"));
+        response.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            header::HeaderValue::from_static("Bearer"),
+        );
     }
     response
 }
@@ -131,10 +132,22 @@ mod tests {
         let table = [
             ("/mcp/secret", Some("Bearer t0ken"), None),
             ("/mcp/secret", Some("Bearer t0ken "), None),
-            ("/mcp/secret", Some("Bearer t0ke"), Some(StatusCode::UNAUTHORIZED)),
-            ("/mcp/secret", Some("Basic t0ken"), Some(StatusCode::UNAUTHORIZED)),
+            (
+                "/mcp/secret",
+                Some("Bearer t0ke"),
+                Some(StatusCode::UNAUTHORIZED),
+            ),
+            (
+                "/mcp/secret",
+                Some("Basic t0ken"),
+                Some(StatusCode::UNAUTHORIZED),
+            ),
             ("/mcp/secret", None, Some(StatusCode::UNAUTHORIZED)),
-            ("/mcp/other", Some("Bearer t0ken"), Some(StatusCode::NOT_FOUND)),
+            (
+                "/mcp/other",
+                Some("Bearer t0ken"),
+                Some(StatusCode::NOT_FOUND),
+            ),
             ("/", None, Some(StatusCode::NOT_FOUND)),
         ];
         for (path, auth, expected) in table {

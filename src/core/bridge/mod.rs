@@ -20,6 +20,7 @@ pub mod workspace;
 pub use held::{Answer, AnswerContent, HeldCalls, HostCall};
 
 use crate::core::error::CoreError;
+use crate::core::prompt::tools::parse_tools;
 
 /// The name cursor-agent knows the bridge's server by (`.cursor/mcp.json`), and the prefix of
 /// its tools in Cursor's stream (`opencode-read`) and hooks (`MCP:...`).
@@ -32,6 +33,29 @@ pub struct HostTool {
     pub description: Option<String>,
     /// The JSON schema of the arguments (an object schema).
     pub input_schema: Map<String, Value>,
+}
+
+impl HostTool {
+    /// The host's tool definitions (AI SDK V3 or OpenAI shape, as prompt building reads them),
+    /// without provider-defined tools, which have no schema and run at the provider. A tool
+    /// without an object schema accepts any object.
+    pub fn from_definitions(items: &[Value]) -> Result<Vec<Self>, CoreError> {
+        Ok(parse_tools(items)?
+            .into_iter()
+            .filter(|tool| !tool.provider_defined)
+            .map(|tool| Self {
+                name: tool.name.to_owned(),
+                description: tool.description.map(str::to_owned),
+                input_schema: tool
+                    .parameters
+                    .and_then(Value::as_object)
+                    .cloned()
+                    .unwrap_or_else(|| {
+                        Map::from_iter([("type".to_owned(), Value::from("object"))])
+                    }),
+            })
+            .collect())
+    }
 }
 
 /// A running bridge: an MCP server on `127.0.0.1`, reachable only with its token. Dropping it
@@ -103,5 +127,31 @@ impl Drop for ToolBridge {
         self.stop.send_replace(true);
         self.calls
             .close("The run ended before OpenCode answered this tool call.");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn host_tools_from_both_shapes_without_provider_tools() {
+        let items = [
+            json!({"type": "function", "name": "read", "description": "Read a file", "inputSchema": {"type": "object", "required": ["filePath"]}}),
+            json!({"type": "function", "function": {"name": "bash", "parameters": {"type": "object"}}}),
+            json!({"type": "function", "name": "noschema"}),
+            json!({"type": "provider", "id": "openai.web_search", "name": "web_search", "args": {}}),
+        ];
+        let tools = HostTool::from_definitions(&items).unwrap();
+        let names: Vec<_> = tools.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["read", "bash", "noschema"]);
+        assert_eq!(tools[0].description.as_deref(), Some("Read a file"));
+        assert_eq!(tools[0].input_schema["required"], json!(["filePath"]));
+        assert_eq!(
+            Value::Object(tools[2].input_schema.clone()),
+            json!({"type": "object"})
+        );
+        assert!(HostTool::from_definitions(&[json!({"type": "function"})]).is_err());
     }
 }

@@ -87,7 +87,10 @@ fn write_hook(cursor_dir: &Path) -> io::Result<()> {
                 }]
             }
         });
-        write_private(&cursor_dir.join("hooks.json"), config.to_string().as_bytes())
+        write_private(
+            &cursor_dir.join("hooks.json"),
+            config.to_string().as_bytes(),
+        )
     }
     #[cfg(not(unix))]
     {
@@ -123,14 +126,20 @@ pub fn prepare(folder: &Path, url: &str, token: &str) -> io::Result<PrivateWorks
             SERVER_NAME: { "url": url, "headers": { "Authorization": format!("Bearer {token}") } }
         }
     });
-    write_private(&project_cursor.join("mcp.json"), servers.to_string().as_bytes())?;
+    write_private(
+        &project_cursor.join("mcp.json"),
+        servers.to_string().as_bytes(),
+    )?;
     let permissions = json!({
         "permissions": {
             "allow": [format!("Mcp({SERVER_NAME}:*)")],
             "deny": ["Shell(*)", "Read(**)", "Write(**)", "WebFetch(*)"],
         }
     });
-    write_private(&project_cursor.join("cli.json"), permissions.to_string().as_bytes())?;
+    write_private(
+        &project_cursor.join("cli.json"),
+        permissions.to_string().as_bytes(),
+    )?;
     write_hook(&project_cursor)?;
     write_hook(&home_cursor)?;
     write_private(&folder.join(LAST_USED), b"")?;
@@ -174,7 +183,8 @@ pub fn remove_stale(parent: &Path, keep: &Path, now: SystemTime, age: Duration) 
         let Ok(used) = fs::metadata(path.join(LAST_USED)).and_then(|m| m.modified()) else {
             continue;
         };
-        if now.duration_since(used).is_ok_and(|idle| idle > age) && fs::remove_dir_all(&path).is_ok()
+        if now.duration_since(used).is_ok_and(|idle| idle > age)
+            && fs::remove_dir_all(&path).is_ok()
         {
             removed += 1;
         }
@@ -202,7 +212,10 @@ mod tests {
         let servers: serde_json::Value =
             serde_json::from_slice(&fs::read(ws.workspace.join(".cursor/mcp.json")).unwrap())
                 .unwrap();
-        assert_eq!(servers["mcpServers"]["opencode"]["url"], "http://127.0.0.1:1/mcp/x");
+        assert_eq!(
+            servers["mcpServers"]["opencode"]["url"],
+            "http://127.0.0.1:1/mcp/x"
+        );
         assert_eq!(
             servers["mcpServers"]["opencode"]["headers"]["Authorization"],
             "Bearer secret"
@@ -248,11 +261,23 @@ mod tests {
         let ws = prepare(&root.join("c"), "http://127.0.0.1:1/m", "t").unwrap();
         let script = ws.workspace.join(".cursor/hooks/opencode-tools-only.sh");
         let table = [
-            (r#"{"hook_event_name":"preToolUse","tool_name":"MCP:opencode:read","tool_input":{}}"#, "allow"),
+            (
+                r#"{"hook_event_name":"preToolUse","tool_name":"MCP:opencode:read","tool_input":{}}"#,
+                "allow",
+            ),
             (r#"{"tool_name": "MCP:read"}"#, "allow"),
-            (r#"{"tool_name":"getMcpTools","tool_input":{"pattern":"*"}}"#, "allow"),
-            (r#"{"tool_name":"Shell","tool_input":{"command":"echo \"tool_name\":\"MCP:x\""}}"#, "deny"),
-            (r#"{"tool_name":"Read","tool_input":{"path":"/etc/passwd"}}"#, "deny"),
+            (
+                r#"{"tool_name":"getMcpTools","tool_input":{"pattern":"*"}}"#,
+                "allow",
+            ),
+            (
+                r#"{"tool_name":"Shell","tool_input":{"command":"echo \"tool_name\":\"MCP:x\""}}"#,
+                "deny",
+            ),
+            (
+                r#"{"tool_name":"Read","tool_input":{"path":"/etc/passwd"}}"#,
+                "deny",
+            ),
             (r#"{"tool_name":"Write"}"#, "deny"),
             ("not json", "deny"),
             ("", "deny"),
@@ -263,7 +288,12 @@ mod tests {
                 .stdout(Stdio::piped())
                 .spawn()
                 .unwrap();
-            child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(input.as_bytes())
+                .unwrap();
             let out = child.wait_with_output().unwrap();
             let reply: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
             assert_eq!(reply["permission"], verdict, "{input}");
@@ -282,7 +312,10 @@ mod tests {
         assert_eq!(remove_stale(&root, &fresh, later, STALE_AFTER), 1);
         assert!(!old.exists());
         assert!(fresh.exists(), "the folder in use is kept");
-        assert!(foreign.exists(), "a folder not prepared here is not touched");
+        assert!(
+            foreign.exists(),
+            "a folder not prepared here is not touched"
+        );
         fs::remove_dir_all(&root).unwrap();
     }
 }

@@ -11,7 +11,7 @@ mod media;
 mod message;
 mod parse;
 mod render;
-mod tools;
+pub mod tools;
 
 // Callers name the model by this module only, so the files can move without touching them.
 #[cfg(test)]

@@ -63,7 +63,12 @@ pub fn mcp_server(call: &ToolCallBody<'_>) -> Option<String> {
     }
     let raw = call.args?;
     let object: Map<String, Value> = crate::core::json::from_str(raw.get()).ok()?;
-    let field = |key: &str| object.get(key).and_then(Value::as_str).filter(|s| !s.is_empty());
+    let field = |key: &str| {
+        object
+            .get(key)
+            .and_then(Value::as_str)
+            .filter(|s| !s.is_empty())
+    };
     if let Some(server) = field("providerIdentifier").or_else(|| field("serverIdentifier")) {
         return Some(server.to_owned());
     }

@@ -351,7 +351,10 @@ impl Translator {
     /// Cursor ran one of its own tools although the host owns them: say so in the answer, so
     /// the user knows the host neither checked nor recorded it.
     fn notice_own_tool(&mut self, name: &str, emit: &mut impl FnMut(Part<'_>)) {
-        tracing::warn!(tool = name, "cursor-agent ran one of its own tools although OpenCode owns the tools");
+        tracing::warn!(
+            tool = name,
+            "cursor-agent ran one of its own tools although OpenCode owns the tools"
+        );
         let notice = format!(
             "\n\n(Cursor ran its own tool `{name}` instead of one of OpenCode's: OpenCode did \
              not ask for permission and cannot undo it.)\n\n"

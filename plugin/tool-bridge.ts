@@ -1,0 +1,159 @@
+// The host's side of the tool bridge (`toolMode: 'opencode'`): where a conversation's private
+// folder is, which runs wait for OpenCode to answer the tool calls they handed over, and how a
+// request that carries those answers is recognised and turned into answers for the run.
+import { createHash } from 'node:crypto'
+import { join } from 'node:path'
+import type { CursorAgentRun, RunResult, StreamOutput, ToolAnswer } from 'opencode-cursor-native'
+import type { PromptMessage } from './native.js'
+
+/**
+ * The private folder of one conversation under the package's data folder: the same for every
+ * run of the conversation (Cursor keys its chats by the workspace path), another one for each
+ * other conversation (a subagent's child session among them).
+ */
+export function conversationFolder(dataDirectory: string, workspace: string, conversationId: string | undefined): string {
+  const key = createHash('sha256')
+    .update(workspace)
+    .update('\0')
+    .update(conversationId ?? '')
+    .digest('hex')
+    .slice(0, 32)
+  return join(dataDirectory, 'conversations', key)
+}
+
+/** A run that handed tool calls to the host and waits for the answers. */
+export interface HeldRun {
+  readonly run: CursorAgentRun
+  /** OpenCode's session id of the conversation, when the request named it. */
+  readonly conversationId: string | undefined
+  /** The ids of the calls it handed over, in order. */
+  readonly callIds: readonly string[]
+  /** Send the run's next outputs to `onOutput`, and tell `onStep` when the response is over. */
+  continueInto(onOutput: (outputs: StreamOutput[]) => void, onStep: StepEnd): void
+  /** Stop the run (its process group is killed; its calls are answered with an error). */
+  cancel(): void
+  /** The turn's result, once the run has ended. */
+  result(): Promise<RunResult>
+}
+
+/** How a response of a turn ended: the run handed over calls (`handed-over`), or it ended. */
+export type StepEnd = (end: 'handed-over' | 'run-ended') => void
+
+// One registry per process, whichever copy of this module OpenCode loaded (the plugin and the
+// provider module are imported separately).
+const REGISTRY = Symbol.for('opencode-cursor-native.held-runs')
+type Registry = Map<string, HeldRun>
+const globals = globalThis as unknown as Record<symbol, Registry | undefined>
+
+function registry(): Registry {
+  globals[REGISTRY] ??= new Map()
+  return globals[REGISTRY]
+}
+
+/** The held run of a conversation (by its private folder), if any. */
+export function heldRun(folder: string): HeldRun | undefined {
+  return registry().get(folder)
+}
+
+export function holdRun(folder: string, held: HeldRun): void {
+  registry().set(folder, held)
+}
+
+/** Forget `held` (only if it is still the conversation's held run). */
+export function releaseRun(folder: string, held?: HeldRun): void {
+  if (held === undefined || registry().get(folder) === held) registry().delete(folder)
+}
+
+/** Cancel the held runs of OpenCode session `conversationId`. */
+export function cancelConversation(conversationId: string): number {
+  let cancelled = 0
+  for (const [folder, held] of registry()) {
+    if (held.conversationId !== conversationId) continue
+    registry().delete(folder)
+    held.cancel()
+    cancelled += 1
+  }
+  return cancelled
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function stringify(value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value ?? null)
+}
+
+/** A V3 `tool-result` output (`{type, value}`) as the text and images an MCP result carries. */
+function answerOf(id: string, output: unknown): ToolAnswer {
+  if (!isRecord(output)) return { id, output: stringify(output) }
+  switch (output.type) {
+    case 'text':
+      return { id, output: stringify(output.value) }
+    case 'json':
+      return { id, output: stringify(output.value) }
+    case 'error-text':
+    case 'error-json':
+      return { id, output: stringify(output.value), isError: true }
+    case 'execution-denied':
+      return { id, output: typeof output.reason === 'string' ? output.reason : 'The user denied this tool call.', isError: true }
+    case 'content': {
+      const texts: string[] = []
+      const images: { data: string; mimeType: string }[] = []
+      for (const item of Array.isArray(output.value) ? output.value : []) {
+        if (!isRecord(item)) continue
+        if (item.type === 'text' && typeof item.text === 'string') texts.push(item.text)
+        const mediaType = typeof item.mediaType === 'string' ? item.mediaType : undefined
+        if (typeof item.data === 'string' && mediaType?.startsWith('image/')) images.push({ data: item.data, mimeType: mediaType })
+      }
+      const answer: ToolAnswer = { id, output: texts.join('\n') }
+      if (images.length > 0) answer.images = images
+      return answer
+    }
+    default:
+      return { id, output: stringify(output.value ?? output) }
+  }
+}
+
+/** The results in one `tool` message: V3 `tool-result` parts, or an OpenAI `tool_call_id` message. */
+function resultsOf(message: PromptMessage): ToolAnswer[] {
+  if (typeof message.tool_call_id === 'string') return [{ id: message.tool_call_id, output: stringify(message.content) }]
+  const answers: ToolAnswer[] = []
+  for (const part of Array.isArray(message.content) ? message.content : []) {
+    if (isRecord(part) && part.type === 'tool-result' && typeof part.toolCallId === 'string') {
+      answers.push(answerOf(part.toolCallId, part.output))
+    }
+  }
+  return answers
+}
+
+/**
+ * The answers to `callIds` when the request's trailing `tool` messages are exactly the results
+ * of those calls (each once, nothing else), else `null`: the request is not a continuation.
+ */
+export function continuationAnswers(messages: readonly PromptMessage[], callIds: readonly string[]): ToolAnswer[] | null {
+  let first = messages.length
+  while (first > 0 && messages[first - 1]?.role === 'tool') first -= 1
+  const answers = messages.slice(first).flatMap(resultsOf)
+  if (answers.length !== callIds.length) return null
+  const wanted = new Set(callIds)
+  for (const answer of answers) {
+    if (!wanted.delete(answer.id)) return null
+  }
+  return answers
+}
+
+/**
+ * The ids of the calls a batch hands to the host (`tool-call` parts the provider does not
+ * execute), and whether the batch ends the response with them (a `tool-calls` finish).
+ */
+export function handedOver(outputs: readonly StreamOutput[]): { ids: string[]; ends: boolean } {
+  const ids: string[] = []
+  let ends = false
+  for (const output of outputs) {
+    if (typeof output === 'string') continue
+    if (output.type === 'tool-call' && output.providerExecuted !== true && typeof output.toolCallId === 'string') ids.push(output.toolCallId)
+    if (output.type === 'finish' && isRecord(output.finishReason) && output.finishReason.unified === 'tool-calls') ends = true
+  }
+  return { ids, ends }
+}

@@ -7,20 +7,29 @@
 // CLI (a plugin that builds a wrong one fails here), answers `models`/`status`, gives each run a
 // chat id that follows `--resume`, and can change behaviour between turns.
 //
+// Like the real CLI, every run reads MCP servers from `<--workspace>/.cursor/mcp.json` and
+// `$HOME/.cursor/mcp.json` (the workspace wins on a name clash); with any configured, a run without
+// `--approve-mcps` fails at once (the real CLI would wait for an approval nobody gives).
+//
 // Environment:
 //   FAKE_CURSOR_LOG_DIR        where each invocation writes `invocation-<time>-<pid>.json`
-//                              ({argv, stdin, pid, pgid, cwd, envNames, grandchildPid?, wrapperPid?})
+//                              ({argv, stdin, pid, pgid, cwd, envNames, mcpServers, approveMcps,
+//                              allowedTools, grandchildPid?, wrapperPid?}); the `mcp` scenario
+//                              rewrites it as it goes (mcpTools, mcpToolLists, mcpCalls, finished)
 //   FAKE_CURSOR_STREAM         what to replay: a path, a capture name (`maestro/04_partial_output.jsonl`,
 //                              looked up in `__test__/fixtures/captures/`, or in
 //                              FAKE_CURSOR_CAPTURES_DIR), or `text:<answer>` for a generated stream
 //                              (default `text:Hello from the fake cursor-agent.`)
 //   FAKE_CURSOR_LINE_DELAY_MS  pause before each stdout line (default 0)
-//   FAKE_CURSOR_SCENARIO       `auth` | `quota` | `model` | `long` | `background` | `fail`
+//   FAKE_CURSOR_SCENARIO       `auth` | `quota` | `model` | `long` | `background` | `fail` | `mcp`
 //                              (default: replay). `long` never finishes and keeps a `sleep 600`
 //                              child; `background` leaves a `sleep 300` child running and answers
 //                              as a replay does; `fail` streams FAKE_CURSOR_PARTIAL when it is set
 //                              (without a result), prints FAKE_CURSOR_STDERR and exits with
-//                              FAKE_CURSOR_EXIT_CODE (default 1)
+//                              FAKE_CURSOR_EXIT_CODE (default 1); `mcp` connects to the configured
+//                              MCP servers, lists their tools and runs FAKE_CURSOR_MCP_SCRIPT
+//   FAKE_CURSOR_MCP_SCRIPT     the `mcp` scenario's steps: a JSON array, or a path to a JSON file
+//                              holding one (see runMcpScript for the step kinds)
 //   FAKE_CURSOR_RESUME         `echo` (default): a `--resume <id>` run answers with that id;
 //                              `replace`: it answers with a new id (Cursor silently started a new chat)
 //   FAKE_CURSOR_SESSION_ID     the chat id of a fresh run (default: a new UUID per run)
@@ -30,8 +39,10 @@
 import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
-import { dirname, isAbsolute, join, resolve } from 'node:path'
+import { homedir } from 'node:os'
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { connectMcp, McpFatalError } from './fake-mcp-client.mjs'
 
 const env = { ...process.env }
 if (env.FAKE_CURSOR_CONTROL && existsSync(env.FAKE_CURSOR_CONTROL)) {
@@ -66,23 +77,50 @@ function readProcStatGroup() {
   }
 }
 
+/** Fields every run's log entry carries (the MCP servers it found), set once the flags are read. */
+let runFields = {}
+let logFile = null
+let logEntry = null
+
+function writeLog() {
+  // Written whole, then renamed: a reader never sees half a file.
+  const partial = join(dirname(logFile), `.${basename(logFile)}.partial`)
+  writeFileSync(partial, JSON.stringify(logEntry, null, 2))
+  renameSync(partial, logFile)
+}
+
 function record(entry) {
   if (!env.FAKE_CURSOR_LOG_DIR) return
   mkdirSync(env.FAKE_CURSOR_LOG_DIR, { recursive: true })
-  const name = `invocation-${Date.now()}-${process.pid}.json`
-  const file = join(env.FAKE_CURSOR_LOG_DIR, name)
-  const partial = join(env.FAKE_CURSOR_LOG_DIR, `.${name}.partial`)
+  logFile = join(env.FAKE_CURSOR_LOG_DIR, `invocation-${Date.now()}-${process.pid}.json`)
   const wrapperPid = env.FAKE_CURSOR_WRAPPER_PID ? Number(env.FAKE_CURSOR_WRAPPER_PID) : undefined
-  // Written whole, then renamed: a reader never sees half a file.
   // The names of the variables it was given (not their values, which may be secrets).
   const envNames = Object.keys(process.env).sort()
-  writeFileSync(partial, JSON.stringify({ argv, pid: process.pid, pgid: readProcStatGroup(), cwd: process.cwd(), wrapperPid, envNames, ...entry }, null, 2))
-  renameSync(partial, file)
+  logEntry = { argv, pid: process.pid, pgid: readProcStatGroup(), cwd: process.cwd(), wrapperPid, envNames, ...runFields, ...entry }
+  writeLog()
+}
+
+/** Adds fields to this run's entry and writes it again, so a test reads the latest after the exit. */
+function recordMore(fields) {
+  if (logEntry === null) return
+  Object.assign(logEntry, fields)
+  writeLog()
 }
 
 /** The command line runCursorAgent builds: fixed flags, each value flag once, `--force` xor `--trust`. */
 function parseRunArguments(args) {
-  const flags = { print: false, outputFormat: null, partial: false, workspace: null, model: null, resume: null, force: false, trust: false }
+  const flags = {
+    print: false,
+    outputFormat: null,
+    partial: false,
+    workspace: null,
+    model: null,
+    resume: null,
+    allowedTools: null,
+    force: false,
+    trust: false,
+    approveMcps: false,
+  }
   const valueOf = (index, name) => {
     const value = args[index + 1]
     if (value === undefined) fail(`${name} needs a value`)
@@ -105,11 +143,15 @@ function parseRunArguments(args) {
       case '--trust':
         flags.trust = true
         break
+      case '--approve-mcps':
+        flags.approveMcps = true
+        break
       case '--output-format':
       case '--workspace':
       case '--model':
-      case '--resume': {
-        const key = { '--output-format': 'outputFormat', '--workspace': 'workspace', '--model': 'model', '--resume': 'resume' }[arg]
+      case '--resume':
+      case '--allowed-tools': {
+        const key = { '--output-format': 'outputFormat', '--workspace': 'workspace', '--model': 'model', '--resume': 'resume', '--allowed-tools': 'allowedTools' }[arg]
         if (flags[key] !== null) fail(`${arg} given twice`)
         flags[key] = valueOf(index, arg)
         index += 1
@@ -127,7 +169,25 @@ function parseRunArguments(args) {
   if (flags.model === null || flags.model === '' || flags.model.startsWith('cursor-acp/')) fail('--model <cursor model id> is required')
   if (flags.force === flags.trust) fail('exactly one of --force and --trust is required')
   if (flags.resume !== null && !CHAT_ID.test(flags.resume)) fail(`--resume ${JSON.stringify(flags.resume)} is not a chat id`)
+  if (flags.allowedTools !== null && flags.allowedTools.trim() === '') fail('--allowed-tools needs a tool list')
   return flags
+}
+
+/** `mcpServers` of the workspace's and the user's `.cursor/mcp.json`: the workspace's first, and it wins a clash. */
+function readMcpServers(workspace) {
+  const servers = {}
+  for (const path of [join(workspace, '.cursor', 'mcp.json'), join(env.HOME ?? homedir(), '.cursor', 'mcp.json')]) {
+    if (!existsSync(path)) continue
+    let config
+    try {
+      config = JSON.parse(readFileSync(path, 'utf8'))
+    } catch (error) {
+      process.stderr.write(`Error: Failed to load MCP config ${path}: ${error.message}\n`)
+      process.exit(1)
+    }
+    for (const [name, server] of Object.entries(config?.mcpServers ?? {})) if (!(name in servers)) servers[name] = server
+  }
+  return servers
 }
 
 function findCapture(name) {
@@ -139,19 +199,36 @@ function findCapture(name) {
   return found
 }
 
-function generatedStream(answer, sessionId, prompt) {
+/** System init, the prompt's echo and a thought: how every run opens. */
+function openingEvents(sessionId, prompt) {
   const base = { session_id: sessionId }
   const ts = Date.now()
-  const words = answer.match(/\S+\s*/g) ?? [answer]
   return [
     { type: 'system', subtype: 'init', apiKeySource: 'login', cwd: process.cwd(), ...base, model: 'Fake', permissionMode: 'default' },
     { type: 'user', message: { role: 'user', content: [{ type: 'text', text: prompt }] }, ...base },
     { type: 'thinking', subtype: 'delta', text: 'Thinking about the answer.', ...base, timestamp_ms: ts },
     { type: 'thinking', subtype: 'completed', ...base, timestamp_ms: ts },
+  ]
+}
+
+/** A word-by-word delta per word (--stream-partial-output), then the whole message. */
+function answerEvents(answer, sessionId) {
+  const base = { session_id: sessionId }
+  const ts = Date.now()
+  const words = answer.match(/\S+\s*/g) ?? [answer]
+  return [
     ...words.map((word) => ({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: word }] }, ...base, timestamp_ms: ts })),
     { type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: answer }] }, ...base },
-    { type: 'result', subtype: 'success', duration_ms: 5, is_error: false, result: answer, ...base, usage: { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 } },
-  ].map((event) => JSON.stringify(event))
+  ]
+}
+
+function resultEvent(answer, sessionId) {
+  const usage = { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 }
+  return { type: 'result', subtype: 'success', duration_ms: 5, is_error: false, result: answer, session_id: sessionId, usage }
+}
+
+function generatedStream(answer, sessionId, prompt) {
+  return [...openingEvents(sessionId, prompt), ...answerEvents(answer, sessionId), resultEvent(answer, sessionId)].map((event) => JSON.stringify(event))
 }
 
 function streamLines(flags, sessionId, prompt) {
@@ -170,6 +247,177 @@ function streamLines(flags, sessionId, prompt) {
 }
 
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms))
+
+/** The `mcp` scenario's steps: FAKE_CURSOR_MCP_SCRIPT as JSON, or the JSON file it names. */
+function readMcpScript() {
+  const source = env.FAKE_CURSOR_MCP_SCRIPT
+  if (Array.isArray(source)) return source
+  if (typeof source !== 'string' || source.trim() === '') fail('the mcp scenario needs FAKE_CURSOR_MCP_SCRIPT')
+  let steps
+  try {
+    steps = JSON.parse(source.trimStart().startsWith('[') ? source : readFileSync(source, 'utf8'))
+  } catch (error) {
+    fail(`FAKE_CURSOR_MCP_SCRIPT: ${error.message}`)
+  }
+  if (!Array.isArray(steps)) fail('FAKE_CURSOR_MCP_SCRIPT is not an array of steps')
+  return steps
+}
+
+/** MCP content as Cursor's stream shows it in a tool result. */
+function cursorContent(item) {
+  if (item.type === 'text') return { text: { text: item.text } }
+  if (item.type === 'image') return { image: { data: item.data, mimeType: item.mimeType } }
+  const { type, ...rest } = item
+  return { [type]: rest }
+}
+
+/** Both shapes Cursor names an MCP tool call in (captured from different CLI versions). */
+function mcpToolCallArgs(shape, server, tool, args, callId) {
+  if (shape === 'server') return { name: `${server}:${tool}`, args, toolCallId: callId, serverIdentifier: server, toolName: tool }
+  if (shape === 'provider') return { name: `${server}-${tool}`, args, toolCallId: callId, providerIdentifier: server, toolName: tool }
+  fail(`unknown mcpToolCall shape ${JSON.stringify(shape)}`)
+}
+
+/**
+ * The `mcp` scenario: connects to every configured server that has a url (`initialize`,
+ * `notifications/initialized`), lists their tools, then runs the steps in order:
+ *   {"text": "..."}              assistant text; `{{result:N}}` is the N-th tool result's text (N
+ *                                counts the script's calls from 0; text entries joined with "\n";
+ *                                a JSON-RPC error's message), `{{error:N}}` "true" or "false"
+ *   {"calls": [{"tool", "args"?, "server"?, "shape"?}], "parallel"?, "shape"?, "emitBefore"?}
+ *                                MCP tool calls: a `started` record, `tools/call` on the call's server
+ *                                (default: the first), a `completed` record with the answer.
+ *                                `parallel: true` sends them all at once, else one after another;
+ *                                `shape` `provider` (default) or `server`; `emitBefore: false` sends
+ *                                `tools/call` first and prints `started` 30 ms later
+ *   {"native": "shell", "command"} Cursor running its own shell tool (started, completed, exit 0)
+ *   {"listTools": true}          `tools/list` again, into the log only
+ * then prints the result record. A server that is unreachable, refuses the credentials or drops a
+ * call ends the run with an error on stderr and exit code 1.
+ */
+async function runMcpScript(steps, servers, sessionId, prompt) {
+  const delay = Number(env.FAKE_CURSOR_LINE_DELAY_MS ?? 0)
+  let printed = Promise.resolve()
+  // Lines go out in order even when parallel calls finish at once.
+  const emit = (event) => {
+    printed = printed.then(async () => {
+      if (delay > 0) await sleep(delay)
+      process.stdout.write(`${JSON.stringify(event)}\n`)
+    })
+    return printed
+  }
+  const toolCallEvent = (subtype, callId, toolCall, modelCallId, startedAtMs, completedAtMs) => ({
+    type: 'tool_call',
+    subtype,
+    call_id: callId,
+    tool_call: { ...toolCall, hookAdditionalContexts: [], toolCallId: callId, startedAtMs: String(startedAtMs), ...(completedAtMs === undefined ? {} : { completedAtMs: String(completedAtMs) }) },
+    model_call_id: modelCallId,
+    session_id: sessionId,
+    timestamp_ms: Date.now(),
+  })
+
+  const connections = new Map()
+  const listAll = async () => {
+    const tools = []
+    for (const connection of connections.values()) {
+      for (const tool of await connection.listTools()) tools.push({ server: connection.name, ...tool })
+    }
+    return tools
+  }
+  const toolLists = []
+  const mcpCalls = []
+  const results = []
+  try {
+    for (const [name, config] of Object.entries(servers)) {
+      if (typeof config?.url === 'string') connections.set(name, await connectMcp(name, config))
+    }
+    if (connections.size === 0) fail('the mcp scenario needs an MCP server with a url in .cursor/mcp.json')
+    toolLists.push(await listAll())
+    recordMore({ mcpTools: toolLists.at(-1), mcpToolLists: toolLists, mcpCalls })
+
+    for (const event of openingEvents(sessionId, prompt)) emit(event)
+    const [firstServer] = connections.keys()
+    let answer = ''
+    let callCount = 0
+    let nativeCount = 0
+    for (const [stepIndex, step] of steps.entries()) {
+      const modelCallId = `${sessionId}-${stepIndex}-fake`
+      if (typeof step?.text === 'string') {
+        const text = step.text.replace(/\{\{(result|error):(\d+)\}\}/g, (placeholder, kind, index) => {
+          const result = results[Number(index)]
+          if (result === undefined) fail(`step ${stepIndex}: ${placeholder} names no tool result yet`)
+          return kind === 'result' ? result.text : String(result.isError)
+        })
+        answer += text
+        for (const event of answerEvents(text, sessionId)) emit(event)
+      } else if (Array.isArray(step?.calls)) {
+        const planned = step.calls.map((call) => {
+          if (typeof call?.tool !== 'string') fail(`step ${stepIndex}: a call needs a tool name`)
+          const server = call.server ?? firstServer
+          const connection = connections.get(server)
+          if (connection === undefined) fail(`step ${stepIndex}: no connected MCP server ${JSON.stringify(server)}`)
+          const index = callCount
+          callCount += 1
+          const callId = `toolu_fake_mcp_${index}`
+          const args = call.args ?? {}
+          return { index, callId, connection, tool: call.tool, args, mcpArgs: mcpToolCallArgs(call.shape ?? step.shape ?? 'provider', server, call.tool, args, callId) }
+        })
+        const emitBefore = step.emitBefore !== false
+        const batch = async (calls) => {
+          const startedAtMs = Date.now()
+          const announce = () => Promise.all(calls.map((call) => emit(toolCallEvent('started', call.callId, { mcpToolCall: { args: call.mcpArgs } }, modelCallId, startedAtMs))))
+          if (emitBefore) await announce()
+          const answered = calls.map((call) => call.connection.callTool(call.tool, call.args).then((outcome) => ({ call, outcome })))
+          // Cursor's stdout can lag the request it has already sent to the server.
+          const announced = emitBefore ? Promise.resolve() : sleep(30).then(announce)
+          await Promise.all(
+            answered.map(async (pending) => {
+              const { call, outcome } = await pending
+              await announced
+              const failed = 'error' in outcome
+              const text = failed ? outcome.error : outcome.content.filter((item) => item.type === 'text').map((item) => item.text).join('\n')
+              results[call.index] = { text, isError: failed || outcome.isError }
+              mcpCalls[call.index] = failed
+                ? { server: call.connection.name, tool: call.tool, args: call.args, result: null, isError: true, error: outcome.error, code: outcome.code }
+                : { server: call.connection.name, tool: call.tool, args: call.args, result: { content: outcome.content, isError: outcome.isError }, isError: outcome.isError }
+              recordMore({ mcpCalls })
+              const result = failed ? { error: { error: outcome.error } } : { success: { content: outcome.content.map(cursorContent), isError: outcome.isError } }
+              await emit(toolCallEvent('completed', call.callId, { mcpToolCall: { args: call.mcpArgs, result } }, modelCallId, startedAtMs, Date.now()))
+            }),
+          )
+        }
+        if (step.parallel === true) await batch(planned)
+        else for (const call of planned) await batch([call])
+      } else if (step?.native === 'shell') {
+        if (typeof step.command !== 'string') fail(`step ${stepIndex}: a native shell step needs a command`)
+        const callId = `toolu_fake_shell_${nativeCount}`
+        nativeCount += 1
+        const args = { command: step.command, workingDirectory: '', timeout: 30000, toolCallId: callId, isBackground: false }
+        const startedAtMs = Date.now()
+        emit(toolCallEvent('started', callId, { shellToolCall: { args } }, modelCallId, startedAtMs))
+        const success = { command: step.command, workingDirectory: '', exitCode: 0, signal: '', stdout: 'fake output', stderr: '', executionTime: 1, interleavedOutput: 'fake output' }
+        await emit(toolCallEvent('completed', callId, { shellToolCall: { args, result: { success }, isBackground: false } }, modelCallId, startedAtMs, Date.now()))
+      } else if (step?.listTools === true) {
+        toolLists.push(await listAll())
+        recordMore({ mcpTools: toolLists.at(-1), mcpToolLists: toolLists })
+      } else {
+        fail(`step ${stepIndex} is none of text, calls, native, listTools: ${JSON.stringify(step)}`)
+      }
+    }
+    await emit(resultEvent(answer, sessionId))
+    recordMore({ finished: true })
+  } catch (error) {
+    if (!(error instanceof McpFatalError)) throw error
+    await printed
+    recordMore({ mcpError: error.message })
+    process.stderr.write(`Error: ${error.message}\n`)
+    process.exit(1)
+  } finally {
+    for (const connection of connections.values()) await connection.close()
+  }
+  // A connection the SDK leaves open must not keep a finished run alive.
+  setTimeout(() => process.exit(0), 1000).unref()
+}
 
 async function readStdin() {
   const chunks = []
@@ -196,10 +444,26 @@ async function run() {
   }
 
   const flags = parseRunArguments(argv)
+  const mcpServers = readMcpServers(flags.workspace)
+  const mcpNames = Object.keys(mcpServers)
+  runFields = { mcpServers: mcpNames, approveMcps: flags.approveMcps, allowedTools: flags.allowedTools?.split(',') ?? null }
   const stdin = await readStdin()
   const scenario = env.FAKE_CURSOR_SCENARIO ?? 'replay'
   let sessionId = env.FAKE_CURSOR_SESSION_ID ?? randomUUID()
   if (flags.resume !== null) sessionId = env.FAKE_CURSOR_RESUME === 'replace' ? randomUUID() : flags.resume
+
+  if (mcpNames.length > 0 && !flags.approveMcps) {
+    // The real CLI stops to ask, and waits for an answer that a pipe never gives.
+    record({ stdin, scenario })
+    process.stderr.write(`Error: MCP servers need approval before this run can use them: ${mcpNames.join(', ')}\nRun with --approve-mcps to approve them, or run 'agent mcp enable <name>'.\n`)
+    process.exit(1)
+  }
+  if (scenario === 'mcp') {
+    const steps = readMcpScript()
+    record({ stdin, scenario, sessionId, mcpTools: [], mcpToolLists: [], mcpCalls: [], finished: false })
+    await runMcpScript(steps, mcpServers, sessionId, stdin)
+    return
+  }
 
   if (scenario === 'auth' || scenario === 'quota') {
     record({ stdin, scenario })

@@ -1,0 +1,168 @@
+// The MCP client of the fake cursor-agent: the official SDK's Client over Streamable HTTP, as the
+// real CLI talks to the servers named in `.cursor/mcp.json`.
+//
+// The host holds a `tools/call` until the user's tool has run, which can take minutes, so:
+// - requests wait CALL_TIMEOUT_MS (the SDK's default is one minute);
+// - HTTP goes through node:http without any timeout (Node's fetch gives up on a response whose
+//   headers or next body bytes take more than five minutes);
+// - a `tools/call` whose response stream ends without its answer (the server went away) fails the
+//   call at once instead of leaving it pending until the timeout.
+import http from 'node:http'
+import https from 'node:https'
+import { Readable } from 'node:stream'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
+
+export const CALL_TIMEOUT_MS = 15 * 60_000
+
+/** An error that ends the run (unreachable server, refused credentials, lost connection). */
+export class McpFatalError extends Error {}
+
+/** Watches an SSE response body for the answer to request `id`; `onLost` when it ends without it. */
+async function watchAnswer(body, id, onLost) {
+  let answered = false
+  // A stream that sent an event id can be resumed: the SDK reconnects and the answer may still come.
+  let resumable = false
+  let buffer = ''
+  let data = []
+  const line = (text) => {
+    if (text === '') {
+      if (data.length > 0) {
+        try {
+          const message = JSON.parse(data.join('\n'))
+          if (message?.id === id && ('result' in message || 'error' in message)) answered = true
+        } catch {
+          // Not JSON: not the answer.
+        }
+      }
+      data = []
+    } else if (text.startsWith('data:')) {
+      data.push(text.slice(5).replace(/^ /, ''))
+    } else if (text.startsWith('id:')) {
+      resumable = true
+    }
+  }
+  try {
+    for await (const chunk of body.pipeThrough(new TextDecoderStream())) {
+      buffer += chunk
+      const lines = buffer.split(/\r\n|\r|\n/)
+      buffer = lines.pop()
+      for (const text of lines) line(text)
+    }
+  } catch {
+    // Cut off: judged below like an end.
+  }
+  if (!answered && !resumable) onLost()
+}
+
+/** fetch over node:http(s) with no timeouts; `onPost(message, response)` sees each POST. */
+function untimedFetch(onPost) {
+  return (url, init = {}) =>
+    new Promise((resolve, reject) => {
+      const target = new URL(url)
+      const method = init.method ?? 'GET'
+      const headers = Object.fromEntries(new Headers(init.headers ?? {}))
+      const request = (target.protocol === 'https:' ? https : http).request(target, { method, headers, agent: false, signal: init.signal })
+      request.on('error', reject)
+      request.on('response', (incoming) => {
+        const responseHeaders = new Headers()
+        for (const [name, value] of Object.entries(incoming.headers)) {
+          for (const each of [value].flat()) if (each !== undefined) responseHeaders.append(name, each)
+        }
+        const status = incoming.statusCode ?? 500
+        const empty = method === 'HEAD' || [204, 205, 304].includes(status)
+        if (empty) incoming.resume()
+        let body = empty ? null : Readable.toWeb(incoming)
+        if (body !== null && method === 'POST' && typeof init.body === 'string') {
+          let message
+          try {
+            message = JSON.parse(init.body)
+          } catch {
+            message = null
+          }
+          const watched = onPost(message, responseHeaders)
+          if (watched !== null) {
+            const [forClient, forWatch] = body.tee()
+            body = forClient
+            watched(forWatch)
+          }
+        }
+        resolve(new Response(body, { status, statusText: incoming.statusMessage, headers: responseHeaders }))
+      })
+      request.end(init.body ?? undefined)
+    })
+}
+
+/** The error's message, with the HTTP status when the server answered with one (401 for a wrong token). */
+function errorText(error) {
+  if (!(error instanceof Error)) return String(error)
+  return error instanceof StreamableHTTPError && typeof error.code === 'number' && error.code > 0 ? `HTTP ${error.code}: ${error.message}` : error.message
+}
+
+/**
+ * Connects to one server of mcp.json (`{url, headers}`): `initialize`, then
+ * `notifications/initialized`. Throws McpFatalError when it is unreachable or refuses.
+ */
+export async function connectMcp(name, config) {
+  if (typeof config?.url !== 'string') throw new McpFatalError(`MCP server "${name}" has no url (only Streamable HTTP servers are supported)`)
+  let lost = null
+  const lostCall = new Promise((_, reject) => {
+    lost = reject
+  })
+  lostCall.catch(() => {})
+  const watchPost = (message, headers) => {
+    const isCall = message !== null && !Array.isArray(message) && message.method === 'tools/call' && message.id !== undefined
+    if (!isCall || !(headers.get('content-type') ?? '').startsWith('text/event-stream')) return null
+    const tool = message.params?.name
+    return (stream) => watchAnswer(stream, message.id, () => lost(new McpFatalError(`MCP server "${name}" closed the connection during tools/call ${tool}`)))
+  }
+  const transport = new StreamableHTTPClientTransport(new URL(config.url), {
+    requestInit: { headers: config.headers ?? {} },
+    fetch: untimedFetch(watchPost),
+  })
+  const client = new Client({ name: 'fake-cursor-agent', version: '2026.10.01-fake' }, { capabilities: {} })
+  const transportErrors = []
+  client.onerror = (error) => transportErrors.push(errorText(error))
+  try {
+    await client.connect(transport)
+  } catch (error) {
+    await client.close().catch(() => {})
+    throw new McpFatalError(`Failed to connect to MCP server "${name}": ${errorText(error)}`)
+  }
+
+  /** Every tool, following `nextCursor`: [{name, inputSchema}]. */
+  async function listTools() {
+    const tools = []
+    let cursor
+    do {
+      let page
+      try {
+        page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: CALL_TIMEOUT_MS })
+      } catch (error) {
+        throw new McpFatalError(`tools/list on MCP server "${name}" failed: ${errorText(error)}`)
+      }
+      for (const tool of page.tools) tools.push({ name: tool.name, inputSchema: tool.inputSchema })
+      cursor = page.nextCursor
+    } while (cursor !== undefined)
+    return tools
+  }
+
+  /**
+   * `{content, isError}` for an answered call, `{error, code}` for a JSON-RPC error; throws
+   * McpFatalError when the connection fails.
+   */
+  async function callTool(tool, args) {
+    try {
+      const result = await Promise.race([client.callTool({ name: tool, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS }), lostCall])
+      return { content: result.content ?? [], isError: result.isError === true }
+    } catch (error) {
+      const local = error instanceof McpError && (error.code === ErrorCode.RequestTimeout || error.code === ErrorCode.ConnectionClosed)
+      if (error instanceof McpError && !local) return { error: error.message.replace(/^MCP error -?\d+: /, ''), code: error.code }
+      if (error instanceof McpFatalError) throw error
+      throw new McpFatalError(`tools/call ${tool} on MCP server "${name}" failed: ${errorText(error)}`)
+    }
+  }
+
+  return { name, listTools, callTool, transportErrors, close: () => client.close().catch(() => {}) }
+}

@@ -189,7 +189,7 @@ describe('the environment cursor-agent receives (CURSOR_ACP_CHILD_ENV)', () => {
         const config = resolveTurnConfig({ workspace, executable: fakeAgent }, false)
         assert.equal(config.problem, null)
         const turn = startTurn(config, { model: 'auto', messages: [{ role: 'user', content: 'hi' }] as never }, 'openai-sse', () => {})
-        assert.equal((await turn.done).error, undefined)
+        assert.equal((await turn.done)?.error, undefined)
         const [file] = readdirSync(logDir)
         const { envNames } = JSON.parse(readFileSync(join(logDir, file!), 'utf8'))
         rmSync(logDir, { recursive: true, force: true })
@@ -610,12 +610,12 @@ describe('the turn module', () => {
     await withEnv({ FAKE_CURSOR_LOG_DIR: turnLog, FAKE_CURSOR_CONTROL: control }, async () => {
       writeFileSync(control, JSON.stringify({ FAKE_CURSOR_STREAM: 'text:First answer.' }))
       const first = await run(turn1)
-      assert.equal(first.result.error, undefined)
+      assert.equal(first.result?.error, undefined)
       assert.equal(first.text, 'First answer.')
 
       writeFileSync(control, JSON.stringify({ FAKE_CURSOR_STREAM: 'text:Second answer.', FAKE_CURSOR_RESUME: 'replace' }))
       const second = await run(turn2)
-      assert.equal(second.result.error, undefined)
+      assert.equal(second.result?.error, undefined)
       // Only the fresh rerun's answer, once: the replaced run delivered nothing.
       assert.equal(second.text, 'Second answer.')
       assert.equal(second.frames.filter((frame) => frame === 'data: [DONE]\n\n').length, 1)

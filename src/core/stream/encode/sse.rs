@@ -145,14 +145,7 @@ impl SseEncoder {
             }
             Part::ReasoningEnd | Part::ToolCompleted { .. } => {}
             Part::Finish { reason, usage } => {
-                if *reason == FinishReason::ToolCalls {
-                    // The response ends; the next one (after the client's answers) is a new
-                    // completion with its own role chunk and tool indexes.
-                    self.role_sent = false;
-                    self.next_tool_index = 0;
-                } else {
-                    self.finished = true;
-                }
+                self.finished = *reason != FinishReason::ToolCalls;
                 match reason {
                     FinishReason::Stop | FinishReason::ToolCalls => {
                         let finish_reason = match reason {
@@ -183,6 +176,12 @@ impl SseEncoder {
                     }
                 }
                 out.push(Output::Frame(DONE.to_owned()));
+                if !self.finished {
+                    // The response ended with calls for the client; the next one (after its
+                    // answers) is a new completion with its own role chunk and tool indexes.
+                    self.role_sent = false;
+                    self.next_tool_index = 0;
+                }
             }
         }
     }

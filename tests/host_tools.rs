@@ -1,0 +1,268 @@
+//! `StreamTransformer` when the host runs the tools (the tool bridge): Cursor's own reports of
+//! calls to the bridge stay hidden in both captured shapes, a step's handed-over calls end the
+//! response with `tool-calls` and no usage, the stream goes on after them (with a fresh
+//! `stream-start` / role chunk), and a tool Cursor runs itself is shown with a notice.
+
+mod support;
+
+use opencode_cursor_native::core::stream::encode::Output;
+use opencode_cursor_native::core::stream::transformer::{
+    Format, StreamTransformer, TransformerOptions,
+};
+use opencode_cursor_native::core::stream::translate::HandedCall;
+use serde_json::{json, Value};
+use support::*;
+
+fn hosting(format: Format) -> TransformerOptions {
+    TransformerOptions {
+        host_tool_server: Some("opencode".into()),
+        ..options(format)
+    }
+}
+
+/// A `tool_call` record of an MCP call in one of the two captured shapes.
+fn mcp_call(completed: bool, id: &str, server_field: &str, server: &str) -> String {
+    let separator = if server_field == "providerIdentifier" {
+        "-"
+    } else {
+        ":"
+    };
+    let mut call = json!({"mcpToolCall": {"args": {
+        "name": format!("{server}{separator}read"),
+        "args": {"filePath": "/w/a.txt"},
+        "toolCallId": id,
+        server_field: server,
+        "toolName": "read",
+    }}});
+    if completed {
+        call["mcpToolCall"]["result"] =
+            json!({"success": {"content": [{"text": {"text": "hello"}}], "isError": false}});
+    }
+    json!({
+        "type": "tool_call",
+        "subtype": if completed { "completed" } else { "started" },
+        "call_id": id,
+        "tool_call": call,
+        "session_id": "chat-1",
+    })
+    .to_string()
+}
+
+fn shell_call(completed: bool) -> String {
+    let mut call = json!({"shellToolCall": {"args": {"command": "ls"}}});
+    if completed {
+        call["shellToolCall"]["result"] =
+            json!({"success": {"exitCode": 0, "stdout": "a.txt\n", "stderr": ""}});
+    }
+    json!({
+        "type": "tool_call",
+        "subtype": if completed { "completed" } else { "started" },
+        "call_id": "sh-1",
+        "tool_call": call,
+        "session_id": "chat-1",
+    })
+    .to_string()
+}
+
+fn types(out: &[Output]) -> Vec<String> {
+    parts(out)
+        .iter()
+        .map(|p| p["type"].as_str().unwrap_or_default().to_owned())
+        .collect()
+}
+
+const HANDED: [HandedCall<'static>; 2] = [
+    HandedCall {
+        id: "cursor_mcp_1",
+        name: "read",
+        input: r#"{"filePath":"/w/a.txt"}"#,
+    },
+    HandedCall {
+        id: "cursor_mcp_2",
+        name: "glob",
+        input: r#"{"pattern":"*"}"#,
+    },
+];
+
+#[test]
+fn cursors_reports_of_bridge_calls_are_hidden_in_both_shapes() {
+    for field in ["providerIdentifier", "serverIdentifier"] {
+        let input = stream(&[
+            delta("Reading."),
+            mcp_call(false, "c1", field, "opencode"),
+            mcp_call(true, "c1", field, "opencode"),
+            delta("Done."),
+            result_line(),
+        ]);
+        let (out, summary) = {
+            let (out, summary, _) = run_chunks(hosting(Format::AiSdk), &[&input], &success());
+            (out, summary)
+        };
+        assert_eq!(summary.error, None);
+        let shown = types(&out);
+        assert!(
+            !shown.iter().any(|t| t.starts_with("tool")),
+            "{field}: {shown:?}"
+        );
+        // The text around it is kept whole (no snapshot of the first segment repeats it).
+        assert_eq!(visible_text(&out), "Reading.Done.");
+    }
+}
+
+#[test]
+fn calls_to_another_mcp_server_are_cursors_own_and_shown() {
+    let input = stream(&[
+        mcp_call(false, "c1", "providerIdentifier", "docs"),
+        mcp_call(true, "c1", "providerIdentifier", "docs"),
+        result_line(),
+    ]);
+    let (out, _, _) = run_chunks(hosting(Format::AiSdk), &[&input], &success());
+    let parts = parts(&out);
+    let call = parts
+        .iter()
+        .find(|p| p["type"] == "tool-call")
+        .expect("shown");
+    assert_eq!(call["providerExecuted"], true);
+    assert!(visible_text(&out).contains("Cursor ran its own tool"));
+}
+
+#[test]
+fn a_handed_over_step_ends_the_response_and_the_stream_goes_on() {
+    let mut t = StreamTransformer::new(hosting(Format::AiSdk));
+    let mut first = Vec::new();
+    t.push(stream(&[delta("Let me look.")]).as_slice(), &mut first)
+        .unwrap();
+    t.hand_over(&HANDED, &mut first);
+    let step = parts(&first);
+    assert_eq!(
+        types(&first),
+        [
+            "stream-start",
+            "text-start",
+            "text-delta",
+            "text-end",
+            "tool-input-start",
+            "tool-input-delta",
+            "tool-input-end",
+            "tool-call",
+            "tool-input-start",
+            "tool-input-delta",
+            "tool-input-end",
+            "tool-call",
+            "finish"
+        ]
+    );
+    let calls: Vec<&Value> = step.iter().filter(|p| p["type"] == "tool-call").collect();
+    assert_eq!(
+        *calls[0],
+        json!({"type": "tool-call", "toolCallId": "cursor_mcp_1", "toolName": "read", "input": r#"{"filePath":"/w/a.txt"}"#})
+    );
+    assert_eq!(calls[1]["toolName"], "glob");
+    let finish = step.last().unwrap();
+    assert_eq!(
+        finish["finishReason"],
+        json!({"unified": "tool-calls", "raw": "tool-calls"})
+    );
+    assert_eq!(
+        finish["usage"]["inputTokens"],
+        json!({}),
+        "no usage at a step"
+    );
+    assert!(!t.is_finished());
+
+    let mut second = Vec::new();
+    let usage = r#"{"type":"result","subtype":"success","is_error":false,"session_id":"chat-1","usage":{"inputTokens":10,"outputTokens":5}}"#;
+    t.push(
+        stream(&[delta("It says hello."), usage.to_owned()]).as_slice(),
+        &mut second,
+    )
+    .unwrap();
+    t.finish(&success(), &mut second);
+    let next = parts(&second);
+    assert_eq!(
+        next[0]["type"], "stream-start",
+        "the next response starts anew"
+    );
+    assert_eq!(visible_text(&second), "It says hello.");
+    let last = next.last().unwrap();
+    assert_eq!(last["finishReason"]["unified"], "stop");
+    assert_eq!(
+        last["usage"]["inputTokens"]["total"], 10,
+        "usage once, at the end"
+    );
+    let block_ids: Vec<&Value> = step
+        .iter()
+        .chain(&next)
+        .filter(|p| p["type"] == "text-start")
+        .map(|p| &p["id"])
+        .collect();
+    assert_ne!(
+        block_ids[0], block_ids[1],
+        "block ids stay unique across steps"
+    );
+}
+
+#[test]
+fn sse_hands_over_as_tool_calls_and_starts_a_new_completion_after() {
+    let mut t = StreamTransformer::new(hosting(Format::OpenAiSse));
+    let mut first = Vec::new();
+    t.push(stream(&[delta("Looking.")]).as_slice(), &mut first)
+        .unwrap();
+    t.hand_over(&HANDED, &mut first);
+    let outline = sse_outline(&first);
+    assert!(
+        outline.contains(&"finish tool_calls".to_owned()),
+        "{outline:?}"
+    );
+    assert!(
+        outline
+            .iter()
+            .any(|l| l.starts_with("tool 0 \"cursor_mcp_1\" read")),
+        "{outline:?}"
+    );
+    assert!(
+        outline
+            .iter()
+            .any(|l| l.starts_with("tool 1 \"cursor_mcp_2\" glob")),
+        "{outline:?}"
+    );
+    let mut second = Vec::new();
+    t.push(
+        stream(&[delta("Done."), result_line()]).as_slice(),
+        &mut second,
+    )
+    .unwrap();
+    t.finish(&success(), &mut second);
+    let outline = sse_outline(&second);
+    assert!(outline.contains(&"finish stop".to_owned()), "{outline:?}");
+}
+
+#[test]
+fn a_tool_cursor_runs_itself_is_shown_with_a_notice() {
+    let input = stream(&[shell_call(false), shell_call(true), result_line()]);
+    let (out, _, _) = run_chunks(hosting(Format::AiSdk), &[&input], &success());
+    let parts = parts(&out);
+    let result = parts
+        .iter()
+        .find(|p| p["type"] == "tool-result")
+        .expect("shown as in cursor mode");
+    assert_eq!(result["providerExecuted"], true);
+    assert_eq!(result["toolName"], "bash");
+    let text = visible_text(&out);
+    assert!(text.contains("Cursor ran its own tool `shell`"), "{text}");
+    // Without the bridge, no notice.
+    let (plain, _) = run(Format::AiSdk, &input, &success());
+    assert!(!visible_text(&plain).contains("Cursor ran its own tool"));
+}
+
+#[test]
+fn nothing_is_handed_over_after_the_end_or_without_calls() {
+    let mut t = StreamTransformer::new(hosting(Format::AiSdk));
+    let mut out = Vec::new();
+    t.hand_over(&[], &mut out);
+    assert!(out.is_empty());
+    t.finish(&success(), &mut out);
+    let before = out.len();
+    t.hand_over(&HANDED, &mut out);
+    assert_eq!(out.len(), before);
+}

@@ -132,17 +132,17 @@ function runOptions(config: TurnConfig, request: TurnRequest, plan: ResumePlan, 
     idleTimeoutMs: settings.idleTimeoutMs,
     timeoutMs: settings.timeoutMs,
   }
-  if (folder !== null && request.tools !== undefined) {
-    options.hostTools = { tools: request.tools, folder, waitMs: Math.max(1, settings.toolWaitMs) }
-  }
+  // A request without tools (a compaction summary, say) still runs in the private folder, with
+  // no tools at all: in this mode Cursor never runs its own.
+  if (folder !== null) options.hostTools = { tools: request.tools ?? [], folder, waitMs: Math.max(1, settings.toolWaitMs) }
   if (plan.resumeChatId != null) options.resumeChatId = plan.resumeChatId
   if (settings.executable !== undefined) options.executable = settings.executable
   return options
 }
 
-/** With `toolMode: 'opencode'` and tools in the request: the conversation's private folder. */
+/** With `toolMode: 'opencode'`: the conversation's private folder. */
 function bridgeFolder(config: TurnConfig, request: TurnRequest): string | null {
-  if (config.settings.toolMode !== 'opencode' || request.tools === undefined || request.tools.length === 0) return null
+  if (config.settings.toolMode !== 'opencode') return null
   return conversationFolder(dataDirectory(), config.workspace, request.conversationId)
 }
 

@@ -464,7 +464,10 @@ export interface RunCursorAgentOptions {
   prompt: string
   /** Cursor model id (`--model`); a `cursor-acp/` prefix is removed. Required. */
   model: string
-  /** Existing folder: `--workspace` and the child's working directory. Required. */
+  /**
+   * Existing folder: `--workspace` and the child's working directory (with `hostTools`, the
+   * private workspace in `hostTools.folder` is used instead). Required.
+   */
   workspace: string
   /**
    * Resume this Cursor chat (`--resume`); must match `^[A-Za-z0-9][A-Za-z0-9_-]*$` and be at

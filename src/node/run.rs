@@ -43,7 +43,8 @@ pub struct RunCursorAgentOptions {
     pub prompt: String,
     /// Cursor model id (`--model`); a `cursor-acp/` prefix is removed. Required.
     pub model: String,
-    /// Existing folder: `--workspace` and the child's working directory. Required.
+    /// Existing folder: `--workspace` and the child's working directory (with `hostTools`, the
+    /// private workspace in `hostTools.folder` is used instead). Required.
     pub workspace: String,
     /// Resume this Cursor chat (`--resume`); must match `^[A-Za-z0-9][A-Za-z0-9_-]*$` and be at
     /// most 256 characters.

@@ -162,34 +162,43 @@ fn skipped_lines_count_only_unusable_records() {
     assert_eq!(t.skipped_lines(), 4);
 }
 
-/// Log lines written while `f` runs, at every level.
+/// Log lines written on this thread while `f` runs, at every level. One global subscriber
+/// that enables everything serves the whole test binary: whether a callsite is enabled is
+/// cached for the process, and a scoped subscriber loses when a test on another thread (with
+/// none) caches "never" first.
 fn captured_logs(f: impl FnOnce()) -> String {
-    use std::sync::{Arc, Mutex};
-    #[derive(Clone)]
-    struct Buffer(Arc<Mutex<Vec<u8>>>);
-    impl std::io::Write for Buffer {
+    use std::cell::RefCell;
+    use std::sync::Once;
+    thread_local! {
+        static CAPTURE: RefCell<Option<Vec<u8>>> = const { RefCell::new(None) };
+    }
+    struct ThreadBuffer;
+    impl std::io::Write for ThreadBuffer {
         fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(bytes);
+            CAPTURE.with(|c| {
+                if let Some(buffer) = c.borrow_mut().as_mut() {
+                    buffer.extend_from_slice(bytes);
+                }
+            });
             Ok(bytes.len())
         }
         fn flush(&mut self) -> std::io::Result<()> {
             Ok(())
         }
     }
-    let buffer = Buffer(Arc::new(Mutex::new(Vec::new())));
-    let writer = buffer.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::TRACE)
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .finish();
-    tracing::subscriber::with_default(subscriber, || {
-        // Whether a callsite is enabled is cached for the whole process: a test on another
-        // thread, with no subscriber, may have cached "never" for the callsites used here.
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        let subscriber = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::TRACE)
+            .with_ansi(false)
+            .with_writer(|| ThreadBuffer)
+            .finish();
+        tracing::subscriber::set_global_default(subscriber).expect("the only subscriber");
         tracing::callsite::rebuild_interest_cache();
-        f()
     });
-    let bytes = buffer.0.lock().unwrap().clone();
+    CAPTURE.with(|c| *c.borrow_mut() = Some(Vec::new()));
+    f();
+    let bytes = CAPTURE.with(|c| c.borrow_mut().take()).unwrap_or_default();
     String::from_utf8(bytes).unwrap()
 }
 

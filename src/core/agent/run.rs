@@ -13,25 +13,30 @@ use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdout};
-use tokio::sync::{mpsc, watch, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{mpsc, watch, Semaphore};
 use tokio::time::Instant;
 
 use super::child::{exit_parts, start_agent, sweep, terminate, RunContext, Started};
 use super::command::agent_args;
 use super::options::{EnvVars, RunOptions};
 use super::tail::StderrTail;
-use crate::core::bridge::workspace::prepare;
-use crate::core::bridge::{Answer, HeldCalls, ToolBridge};
+use crate::core::bridge::ToolBridge;
 use crate::core::error::CoreError;
 use crate::core::stream::encode::Output;
 use crate::core::stream::transformer::StreamTransformer;
-use crate::core::stream::translate::{HandedCall, Outcome};
-use crate::core::stream::usage::CursorUsage;
+use crate::core::stream::translate::Outcome;
 use ending::{callback_error, conclude, Ending, TimeoutKind};
+pub(crate) use handle::StopReason;
+use handle::{request_stop, StopSender};
+pub use handle::{Receipt, RunHandle, RunResult, ToolAnswers};
 use hold::Hold;
+use steps::Steps;
 
+mod bridged;
 mod ending;
+mod handle;
 mod hold;
+mod steps;
 
 /// Batches handed to the consumer and not yet consumed, at most.
 pub const MAX_BATCHES_IN_FLIGHT: usize = 8;
@@ -46,101 +51,6 @@ pub trait OutputSink: Send + Sync + 'static {
     /// the batch, then drop it, or call [`Receipt::callback_failed`]. Returns false when the
     /// consumer is gone (nothing will consume this or any later batch).
     fn deliver(&self, batch: Vec<Output>, receipt: Receipt) -> bool;
-}
-
-/// Why a run was asked to stop.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum StopReason {
-    Cancel,
-    Callback(String),
-    ConsumerGone,
-}
-
-type StopSender = Arc<watch::Sender<Option<StopReason>>>;
-
-/// The first reason wins.
-fn request_stop(stop: &watch::Sender<Option<StopReason>>, reason: StopReason) {
-    stop.send_if_modified(|current| {
-        if current.is_none() {
-            *current = Some(reason);
-            true
-        } else {
-            false
-        }
-    });
-}
-
-/// Proof that a batch is in the consumer's hands; dropping it frees a place in the queue.
-#[derive(Debug)]
-pub struct Receipt {
-    _permit: OwnedSemaphorePermit,
-    stop: StopSender,
-}
-
-impl Receipt {
-    /// The consumer failed on this batch (the JS callback threw): the run stops and reports
-    /// `E_CALLBACK` with `message`.
-    pub fn callback_failed(self, message: impl Into<String>) {
-        request_stop(&self.stop, StopReason::Callback(message.into()));
-    }
-}
-
-/// How a run ended.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct RunResult {
-    pub exit_code: Option<i32>,
-    /// e.g. `SIGTERM`.
-    pub signal: Option<String>,
-    pub cancelled: bool,
-    pub session_id: Option<String>,
-    pub usage: Option<CursorUsage>,
-    /// `None` on success and on cancel; a failure after output (a usage limit hit mid-answer
-    /// among them) is reported here too.
-    pub error: Option<CoreError>,
-    /// Non-blank stdout records that could not be used (over `max_line_bytes`, not UTF-8, not a
-    /// JSON object). Not an error: a prompt over the cap comes back as one echoed record.
-    pub skipped_lines: u64,
-}
-
-/// The host's answers to handed-over tool calls, by call id.
-pub type ToolAnswers = Vec<(String, Answer)>;
-
-/// Control of a started run. Cloning gives another handle to the same run.
-#[derive(Debug, Clone)]
-pub struct RunHandle {
-    stop: StopSender,
-    result: watch::Receiver<Option<RunResult>>,
-    answers: mpsc::UnboundedSender<ToolAnswers>,
-}
-
-impl RunHandle {
-    /// Stop the run: SIGTERM to the child's process group, SIGKILL after [`KILL_GRACE`](super::child::KILL_GRACE).
-    /// Reading stops at once; the run finishes as cancelled. No effect once it has ended.
-    pub fn cancel(&self) {
-        request_stop(&self.stop, StopReason::Cancel);
-    }
-
-    /// Answer the tool calls the run handed over (every one of them): the run goes on, its
-    /// outputs continuing the stream. False when the run is already over. Answers that match
-    /// no handed-over call are ignored (and logged).
-    pub fn answer_tool_calls(&self, answers: ToolAnswers) -> bool {
-        self.result.borrow().is_none() && self.answers.send(answers).is_ok()
-    }
-
-    /// The result, once every batch has been consumed. May be awaited any number of times.
-    pub async fn wait(&self) -> RunResult {
-        let mut result = self.result.clone();
-        let settled = result.wait_for(Option::is_some).await.map(|r| (*r).clone());
-        match settled {
-            Ok(Some(result)) => result,
-            _ => RunResult {
-                error: Some(CoreError::AgentExit(
-                    "the run ended without a result".into(),
-                )),
-                ..RunResult::default()
-            },
-        }
-    }
 }
 
 /// Start a run of validated `options`; outputs go to `sink`. Never fails: every failure is
@@ -181,14 +91,6 @@ async fn sleep_until(deadline: Option<Instant>) {
     }
 }
 
-/// A call's arrival at the bridge; never, without one.
-async fn arrival(calls: Option<&HeldCalls>) {
-    match calls {
-        Some(calls) => calls.arrival().await,
-        None => std::future::pending().await,
-    }
-}
-
 async fn stop_requested(stop: &mut watch::Receiver<Option<StopReason>>) -> StopReason {
     let reason = stop.wait_for(Option::is_some).await.map(|r| (*r).clone());
     match reason {
@@ -214,57 +116,14 @@ struct Run {
     answers: mpsc::UnboundedReceiver<ToolAnswers>,
 }
 
-/// A bridged run's step that waits for the host's answers.
-#[derive(Debug, Clone, Copy)]
-struct Waiting {
-    since: Instant,
-}
-
 impl Run {
-    /// With host tools: start the bridge and prepare the private folder; the child's
-    /// environment then points `HOME` and `CURSOR_DATA_DIR` there, while `CURSOR_CONFIG_DIR`
-    /// stays the user's (where Cursor keeps the login).
+    /// With host tools: the bridge is started (and kept for the run) and the child's
+    /// environment returned.
     async fn open_bridge(&mut self) -> Result<Option<EnvVars>, CoreError> {
         let Some(host) = &self.options.host_tools else {
             return Ok(None);
         };
-        let bridge = ToolBridge::start(host.tools.clone()).await?;
-        let folder = std::path::PathBuf::from(&host.folder);
-        let (url, token) = (bridge.url().to_owned(), bridge.token().to_owned());
-        let private = tokio::task::spawn_blocking(move || prepare(&folder, &url, &token))
-            .await
-            .map_err(|e| e.to_string())
-            .and_then(|r| r.map_err(|e| e.to_string()))
-            .map_err(|error| {
-                CoreError::AgentExit(format!(
-                    "The private folder {} for OpenCode's tools could not be prepared: {error}",
-                    host.folder
-                ))
-            })?;
-        let mut env: EnvVars = match &self.options.env {
-            Some(env) => env.clone(),
-            None => std::env::vars().collect(),
-        };
-        if !env.contains_key("CURSOR_CONFIG_DIR") {
-            let user_home = env.get("HOME").or_else(|| env.get("USERPROFILE")).cloned();
-            if let Some(home) = user_home {
-                let config = std::path::Path::new(&home).join(".cursor");
-                env.insert(
-                    "CURSOR_CONFIG_DIR".into(),
-                    config.to_string_lossy().into_owned(),
-                );
-            }
-        }
-        let home = private.home.to_string_lossy().into_owned();
-        env.insert("HOME".into(), home.clone());
-        if cfg!(windows) {
-            env.insert("USERPROFILE".into(), home);
-        }
-        env.insert(
-            "CURSOR_DATA_DIR".into(),
-            private.data.to_string_lossy().into_owned(),
-        );
-        tracing::debug!(url = bridge.url(), folder = %host.folder, tools = host.tools.len(), "tool bridge listening");
+        let (bridge, env) = bridged::open(host, self.options.env.as_ref()).await?;
         self.bridge = Some(bridge);
         Ok(Some(env))
     }
@@ -389,17 +248,8 @@ impl Run {
         let overall_from = Instant::now();
         let mut idle_from = Instant::now();
         let mut last_read = Instant::now();
-        let calls: Option<Arc<HeldCalls>> = self.bridge.as_ref().map(|b| Arc::clone(b.calls()));
-        let (tool_wait, tool_quiet) = self
-            .options
-            .host_tools
-            .as_ref()
-            .map_or((Duration::ZERO, Duration::ZERO), |h| (h.wait, h.quiet));
-        let mut waiting: Option<Waiting> = None;
-        let mut waited = Duration::ZERO;
-        // Outputs read while the host has not answered yet: they belong after the answers.
-        let mut after_answers: Vec<Output> = Vec::new();
-        let mut answers_open = calls.is_some();
+        let mut steps = Steps::new(self.bridge.as_ref(), self.options.host_tools.as_ref());
+        let mut answers_open = steps.bridged();
 
         enum Event {
             Stop(StopReason),
@@ -415,26 +265,24 @@ impl Run {
         }
         loop {
             if !stdout_open && exit.is_some() {
-                self.hold.keep_undelivered(after_answers);
+                self.hold.keep_undelivered(steps.take_kept());
                 return (Ending::Finished, exit);
             }
             // Held time counts toward neither limit; an open tool call can legitimately run
             // for long without output.
-            let idle = match (waiting, self.transformer.open_tool_calls()) {
-                (None, 0) => self.options.idle_timeout.map(|d| idle_from + d),
+            let idle = match (steps.is_waiting(), self.transformer.open_tool_calls()) {
+                (false, 0) => self.options.idle_timeout.map(|d| idle_from + d),
                 _ => None,
             };
-            let overall = match waiting {
-                None => self.options.timeout.map(|t| overall_from + t + waited),
-                Some(_) => None,
+            let overall = match steps.is_waiting() {
+                false => self
+                    .options
+                    .timeout
+                    .map(|t| overall_from + t + steps.waited()),
+                true => None,
             };
-            let hand_over_at = match (waiting, &calls) {
-                (None, Some(calls)) => calls
-                    .waiting_since()
-                    .map(|arrived| arrived.max(last_read) + tool_quiet),
-                _ => None,
-            };
-            let wait_ends = waiting.map(|w| w.since + tool_wait);
+            let hand_over_at = steps.hand_over_at(last_read);
+            let wait_ends = steps.wait_ends();
             let event = tokio::select! {
                 biased;
                 reason = stop_requested(&mut self.stop_rx) => Event::Stop(reason),
@@ -444,7 +292,7 @@ impl Run {
                 answers = self.answers.recv(), if answers_open => Event::Answered(answers),
                 read = stdout.read(&mut buf), if stdout_open => Event::Read(read),
                 status = child.wait(), if exit.is_none() => Event::Exited(status),
-                () = arrival(calls.as_deref()), if waiting.is_none() => Event::CallArrived,
+                () = steps.arrival() => Event::CallArrived,
                 () = sleep_until(hand_over_at) => Event::HandOver,
                 () = sleep_until(drain_until) => Event::Drained,
             };
@@ -459,10 +307,11 @@ impl Run {
                     return (Ending::Timeout(TimeoutKind::Idle(limit)), exit);
                 }
                 Event::WaitedTooLong => {
-                    return (Ending::Timeout(TimeoutKind::ToolWait(tool_wait)), exit);
+                    let limit = steps.wait_limit();
+                    return (Ending::Timeout(TimeoutKind::ToolWait(limit)), exit);
                 }
                 Event::Drained => {
-                    self.hold.keep_undelivered(after_answers);
+                    self.hold.keep_undelivered(steps.take_kept());
                     return (Ending::Finished, exit);
                 }
                 Event::Exited(status) => {
@@ -471,48 +320,19 @@ impl Run {
                 }
                 Event::CallArrived => idle_from = Instant::now(),
                 Event::HandOver => {
-                    let Some(calls) = &calls else { continue };
-                    let step = calls.take_step();
-                    let handed: Vec<HandedCall<'_>> = step
-                        .iter()
-                        .map(|c| HandedCall {
-                            id: &c.id,
-                            name: &c.name,
-                            input: &c.input,
-                        })
-                        .collect();
-                    self.transformer.hand_over(&handed, &mut outputs);
-                    tracing::debug!(calls = step.len(), "tool calls handed to the host");
-                    waiting = Some(Waiting {
-                        since: Instant::now(),
-                    });
+                    steps.hand_over(&mut self.transformer, &mut outputs);
                     if let Err(ending) = self.admit_and_deliver(&mut outputs, 0, overall).await {
                         return (ending, exit);
                     }
                 }
                 Event::Answered(None) => answers_open = false,
                 Event::Answered(Some(answers)) => {
-                    let (Some(calls), Some(step)) = (&calls, waiting) else {
-                        tracing::warn!(
-                            "tool answers arrived while no call was handed over; ignored"
-                        );
+                    let Some(mut kept) = steps.answer(answers) else {
                         continue;
                     };
-                    if let Err(unknown) = calls.answer(answers) {
-                        tracing::warn!(ids = ?unknown.0, "tool answers for calls that were not handed over; ignored");
-                        continue;
-                    }
-                    if calls.unanswered() > 0 {
-                        continue;
-                    }
-                    waiting = None;
-                    waited += step.since.elapsed();
                     idle_from = Instant::now();
-                    outputs.append(&mut after_answers);
-                    if !outputs.is_empty() {
-                        if let Err(ending) = self.admit_and_deliver(&mut outputs, 0, None).await {
-                            return (ending, exit);
-                        }
+                    if let Err(ending) = self.admit_and_deliver(&mut kept, 0, None).await {
+                        return (ending, exit);
                     }
                 }
                 Event::Read(Ok(0)) => stdout_open = false,
@@ -529,8 +349,7 @@ impl Run {
                     if let Err(error) = self.transformer.push(&buf[..n], &mut outputs) {
                         tracing::warn!(%error, "the transformer refused stdout");
                     }
-                    if waiting.is_some() {
-                        after_answers.append(&mut outputs);
+                    if steps.keep(&mut outputs) {
                         continue;
                     }
                     if let Err(ending) = self.admit_and_deliver(&mut outputs, n, overall).await {

@@ -1,0 +1,105 @@
+//! The handles of a run: how the consumer stops it or answers its tool calls, and proves a
+//! batch consumed; how a run ended.
+
+use std::sync::Arc;
+
+use tokio::sync::{mpsc, watch, OwnedSemaphorePermit};
+
+use crate::core::bridge::Answer;
+use crate::core::error::CoreError;
+use crate::core::stream::usage::CursorUsage;
+
+/// Why a run was asked to stop.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum StopReason {
+    Cancel,
+    Callback(String),
+    ConsumerGone,
+}
+
+pub(super) type StopSender = Arc<watch::Sender<Option<StopReason>>>;
+
+/// The first reason wins.
+pub(super) fn request_stop(stop: &watch::Sender<Option<StopReason>>, reason: StopReason) {
+    stop.send_if_modified(|current| {
+        if current.is_none() {
+            *current = Some(reason);
+            true
+        } else {
+            false
+        }
+    });
+}
+
+/// Proof that a batch is in the consumer's hands; dropping it frees a place in the queue.
+#[derive(Debug)]
+pub struct Receipt {
+    pub(super) _permit: OwnedSemaphorePermit,
+    pub(super) stop: StopSender,
+}
+
+impl Receipt {
+    /// The consumer failed on this batch (the JS callback threw): the run stops and reports
+    /// `E_CALLBACK` with `message`.
+    pub fn callback_failed(self, message: impl Into<String>) {
+        request_stop(&self.stop, StopReason::Callback(message.into()));
+    }
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RunResult {
+    pub exit_code: Option<i32>,
+    /// e.g. `SIGTERM`.
+    pub signal: Option<String>,
+    pub cancelled: bool,
+    pub session_id: Option<String>,
+    pub usage: Option<CursorUsage>,
+    /// `None` on success and on cancel; a failure after output (a usage limit hit mid-answer
+    /// among them) is reported here too.
+    pub error: Option<CoreError>,
+    /// Non-blank stdout records that could not be used (over `max_line_bytes`, not UTF-8, not a
+    /// JSON object). Not an error: a prompt over the cap comes back as one echoed record.
+    pub skipped_lines: u64,
+}
+
+/// The host's answers to handed-over tool calls, by call id.
+pub type ToolAnswers = Vec<(String, Answer)>;
+
+/// Control of a started run. Cloning gives another handle to the same run.
+#[derive(Debug, Clone)]
+pub struct RunHandle {
+    pub(super) stop: StopSender,
+    pub(super) result: watch::Receiver<Option<RunResult>>,
+    pub(super) answers: mpsc::UnboundedSender<ToolAnswers>,
+}
+
+impl RunHandle {
+    /// Stop the run: SIGTERM to the child's process group, SIGKILL after [`KILL_GRACE`](super::child::KILL_GRACE).
+    /// Reading stops at once; the run finishes as cancelled. No effect once it has ended.
+    pub fn cancel(&self) {
+        request_stop(&self.stop, StopReason::Cancel);
+    }
+
+    /// Answer the tool calls the run handed over (every one of them): the run goes on, its
+    /// outputs continuing the stream. False when the run is already over. Answers that match
+    /// no handed-over call are ignored (and logged).
+    pub fn answer_tool_calls(&self, answers: ToolAnswers) -> bool {
+        self.result.borrow().is_none() && self.answers.send(answers).is_ok()
+    }
+
+    /// The result, once every batch has been consumed. May be awaited any number of times.
+    pub async fn wait(&self) -> RunResult {
+        let mut result = self.result.clone();
+        let settled = result.wait_for(Option::is_some).await.map(|r| (*r).clone());
+        match settled {
+            Ok(Some(result)) => result,
+            _ => RunResult {
+                error: Some(CoreError::AgentExit(
+                    "the run ended without a result".into(),
+                )),
+                ..RunResult::default()
+            },
+        }
+    }
+}

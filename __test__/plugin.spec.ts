@@ -23,6 +23,7 @@ const load = {
   models: () => import('../plugin/models.ts'),
   provider: () => import('../plugin/provider.ts'),
   turn: () => import('../plugin/turn.ts'),
+  toolBridge: () => import('../plugin/tool-bridge.ts'),
   /** The compiled entry OpenCode loads (`exports["./server"]`); needs `npm run build:plugin`. */
   server: async (): Promise<typeof import('../plugin/server.ts')> => {
     const entry = join(repo, 'dist', 'plugin', 'server.js')
@@ -52,7 +53,7 @@ describe('settings from the environment', () => {
   test('defaults as the README documents them', async () => {
     const { readSettings } = await load.env()
     assert.deepEqual(readSettings({}), {
-      settings: { force: true, sessionResume: false, toolMode: 'cursor', idleTimeoutMs: 300000, timeoutMs: 0 },
+      settings: { force: true, sessionResume: false, toolMode: 'cursor', toolWaitMs: 600000, idleTimeoutMs: 300000, timeoutMs: 0 },
       warnings: [],
     })
   })
@@ -64,7 +65,8 @@ describe('settings from the environment', () => {
       CURSOR_ACP_SESSION_RESUME: ' yes ',
       CURSOR_ACP_IDLE_TIMEOUT_MS: '12s',
       CURSOR_ACP_TIMEOUT_MS: '1500',
-      CURSOR_ACP_TOOL_MODE: 'opencode',
+      CURSOR_ACP_TOOL_MODE: 'OpenCode',
+      CURSOR_ACP_TOOL_WAIT_MS: '2500',
       CURSOR_ACP_LOG_LEVEL: 'DEBUG',
       CURSOR_ACP_LOG_FILE: '/var/log/cursor.log',
       CURSOR_AGENT_EXECUTABLE: '/opt/cursor-agent',
@@ -73,7 +75,8 @@ describe('settings from the environment', () => {
     assert.deepEqual(settings, {
       force: false,
       sessionResume: true,
-      toolMode: 'cursor',
+      toolMode: 'opencode',
+      toolWaitMs: 2500,
       idleTimeoutMs: 300000,
       timeoutMs: 1500,
       logLevel: 'debug',
@@ -81,9 +84,11 @@ describe('settings from the environment', () => {
       executable: '/opt/cursor-agent',
       workspace: '/srv/project',
     })
-    assert.equal(warnings.length, 2)
-    assert.match(warnings[0]!, /CURSOR_ACP_TOOL_MODE/)
-    assert.match(warnings[1]!, /CURSOR_ACP_IDLE_TIMEOUT_MS="12s"/)
+    assert.equal(warnings.length, 1)
+    assert.match(warnings[0]!, /CURSOR_ACP_IDLE_TIMEOUT_MS="12s"/)
+    const unknown = readSettings({ CURSOR_ACP_TOOL_MODE: 'mcp' })
+    assert.equal(unknown.settings.toolMode, 'cursor')
+    assert.match(unknown.warnings[0]!, /CURSOR_ACP_TOOL_MODE="mcp" is not one of cursor, opencode/)
   })
 
   test('an unknown switch value keeps the default; log level off means no logging', async () => {
@@ -690,5 +695,74 @@ describe('the errors OpenCode is handed', () => {
     assert.equal(error.agentOutput, 'fetch failed')
     assert.equal(error.message, "cursor-agent could not reach Cursor's servers. [E_NETWORK]")
     assert.equal(toCursorAcpError(new Error('boom')).code, 'E_AGENT_EXIT')
+  })
+})
+
+describe('the tool bridge on the host side', () => {
+  const call = (id: string, output: unknown) => ({ type: 'tool-result', toolCallId: id, toolName: 'read', output })
+  const history = [
+    { role: 'user', content: [{ type: 'text', text: 'read it' }] },
+    { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'a', toolName: 'read', input: {} }] },
+  ]
+
+  test('only trailing results that answer exactly the held calls continue a run', async () => {
+    const { continuationAnswers } = await load.toolBridge()
+    const table: Array<[unknown[], string[], boolean]> = [
+      [[{ role: 'tool', content: [call('a', { type: 'text', value: 'x' }), call('b', { type: 'text', value: 'y' })] }], ['a', 'b'], true],
+      [[{ role: 'tool', content: [call('a', { type: 'text', value: 'x' })] }, { role: 'tool', content: [call('b', { type: 'text', value: 'y' })] }], ['b', 'a'], true],
+      [[{ role: 'tool', content: [call('a', { type: 'text', value: 'x' })] }], ['a', 'b'], false],
+      [[{ role: 'tool', content: [call('a', { type: 'text', value: 'x' }), call('c', { type: 'text', value: 'y' })] }], ['a', 'b'], false],
+      [[{ role: 'tool', content: [call('a', { type: 'text', value: 'x' }), call('a', { type: 'text', value: 'x' })] }], ['a', 'b'], false],
+      [[{ role: 'tool', content: [call('a', { type: 'text', value: 'x' })] }, { role: 'user', content: 'go on' }], ['a'], false],
+      [[], ['a'], false],
+      [[{ role: 'tool', tool_call_id: 'a', content: 'openai shape' }], ['a'], true],
+    ]
+    for (const [tail, ids, continues] of table) {
+      const answers = continuationAnswers([...history, ...tail] as never, ids)
+      assert.equal(answers !== null, continues, JSON.stringify({ tail, ids }))
+    }
+  })
+
+  test("OpenCode's result outputs become answers with their error flag and images", async () => {
+    const { continuationAnswers } = await load.toolBridge()
+    const outputs: Array<[unknown, { output: string; isError?: boolean; images?: unknown[] }]> = [
+      [{ type: 'text', value: 'file content' }, { output: 'file content' }],
+      [{ type: 'json', value: { n: 1 } }, { output: '{"n":1}' }],
+      [{ type: 'error-text', value: 'denied by rule' }, { output: 'denied by rule', isError: true }],
+      [{ type: 'error-json', value: { why: 'no' } }, { output: '{"why":"no"}', isError: true }],
+      [{ type: 'execution-denied', reason: 'The user rejected it' }, { output: 'The user rejected it', isError: true }],
+      [{ type: 'execution-denied' }, { output: 'The user denied this tool call.', isError: true }],
+      [
+        { type: 'content', value: [{ type: 'text', text: 'a picture' }, { type: 'media', data: 'iVBO', mediaType: 'image/png' }, { type: 'media', data: 'JVBE', mediaType: 'application/pdf' }] },
+        { output: 'a picture', images: [{ data: 'iVBO', mimeType: 'image/png' }] },
+      ],
+    ]
+    for (const [output, expected] of outputs) {
+      const answers = continuationAnswers([...history, { role: 'tool', content: [call('a', output)] }] as never, ['a'])
+      assert.deepEqual(answers, [{ id: 'a', ...expected }], JSON.stringify(output))
+    }
+  })
+
+  test('a batch hands over the calls the provider does not run, and ends with a tool-calls finish', async () => {
+    const { handedOver } = await load.toolBridge()
+    assert.deepEqual(
+      handedOver([
+        { type: 'tool-call', toolCallId: 'own', toolName: 'bash', input: '{}', providerExecuted: true, dynamic: true },
+        { type: 'tool-call', toolCallId: 'h1', toolName: 'read', input: '{}' },
+        { type: 'finish', finishReason: { unified: 'tool-calls', raw: 'tool-calls' }, usage: { inputTokens: {}, outputTokens: {} } },
+      ] as never),
+      { ids: ['h1'], ends: true },
+    )
+    assert.deepEqual(handedOver([{ type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: { inputTokens: {}, outputTokens: {} } }] as never), { ids: [], ends: false })
+  })
+
+  test('each conversation has its own stable private folder under the data folder', async () => {
+    const { conversationFolder } = await load.toolBridge()
+    const a = conversationFolder('/data', '/repo', 'ses_1')
+    assert.equal(a, conversationFolder('/data', '/repo', 'ses_1'))
+    assert.ok(a.startsWith(join('/data', 'conversations')), a)
+    assert.notEqual(a, conversationFolder('/data', '/repo', 'ses_2'), 'a child session gets its own')
+    assert.notEqual(a, conversationFolder('/data', '/other', 'ses_1'))
+    assert.ok(!a.includes('ses_1'), 'the session id is hashed')
   })
 })

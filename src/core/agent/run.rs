@@ -44,6 +44,9 @@ const READ_BUFFER_BYTES: usize = 64 * 1024;
 /// After the child exits, how long stdout may stay open and silent (held open by something it
 /// started) before the run is over.
 const STDOUT_DRAIN_AFTER_EXIT: Duration = Duration::from_secs(1);
+/// When a run with held tool calls is stopped, how long their error answers have to reach
+/// cursor-agent before its group is signalled.
+const ANSWERS_BEFORE_STOP: Duration = Duration::from_millis(100);
 
 /// Where a run's outputs go (the JS callback, in the addon).
 pub trait OutputSink: Send + Sync + 'static {
@@ -167,6 +170,12 @@ impl Run {
             Some(stdout) => self.pump(stdout, &mut child).await,
             None => (Ending::Finished, Some(child.wait().await)),
         };
+        // Calls still held get their answer before the child is stopped.
+        if let Some(bridge) = &self.bridge {
+            if bridge.end_calls() > 0 && !matches!(ending, Ending::Finished) {
+                tokio::time::sleep(ANSWERS_BEFORE_STOP).await;
+            }
+        }
         let status = match (&ending, exit) {
             (Ending::Finished, Some(status)) => status,
             (_, exit) => terminate(&mut child, group, exit).await,

@@ -159,14 +159,18 @@ impl HeldCalls {
         Ok(())
     }
 
-    /// Refuse new calls and answer every open one with `reason`.
-    pub fn close(&self, reason: &str) {
+    /// Refuse new calls and answer every open one with `reason`; returns how many were open.
+    pub fn close(&self, reason: &str) -> usize {
         let mut state = self.lock();
-        state.closed = Some(reason.to_owned());
+        if state.closed.is_none() {
+            state.closed = Some(reason.to_owned());
+        }
         state.waiting.clear();
+        let open = state.open.len();
         for (_, tx) in state.open.drain() {
             let _ = tx.send(Answer::error(reason));
         }
+        open
     }
 }
 

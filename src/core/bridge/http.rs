@@ -18,6 +18,9 @@ use tokio::sync::watch;
 use super::held::HeldCalls;
 use super::mcp::{BridgeServer, Catalog};
 
+/// After the stop, how long open connections may take to finish their responses.
+const LAST_RESPONSES: std::time::Duration = std::time::Duration::from_millis(500);
+
 /// Where the server answers and what it requires.
 #[derive(Debug, Clone)]
 pub struct Endpoint {
@@ -110,9 +113,13 @@ pub async fn serve(
                     .serve_connection(TokioIo::new(stream), service);
                 tokio::pin!(connection);
                 tokio::select! {
-                    _ = connection.as_mut() => {}
+                    _ = connection.as_mut() => return,
                     _ = stopped.wait_for(|stop| *stop) => {}
                 }
+                // Responses in flight (a held call's answer) may finish; a stream that would
+                // stay open (MCP's event stream) is cut after a moment.
+                connection.as_mut().graceful_shutdown();
+                let _ = tokio::time::timeout(LAST_RESPONSES, connection).await;
             });
         }
     });

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::held::{Answer, AnswerContent, HeldCalls};
 use super::schema::ArgumentCheck;
-use super::HostTool;
+use super::{HostTool, RUN_ENDED};
 
 /// The tools, as MCP lists them, with their argument checks.
 #[derive(Debug)]
@@ -110,9 +110,7 @@ impl ServerHandler for BridgeServer {
             .into());
         }
         let answer = self.calls.hold(name, arguments.to_string());
-        let answer = answer.await.unwrap_or_else(|_| {
-            Answer::error("The run ended before OpenCode answered this tool call.")
-        });
+        let answer = answer.await.unwrap_or_else(|_| Answer::error(RUN_ENDED));
         Ok(result_of(answer).into())
     }
 }

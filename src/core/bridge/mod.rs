@@ -122,11 +122,36 @@ impl ToolBridge {
     }
 }
 
+/// The answer to a call still held when its run ends.
+pub const RUN_ENDED: &str = "The run ended before OpenCode answered this tool call.";
+
+/// How long the server stays up after the run ends, so the answers to calls that were still
+/// held reach cursor-agent before the connections close.
+const ANSWERS_FLUSH: std::time::Duration = std::time::Duration::from_millis(200);
+
+impl ToolBridge {
+    /// Answer every call still held with [`RUN_ENDED`] (and refuse new ones); returns how many
+    /// were held.
+    pub fn end_calls(&self) -> usize {
+        self.calls.close(RUN_ENDED)
+    }
+}
+
 impl Drop for ToolBridge {
     fn drop(&mut self) {
-        self.stop.send_replace(true);
-        self.calls
-            .close("The run ended before OpenCode answered this tool call.");
+        self.end_calls();
+        let stop = self.stop.clone();
+        match tokio::runtime::Handle::try_current() {
+            Ok(runtime) => {
+                runtime.spawn(async move {
+                    tokio::time::sleep(ANSWERS_FLUSH).await;
+                    stop.send_replace(true);
+                });
+            }
+            Err(_) => {
+                stop.send_replace(true);
+            }
+        }
     }
 }
 

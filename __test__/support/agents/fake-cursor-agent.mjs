@@ -42,7 +42,6 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { homedir } from 'node:os'
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { connectMcp, McpFatalError } from './fake-mcp-client.mjs'
 
 const env = { ...process.env }
 if (env.FAKE_CURSOR_CONTROL && existsSync(env.FAKE_CURSOR_CONTROL)) {
@@ -296,6 +295,8 @@ function mcpToolCallArgs(shape, server, tool, args, callId) {
  * call ends the run with an error on stderr and exit code 1.
  */
 async function runMcpScript(steps, servers, sessionId, prompt) {
+  // Loaded here only: the SDK triples the start-up time, which runs with a short idle limit feel.
+  const { connectMcp, McpFatalError } = await import('./fake-mcp-client.mjs')
   const delay = Number(env.FAKE_CURSOR_LINE_DELAY_MS ?? 0)
   let printed = Promise.resolve()
   // Lines go out in order even when parallel calls finish at once.

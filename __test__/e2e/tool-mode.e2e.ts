@@ -1,0 +1,179 @@
+// Tool mode `opencode` in the real OpenCode CLI (1.18.33): Cursor's model calls OpenCode's own
+// tools through the bridge, OpenCode runs them (its permission rules included), the results reach
+// the held calls, and the same cursor-agent process finishes the answer. The fake cursor-agent
+// speaks MCP as the real CLI is documented to (`FAKE_CURSOR_SCENARIO=mcp`). Needs `npm run build`.
+import assert from 'node:assert/strict'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, test } from 'node:test'
+import { e2eFile, eventsOf, explain, textOf } from '../support/e2e.ts'
+import { groupAlive, waitFor, type Invocation, type RunResult, type Sandbox } from '../support/opencode.ts'
+
+const MODEL = 'cursor-acp/auto'
+const linuxOnly = process.platform !== 'linux' ? 'the OpenCode harness and /proc are Linux only' : false
+const e2e = e2eFile()
+
+interface McpCall {
+  tool: string
+  args: Record<string, unknown>
+  result: { content?: Array<{ type: string; text?: string }>; isError?: boolean } | null
+  isError?: boolean
+}
+type BridgedInvocation = Invocation & { mcpCalls?: Array<McpCall | null>; mcpTools?: Array<{ name: string }>; finished?: boolean }
+
+/** A sandbox in tool mode `opencode` whose fake agent runs `script` (built from the workspace path). */
+async function toolModeSandbox(
+  script: (workspace: string) => unknown[],
+  options: { config?: Record<string, unknown>; files?: Record<string, string> } = {},
+): Promise<Sandbox> {
+  const sandbox = await e2e.sandbox({
+    env: { CURSOR_ACP_TOOL_MODE: 'opencode', CURSOR_ACP_CHILD_ENV: 'FAKE_CURSOR_*', FAKE_CURSOR_SCENARIO: 'mcp' },
+    files: { 'notes.txt': 'the secret word is teapot\n', ...(options.files ?? {}) },
+    ...(options.config === undefined ? {} : { config: options.config }),
+  })
+  sandbox.env.FAKE_CURSOR_MCP_SCRIPT = JSON.stringify(script(sandbox.workspace))
+  return sandbox
+}
+
+const invocationsOf = (sandbox: Sandbox) => sandbox.invocations() as BridgedInvocation[]
+const resultText = (call: McpCall | null | undefined) => (call?.result?.content ?? []).map((c) => c.text ?? '').join('\n')
+
+/** The `tool_use` events between each `step_start` and its `step_finish`, with the finish reason. */
+function steps(result: RunResult): Array<{ tools: string[]; reason: string }> {
+  const found: Array<{ tools: string[]; reason: string }> = []
+  let current: string[] | null = null
+  for (const event of result.events) {
+    if (event.type === 'step_start') current = []
+    if (event.type === 'tool_use') current?.push(event.part.tool as string)
+    if (event.type === 'step_finish') {
+      found.push({ tools: current ?? [], reason: event.part.reason as string })
+      current = null
+    }
+  }
+  return found
+}
+
+describe('tool mode opencode through the real OpenCode CLI', { skip: linuxOnly }, () => {
+  test('OpenCode runs its own read for the held call; one process, one prompt, the answer quotes it', async () => {
+    const sandbox = await toolModeSandbox((ws) => [
+      { text: 'Reading the notes.' },
+      { calls: [{ tool: 'read', args: { filePath: join(ws, 'notes.txt') } }] },
+      { text: 'The notes say: {{result:0}}' },
+    ])
+    const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'what do the notes say'])
+    const why = explain(result, sandbox)
+    assert.equal(result.code, 0, why)
+    const [read] = eventsOf(result, 'tool_use').map((event) => event.part)
+    assert.equal(read?.tool, 'read', why)
+    assert.equal(read?.state.status, 'completed', why)
+    // OpenCode's own read output (numbered lines in its <content> block), not Cursor's.
+    assert.match(read?.state.output as string, /<content>\n1: the secret word is teapot/, why)
+    assert.deepEqual(
+      steps(result).map((step) => step.reason),
+      ['tool-calls', 'stop'],
+      why,
+    )
+    const invocations = invocationsOf(sandbox)
+    assert.equal(invocations.length, 1, 'one cursor-agent process for the whole turn')
+    const [invocation] = invocations
+    assert.equal(invocation!.stdin?.split('what do the notes say').length, 2, 'the prompt was written once')
+    assert.ok(invocation!.argv.includes('--approve-mcps'))
+    assert.ok(!invocation!.argv.includes('--force'))
+    assert.ok(!invocation!.cwd.startsWith(sandbox.workspace), `cursor-agent works in the private folder, not the project: ${invocation!.cwd}`)
+    assert.deepEqual(
+      invocation!.mcpTools?.map((tool) => tool.name).filter((name) => ['read', 'bash', 'edit'].includes(name)).sort(),
+      ['bash', 'edit', 'read'],
+      "OpenCode's own tools are offered",
+    )
+    assert.match(resultText(invocation!.mcpCalls?.[0]), /the secret word is teapot/)
+    assert.match(textOf(result), /The notes say: [\s\S]*teapot/, why)
+  })
+
+  test('two calls of one step are handed over together and both results come back', async () => {
+    const sandbox = await toolModeSandbox((ws) => [
+      { calls: [{ tool: 'read', args: { filePath: join(ws, 'notes.txt') } }, { tool: 'read', args: { filePath: join(ws, 'more.txt') } }], parallel: true },
+      { text: 'Read: {{result:0}} And: {{result:1}}' },
+    ], { files: { 'more.txt': 'and a kettle\n' } })
+    const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'look around'])
+    const why = explain(result, sandbox)
+    assert.equal(result.code, 0, why)
+    const [first, second] = steps(result)
+    assert.deepEqual(first, { tools: ['read', 'read'], reason: 'tool-calls' }, why)
+    assert.equal(second?.reason, 'stop', why)
+    const [invocation] = invocationsOf(sandbox)
+    assert.equal(invocationsOf(sandbox).length, 1)
+    assert.match(resultText(invocation!.mcpCalls?.[0]), /teapot/)
+    assert.match(resultText(invocation!.mcpCalls?.[1]), /kettle/)
+    assert.match(textOf(result), /teapot[\s\S]*kettle/, why)
+  })
+
+  test("a call OpenCode's permission rule denies is answered with the refusal, and OpenCode goes on", async () => {
+    const sandbox = await toolModeSandbox(
+      () => [
+        { calls: [{ tool: 'bash', args: { command: 'touch made-by-cursor', description: 'Make a file' } }] },
+        { text: 'The command failed: {{error:0}}' },
+      ],
+      { config: { permission: { bash: { '*': 'allow', 'touch *': 'deny' } } } },
+    )
+    const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'make the file'])
+    const why = explain(result, sandbox)
+    assert.equal(result.code, 0, why)
+    const [invocation] = invocationsOf(sandbox)
+    assert.equal(invocationsOf(sandbox).length, 1)
+    const call = invocation!.mcpCalls?.[0]
+    assert.ok(call?.isError === true || call?.result?.isError === true, `the refusal reached the held call: ${JSON.stringify(call)}`)
+    assert.match(textOf(result), /The command failed: true/, why)
+    assert.equal(existsSync(join(sandbox.workspace, 'made-by-cursor')), false, 'nothing ran')
+  })
+
+  test("a call that needs 'ask' under opencode run stops OpenCode: the held run ends, no process is left", async () => {
+    const sandbox = await toolModeSandbox(
+      () => [{ calls: [{ tool: 'bash', args: { command: 'touch asked', description: 'Make a file' } }] }, { text: 'never shown' }],
+      { config: { permission: { bash: 'ask' } } },
+    )
+    const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'make the file'])
+    const why = explain(result, sandbox)
+    const [invocation] = invocationsOf(sandbox)
+    assert.ok(invocation?.pgid != null, why)
+    assert.ok(await waitFor(() => !groupAlive(invocation!.pgid!), 30_000), `cursor-agent's group ${invocation!.pgid} is gone`)
+    assert.doesNotMatch(textOf(result), /never shown/, why)
+    const [bash] = eventsOf(result, 'tool_use').map((event) => event.part)
+    assert.equal(bash?.tool, 'bash', why)
+    assert.equal(bash?.state.status, 'error', why)
+    // The user sees why: OpenCode reports the rejected permission.
+    assert.match(`${bash?.state.error ?? ''}${result.stdout}${result.stderr}`, /reject|denied|permission/i, why)
+    assert.equal(existsSync(join(sandbox.workspace, 'asked')), false)
+  })
+
+  test('an abort while a call is held (OpenCode waits for a permission) stops the run', async () => {
+    const sandbox = await toolModeSandbox(
+      () => [{ calls: [{ tool: 'bash', args: { command: 'touch asked', description: 'Make a file' } }] }, { text: 'never shown' }],
+      { config: { permission: { bash: 'ask' } } },
+    )
+    const server = await sandbox.serve()
+    try {
+      const session = await server.createSession()
+      const answer = server.prompt(session, 'make the file', MODEL).catch(() => null)
+      // The call is held while OpenCode waits for the permission reply: OpenCode shows its bash
+      // call as running.
+      const bashRunning = async (): Promise<boolean> => {
+        const messages = (await server.request('GET', `/session/${session}/message`)) as Array<{ parts: Array<Record<string, any>> }>
+        return messages.some((message) => message.parts.some((part) => part.type === 'tool' && part.tool === 'bash' && part.state?.status === 'running'))
+      }
+      let held = false
+      for (let tries = 0; tries < 300 && !held; tries += 1) {
+        held = await bashRunning()
+        if (!held) await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+      assert.ok(held, `OpenCode waits for the permission: ${server.output()}`)
+      const [invocation] = invocationsOf(sandbox)
+      assert.ok(groupAlive(invocation!.pgid!), 'the run is held, alive')
+      await server.abort(session)
+      assert.ok(await waitFor(() => !groupAlive(invocation!.pgid!), 30_000), `cursor-agent's group ${invocation!.pgid} is gone after the abort`)
+      await answer
+      assert.equal(invocationsOf(sandbox).length, 1)
+    } finally {
+      await server.close()
+    }
+  })
+})

@@ -12,7 +12,7 @@ import { after, describe, it } from 'node:test'
 
 import { runCursorAgent } from '../index.js'
 import type { CursorAgentRun, RunResult, StreamOutput, StreamPart, ToolAnswer } from '../index.js'
-import { groupMembers, waitFor } from './support/process.ts'
+import { groupMembers, killGroupsAfter, waitFor } from './support/process.ts'
 
 type RunCursorAgentOptions = Parameters<typeof runCursorAgent>[0]
 
@@ -36,17 +36,7 @@ function freshDir(name: string): string {
 }
 
 // Whatever a failing test left running.
-const seenGroups = new Set<number>()
-after(() => {
-  if (process.platform !== 'linux') return
-  for (const pgid of seenGroups) {
-    for (const pid of groupMembers(pgid)) {
-      try {
-        process.kill(pid, 'SIGKILL')
-      } catch {}
-    }
-  }
-})
+const seenGroups = killGroupsAfter(after)
 
 /** The host's tools, in the AI SDK V3 shape OpenCode passes. */
 const TOOLS = [

@@ -11,7 +11,7 @@ import { after, describe, it } from 'node:test'
 import { Worker } from 'node:worker_threads'
 
 import { runCursorAgent } from '../index.js'
-import { childrenOf, groupMembers, isAlive, isReaped, waitFor } from './support/process.ts'
+import { childrenOf, groupMembers, isAlive, isReaped, killGroupsAfter, waitFor } from './support/process.ts'
 
 const here = __dirname
 const agents = join(here, 'support', 'agents')
@@ -74,16 +74,7 @@ async function until(condition: () => boolean, what: string): Promise<void> {
 }
 
 // Whatever a failing test left behind.
-const seenGroups = new Set<number>()
-after(() => {
-  for (const pgid of seenGroups) {
-    for (const pid of groupMembers(pgid)) {
-      try {
-        process.kill(pid, 'SIGKILL')
-      } catch {}
-    }
-  }
-})
+const seenGroups = killGroupsAfter(after)
 
 const shapes = [
   { name: 'the agent itself', executable: fakeAgent },

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
-import { groupMembers } from '../support/process.ts'
+import { groupMembers, killGroupsAfter } from '../support/process.ts'
 import { e2eFile } from '../support/e2e.ts'
 import { isAlive, REPO_ROOT, waitFor, type Invocation, type Sandbox } from '../support/opencode.ts'
 
@@ -16,16 +16,7 @@ const linuxOnly = process.platform !== 'linux' ? 'the OpenCode harness and /proc
 const e2e = e2eFile()
 
 // Whatever a failing test left behind.
-const seenGroups = new Set<number>()
-after(async () => {
-  for (const pgid of seenGroups) {
-    for (const pid of groupMembers(pgid)) {
-      try {
-        process.kill(pid, 'SIGKILL')
-      } catch {}
-    }
-  }
-})
+const seenGroups = killGroupsAfter(after)
 
 async function sandboxWith(scenario: string): Promise<Sandbox> {
   return e2e.sandbox({ env: { FAKE_CURSOR_SCENARIO: scenario }, agentExecutable: WRAPPED_AGENT })

@@ -42,6 +42,25 @@ export function groupMembers(pgid: number): number[] {
   return members
 }
 
+/**
+ * Groups a test saw, SIGKILLed (every running member) after the file: whatever a failing test
+ * left behind. Register with `add` as groups appear.
+ */
+export function killGroupsAfter(register: (hook: () => void) => void): Set<number> {
+  const groups = new Set<number>()
+  register(() => {
+    if (process.platform !== 'linux') return
+    for (const pgid of groups) {
+      for (const pid of groupMembers(pgid)) {
+        try {
+          process.kill(pid, 'SIGKILL')
+        } catch {}
+      }
+    }
+  })
+  return groups
+}
+
 /** Whether `pid` is gone for good: not running and not a zombie either (its parent reaped it). */
 export function isReaped(pid: number): boolean {
   return !existsSync(`/proc/${pid}`)

@@ -3,11 +3,12 @@
 // the held calls, and the same cursor-agent process finishes the answer. The fake cursor-agent
 // speaks MCP as the real CLI is documented to (`FAKE_CURSOR_SCENARIO=mcp`). Needs `npm run build`.
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { e2eFile, eventsOf, explain, textOf } from '../support/e2e.ts'
-import { groupAlive, waitFor, type Invocation, type RunResult, type Sandbox } from '../support/opencode.ts'
+import { groupAlive, waitFor, type Invocation, type OpenCodeServer, type RunResult, type Sandbox } from '../support/opencode.ts'
 
 const MODEL = 'cursor-acp/auto'
 const linuxOnly = process.platform !== 'linux' ? 'the OpenCode harness and /proc are Linux only' : false
@@ -37,6 +38,19 @@ async function toolModeSandbox(
 
 const invocationsOf = (sandbox: Sandbox) => sandbox.invocations() as BridgedInvocation[]
 const resultText = (call: McpCall | null | undefined) => (call?.result?.content ?? []).map((c) => c.text ?? '').join('\n')
+
+type SessionMessage = { info: Record<string, any>; parts: Array<Record<string, any>> }
+const messagesOf = (server: OpenCodeServer, session: string) => server.request('GET', `/session/${session}/message`) as Promise<SessionMessage[]>
+
+/** Polls `check` every 100 ms until it holds, up to `timeoutMs`; says whether it did. */
+async function eventually(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    if (await check()) return true
+    if (Date.now() > deadline) return false
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
 
 /** The `tool_use` events between each `step_start` and its `step_finish`, with the finish reason. */
 function steps(result: RunResult): Array<{ tools: string[]; reason: string }> {
@@ -156,15 +170,9 @@ describe('tool mode opencode through the real OpenCode CLI', { skip: linuxOnly }
       const answer = server.prompt(session, 'make the file', MODEL).catch(() => null)
       // The call is held while OpenCode waits for the permission reply: OpenCode shows its bash
       // call as running.
-      const bashRunning = async (): Promise<boolean> => {
-        const messages = (await server.request('GET', `/session/${session}/message`)) as Array<{ parts: Array<Record<string, any>> }>
-        return messages.some((message) => message.parts.some((part) => part.type === 'tool' && part.tool === 'bash' && part.state?.status === 'running'))
-      }
-      let held = false
-      for (let tries = 0; tries < 300 && !held; tries += 1) {
-        held = await bashRunning()
-        if (!held) await new Promise((resolve) => setTimeout(resolve, 100))
-      }
+      const held = await eventually(async () =>
+        (await messagesOf(server, session)).some((message) => message.parts.some((part) => part.type === 'tool' && part.tool === 'bash' && part.state?.status === 'running')),
+      )
       assert.ok(held, `OpenCode waits for the permission: ${server.output()}`)
       const [invocation] = invocationsOf(sandbox)
       assert.ok(groupAlive(invocation!.pgid!), 'the run is held, alive')
@@ -172,6 +180,47 @@ describe('tool mode opencode through the real OpenCode CLI', { skip: linuxOnly }
       assert.ok(await waitFor(() => !groupAlive(invocation!.pgid!), 30_000), `cursor-agent's group ${invocation!.pgid} is gone after the abort`)
       await answer
       assert.equal(invocationsOf(sandbox).length, 1)
+    } finally {
+      await server.close()
+    }
+  })
+
+  test("an edit through OpenCode's edit tool is undone by OpenCode's revert through opencode serve", async () => {
+    const original = 'the secret word is teapot\n'
+    const sandbox = await toolModeSandbox((ws) => [
+      // OpenCode's edit refuses a file the session has not read.
+      { calls: [{ tool: 'read', args: { filePath: join(ws, 'notes.txt') } }] },
+      { calls: [{ tool: 'edit', args: { filePath: join(ws, 'notes.txt'), oldString: 'teapot', newString: 'kettle' } }] },
+      { text: 'Edited: {{result:1}}' },
+    ])
+    // OpenCode's snapshots, which revert restores, need the project in git.
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=e2e', '-c', 'user.email=e2e@example.com', ...args], { cwd: sandbox.workspace, env: sandbox.env, stdio: 'pipe' })
+    git('init', '-q')
+    git('add', '-A')
+    git('commit', '-q', '-m', 'start')
+    const notes = join(sandbox.workspace, 'notes.txt')
+    const server = await sandbox.serve()
+    try {
+      const session = await server.createSession()
+      const answer = await server.prompt(session, 'rename the secret word', MODEL)
+      const why = `${JSON.stringify(answer)}\n${server.output()}\n${sandbox.openCodeLog().slice(-3000)}`
+      const invocations = invocationsOf(sandbox)
+      assert.equal(invocations.length, 1, `one cursor-agent process for the whole turn: ${why}`)
+      const [read, edit] = invocations[0]!.mcpCalls ?? []
+      assert.equal(read?.isError, false, `OpenCode's read answered the first held call: ${JSON.stringify(read)}`)
+      assert.equal(edit?.tool, 'edit', why)
+      assert.equal(edit?.isError, false, `OpenCode's edit answered the held call with success: ${JSON.stringify(edit)}`)
+      assert.equal(readFileSync(notes, 'utf8'), 'the secret word is kettle\n', `OpenCode's edit changed the file: ${why}`)
+      const messages = await messagesOf(server, session)
+      const parts = messages.flatMap((message) => message.parts)
+      const editPart = parts.find((part) => part.type === 'tool' && part.tool === 'edit')
+      assert.equal(editPart?.state?.status, 'completed', why)
+      assert.ok(parts.some((part) => part.type === 'text' && /Edited: /.test(part.text)), `the same run finished the answer: ${why}`)
+      const user = messages.find((message) => message.info.role === 'user')
+      assert.ok(user, why)
+      // Reverting the turn's user message undoes everything after it, the edit included.
+      await server.request('POST', `/session/${session}/revert`, { messageID: user.info.id })
+      assert.equal(readFileSync(notes, 'utf8'), original, `OpenCode's revert restored the file: ${server.output()}`)
     } finally {
       await server.close()
     }

@@ -6,9 +6,10 @@ import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { describe, test } from 'node:test'
+import { after, describe, test } from 'node:test'
 import { e2eFile, eventsOf, explain, textOf } from '../support/e2e.ts'
 import { groupAlive, waitFor, type Invocation, type OpenCodeServer, type RunResult, type Sandbox } from '../support/opencode.ts'
+import { killGroupsAfter } from '../support/process.ts'
 
 const MODEL = 'cursor-acp/auto'
 const linuxOnly = process.platform !== 'linux' ? 'the OpenCode harness and /proc are Linux only' : false
@@ -35,6 +36,8 @@ async function toolModeSandbox(
   sandbox.env.FAKE_CURSOR_MCP_SCRIPT = JSON.stringify(script(sandbox.workspace))
   return sandbox
 }
+
+const seenGroups = killGroupsAfter(after)
 
 const invocationsOf = (sandbox: Sandbox) => sandbox.invocations() as BridgedInvocation[]
 const resultText = (call: McpCall | null | undefined) => (call?.result?.content ?? []).map((c) => c.text ?? '').join('\n')
@@ -221,6 +224,48 @@ describe('tool mode opencode through the real OpenCode CLI', { skip: linuxOnly }
       // Reverting the turn's user message undoes everything after it, the edit included.
       await server.request('POST', `/session/${session}/revert`, { messageID: user.info.id })
       assert.equal(readFileSync(notes, 'utf8'), original, `OpenCode's revert restored the file: ${server.output()}`)
+    } finally {
+      await server.close()
+    }
+  })
+
+  test('an abort while a step is still streaming stops the run', async () => {
+    // About 60 s of text, one word a line, then a call the run must never reach.
+    const long = Array.from({ length: 300 }, (_, index) => `word${index}`).join(' ')
+    const sandbox = await toolModeSandbox((ws) => [
+      { text: long },
+      { calls: [{ tool: 'read', args: { filePath: join(ws, 'notes.txt') } }] },
+      { text: 'never shown' },
+    ])
+    sandbox.env.FAKE_CURSOR_LINE_DELAY_MS = '200'
+    const server = await sandbox.serve()
+    try {
+      const session = await server.createSession()
+      const answer = server.prompt(session, 'tell me a long story', MODEL).catch(() => null)
+      // OpenCode stores a text part when its first delta comes, and its text only at the end: a
+      // text part in a step that has not finished is a step that streams.
+      const streaming = await eventually(async () =>
+        (await messagesOf(server, session)).some(
+          (message) =>
+            message.info.role === 'assistant' && message.parts.some((part) => part.type === 'text') && !message.parts.some((part) => part.type === 'step-finish'),
+        ),
+      )
+      assert.ok(streaming, `the text streams: ${server.output()}`)
+      const [invocation] = invocationsOf(sandbox)
+      assert.ok(invocation?.pgid != null, `one cursor-agent runs: ${JSON.stringify(invocation)}`)
+      seenGroups.add(invocation.pgid)
+      assert.ok(groupAlive(invocation.pgid), 'the run still streams')
+      await server.abort(session)
+      assert.ok(await waitFor(() => !groupAlive(invocation.pgid!), 30_000), `cursor-agent's group ${invocation.pgid} is gone after the abort`)
+      await answer
+      const [ended] = invocationsOf(sandbox)
+      assert.equal(invocationsOf(sandbox).length, 1)
+      assert.deepEqual(ended!.mcpCalls, [], 'no call was made')
+      assert.notEqual(ended!.finished, true, 'the run did not finish its script')
+      const parts = (await messagesOf(server, session)).flatMap((message) => message.parts)
+      assert.ok(!parts.some((part) => part.type === 'tool'), `no tool call reached OpenCode: ${JSON.stringify(parts)}`)
+      assert.ok(!parts.some((part) => part.type === 'text' && /never shown/.test(part.text)))
+      assert.deepEqual(await server.request('GET', '/session/status'), {}, 'the session is idle, nothing is held')
     } finally {
       await server.close()
     }

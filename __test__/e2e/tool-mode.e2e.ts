@@ -271,3 +271,39 @@ describe('tool mode opencode through the real OpenCode CLI', { skip: linuxOnly }
     }
   })
 })
+
+describe('tool mode opencode in the OpenCode TUI', { skip: linuxOnly }, () => {
+  test("the held bash call waits for OpenCode's own permission prompt; allow once runs it and the same run answers", async () => {
+    const marker = 'The bash call went through OpenCode.'
+    const sandbox = await toolModeSandbox(
+      () => [
+        { calls: [{ tool: 'bash', args: { command: 'touch made-by-opencode.txt', description: 'Make a file' } }] },
+        { text: `The command said: {{result:0}} ${marker}` },
+      ],
+      { config: { permission: { bash: 'ask' } } },
+    )
+    const made = join(sandbox.workspace, 'made-by-opencode.txt')
+    const tui = await sandbox.tui()
+    await tui.ask('make the file')
+    const asked = await tui.screenWhen((screen) => screen.includes('Permission required') && screen.includes('Allow once'), "OpenCode's permission prompt")
+    assert.match(asked, /\$ touch made-by-opencode\.txt/, asked)
+    assert.match(asked, /Allow once\s+Allow always\s+Reject/, asked)
+    const [held] = invocationsOf(sandbox)
+    assert.ok(held?.pgid != null, `cursor-agent runs: ${JSON.stringify(held)}`)
+    seenGroups.add(held.pgid)
+    assert.ok(groupAlive(held.pgid), 'the run is held, alive')
+    assert.deepEqual(held.mcpCalls, [], 'the call is still held, unanswered')
+    assert.equal(existsSync(made), false, 'nothing ran before the answer')
+    // "Allow once" is selected first.
+    await tui.press('Enter')
+    const screen = await tui.screenWhen((screen) => screen.includes(marker), 'the answer')
+    assert.equal(screen.split(marker).length, 2, `the answer shows once:\n${screen}`)
+    assert.ok(existsSync(made), `OpenCode ran the command in the project folder:\n${screen}`)
+    const invocations = invocationsOf(sandbox)
+    assert.equal(invocations.length, 1, 'one cursor-agent process for the whole turn')
+    const call = invocations[0]!.mcpCalls?.[0]
+    assert.equal(call?.tool, 'bash', JSON.stringify(call))
+    assert.equal(call?.isError, false, `the command's result reached the held call: ${JSON.stringify(call)}`)
+    await tui.close()
+  })
+})

@@ -2,7 +2,7 @@
 // (__test__/support/agents/*). Expected outputs come from the real capture's expected file and the
 // documented finish rules (index.d.ts, README), never from the code under test.
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -437,6 +437,24 @@ describe('listCursorModels', () => {
       listCursorModels({ executable: join(emptyDir, 'nope'), env: { PATH: emptyDir, HOME: emptyDir } }),
       (e: any) => e instanceof Error && (e as any).code === 'E_AGENT_NOT_FOUND' && e.message.includes(join(emptyDir, 'nope')),
     )
+  })
+})
+
+describe('a finished run lets its host go', () => {
+  it('a script that awaits a run and a command, and does nothing else, exits on its own', () => {
+    // No process.exit(): what keeps the event loop alive after the run (an `onOutput` that is
+    // only released by the garbage collector, say) makes this hang until the timeout.
+    const script = `
+      const { runCursorAgent, runCursorAgentCommand } = require(${JSON.stringify(join(here, '..', 'index.js'))})
+      const run = runCursorAgent({ prompt: 'hi', model: 'auto', workspace: ${JSON.stringify(workspace)}, executable: ${JSON.stringify(replayAgent)}, env: ${JSON.stringify(agentEnv({ FAKE_AGENT_REPLAY: capture }))} }, () => {})
+      run.wait().then(async (result) => {
+        const version = await runCursorAgentCommand({ args: ['--version'], executable: ${JSON.stringify(replayAgent)}, env: ${JSON.stringify(agentEnv({ FAKE_AGENT_REPLAY: capture }))} })
+        process.stdout.write(JSON.stringify({ exitCode: result.exitCode, error: result.error ?? null, command: version.exitCode }))
+      })`
+    const host = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 30_000 })
+    assert.equal(host.error, undefined, 'the host exited by itself within 30 s')
+    assert.equal(host.status, 0, host.stderr)
+    assert.deepEqual(JSON.parse(host.stdout), { exitCode: 0, error: null, command: 0 })
   })
 })
 

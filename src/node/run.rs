@@ -151,7 +151,7 @@ pub struct ToolAnswerImage {
     pub mime_type: String,
 }
 
-fn read_host_tools(env: &Env, options: &Options<'_>) -> Result<Option<HostTools>> {
+pub(super) fn read_host_tools(env: &Env, options: &Options<'_>) -> Result<Option<HostTools>> {
     let Some(host) = options.object("hostTools")? else {
         return Ok(None);
     };
@@ -361,11 +361,17 @@ impl SinkInner {
     }
 
     /// Sends the next waiting batch once the event loop has gone round (from `setImmediate`).
+    /// The scheduled function holds the sink weakly: JS frees it only when the garbage
+    /// collector runs, and a strong hold would keep `onOutput`, and with it the event loop,
+    /// alive after the run (a script that ran cursor-agent would never exit). Once the core has
+    /// let go of the sink, every batch was delivered, so there is nothing left to send.
     fn after_turn(self: &Arc<Self>, env: &Env) {
-        let inner = Arc::clone(self);
+        let inner = Arc::downgrade(self);
         let scheduled = env
             .create_function_from_closure::<(), (), _>("nextOutputBatch", move |_| {
-                inner.send_next();
+                if let Some(inner) = inner.upgrade() {
+                    inner.send_next();
+                }
                 Ok(())
             })
             .and_then(|next| {

@@ -197,6 +197,39 @@ export declare class StreamTransformer {
  */
 export declare function buildPrompt(request: PromptRequest): string
 
+/** Options of `runCursorAgentCommand`. */
+export interface CursorAgentCommandOptions {
+  /**
+   * cursor-agent's arguments, e.g. `['--version']` or `['mcp', 'list-tools', 'opencode']`.
+   * Required, not empty.
+   */
+  args: Array<string>
+  /** As `RunCursorAgentOptions.executable`. Default: resolved as `resolveCursorAgent` does. */
+  executable?: string
+  /** The child's complete environment. Default: the host's environment. */
+  env?: Record<string, string>
+  /**
+   * Serve these tools while the command runs, and run it where a run with these host tools
+   * would run (`<folder>/workspace`, the private `HOME`): what `mcp list-tools opencode`
+   * needs to see the bridge. `waitMs` and `quietMs` do not apply. Default none.
+   */
+  hostTools?: HostToolsOptions
+  /** Stop the command with `E_TIMEOUT` after this long. From 1 to 2^53 - 1; default 30000. */
+  timeoutMs?: number
+}
+
+/** How a cursor-agent command ended and what it printed. */
+export interface CursorAgentCommandResult {
+  /** Absent when a signal ended it. */
+  exitCode?: number
+  /** e.g. `'SIGKILL'`. */
+  signal?: string
+  /** At most 4 MiB (the rest is read and dropped), invalid UTF-8 replaced. */
+  stdout: string
+  /** Its last 64 KiB. */
+  stderr: string
+}
+
 /** Where to look for cursor-agent. */
 export interface CursorAgentLookupOptions {
   /** Tried first: a path, or a name looked up on `PATH`. Default none. */
@@ -451,6 +484,14 @@ export interface ResumeRequest {
  * Windows only cursor-agent itself is stopped (no process group).
  */
 export declare function runCursorAgent(options: RunCursorAgentOptions, onOutput: (outputs: StreamOutput[]) => void): CursorAgentRun
+
+/**
+ * Run one of cursor-agent's commands other than a prompt, in its own process group like a
+ * run, and resolve with its exit and output, a non-zero exit included. Rejects with
+ * `E_AGENT_NOT_FOUND` or `E_AGENT_EXIT` when it cannot start, `E_TIMEOUT` past `timeoutMs`
+ * (the group is killed), and throws `E_INVALID_ARG` for bad options.
+ */
+export declare function runCursorAgentCommand(options: CursorAgentCommandOptions): Promise<CursorAgentCommandResult>
 
 /**
  * Options of `runCursorAgent`. Numbers are whole numbers in the range each states; any other

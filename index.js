@@ -846,6 +846,7 @@ module.exports.listCursorModels = nativeBinding.listCursorModels
 module.exports.parseSwitch = nativeBinding.parseSwitch
 module.exports.resolveCursorAgent = nativeBinding.resolveCursorAgent
 module.exports.runCursorAgent = nativeBinding.runCursorAgent
+module.exports.runCursorAgentCommand = nativeBinding.runCursorAgentCommand
 module.exports.setLogging = nativeBinding.setLogging
 module.exports.StreamFormat = nativeBinding.StreamFormat
 module.exports.ToolCallOutput = nativeBinding.ToolCallOutput

@@ -97,6 +97,13 @@ pub fn invalid_arg(message: impl Into<String>) -> napi::Error<Code> {
     to_js_error(CoreError::InvalidArg(message.into()))
 }
 
+/// The rejection of a promise whose core work failed: a JS error carrying the stable `code`
+/// (a promise callback can only reject with a plain `napi::Error`).
+pub fn rejection(env: &napi::Env, error: CoreError) -> napi::Error {
+    let js_error = napi::JsError::from(to_js_error(error)).into_unknown(*env);
+    napi::Error::from(js_error)
+}
+
 /// Re-codes a napi failure (e.g. a failed JS call) so it carries a [`Code`].
 pub fn from_napi(error: napi::Error) -> napi::Error<Code> {
     napi::Error::new(Code::from(error.status), error.reason)

@@ -4,10 +4,10 @@
 use std::collections::HashMap;
 
 use napi::bindgen_prelude::{Env, PromiseRaw};
-use napi::{JsError, Unknown, ValueType};
+use napi::{Unknown, ValueType};
 use napi_derive::napi;
 
-use super::error_code::{from_napi, invalid_arg, to_js_error, Result};
+use super::error_code::{from_napi, invalid_arg, rejection, to_js_error, Result};
 use super::init::run_context;
 use super::options::{argument, Options};
 use crate::core::agent::{self, EnvVars, ModelInfo};
@@ -128,10 +128,7 @@ pub fn list_cursor_models<'env>(
         async move { Ok(agent::list_models(executable, vars, ctx).await) },
         |env, listed| match listed {
             Ok(models) => Ok(models.into_iter().map(CursorModel::from).collect()),
-            Err(error) => {
-                let js_error = JsError::from(to_js_error(error)).into_unknown(*env);
-                Err(napi::Error::from(js_error))
-            }
+            Err(error) => Err(rejection(env, error)),
         },
     )
     .map_err(from_napi)

@@ -4,8 +4,9 @@
 //
 // Kept apart from replay-agent.mjs on purpose: that one serves the runner's own tests and must
 // accept any argv and replay bytes unchanged; this one checks the command line against Cursor's
-// CLI (a plugin that builds a wrong one fails here), answers `models`/`status`, gives each run a
-// chat id that follows `--resume`, and can change behaviour between turns.
+// CLI (a plugin that builds a wrong one fails here), answers `models`, `status`, `--version` and
+// `mcp list-tools`, gives each run a chat id that follows `--resume`, and can change behaviour
+// between turns.
 //
 // Like the real CLI, every run reads MCP servers from `<--workspace>/.cursor/mcp.json` and
 // `$HOME/.cursor/mcp.json` (the workspace wins on a name clash); with any configured, a run without
@@ -29,7 +30,8 @@
 //                              FAKE_CURSOR_EXIT_CODE (default 1); `mcp` connects to the configured
 //                              MCP servers, lists their tools and runs FAKE_CURSOR_MCP_SCRIPT
 //   FAKE_CURSOR_MCP_SCRIPT     the `mcp` scenario's steps: a JSON array, or a path to a JSON file
-//                              holding one (see runMcpScript for the step kinds)
+//                              holding one (see runMcpScript for the step kinds); or an object of
+//                              such arrays, chosen by the first key the prompt contains
 //   FAKE_CURSOR_RESUME         `echo` (default): a `--resume <id>` run answers with that id;
 //                              `replace`: it answers with a new id (Cursor silently started a new chat)
 //   FAKE_CURSOR_SESSION_ID     the chat id of a fresh run (default: a new UUID per run)
@@ -247,19 +249,25 @@ function streamLines(flags, sessionId, prompt) {
 
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms))
 
-/** The `mcp` scenario's steps: FAKE_CURSOR_MCP_SCRIPT as JSON, or the JSON file it names. */
-function readMcpScript() {
-  const source = env.FAKE_CURSOR_MCP_SCRIPT
-  if (Array.isArray(source)) return source
+/**
+ * The `mcp` scenario's steps: FAKE_CURSOR_MCP_SCRIPT as JSON, or the JSON file it names. An object
+ * instead of an array maps a word to steps: the first word the prompt contains chooses them.
+ */
+function readMcpScript(prompt) {
+  let source = env.FAKE_CURSOR_MCP_SCRIPT
   if (typeof source !== 'string' || source.trim() === '') fail('the mcp scenario needs FAKE_CURSOR_MCP_SCRIPT')
-  let steps
   try {
-    steps = JSON.parse(source.trimStart().startsWith('[') ? source : readFileSync(source, 'utf8'))
+    source = JSON.parse(/^\s*[[{]/.test(source) ? source : readFileSync(source, 'utf8'))
   } catch (error) {
     fail(`FAKE_CURSOR_MCP_SCRIPT: ${error.message}`)
   }
-  if (!Array.isArray(steps)) fail('FAKE_CURSOR_MCP_SCRIPT is not an array of steps')
-  return steps
+  if (source !== null && typeof source === 'object' && !Array.isArray(source)) {
+    const word = Object.keys(source).find((key) => prompt.includes(key))
+    if (word === undefined) fail(`FAKE_CURSOR_MCP_SCRIPT: the prompt contains none of ${Object.keys(source).join(', ')}`)
+    source = source[word]
+  }
+  if (!Array.isArray(source)) fail('FAKE_CURSOR_MCP_SCRIPT is not an array of steps')
+  return source
 }
 
 /** MCP content as Cursor's stream shows it in a tool result. */
@@ -289,7 +297,9 @@ function mcpToolCallArgs(shape, server, tool, args, callId) {
  *                                `parallel: true` sends them all at once, else one after another;
  *                                `shape` `provider` (default) or `server`; `emitBefore: false` sends
  *                                `tools/call` first and prints `started` 30 ms later
- *   {"native": "shell", "command"} Cursor running its own shell tool (started, completed, exit 0)
+ *   {"native": "shell", "command", "refused"?}
+ *                                Cursor's own shell tool: started, then completed with exit 0, or
+ *                                with `refused: true` rejected (as its permission rules do)
  *   {"listTools": true}          `tools/list` again, into the log only
  * then prints the result record. A server that is unreachable, refuses the credentials or drops a
  * call ends the run with an error on stderr and exit code 1.
@@ -396,8 +406,12 @@ async function runMcpScript(steps, servers, sessionId, prompt) {
         const args = { command: step.command, workingDirectory: '', timeout: 30000, toolCallId: callId, isBackground: false }
         const startedAtMs = Date.now()
         emit(toolCallEvent('started', callId, { shellToolCall: { args } }, modelCallId, startedAtMs))
-        const success = { command: step.command, workingDirectory: '', exitCode: 0, signal: '', stdout: 'fake output', stderr: '', executionTime: 1, interleavedOutput: 'fake output' }
-        await emit(toolCallEvent('completed', callId, { shellToolCall: { args, result: { success }, isBackground: false } }, modelCallId, startedAtMs, Date.now()))
+        // As captured: a command the CLI's permissions refuse is `rejected`, and never runs.
+        const result =
+          step.refused === true
+            ? { rejected: { command: step.command, reason: '', isReadonly: false } }
+            : { success: { command: step.command, workingDirectory: '', exitCode: 0, signal: '', stdout: 'fake output', stderr: '', executionTime: 1, interleavedOutput: 'fake output' } }
+        await emit(toolCallEvent('completed', callId, { shellToolCall: { args, result, isBackground: false } }, modelCallId, startedAtMs, Date.now()))
       } else if (step?.listTools === true) {
         toolLists.push(await listAll())
         recordMore({ mcpTools: toolLists.at(-1), mcpToolLists: toolLists })
@@ -420,6 +434,37 @@ async function runMcpScript(steps, servers, sessionId, prompt) {
   setTimeout(() => process.exit(0), 1000).unref()
 }
 
+/**
+ * `mcp list-tools <identifier>`: the tools of one server configured for the working folder (its
+ * `.cursor/mcp.json`, then `$HOME/.cursor/mcp.json`), a name and description per line.
+ */
+async function listServerTools(args) {
+  const [action, server] = args
+  if (action !== 'list-tools' || server === undefined) fail('usage: mcp list-tools <identifier>')
+  const servers = readMcpServers(process.cwd())
+  record({ subcommand: 'mcp list-tools', server, mcpServers: Object.keys(servers) })
+  const config = servers[server]
+  if (typeof config?.url !== 'string') {
+    process.stderr.write(`Error: MCP server "${server}" not found\n`)
+    process.exit(1)
+  }
+  const { connectMcp, McpFatalError } = await import('./fake-mcp-client.mjs')
+  let connection
+  try {
+    connection = await connectMcp(server, config)
+    const tools = await connection.listTools()
+    recordMore({ mcpTools: tools })
+    process.stdout.write(`Tools for ${server} (${tools.length}):\n${tools.map((tool) => `- ${tool.name}: ${tool.description ?? ''}\n`).join('')}`)
+  } catch (error) {
+    if (!(error instanceof McpFatalError)) throw error
+    process.stderr.write(`Error: ${error.message}\n`)
+    process.exit(1)
+  } finally {
+    await connection?.close()
+  }
+  setTimeout(() => process.exit(0), 1000).unref()
+}
+
 async function readStdin() {
   const chunks = []
   for await (const chunk of process.stdin) chunks.push(chunk)
@@ -435,6 +480,10 @@ async function run() {
   if (subcommand === 'status' || subcommand === 'whoami') {
     record({ subcommand })
     process.stdout.write(env.FAKE_CURSOR_SCENARIO === 'auth' ? 'Not logged in\n' : '✓ Logged in as fake@example.com\n')
+    return
+  }
+  if (subcommand === 'mcp') {
+    await listServerTools(argv.slice(1))
     return
   }
   if (subcommand === 'models' || subcommand === '--list-models') {
@@ -460,7 +509,7 @@ async function run() {
     process.exit(1)
   }
   if (scenario === 'mcp') {
-    const steps = readMcpScript()
+    const steps = readMcpScript(stdin)
     record({ stdin, scenario, sessionId, mcpTools: [], mcpToolLists: [], mcpCalls: [], finished: false })
     await runMcpScript(steps, mcpServers, sessionId, stdin)
     return

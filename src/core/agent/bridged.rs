@@ -11,7 +11,7 @@ use crate::core::error::CoreError;
 /// Start the bridge and prepare the private folder. The child's environment (`env`, else the
 /// host's) then has `HOME` and `CURSOR_DATA_DIR` in the folder, while `CURSOR_CONFIG_DIR`
 /// stays the user's (where Cursor keeps the login) unless `env` sets it.
-pub(super) async fn open(
+pub(crate) async fn open(
     host: &HostTools,
     env: Option<&EnvVars>,
 ) -> Result<(ToolBridge, EnvVars), CoreError> {

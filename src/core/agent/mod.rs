@@ -2,8 +2,11 @@
 //! ([`command`]), starting and stopping the [`child`] so it never outlives the host
 //! ([`process`], [`registry`], [`watchdog`]), driving its stdout through the
 //! [`StreamTransformer`](crate::core::stream::transformer::StreamTransformer) ([`run`]), and listing
-//! the account's models and what is known about each ([`models`]).
+//! the account's models and what is known about each ([`models`]), and cursor-agent's other
+//! commands ([`subcommand`]); a run or command with host tools gets the tool bridge
+//! ([`bridged`]).
 
+mod bridged;
 pub mod child;
 pub mod command;
 pub mod models;
@@ -12,6 +15,7 @@ pub mod process;
 pub mod registry;
 pub mod resolve;
 pub mod run;
+pub mod subcommand;
 pub mod tail;
 pub mod watchdog;
 
@@ -20,3 +24,4 @@ pub use models::{list_models, model_spec, ModelInfo, ModelSpec};
 pub use options::{EnvVars, RunOptions, RunRequest, DEFAULT_IDLE_TIMEOUT};
 pub use resolve::{resolve_agent, Launcher, Resolution};
 pub use run::{start_run, OutputSink, Receipt, RunHandle, RunResult};
+pub use subcommand::{run_subcommand, Subcommand, SubcommandOutput};

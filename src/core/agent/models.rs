@@ -3,16 +3,12 @@
 
 pub mod catalog;
 
-use std::process::Stdio;
 use std::time::Duration;
 
-use tokio::io::AsyncReadExt;
-
 pub use self::catalog::{model_spec, ModelSpec};
-use super::child::{start_agent, sweep, RunContext, Started};
+use super::child::RunContext;
 use super::options::EnvVars;
-use super::process;
-use super::tail::StderrTail;
+use super::subcommand::{run_subcommand, Subcommand};
 use crate::core::error::CoreError;
 use crate::core::failure::classify::{classify_failure, quoted_tail, strip_ansi};
 
@@ -38,8 +34,6 @@ impl ModelInfo {
 
 /// How long `cursor-agent models` may take (it asks Cursor's servers).
 pub const MODELS_TIMEOUT: Duration = Duration::from_secs(30);
-/// What of the output of `cursor-agent models` is read (a listing is a few kilobytes).
-pub const MAX_MODELS_OUTPUT_BYTES: usize = 4 * 1024 * 1024;
 const NO_MODELS: &str = "No models available for this account.";
 
 /// Markers Cursor appends to a label; removed from names.
@@ -125,82 +119,28 @@ pub async fn list_models(
     env: Option<EnvVars>,
     ctx: RunContext,
 ) -> Result<Vec<ModelInfo>, CoreError> {
-    let Started {
-        mut child,
-        group,
-        registration,
-        ..
-    } = start_agent(
-        executable.as_deref(),
-        env.as_ref(),
-        vec!["models".into()],
-        Stdio::null(),
-        None,
-        &ctx,
-    )
-    .await?;
-
-    let stderr_tail = StderrTail::spawn(&ctx.runtime, child.stderr.take());
-    let mut stdout = child.stdout.take();
-    let collect = async {
-        let mut out = Vec::new();
-        if let Some(stdout) = stdout.as_mut() {
-            let _ = stdout
-                .take(MAX_MODELS_OUTPUT_BYTES as u64)
-                .read_to_end(&mut out)
-                .await;
-            // Past the cap the rest is read and dropped: a child blocked on a full pipe would
-            // never exit.
-            let dropped = tokio::io::copy(stdout, &mut tokio::io::sink()).await;
-            if let Ok(dropped @ 1..) = dropped {
-                tracing::warn!(
-                    dropped,
-                    "`cursor-agent models` printed more than {MAX_MODELS_OUTPUT_BYTES} bytes; \
-                     the rest was ignored"
-                );
-            }
-        }
-        let status = child.wait().await;
-        (out, status)
-    };
-    let (out, status) = match tokio::time::timeout(MODELS_TIMEOUT, collect).await {
-        Ok(done) => done,
-        Err(_) => {
-            if let Some(group) = group {
-                group.kill();
-            }
-            let _ = child.start_kill();
-            let _ = child.wait().await;
-            sweep(&ctx.runtime, group, registration);
-            return Err(CoreError::Timeout(format!(
-                "`cursor-agent models` did not finish within {} s",
-                MODELS_TIMEOUT.as_secs()
-            )));
-        }
-    };
-    sweep(&ctx.runtime, group, registration);
-    let stderr = stderr_tail.finish().await;
-    let stdout_text = String::from_utf8_lossy(&out);
-    let status =
-        status.map_err(|e| CoreError::AgentExit(format!("waiting for cursor-agent: {e}")))?;
-    let signal = process::exit_signal(&status);
-    if !status.success() {
+    let mut command = Subcommand::new(["models"]);
+    command.executable = executable;
+    command.env = env;
+    command.timeout = MODELS_TIMEOUT;
+    let output = run_subcommand(command, ctx).await?;
+    if !output.success() {
         // Cursor prints some failures on stdout; classify both.
-        let text = format!("{stderr}\n{stdout_text}");
+        let text = format!("{}\n{}", output.stderr, output.stdout);
         return Err(classify_failure(
             &text,
-            status.code(),
-            signal.as_deref(),
+            output.exit_code,
+            output.signal.as_deref(),
             None,
             false,
         ));
     }
-    match parse_models(&stdout_text) {
+    match parse_models(&output.stdout) {
         ModelsOutput::Models(models) => Ok(models),
         ModelsOutput::NoneAvailable => Ok(Vec::new()),
         ModelsOutput::Unrecognised => Err(CoreError::AgentExit(format!(
             "`cursor-agent models` printed no model list: {}",
-            quoted_tail(&format!("{stdout_text}\n{stderr}"), 5, "; ")
+            quoted_tail(&format!("{}\n{}", output.stdout, output.stderr), 5, "; ")
         ))),
     }
 }

@@ -79,6 +79,22 @@ impl HostTools {
             quiet: DEFAULT_TOOL_QUIET,
         }
     }
+
+    /// An absolute folder, and tools with names: `E_INVALID_ARG` otherwise.
+    pub fn check(&self) -> Result<(), CoreError> {
+        no_nul("hostTools.folder", &self.folder)?;
+        if !Path::new(&self.folder).is_absolute() {
+            return Err(CoreError::invalid_arg(format!(
+                "hostTools.folder '{}' must be an absolute path",
+                self.folder
+            )));
+        }
+        for tool in &self.tools {
+            required("hostTools tool name", &tool.name)?;
+            no_nul("hostTools tool name", &tool.name)?;
+        }
+        Ok(())
+    }
 }
 
 impl Default for RunRequest {
@@ -215,19 +231,8 @@ impl RunRequest {
         let mut workspace_dir = workspace;
         let mut host_tool_server = self.transformer.host_tool_server.clone();
         if let Some(host) = &self.host_tools {
-            no_nul("hostTools.folder", &host.folder)?;
-            let folder = Path::new(&host.folder);
-            if !folder.is_absolute() {
-                return Err(CoreError::invalid_arg(format!(
-                    "hostTools.folder '{}' must be an absolute path",
-                    host.folder
-                )));
-            }
-            for tool in &host.tools {
-                required("hostTools tool name", &tool.name)?;
-                no_nul("hostTools tool name", &tool.name)?;
-            }
-            workspace_dir = layout(folder).workspace;
+            host.check()?;
+            workspace_dir = layout(Path::new(&host.folder)).workspace;
             host_tool_server = Some(SERVER_NAME.to_owned());
         }
         let transformer = TransformerOptions {

@@ -16,6 +16,7 @@ use tokio::process::{Child, ChildStdout};
 use tokio::sync::{mpsc, watch, Semaphore};
 use tokio::time::Instant;
 
+use super::bridged;
 use super::child::{exit_parts, start_agent, sweep, terminate, RunContext, Started};
 use super::command::agent_args;
 use super::options::{EnvVars, RunOptions};
@@ -32,7 +33,6 @@ pub use handle::{Receipt, RunHandle, RunResult, ToolAnswers};
 use hold::Hold;
 use steps::Steps;
 
-mod bridged;
 mod ending;
 mod handle;
 mod hold;

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict'
 import { execFileSync, spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createSandbox, installOpenCode } from '../support/opencode.ts'
 
@@ -167,6 +167,18 @@ describe(`installed from tarballs (${platformPackage})`, () => {
 
   it('Bun loads it too', () => {
     assertTranslated(runCheck(bun))
+  })
+
+  it('the bin runs: `npx opencode-cursor-native doctor` loads the addon from the platform package', () => {
+    const bin = join(project, 'node_modules', '.bin', 'opencode-cursor-native')
+    assert.ok(existsSync(bin), 'npm linked the bin')
+    const out = spawnSync(bin, ['doctor', '--json'], { cwd: project, encoding: 'utf8', env: { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: project, CURSOR_AGENT_EXECUTABLE: join(project, 'no-agent-here') } })
+    const report = JSON.parse(out.stdout) as { checks: Array<{ id: string; status: string; detail: string }> }
+    const addon = report.checks.find((check) => check.id === 'addon')!
+    assert.equal(addon.status, 'ok', addon.detail)
+    assert.ok(addon.detail.includes(join('node_modules', platformPackage, binaryFile)), addon.detail)
+    assert.equal(report.checks.find((check) => check.id === 'agent')?.status, 'problem')
+    assert.equal(out.status, 1, 'a missing cursor-agent is a problem')
   })
 
   it("the installed declarations type-check: the plugin's types name the native API by the package name", () => {

@@ -35,7 +35,7 @@
 //   FAKE_CURSOR_RESUME         `echo` (default): a `--resume <id>` run answers with that id;
 //                              `replace`: it answers with a new id (Cursor silently started a new chat)
 //   FAKE_CURSOR_SESSION_ID     the chat id of a fresh run (default: a new UUID per run)
-//   FAKE_CURSOR_MODELS         `id - Name` pairs for `models`, separated by `;`
+//   FAKE_CURSOR_MODELS         `id - Name` pairs for `models`, separated by `;` (empty: none available)
 //   FAKE_CURSOR_CONTROL        a JSON file read at every start; its keys (the names above) override
 //                              the environment, so a test can change behaviour between turns
 import { spawn } from 'node:child_process'
@@ -489,7 +489,9 @@ async function run() {
   if (subcommand === 'models' || subcommand === '--list-models') {
     record({ subcommand: 'models' })
     const pairs = (env.FAKE_CURSOR_MODELS ?? DEFAULT_MODELS).split(';').filter((pair) => pair.trim() !== '')
-    process.stdout.write(`Available models\n\n${pairs.map((pair) => pair.trim()).join('\n')}\n\nTip: use --model <id> to switch.\n`)
+    // What Cursor prints for an account whose plan offers none.
+    if (pairs.length === 0) process.stdout.write('No models available for this account.\n')
+    else process.stdout.write(`Available models\n\n${pairs.map((pair) => pair.trim()).join('\n')}\n\nTip: use --model <id> to switch.\n`)
     return
   }
 

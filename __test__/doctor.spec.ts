@@ -1,0 +1,251 @@
+// `npx opencode-cursor-native doctor`: the command line as a user runs it (the built
+// `dist/plugin/cli.js`), against the fake cursor-agent for each problem it must name, with the
+// verdict and exit code the README documents. Needs `npm run build` first.
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { after, describe, it } from 'node:test'
+
+import { jsoncToJson, namesThisPlugin } from '../plugin/opencode-config.ts'
+
+const root = join(__dirname, '..')
+const cli = join(root, 'dist', 'plugin', 'cli.js')
+const fakeAgent = join(__dirname, 'support', 'agents', 'fake-cursor-agent.mjs')
+const scratch = mkdtempSync(join(tmpdir(), 'ocn-doctor-'))
+after(() => rmSync(scratch, { recursive: true, force: true }))
+
+interface Check {
+  id: string
+  status: 'ok' | 'problem' | 'warning' | 'skipped'
+  detail: string
+  fix?: string
+}
+interface Report {
+  ok: boolean
+  checks: Check[]
+}
+
+/** Scripts for the live checks, chosen by words of their prompts. */
+const LIVE_SCRIPT = (nativeRefused: boolean) =>
+  JSON.stringify({
+    'connection check': [{ calls: [{ tool: 'opencode_probe', args: { word: 'ready' } }] }, { text: 'It said {{result:0}}' }],
+    'permission check': [{ native: 'shell', command: 'touch native-probe.txt', refused: nativeRefused }, { text: 'done' }],
+  })
+
+let homes = 0
+/** Runs the doctor in a fresh home and project folder, with the fake agent unless `env` says otherwise. */
+function doctor(args: string[], env: Record<string, string> = {}, options: { cli?: string; project?: (dir: string) => void } = {}) {
+  homes += 1
+  const home = join(scratch, `home-${homes}`)
+  const project = join(home, 'project')
+  mkdirSync(project, { recursive: true })
+  options.project?.(project)
+  const ran = spawnSync(process.execPath, [options.cli ?? cli, 'doctor', ...args], {
+    cwd: project,
+    encoding: 'utf8',
+    timeout: 60_000,
+    env: {
+      PATH: `${dirname(process.execPath)}:/usr/bin:/bin`,
+      HOME: home,
+      CURSOR_AGENT_EXECUTABLE: fakeAgent,
+      CURSOR_ACP_CHILD_ENV: 'FAKE_CURSOR_*',
+      FAKE_CURSOR_LOG_DIR: join(home, 'log'),
+      ...env,
+    },
+  })
+  return { ...ran, home }
+}
+
+function report(ran: ReturnType<typeof doctor>): Report {
+  assert.equal(ran.error, undefined, 'the doctor ended within 60 s')
+  try {
+    return JSON.parse(ran.stdout) as Report
+  } catch {
+    assert.fail(`not JSON: ${ran.stdout}\n${ran.stderr}`)
+  }
+}
+
+const statusOf = (found: Report) => Object.fromEntries(found.checks.map((check) => [check.id, check.status]))
+
+describe('doctor', () => {
+  it('with everything in place: all ok but the live checks, which are skipped, and exit 0', () => {
+    const ran = doctor(['--json'], {}, { project: (dir) => writeFileSync(join(dir, 'opencode.json'), '{"plugin": ["opencode-cursor-native"]}') })
+    const found = report(ran)
+    assert.equal(ran.status, 0, ran.stderr)
+    assert.equal(found.ok, true)
+    assert.deepEqual(statusOf(found), {
+      addon: 'ok',
+      settings: 'ok',
+      agent: 'ok',
+      version: 'ok',
+      login: 'ok',
+      models: 'ok',
+      'opencode-config': 'ok',
+      'data-dir': 'ok',
+      'live-bridge-tools': 'skipped',
+      'live-probe-call': 'skipped',
+      'live-native-refused': 'skipped',
+      'tool-mode-opencode': 'skipped',
+    })
+    const byId = Object.fromEntries(found.checks.map((check) => [check.id, check]))
+    assert.match(byId.agent.detail, /fake-cursor-agent\.mjs/)
+    assert.match(byId.version.detail, /2026\.10\.01-fake/)
+    assert.match(byId.models.detail, /3 models: auto, fake-model, composer-2\.5/)
+    assert.match(byId['opencode-config'].detail, /opencode\.json \(project\)/)
+    for (const check of found.checks) assert.deepEqual(Object.keys(check).filter((key) => !['id', 'status', 'detail', 'fix'].includes(key)), [])
+  })
+
+  it('each problem is named, with its fix, and makes the exit code 1', () => {
+    const table: Array<{ name: string; env: Record<string, string>; problem: string; fix: RegExp; skipped: string[] }> = [
+      {
+        name: 'no cursor-agent',
+        env: { CURSOR_AGENT_EXECUTABLE: join(scratch, 'missing-agent') },
+        problem: 'agent',
+        fix: /cursor\.com\/install|CURSOR_AGENT_EXECUTABLE/,
+        skipped: ['version', 'login', 'models'],
+      },
+      { name: 'not logged in', env: { FAKE_CURSOR_SCENARIO: 'auth' }, problem: 'login', fix: /cursor-agent login/, skipped: ['models'] },
+      { name: 'no models on the plan', env: { FAKE_CURSOR_MODELS: '' }, problem: 'models', fix: /plan/, skipped: [] },
+    ]
+    for (const row of table) {
+      const ran = doctor(['--json', '--live'], row.env)
+      const found = report(ran)
+      assert.equal(ran.status, 1, row.name)
+      assert.equal(found.ok, false, row.name)
+      const check = found.checks.find((c) => c.id === row.problem)!
+      assert.equal(check.status, 'problem', `${row.name}: ${JSON.stringify(check)}`)
+      assert.match(check.fix ?? '', row.fix, row.name)
+      for (const id of row.skipped) assert.equal(statusOf(found)[id], 'skipped', `${row.name}: ${id}`)
+      // A blocked machine spends none of the account's requests on the live checks.
+      assert.equal(statusOf(found)['live-probe-call'], 'skipped', row.name)
+      assert.equal(found.checks.filter((c) => c.status === 'problem').length, 1, `${row.name}: only the one problem`)
+    }
+  })
+
+  it('a plugin missing from OpenCode configuration is a warning, not a problem', () => {
+    const ran = doctor(['--json'])
+    const found = report(ran)
+    assert.equal(ran.status, 0)
+    const check = found.checks.find((c) => c.id === 'opencode-config')!
+    assert.equal(check.status, 'warning')
+    assert.match(check.fix ?? '', /"plugin": \["opencode-cursor-native"\]/)
+  })
+
+  it('without the native addon: the addon check comes first, a problem, and what needs it is skipped', () => {
+    // The package as npm would install it when the platform package is missing.
+    const installed = join(scratch, 'no-addon', 'node_modules', 'opencode-cursor-native')
+    mkdirSync(installed, { recursive: true })
+    for (const file of ['package.json', 'index.js']) cpSync(join(root, file), join(installed, file))
+    cpSync(join(root, 'dist'), join(installed, 'dist'), { recursive: true })
+    const ran = doctor(['--json', '--live'], {}, { cli: join(installed, 'dist', 'plugin', 'cli.js') })
+    const found = report(ran)
+    assert.equal(ran.status, 1)
+    assert.equal(found.checks[0].id, 'addon')
+    assert.equal(found.checks[0].status, 'problem')
+    assert.match(found.checks[0].fix ?? '', /Reinstall/)
+    const status = statusOf(found)
+    for (const id of ['settings', 'agent', 'version', 'login', 'models', 'live-probe-call', 'tool-mode-opencode']) assert.equal(status[id], 'skipped', id)
+    assert.equal(status['data-dir'], 'ok', 'checks that need no addon still run')
+  })
+
+  it('an API key counts as logged in, and no secret appears in the output', () => {
+    const secret = 'key-0f1e2d3c4b5a69788796a5b4c3d2e1f0'
+    const ran = doctor(['--json', '--live'], { CURSOR_API_KEY: secret, FAKE_CURSOR_SCENARIO: 'mcp', FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true) })
+    const found = report(ran)
+    assert.equal(found.checks.find((c) => c.id === 'login')?.status, 'ok')
+    assert.ok(!`${ran.stdout}${ran.stderr}`.includes(secret), 'the API key is not printed')
+    // Nor is the bridge's bearer token, which only the private mcp.json holds.
+    const mcpJson = join(ran.home, '.local', 'share', 'opencode-cursor-native', 'conversations', 'doctor', 'workspace', '.cursor', 'mcp.json')
+    assert.ok(existsSync(mcpJson), 'the live checks used the private folder')
+  })
+
+  describe('--live with the fake agent', () => {
+    it('the bridge lists the probe tool, the probe call arrives, the native call is refused: opencode mode can be used', () => {
+      const ran = doctor(['--json', '--live'], { FAKE_CURSOR_SCENARIO: 'mcp', FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true) })
+      const found = report(ran)
+      assert.equal(ran.status, 0, ran.stderr)
+      const byId = Object.fromEntries(found.checks.map((check) => [check.id, check]))
+      assert.equal(byId['live-bridge-tools'].status, 'ok', byId['live-bridge-tools'].detail)
+      assert.equal(byId['live-probe-call'].status, 'ok', byId['live-probe-call'].detail)
+      assert.match(byId['live-probe-call'].detail, /word "ready", and the model read its answer/)
+      assert.equal(byId['live-native-refused'].status, 'ok', byId['live-native-refused'].detail)
+      assert.match(byId['live-native-refused'].detail, /tried its own bash, and it was refused/)
+      assert.equal(byId['tool-mode-opencode'].status, 'ok')
+    })
+
+    it('a native tool that runs fails the verdict: a warning in mode cursor, a problem in mode opencode', () => {
+      for (const [mode, status, exit] of [
+        ['cursor', 'warning', 0],
+        ['opencode', 'problem', 1],
+      ] as const) {
+        const ran = doctor(['--json', '--live'], { CURSOR_ACP_TOOL_MODE: mode, FAKE_CURSOR_SCENARIO: 'mcp', FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(false) })
+        const found = report(ran)
+        assert.equal(ran.status, exit, mode)
+        const byId = Object.fromEntries(found.checks.map((check) => [check.id, check]))
+        assert.equal(byId['live-native-refused'].status, status, mode)
+        assert.match(byId['live-native-refused'].detail, /Cursor ran bash itself/)
+        assert.equal(byId['tool-mode-opencode'].status, status, mode)
+        assert.match(byId['tool-mode-opencode'].fix ?? '', /report this output/)
+      }
+    })
+
+    it('a bridge cursor-agent cannot see fails the list-tools check with what cursor-agent printed', () => {
+      // An agent without MCP support: `mcp list-tools` is an unknown command to it.
+      const oldAgent = join(scratch, 'old-agent.sh')
+      writeFileSync(oldAgent, `#!/bin/sh\nif [ "$1" = mcp ]; then echo "error: unknown command 'mcp'" >&2; exit 1; fi\nexec "${process.execPath}" "${fakeAgent}" "$@"\n`, { mode: 0o755 })
+      const ran = doctor(['--json', '--live'], { CURSOR_AGENT_EXECUTABLE: oldAgent, FAKE_CURSOR_SCENARIO: 'mcp', FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true) })
+      const found = report(ran)
+      assert.equal(ran.status, 0, 'mode cursor still works')
+      const byId = Object.fromEntries(found.checks.map((check) => [check.id, check]))
+      assert.equal(byId['live-bridge-tools'].status, 'warning')
+      assert.match(byId['live-bridge-tools'].detail, /exited with 1 without listing opencode_probe: error: unknown command 'mcp'/)
+      assert.equal(byId['tool-mode-opencode'].status, 'warning')
+    })
+  })
+
+  it('prints a line per check for a person, and names the problem', () => {
+    const ran = doctor([], { FAKE_CURSOR_SCENARIO: 'auth' })
+    assert.equal(ran.status, 1)
+    assert.match(ran.stdout, /^opencode-cursor-native \S+ doctor\n/)
+    assert.match(ran.stdout, /^PROBLEM +login +cursor-agent is not logged in$/m)
+    assert.match(ran.stdout, /^ +fix: Run `cursor-agent login`, or set CURSOR_API_KEY\.$/m)
+    assert.match(ran.stdout, /Problems found/)
+  })
+
+  it('an unknown command or option exits 2 with the usage', () => {
+    const unknown = spawnSync(process.execPath, [cli, 'frobnicate'], { encoding: 'utf8' })
+    assert.equal(unknown.status, 2)
+    assert.match(unknown.stderr, /unknown command "frobnicate"[\s\S]*Usage: opencode-cursor-native/)
+    const badOption = spawnSync(process.execPath, [cli, 'doctor', '--nope'], { encoding: 'utf8' })
+    assert.equal(badOption.status, 2)
+    assert.match(badOption.stderr, /--nope/)
+  })
+})
+
+describe('reading OpenCode configuration', () => {
+  it('JSONC to JSON table', () => {
+    const table: Array<[string, unknown]> = [
+      ['{"plugin": ["a"]}', { plugin: ['a'] }],
+      ['// a comment\n{"plugin": ["a",],}', { plugin: ['a'] }],
+      ['{/* block */"url": "https://example.com//x"}', { url: 'https://example.com//x' }],
+      ['{"say": "a \\" // not a comment"}', { say: 'a " // not a comment' }],
+    ]
+    for (const [text, expected] of table) assert.deepEqual(JSON.parse(jsoncToJson(text)), expected, text)
+  })
+
+  it('plugin entries that name this package table', () => {
+    const table: Array<[unknown, boolean]> = [
+      ['opencode-cursor-native', true],
+      ['opencode-cursor-native@0.1.0', true],
+      ['file:///home/me/src/opencode-cursor-native/dist/plugin/server.js', true],
+      ['/home/me/node_modules/opencode-cursor-native', true],
+      [['opencode-cursor-native', { x: 1 }], true],
+      ['opencode-cursor-native-fork', false],
+      ['opencode-cursor', false],
+      [42, false],
+    ]
+    for (const [entry, expected] of table) assert.equal(namesThisPlugin(entry), expected, JSON.stringify(entry))
+  })
+})

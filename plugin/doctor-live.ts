@@ -1,0 +1,163 @@
+// `doctor --live`: what only the user's real cursor-agent and Cursor account can show about tool
+// mode `opencode`. cursor-agent must see the bridge's tools in the private configuration, the
+// model's call of a probe tool must arrive at the bridge, and Cursor's own tools must stay out.
+import { existsSync, mkdirSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { RunResult, StreamOutput } from 'opencode-cursor-native'
+import type { NativeApi } from './native.js'
+
+/** The tool served for the live check. */
+export const PROBE_TOOL = Object.freeze({
+  type: 'function',
+  name: 'opencode_probe',
+  description: 'Connection check of opencode-cursor-native. Call it once, with word set to "ready".',
+  inputSchema: {
+    type: 'object',
+    properties: { word: { type: 'string', description: 'The word "ready".' } },
+    required: ['word'],
+    additionalProperties: false,
+  },
+})
+/** What the probe tool answers; the model is asked to repeat it. */
+export const PROBE_ANSWER = 'probe-acknowledged'
+/** The file the native-tool check asks Cursor's own shell tool to create. */
+export const NATIVE_PROBE_FILE = 'native-probe.txt'
+
+export const PROBE_PROMPT =
+  `This is an automated connection check. Call the tool ${PROBE_TOOL.name} exactly once, with the argument word set to "ready". ` +
+  'Do not use any other tool. When the tool has answered, reply with the text it returned and nothing else.'
+export const NATIVE_PROMPT =
+  `This is an automated permission check. Use your own shell tool to run exactly this command: touch ${NATIVE_PROBE_FILE} ` +
+  'Then reply with one word: done.'
+
+/** Where cursor-agent is and what it gets, as a run of the plugin would. */
+export interface LiveSetup {
+  api: NativeApi
+  executable: string | undefined
+  /** The child's environment for tool mode `opencode`. */
+  env: Record<string, string>
+  /** The private folder the checks use (a conversation folder of its own). */
+  folder: string
+  model: string
+}
+
+export interface LiveOutcome {
+  passed: boolean
+  detail: string
+}
+
+/** `cursor-agent mcp list-tools opencode`, run where a bridged run works, while the bridge serves the probe tool. */
+export async function checkBridgeTools(setup: LiveSetup): Promise<LiveOutcome> {
+  const listed = await setup.api.runCursorAgentCommand({
+    args: ['mcp', 'list-tools', 'opencode'],
+    ...(setup.executable === undefined ? {} : { executable: setup.executable }),
+    env: setup.env,
+    hostTools: { tools: [PROBE_TOOL], folder: setup.folder },
+    timeoutMs: 60_000,
+  })
+  const printed = `${listed.stdout}\n${listed.stderr}`.trim()
+  if (listed.exitCode === 0 && listed.stdout.includes(PROBE_TOOL.name)) {
+    return { passed: true, detail: `cursor-agent lists the bridge's tool ${PROBE_TOOL.name}` }
+  }
+  const ended = listed.exitCode === undefined ? `was ended by ${listed.signal}` : `exited with ${listed.exitCode}`
+  return { passed: false, detail: `\`cursor-agent mcp list-tools opencode\` ${ended} without listing ${PROBE_TOOL.name}: ${lastLines(printed)}` }
+}
+
+interface SeenCall {
+  toolName: string
+  input: string
+  hostCall: boolean
+}
+
+interface ProbeRun {
+  result: RunResult
+  calls: SeenCall[]
+  /** Cursor's own calls that it reported as done without an error. */
+  nativeSucceeded: string[]
+  text: string
+}
+
+/** One prompt through the bridge; every call handed over is answered with {@link PROBE_ANSWER}. */
+async function probeRun(setup: LiveSetup, prompt: string, tools: object[]): Promise<ProbeRun> {
+  const calls: SeenCall[] = []
+  const nativeSucceeded: string[] = []
+  let text = ''
+  const run = setup.api.runCursorAgent(
+    {
+      prompt,
+      model: setup.model,
+      workspace: tmpdir(),
+      ...(setup.executable === undefined ? {} : { executable: setup.executable }),
+      env: setup.env,
+      hostTools: { tools, folder: setup.folder, waitMs: 60_000 },
+      timeoutMs: 180_000,
+    },
+    (outputs: StreamOutput[]) => {
+      const answers = []
+      for (const part of outputs) {
+        if (typeof part === 'string') continue
+        if (part.type === 'text-delta') text += part.delta
+        if (part.type === 'tool-call') {
+          const hostCall = part.providerExecuted !== true
+          calls.push({ toolName: part.toolName, input: part.input, hostCall })
+          if (hostCall) answers.push({ id: part.toolCallId, output: PROBE_ANSWER })
+        }
+        if (part.type === 'tool-result' && !part.isError) nativeSucceeded.push(part.toolName)
+      }
+      if (answers.length > 0) run.answerToolCalls(answers)
+    },
+  )
+  return { result: await run.wait(), calls, nativeSucceeded, text }
+}
+
+function failure(result: RunResult): string | undefined {
+  if (result.error == null) return undefined
+  return `the run failed: ${result.error.message} [${result.error.code}]${result.error.agentOutput ? ` cursor-agent said: ${lastLines(result.error.agentOutput)}` : ''}`
+}
+
+/** A prompt that asks for the probe tool: the call must reach the bridge with the right arguments. */
+export async function checkProbeCall(setup: LiveSetup): Promise<LiveOutcome> {
+  const probe = await probeRun(setup, PROBE_PROMPT, [PROBE_TOOL])
+  const hostCalls = probe.calls.filter((call) => call.hostCall)
+  const probeCall = hostCalls.find((call) => call.toolName === PROBE_TOOL.name)
+  const failed = failure(probe.result)
+  if (probeCall === undefined) {
+    const native = probe.calls.filter((call) => !call.hostCall).map((call) => call.toolName)
+    const tried = native.length > 0 ? `; it used its own ${native.join(', ')} instead` : ''
+    return { passed: false, detail: failed ?? `the model answered without calling ${PROBE_TOOL.name}${tried}` }
+  }
+  let word: unknown
+  try {
+    word = (JSON.parse(probeCall.input) as { word?: unknown }).word
+  } catch {
+    word = undefined
+  }
+  if (word !== 'ready') return { passed: false, detail: `${PROBE_TOOL.name} arrived with unexpected arguments ${probeCall.input}` }
+  if (failed !== undefined) return { passed: false, detail: `${PROBE_TOOL.name} arrived, but ${failed}` }
+  const echoed = probe.text.includes(PROBE_ANSWER) ? 'and the model read its answer' : 'but the model did not repeat its answer'
+  return { passed: true, detail: `${PROBE_TOOL.name} arrived at the bridge with word "ready", ${echoed}` }
+}
+
+/** A prompt that asks for Cursor's own shell tool: it must be refused, and the file never made. */
+export async function checkNativeRefused(setup: LiveSetup): Promise<LiveOutcome> {
+  const made = join(setup.folder, 'workspace', NATIVE_PROBE_FILE)
+  mkdirSync(join(setup.folder, 'workspace'), { recursive: true })
+  rmSync(made, { force: true })
+  const probe = await probeRun(setup, NATIVE_PROMPT, [])
+  const native = [...new Set(probe.calls.filter((call) => !call.hostCall).map((call) => call.toolName))]
+  if (existsSync(made) || probe.nativeSucceeded.length > 0) {
+    rmSync(made, { force: true })
+    const ran = probe.nativeSucceeded.length > 0 ? probe.nativeSucceeded.join(', ') : 'a tool of its own'
+    return { passed: false, detail: `Cursor ran ${ran} itself: its own tools are not kept out` }
+  }
+  const failed = failure(probe.result)
+  if (failed !== undefined) return { passed: false, detail: failed }
+  if (native.length === 0) return { passed: true, detail: 'asked to run a shell command itself, Cursor ran no tool of its own' }
+  return { passed: true, detail: `Cursor tried its own ${native.join(', ')}, and it was refused` }
+}
+
+function lastLines(text: string, count = 3): string {
+  const lines = text.split('\n').map((line) => line.trim()).filter((line) => line !== '')
+  return lines.length === 0 ? '(nothing printed)' : lines.slice(-count).join(' / ')
+}

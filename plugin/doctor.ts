@@ -1,0 +1,251 @@
+// `npx opencode-cursor-native doctor [--json] [--live]`: every check of whether this machine can
+// use Cursor from OpenCode, each with its verdict and how to fix it. The exit code is 1 only when a
+// check found a problem, something that blocks use.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { checkBridgeTools, checkNativeRefused, checkProbeCall, type LiveOutcome, type LiveSetup } from './doctor-live.js'
+import { childEnvironment, dataDirectory, readSettings, type CursorAcpSettings } from './env.js'
+import { native, packageRoot, type NativeApi } from './native.js'
+import { findOpenCodeConfigs } from './opencode-config.js'
+
+export type CheckStatus = 'ok' | 'problem' | 'warning' | 'skipped'
+
+export interface Check {
+  /** Stable, for scripts: `addon`, `agent`, `version`, `login`, ... */
+  id: string
+  status: CheckStatus
+  /** What was found. Never a token or a prompt. */
+  detail: string
+  /** What to do about it, for anything but `ok`. */
+  fix?: string
+}
+
+export interface DoctorReport {
+  /** No check is a problem. */
+  ok: boolean
+  checks: Check[]
+}
+
+export interface DoctorOptions {
+  /** Also run the checks that use the Cursor account (a few requests of the plan). */
+  live: boolean
+  /** The model of the live checks. */
+  model: string
+  /** The folder whose OpenCode project configuration is checked. */
+  cwd: string
+  env: Record<string, string | undefined>
+}
+
+type Env = DoctorOptions['env']
+
+const LOGIN_FIX = 'Run `cursor-agent login`, or set CURSOR_API_KEY.'
+const INSTALL_FIX = 'Install it with `curl https://cursor.com/install -fsS | bash`, or set CURSOR_AGENT_EXECUTABLE to its path.'
+
+/** The addon's file: the `.node` module the loader picked. */
+function loadedAddonFile(): string | undefined {
+  const cache = createRequire(import.meta.url).cache
+  return Object.keys(cache).find((file) => file.endsWith('.node') && file.includes('opencode-cursor-native'))
+}
+
+function addonCheck(): { check: Check; api?: NativeApi } {
+  try {
+    const api = native()
+    return { api, check: { id: 'addon', status: 'ok', detail: `the native addon loads: ${loadedAddonFile() ?? join(packageRoot(), 'index.js')}` } }
+  } catch (error) {
+    return {
+      check: {
+        id: 'addon',
+        status: 'problem',
+        detail: `the native addon for ${process.platform}-${process.arch} does not load: ${(error as Error).message.split('\n')[0]}`,
+        fix: 'Reinstall the package so npm installs its platform package (optional dependencies must not be disabled).',
+      },
+    }
+  }
+}
+
+function settingsCheck(env: Env): { check: Check; settings: CursorAcpSettings } {
+  const { settings, warnings } = readSettings(env)
+  const summary = `tool mode ${settings.toolMode}, session resume ${settings.sessionResume ? 'on' : 'off'}`
+  if (warnings.length === 0) return { settings, check: { id: 'settings', status: 'ok', detail: summary } }
+  return { settings, check: { id: 'settings', status: 'warning', detail: `${summary}; ${warnings.join(' ')}`, fix: 'Correct or remove the CURSOR_ACP_* values named.' } }
+}
+
+function agentCheck(api: NativeApi, settings: CursorAcpSettings, env: Record<string, string>): { check: Check; found: boolean } {
+  const lookup = { ...(settings.executable === undefined ? {} : { executable: settings.executable }), env }
+  const resolution = api.resolveCursorAgent(lookup)
+  if (resolution.path !== undefined) return { found: true, check: { id: 'agent', status: 'ok', detail: `cursor-agent found: ${resolution.path}` } }
+  return { found: false, check: { id: 'agent', status: 'problem', detail: `cursor-agent not found; looked at ${[...new Set(resolution.tried)].join(', ')}`, fix: INSTALL_FIX } }
+}
+
+async function command(api: NativeApi, settings: CursorAcpSettings, env: Record<string, string>, args: string[]) {
+  return api.runCursorAgentCommand({ args, ...(settings.executable === undefined ? {} : { executable: settings.executable }), env })
+}
+
+function errorText(error: unknown): string {
+  const { message, code } = error as { message?: string; code?: string }
+  return code === undefined ? String(message ?? error) : `${message} [${code}]`
+}
+
+async function versionCheck(api: NativeApi, settings: CursorAcpSettings, env: Record<string, string>): Promise<Check> {
+  try {
+    const ran = await command(api, settings, env, ['--version'])
+    const version = ran.stdout.trim().split('\n')[0]
+    if (ran.exitCode === 0 && version) return { id: 'version', status: 'ok', detail: `cursor-agent ${version}` }
+    return { id: 'version', status: 'warning', detail: `\`cursor-agent --version\` exited with ${ran.exitCode ?? ran.signal}`, fix: 'Update it with `cursor-agent update`.' }
+  } catch (error) {
+    return { id: 'version', status: 'problem', detail: `cursor-agent does not start: ${errorText(error)}`, fix: INSTALL_FIX }
+  }
+}
+
+/** `cursor-agent status` says whether a login is stored; an API key in the environment counts too. */
+async function loginCheck(api: NativeApi, settings: CursorAcpSettings, env: Record<string, string>): Promise<Check> {
+  if ((env.CURSOR_API_KEY ?? '').trim() !== '') return { id: 'login', status: 'ok', detail: 'an API key is set (CURSOR_API_KEY)' }
+  try {
+    const ran = await command(api, settings, env, ['status'])
+    const said = `${ran.stdout}\n${ran.stderr}`
+    if (/not logged in|unauthenticated|authentication required/i.test(said)) return { id: 'login', status: 'problem', detail: 'cursor-agent is not logged in', fix: LOGIN_FIX }
+    if (ran.exitCode === 0 && /logged in|authenticated/i.test(said)) return { id: 'login', status: 'ok', detail: 'cursor-agent is logged in' }
+    return { id: 'login', status: 'warning', detail: `\`cursor-agent status\` gave no clear answer (exit ${ran.exitCode ?? ran.signal})`, fix: LOGIN_FIX }
+  } catch (error) {
+    return { id: 'login', status: 'problem', detail: `\`cursor-agent status\` failed: ${errorText(error)}`, fix: LOGIN_FIX }
+  }
+}
+
+async function modelsCheck(api: NativeApi, settings: CursorAcpSettings, env: Record<string, string>): Promise<Check> {
+  try {
+    const models = await api.listCursorModels({ ...(settings.executable === undefined ? {} : { executable: settings.executable }), env })
+    if (models.length === 0) return { id: 'models', status: 'problem', detail: 'Cursor offers this account no models', fix: 'Check the plan of the account cursor-agent is logged in with.' }
+    const shown = models.slice(0, 8).map((model) => model.id)
+    return { id: 'models', status: 'ok', detail: `${models.length} models: ${shown.join(', ')}${models.length > shown.length ? ', ...' : ''}` }
+  } catch (error) {
+    const code = (error as { code?: string }).code
+    return { id: 'models', status: 'problem', detail: `\`cursor-agent models\` failed: ${errorText(error)}`, fix: code === 'E_AUTH' ? LOGIN_FIX : 'Run `cursor-agent models` to see what it says.' }
+  }
+}
+
+function configCheck(cwd: string, env: Env): Check {
+  const findings = findOpenCodeConfigs(cwd, env)
+  const listed = findings.filter((finding) => finding.state === 'listed')
+  const unreadable = findings.filter((finding) => finding.state === 'unreadable').map((finding) => finding.source)
+  const note = unreadable.length > 0 ? `; not readable as JSON: ${unreadable.join(', ')}` : ''
+  if (listed.length > 0) return { id: 'opencode-config', status: 'ok', detail: `the plugin is listed in ${listed.map((finding) => `${finding.source} (${finding.scope})`).join(', ')}${note}` }
+  return {
+    id: 'opencode-config',
+    status: 'warning',
+    detail: `no OpenCode configuration lists the plugin (${findings.length === 0 ? 'none found' : `read ${findings.map((finding) => finding.source).join(', ')}`})${note}`,
+    fix: 'Add "plugin": ["opencode-cursor-native"] to opencode.json (the OpenAI-compatible server needs no plugin).',
+  }
+}
+
+function dataCheck(env: Env): Check {
+  const folder = dataDirectory(env)
+  const probe = join(folder, `.doctor-${process.pid}`)
+  try {
+    mkdirSync(folder, { recursive: true })
+    writeFileSync(probe, '')
+    rmSync(probe)
+    return { id: 'data-dir', status: 'ok', detail: `${folder} is writable` }
+  } catch (error) {
+    return { id: 'data-dir', status: 'problem', detail: `${folder} is not writable: ${(error as Error).message}`, fix: 'Make the folder writable, or set XDG_DATA_HOME to a writable folder.' }
+  }
+}
+
+const LIVE_CHECKS: ReadonlyArray<{ id: string; run: (setup: LiveSetup) => Promise<LiveOutcome> }> = [
+  { id: 'live-bridge-tools', run: checkBridgeTools },
+  { id: 'live-probe-call', run: checkProbeCall },
+  { id: 'live-native-refused', run: checkNativeRefused },
+]
+
+/** The live checks and the verdict on tool mode `opencode`; a failure blocks use only when that mode is chosen. */
+async function liveChecks(setup: LiveSetup, settings: CursorAcpSettings): Promise<Check[]> {
+  const failing: CheckStatus = settings.toolMode === 'opencode' ? 'problem' : 'warning'
+  const checks: Check[] = []
+  for (const { id, run } of LIVE_CHECKS) {
+    let outcome: LiveOutcome
+    try {
+      outcome = await run(setup)
+    } catch (error) {
+      outcome = { passed: false, detail: errorText(error) }
+    }
+    checks.push(outcome.passed ? { id, status: 'ok', detail: outcome.detail } : { id, status: failing, detail: outcome.detail, fix: 'Please report this output.' })
+  }
+  const passed = checks.every((check) => check.status === 'ok')
+  checks.push(
+    passed
+      ? { id: 'tool-mode-opencode', status: 'ok', detail: 'tool mode opencode can be used on this machine (CURSOR_ACP_TOOL_MODE=opencode)' }
+      : {
+          id: 'tool-mode-opencode',
+          status: failing,
+          detail: 'tool mode opencode cannot be used on this machine yet',
+          fix: 'Keep the default tool mode cursor, and please report this output with your cursor-agent version.',
+        },
+  )
+  return checks
+}
+
+const skipped = (id: string, detail: string, fix?: string): Check => ({ id, status: 'skipped', detail, ...(fix === undefined ? {} : { fix }) })
+
+export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
+  const checks: Check[] = []
+  const addon = addonCheck()
+  checks.push(addon.check)
+  const agentIds = ['settings', 'agent', 'version', 'login', 'models']
+  const liveIds = [...LIVE_CHECKS.map((check) => check.id), 'tool-mode-opencode']
+  if (addon.api === undefined) {
+    checks.push(...agentIds.map((id) => skipped(id, 'needs the native addon')))
+    checks.push(configCheck(options.cwd, options.env), dataCheck(options.env))
+    if (options.live) checks.push(...liveIds.map((id) => skipped(id, 'needs the native addon')))
+    return { ok: false, checks }
+  }
+  const api = addon.api
+  const { check, settings } = settingsCheck(options.env)
+  checks.push(check)
+  const env = childEnvironment(options.env, settings)
+  const agent = agentCheck(api, settings, env)
+  checks.push(agent.check)
+  const needsAgent = 'needs cursor-agent'
+  if (agent.found) {
+    checks.push(await versionCheck(api, settings, env))
+    const login = await loginCheck(api, settings, env)
+    checks.push(login)
+    checks.push(login.status === 'problem' ? skipped('models', 'needs a login') : await modelsCheck(api, settings, env))
+  } else {
+    checks.push(...['version', 'login', 'models'].map((id) => skipped(id, needsAgent)))
+  }
+  checks.push(configCheck(options.cwd, options.env))
+  const data = dataCheck(options.env)
+  checks.push(data)
+  const blocked = checks.find((found) => found.status === 'problem')
+  if (!options.live) {
+    checks.push(...liveIds.map((id, index) => skipped(id, 'uses the Cursor account', index === 0 ? 'Run `npx opencode-cursor-native doctor --live`.' : undefined)))
+  } else if (blocked !== undefined) {
+    checks.push(...liveIds.map((id) => skipped(id, `needs the ${blocked.id} check to pass`)))
+  } else {
+    const setup: LiveSetup = {
+      api,
+      executable: settings.executable,
+      env: childEnvironment(options.env, { ...settings, toolMode: 'opencode' }),
+      folder: join(dataDirectory(options.env), 'conversations', 'doctor'),
+      model: options.model,
+    }
+    checks.push(...(await liveChecks(setup, settings)))
+  }
+  return { ok: checks.every((found) => found.status !== 'problem'), checks }
+}
+
+const LABEL: Readonly<Record<CheckStatus, string>> = { ok: 'ok', problem: 'PROBLEM', warning: 'warning', skipped: 'skipped' }
+
+/** The report for a person: a line per check, its fix below. */
+export function formatReport(report: DoctorReport, version: string): string {
+  const width = Math.max(...report.checks.map((check) => check.id.length))
+  const lines = [`opencode-cursor-native ${version} doctor`]
+  for (const check of report.checks) {
+    lines.push(`${LABEL[check.status].padEnd(8)} ${check.id.padEnd(width)}  ${check.detail}`)
+    if (check.fix !== undefined && check.status !== 'ok') lines.push(`${' '.repeat(8 + width + 3)}fix: ${check.fix}`)
+  }
+  lines.push(report.ok ? 'No problems found.' : 'Problems found: see PROBLEM above.')
+  return `${lines.join('\n')}\n`
+}
+
+export const DEFAULT_LIVE_MODEL = 'auto'

@@ -202,6 +202,23 @@ describe('one options route', () => {
     assert.equal(isTitleRequest({ messages }), false)
   })
 
+  it('a long message list reads as JSON.stringify reads it, element 40 as element 1', () => {
+    // Long lists cross into Rust in slices; what each element means must not depend on where
+    // it sits. A toJSON() stands for its result, and a cycle is refused, wherever they are.
+    const messages: object[] = Array.from({ length: 40 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `message ${i}` }))
+    messages[37] = { toJSON: () => ({ role: 'assistant', content: 'answer given by toJSON' }) }
+    messages.push({ role: 'user', content: 'the last question' })
+    const prompt = buildPrompt({ messages })
+    assert.equal(prompt, buildPrompt({ messages: JSON.parse(JSON.stringify(messages)) }))
+    assert.ok(prompt.includes('answer given by toJSON'))
+    for (const text of ['message 0', 'message 16', 'message 39']) assert.ok(prompt.includes(text), text)
+    const cyclic: Record<string, unknown> = { role: 'user', content: 'loops' }
+    cyclic.self = cyclic
+    const withCycle = [...messages.slice(0, 30), cyclic, ...messages.slice(30)]
+    assert.throws(() => buildPrompt({ messages: withCycle }), (e: any) => e.code === 'E_INVALID_ARG' && /`messages` cannot be read as JSON data/.test(e.message))
+    assert.throws(() => new SessionResumeManager({ enabled: true }).plan({ ...request, messages: withCycle }), (e: any) => e.code === 'E_INVALID_ARG')
+  })
+
   it('absent and null options read as the defaults', () => {
     assert.doesNotThrow(() => new StreamTransformer({ model: undefined, id: null as never, created: undefined }))
     assert.doesNotThrow(() => new StreamTransformer(null))

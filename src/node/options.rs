@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::ops::RangeInclusive;
 
-use napi::bindgen_prelude::{FromNapiValue, JsObjectValue, Object};
+use napi::bindgen_prelude::{FnArgs, FromNapiValue, Function, JsObjectValue, Object};
 use napi::{Env, JsValue, Unknown, ValueType, JSON};
 use serde_json::Value;
 
@@ -79,6 +79,9 @@ fn object_of<'env>(value: &Unknown<'env>, what: &str) -> Result<Object<'env>> {
     // SAFETY: `value` was just checked to be a JS object, which is what `Object` wraps.
     unsafe { value.cast::<Object<'env>>() }.map_err(from_napi)
 }
+
+/// Elements of an array field turned into one JSON text at a time (see [`Options::json_array`]).
+const ELEMENTS_PER_SLICE: u32 = 16;
 
 /// Reads an object argument as JSON data, with its nesting depth: one `JSON.stringify` inside
 /// the engine and one parse cost less than walking a large message list property by property.
@@ -306,6 +309,31 @@ impl<'env> Options<'env> {
                 described(&value)
             )));
         }
-        json_of(env, value, &format!("`{name}`")).map(Some)
+        // In slices of a few elements: a whole conversation is one string of hundreds of
+        // kilobytes, which V8 keeps in its large-object space until a full collection, and
+        // those collections were the slow tail of every call that reads a request. Slices
+        // are small strings the young generation frees cheaply. The data read is the same:
+        // `JSON.stringify` of a slice is that of its elements.
+        let array: Object<'_> = Object::from_unknown(value).map_err(from_napi)?;
+        let length: u32 = array.get_named_property("length").map_err(from_napi)?;
+        if length <= ELEMENTS_PER_SLICE {
+            return json_of(env, value, &format!("`{name}`")).map(Some);
+        }
+        let slice: Function<'_, FnArgs<(u32, u32)>, Unknown<'_>> =
+            array.get_named_property("slice").map_err(from_napi)?;
+        let mut items = Vec::with_capacity(length as usize);
+        let mut depth = 0;
+        for start in (0..length).step_by(ELEMENTS_PER_SLICE as usize) {
+            let end = start.saturating_add(ELEMENTS_PER_SLICE).min(length);
+            let part = slice
+                .apply(array, FnArgs::from((start, end)))
+                .map_err(from_napi)?;
+            let (part, part_depth) = json_of(env, part, &format!("`{name}`"))?;
+            depth = depth.max(part_depth);
+            if let Value::Array(part) = part {
+                items.extend(part);
+            }
+        }
+        Ok(Some((Value::Array(items), depth)))
     }
 }

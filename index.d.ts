@@ -171,13 +171,20 @@ export declare class StreamTransformer {
   push(chunk: Buffer | Uint8Array | string): Array<StreamOutput>
   /**
    * Ends the stream and returns its closing outputs: open blocks closed, an error when the
-   * outcome is a failure, and exactly one finish (`finish` part / `finish_reason` chunk and
-   * `data: [DONE]`). A second call returns `[]`.
+   * outcome is a failure, and exactly one end. `ai-sdk`: one `finish` part (`error` after a
+   * failure, `other` after a cancel). `openai-sse`: `data: [DONE]` last, and `finish_reason`
+   * only ever an OpenAI value: a completed answer has one `finish_reason` chunk (`stop`, or
+   * `tool_calls` for calls handed to the host), a failure has its error frame instead, and a
+   * cancelled answer has neither. A second call returns `[]`.
    *
    * A failure after output (a usage limit hit mid-answer among them) closes like any
-   * failure: the output already returned stands, then the error and an `error` finish. The
-   * `ai-sdk` error part is `{code, message, agentOutput?}`; the `openai-sse` error frame's
-   * message ends with what cursor-agent said.
+   * failure: the output already returned stands, then the error. The `ai-sdk` error part is
+   * `{code, message, agentOutput?}`; the `openai-sse` error frame's message ends with what
+   * cursor-agent said. SSE `content` is one string, so the first text after a tool call
+   * starts with a blank line (`
+
+  `) when text came before it; `completion_tokens_details`
+   * appears only when Cursor reported reasoning tokens.
    */
   finish(outcome?: StreamOutcome | undefined | null): Array<StreamOutput>
   /** The Cursor chat id (`session_id`) seen in the stream, `null` before any. */

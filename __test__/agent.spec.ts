@@ -13,7 +13,7 @@ import { describeCursorModel, listCursorModels, resolveCursorAgent, runCursorAge
 import type { RunResult } from '../index.js'
 import { captureExpectation, capturesDir } from './support/captures.ts'
 import { isAlive, waitFor } from './support/process.ts'
-import { answerOf, partsOf } from './support/stream.ts'
+import { answerOf, partsOf, sseContentOf } from './support/stream.ts'
 
 type RunCursorAgentOptions = Parameters<typeof runCursorAgent>[0]
 
@@ -226,7 +226,7 @@ describe('runCursorAgent: delivery', () => {
       .map((f) => JSON.parse(f.slice(6)))
       .map((c) => c.choices?.[0]?.delta?.content ?? '')
       .join('')
-    assert.equal(text, CAPTURE_TEXT)
+    assert.equal(text, sseContentOf(expected.blocks))
     assert.equal(result.error, undefined)
   })
 

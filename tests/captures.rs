@@ -56,13 +56,25 @@ fn expected_ai_sdk(expectation: &Expected) -> Vec<String> {
 fn expected_sse(expectation: &Expected) -> Vec<String> {
     let mut lines = Vec::new();
     let mut tools = 0;
+    // The documented rule: a blank line before the first text after a tool call, when text
+    // came before it (SSE `content` is one string).
+    let (mut text_before, mut tool_since_text) = (false, false);
     for block in &expectation.blocks {
         match block {
             ExpectedBlock::Reasoning { text } => lines.push(format!("reasoning: {text}")),
-            ExpectedBlock::Text { text } => lines.push(format!("text: {text}")),
+            ExpectedBlock::Text { text } => {
+                let separator = if text_before && tool_since_text {
+                    "\n\n"
+                } else {
+                    ""
+                };
+                lines.push(format!("text: {separator}{text}"));
+                (text_before, tool_since_text) = (true, false);
+            }
             ExpectedBlock::Tool { id, name, .. } => {
                 lines.push(format!("tool {tools} {id:?} {name}"));
                 tools += 1;
+                tool_since_text = text_before;
             }
         }
     }
@@ -195,8 +207,7 @@ fn usage_of_every_capture() {
             json!({"prompt_tokens": prompt, "completion_tokens": u.output_tokens,
                    "total_tokens": prompt + u.output_tokens,
                    "prompt_tokens_details": {"cached_tokens": u.cache_read_tokens,
-                                             "cache_write_tokens": u.cache_write_tokens},
-                   "completion_tokens_details": {"reasoning_tokens": 0}}),
+                                             "cache_write_tokens": u.cache_write_tokens}}),
             "{name}"
         );
     }
@@ -276,8 +287,7 @@ fn sse_frames_of_capture_01_exactly() {
         json!({"id":"chatcmpl-test","object":"chat.completion.chunk","created":1700000000,
                "model":"auto","choices":[],
                "usage":{"prompt_tokens":20369,"completion_tokens":34,"total_tokens":20403,
-                        "prompt_tokens_details":{"cached_tokens":5632,"cache_write_tokens":0},
-                        "completion_tokens_details":{"reasoning_tokens":0}}})
+                        "prompt_tokens_details":{"cached_tokens":5632,"cache_write_tokens":0}}})
     );
     assert_eq!(frames[5], "data: [DONE]\n\n");
 }

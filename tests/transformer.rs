@@ -390,7 +390,7 @@ fn finish_table() {
             outcome: outcome(None, Some("SIGTERM"), "", true),
             code: None,
             ai_sdk_tail: &["text text-0: hi", "finish other/cancelled"],
-            sse_tail: &["text: hi", "finish stop", "[DONE]"],
+            sse_tail: &["text: hi", "[DONE]"],
         },
         FinishCase {
             name: "quota after output: the text stays, the answer is reported cut off",
@@ -398,7 +398,7 @@ fn finish_table() {
             outcome: outcome(Some(1), None, quota, false),
             code: Some("E_QUOTA"),
             ai_sdk_tail: &["text text-0: hi", "error E_QUOTA", "finish error/E_QUOTA"],
-            sse_tail: &["text: hi", "finish error", "[DONE]"],
+            sse_tail: &["text: hi", "[DONE]"],
         },
         FinishCase {
             name: "quota reported in the result after output",
@@ -406,7 +406,7 @@ fn finish_table() {
             outcome: outcome(Some(1), None, "", false),
             code: Some("E_QUOTA"),
             ai_sdk_tail: &["text text-0: hi", "error E_QUOTA", "finish error/E_QUOTA"],
-            sse_tail: &["text: hi", "finish error", "[DONE]"],
+            sse_tail: &["text: hi", "[DONE]"],
         },
         FinishCase {
             name: "quota before output",
@@ -414,7 +414,7 @@ fn finish_table() {
             outcome: outcome(Some(1), None, quota, false),
             code: Some("E_QUOTA"),
             ai_sdk_tail: &["stream-start", "error E_QUOTA", "finish error/E_QUOTA"],
-            sse_tail: &["finish error", "[DONE]"],
+            sse_tail: &["[DONE]"],
         },
         FinishCase {
             name: "failing exit after a successful result",
@@ -422,7 +422,7 @@ fn finish_table() {
             outcome: outcome(Some(1), None, "Error: Authentication required.", false),
             code: Some("E_AUTH"),
             ai_sdk_tail: &["text text-0: hi", "error E_AUTH", "finish error/E_AUTH"],
-            sse_tail: &["text: hi", "finish error", "[DONE]"],
+            sse_tail: &["text: hi", "[DONE]"],
         },
         FinishCase {
             name: "no result at all, exit 0",
@@ -434,7 +434,7 @@ fn finish_table() {
                 "error E_AGENT_EXIT",
                 "finish error/E_AGENT_EXIT",
             ],
-            sse_tail: &["text: hi", "finish error", "[DONE]"],
+            sse_tail: &["text: hi", "[DONE]"],
         },
         FinishCase {
             name: "is_error result (an overloaded model is a fault on Cursor's side)",
@@ -442,7 +442,7 @@ fn finish_table() {
             outcome: outcome(Some(0), None, "", false),
             code: Some("E_NETWORK"),
             ai_sdk_tail: &["stream-start", "error E_NETWORK", "finish error/E_NETWORK"],
-            sse_tail: &["finish error", "[DONE]"],
+            sse_tail: &["[DONE]"],
         },
         FinishCase {
             name: "signal without cancel",
@@ -454,7 +454,7 @@ fn finish_table() {
                 "error E_AGENT_EXIT",
                 "finish error/E_AGENT_EXIT",
             ],
-            sse_tail: &["finish error", "[DONE]"],
+            sse_tail: &["[DONE]"],
         },
     ];
     for case in cases {
@@ -505,8 +505,8 @@ fn finish_table() {
             Some(code) => {
                 assert_eq!(error_lines.len(), 1, "{}", case.name);
                 assert!(error_lines[0].starts_with(&format!("error {code}: ")));
-                // The error frame comes right before the finish chunk.
-                assert_eq!(outline[outline.len() - 3], *error_lines[0]);
+                // The error frame comes right before `[DONE]`, with no finish chunk.
+                assert_eq!(outline[outline.len() - 2], *error_lines[0]);
             }
             None => assert!(error_lines.is_empty(), "{}", case.name),
         }
@@ -542,7 +542,6 @@ fn fail_closes_with_the_given_error() {
         vec![
             "text: partial",
             "error E_TIMEOUT: no output for 300 s",
-            "finish error",
             "[DONE]"
         ]
     );

@@ -175,30 +175,58 @@ export function summarizeSse(frames: SseFrame[]): SseSummary {
 }
 
 /** What every SSE stream must satisfy, whatever its content. */
+/**
+ * What SSE `content` shows for these blocks, by the documented rule: the texts in order, with a
+ * blank line before the first text after a tool call when text came before it.
+ */
+export function sseContentOf(blocks: ReadonlyArray<{ kind: string; text?: string }>): string {
+  let content = ''
+  let toolSinceText = false
+  for (const block of blocks) {
+    if (block.kind === 'tool') toolSinceText = content !== ''
+    if (block.kind !== 'text') continue
+    content += (toolSinceText ? '\n\n' : '') + (block.text ?? '')
+    toolSinceText = false
+  }
+  return content
+}
+
+/** The only `finish_reason` values an OpenAI client knows. */
+const OPENAI_FINISH_REASONS: readonly string[] = ['stop', 'length', 'tool_calls', 'content_filter']
+
 export function assertSseInvariants(frames: SseFrame[], expected: { id: string; created: number; model: string }) {
   const doneAt = frames.flatMap((f, i) => (f.kind === 'done' ? [i] : []))
   assert.deepEqual(doneAt, [frames.length - 1], '`data: [DONE]` exactly once, and last')
   const chunks = frames.flatMap((f) => (f.kind === 'chunk' ? [f.chunk] : []))
-  assert.ok(chunks.length > 0, 'at least one chunk')
-  assert.equal(chunks[0]!.choices[0]?.delta.role, 'assistant', 'the first chunk carries role assistant')
+  const errors = frames.flatMap((f, i) => (f.kind === 'error' ? [i] : []))
+  assert.ok(errors.length <= 1, 'at most one error frame')
+  if (chunks.length > 0) assert.equal(chunks[0]!.choices[0]?.delta.role, 'assistant', 'the first chunk carries role assistant')
   for (const chunk of chunks) {
     assert.equal(chunk.object, 'chat.completion.chunk')
     assert.equal(chunk.id, expected.id)
     assert.equal(chunk.created, expected.created)
     assert.equal(chunk.model, expected.model)
+    for (const choice of chunk.choices) {
+      if (choice.finish_reason != null) assert.ok(OPENAI_FINISH_REASONS.includes(choice.finish_reason), `finish_reason ${choice.finish_reason} is OpenAI's`)
+    }
   }
   const finishes = frames.flatMap((f, i) =>
     f.kind === 'chunk' && f.chunk.choices.some((c) => c.finish_reason != null) ? [i] : [],
   )
-  assert.equal(finishes.length, 1, 'exactly one chunk with a non-null finish_reason')
-  const finishAt = finishes[0]!
+  // A completed answer has exactly one finish_reason; a failed one has none (its error frame,
+  // then `[DONE]`), and neither has a cancelled one (`[DONE]` alone).
+  assert.ok(finishes.length <= 1, 'at most one chunk with a non-null finish_reason')
+  if (errors.length > 0) {
+    assert.deepEqual(finishes, [], 'a failed completion claims no finish_reason')
+    assert.equal(errors[0], frames.length - 2, 'the error frame comes right before [DONE]')
+  }
+  const finishAt = finishes[0] ?? frames.length
   frames.forEach((f, i) => {
     if (f.kind === 'chunk' && i > finishAt) {
       assert.ok(f.chunk.usage != null, 'only the usage chunk follows the finish chunk')
       assert.ok(f.chunk.choices.every((c) => c.delta.content == null && c.delta.tool_calls == null))
     }
     if (f.kind === 'error') {
-      assert.ok(i < finishAt, 'the error frame comes before the finish chunk')
       assert.equal(f.error.type, 'cursor_agent_error')
       assert.match(f.error.code, /^E_[A-Z_]+$/)
       assert.ok(f.error.message.length > 0, 'the error has a message')

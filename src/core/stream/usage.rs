@@ -95,8 +95,11 @@ pub fn openai_usage(u: &CursorUsage) -> Value {
         "prompt_tokens": prompt,
         "completion_tokens": completion,
         "total_tokens": prompt.saturating_add(completion),
-        "completion_tokens_details": {"reasoning_tokens": u.reasoning_tokens.unwrap_or(0)},
     });
+    // Only a count Cursor reported: a client reads a 0 as "no reasoning happened".
+    if let Some(reasoning) = u.reasoning_tokens {
+        usage["completion_tokens_details"] = json!({ "reasoning_tokens": reasoning });
+    }
     if !prompt_details.is_empty() {
         usage["prompt_tokens_details"] = Value::Object(prompt_details);
     }
@@ -202,8 +205,14 @@ mod tests {
                 "completion_tokens": 8,
                 "total_tokens": 11263,
                 "prompt_tokens_details": {"cached_tokens": 9856, "cache_write_tokens": 2},
-                "completion_tokens_details": {"reasoning_tokens": 0},
-            })
+            }),
+            "no reasoning count is made up when Cursor reported none"
+        );
+        let with_reasoning =
+            parse_usage(r#"{"inputTokens":10,"outputTokens":8,"reasoningTokens":3}"#).unwrap();
+        assert_eq!(
+            openai_usage(&with_reasoning.counts)["completion_tokens_details"],
+            json!({"reasoning_tokens": 3})
         );
     }
 

@@ -19,6 +19,8 @@ pub enum ToolCallMode {
 /// Error `type` in the error frame.
 pub const ERROR_TYPE: &str = "cursor_agent_error";
 const DONE: &str = "data: [DONE]\n\n";
+/// Put before the first text after a tool call, when text came before it.
+pub const SEGMENT_SEPARATOR: &str = "\n\n";
 
 #[derive(Debug)]
 pub struct SseEncoder {
@@ -29,6 +31,10 @@ pub struct SseEncoder {
     role_sent: bool,
     next_tool_index: u32,
     finished: bool,
+    /// Text went out in this completion.
+    text_sent: bool,
+    /// A tool call came after the last text: the next text starts a new segment.
+    tool_since_text: bool,
 }
 
 impl SseEncoder {
@@ -54,6 +60,8 @@ impl SseEncoder {
             role_sent: false,
             next_tool_index: 0,
             finished: false,
+            text_sent: false,
+            tool_since_text: false,
         }
     }
 
@@ -106,7 +114,16 @@ impl SseEncoder {
         }
         match part {
             Part::TextDelta(text) => {
-                let chunk = self.text_chunk("content", text);
+                // `content` is one string: text on either side of a tool call would run
+                // together ("...entries there are.There are 4 files"), so a blank line
+                // separates the segments, as the ai-sdk format's separate blocks do.
+                let chunk = if self.text_sent && self.tool_since_text {
+                    self.text_chunk("content", &format!("{SEGMENT_SEPARATOR}{text}"))
+                } else {
+                    self.text_chunk("content", text)
+                };
+                self.text_sent = true;
+                self.tool_since_text = false;
                 out.push(chunk);
             }
             Part::ReasoningDelta(text) => {
@@ -120,6 +137,7 @@ impl SseEncoder {
                 executor,
                 ..
             } => {
+                self.tool_since_text = self.text_sent;
                 // A call the host must run always reaches it; Cursor's own, only when asked for.
                 if *executor == Executor::Cursor && self.tool_calls == ToolCallMode::Omit {
                     return;
@@ -161,7 +179,9 @@ impl SseEncoder {
                             out.push(Output::Frame(frame));
                         }
                     }
-                    FinishReason::Cancelled => out.push(self.chunk(0, |_| {}, Some("stop"))),
+                    // No `finish_reason` claims an answer that was cut short: a cancelled
+                    // completion ends with `[DONE]` alone, a failed one with its error frame.
+                    FinishReason::Cancelled => {}
                     FinishReason::Error(error) => {
                         let mut frame = String::from("data: {\"error\":{\"message\":");
                         // An OpenAI client shows only the message: it carries Cursor's words too.
@@ -172,7 +192,6 @@ impl SseEncoder {
                         push_json_str(&mut frame, error.code().as_str());
                         frame.push_str("}}\n\n");
                         out.push(Output::Frame(frame));
-                        out.push(self.chunk(0, |_| {}, Some("error")));
                     }
                 }
                 out.push(Output::Frame(DONE.to_owned()));
@@ -181,6 +200,8 @@ impl SseEncoder {
                     // answers) is a new completion with its own role chunk and tool indexes.
                     self.role_sent = false;
                     self.next_tool_index = 0;
+                    self.text_sent = false;
+                    self.tool_since_text = false;
                 }
             }
         }
@@ -234,5 +255,97 @@ mod tests {
                 "data: [DONE]\n\n".to_owned(),
             ]
         );
+    }
+
+    fn contents(frames: &[String]) -> Vec<String> {
+        frames
+            .iter()
+            .filter_map(|frame| {
+                let body = frame.strip_prefix("data: ")?.strip_suffix("\n\n")?;
+                let chunk: serde_json::Value = serde_json::from_str(body).ok()?;
+                chunk["choices"][0]["delta"]["content"]
+                    .as_str()
+                    .map(str::to_owned)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn text_after_a_tool_call_starts_a_new_paragraph_only_when_text_came_before() {
+        let tool = || Part::ToolStarted {
+            id: "c1",
+            name: "shell",
+            kind: "shellToolCall",
+            input: "{}",
+            executor: Executor::Cursor,
+        };
+        let stop = || Part::Finish {
+            reason: FinishReason::Stop,
+            usage: None,
+        };
+        let table: [(&[Part<'_>], &[&str]); 3] = [
+            (
+                &[
+                    Part::TextDelta("There are"),
+                    Part::TextDelta(" entries."),
+                    tool(),
+                    Part::TextDelta("There are 4 files."),
+                    stop(),
+                ],
+                &["There are", " entries.", "\n\nThere are 4 files."],
+            ),
+            (
+                &[tool(), Part::TextDelta("First text."), stop()],
+                &["First text."],
+            ),
+            (
+                &[
+                    Part::TextDelta("a"),
+                    tool(),
+                    tool(),
+                    Part::TextDelta("b"),
+                    Part::TextDelta("c"),
+                    stop(),
+                ],
+                &["a", "\n\nb", "c"],
+            ),
+        ];
+        for mode in [ToolCallMode::Emit, ToolCallMode::Omit] {
+            for (parts, expected) in &table {
+                assert_eq!(contents(&frames(mode, parts)), *expected, "{mode:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_cancelled_or_failed_completion_claims_no_finish_reason() {
+        let cancelled = frames(
+            ToolCallMode::Omit,
+            &[
+                Part::TextDelta("hi"),
+                Part::Finish {
+                    reason: FinishReason::Cancelled,
+                    usage: None,
+                },
+            ],
+        );
+        assert_eq!(cancelled.len(), 2);
+        assert!(cancelled[0].contains(r#""content":"hi""#));
+        assert_eq!(cancelled[1], "data: [DONE]\n\n");
+        let error = crate::core::error::CoreError::Network("no connection".into());
+        let failed = frames(
+            ToolCallMode::Omit,
+            &[Part::Finish {
+                reason: FinishReason::Error(&error),
+                usage: None,
+            }],
+        );
+        assert_eq!(failed.len(), 2, "{failed:?}");
+        assert!(
+            failed[0].starts_with(r#"data: {"error":{"message":"#),
+            "{failed:?}"
+        );
+        assert!(failed[0].contains(r#""code":"E_NETWORK""#));
+        assert_eq!(failed[1], "data: [DONE]\n\n");
     }
 }

@@ -193,7 +193,7 @@ describe('the environment cursor-agent receives (CURSOR_ACP_CHILD_ENV)', () => {
       withEnv({ ...secret, CURSOR_ACP_CHILD_ENV: childEnv }, async () => {
         const config = resolveTurnConfig({ workspace, executable: fakeAgent }, false)
         assert.equal(config.problem, null)
-        const turn = startTurn(config, { model: 'auto', messages: [{ role: 'user', content: 'hi' }] as never }, 'openai-sse', () => {})
+        const turn = startTurn(config, { model: 'auto', messages: [{ role: 'user', content: 'hi' }] as never }, { format: 'openai-sse', includeUsage: true }, () => {})
         assert.equal((await turn.done)?.error, undefined)
         const [file] = readdirSync(logDir)
         const { envNames } = JSON.parse(readFileSync(join(logDir, file!), 'utf8'))
@@ -602,7 +602,7 @@ describe('the turn module', () => {
     const turn2 = [...turn1, { role: 'assistant', content: 'First answer.' }, { role: 'user', content: 'second question' }]
     const run = async (messages: object[]) => {
       const frames: string[] = []
-      const turn = startTurn(config, { model: 'auto', messages: messages as never, conversationId: 'ses_turn' }, 'openai-sse', (outputs) => {
+      const turn = startTurn(config, { model: 'auto', messages: messages as never, conversationId: 'ses_turn' }, { format: 'openai-sse', includeUsage: true }, (outputs) => {
         for (const output of outputs) frames.push(output as string)
       })
       const result = await turn.done

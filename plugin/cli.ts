@@ -4,7 +4,9 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { DEFAULT_LIVE_MODEL, formatReport, runDoctor } from './doctor.js'
+import { TOOL_MODES, type ToolMode } from './env.js'
 import { packageRoot } from './native.js'
+import { DEFAULT_HOST, DEFAULT_PORT, startProxy } from './proxy.js'
 
 const USAGE = `Usage: opencode-cursor-native <command>
 
@@ -15,6 +17,11 @@ Commands:
       of tool mode opencode with your Cursor account (three short requests; --model picks the
       model, default ${DEFAULT_LIVE_MODEL}). --json prints {ok, checks: [{id, status, detail, fix}]}.
       Exits with 1 when a check found a problem.
+
+  serve [--port N] [--host ADDRESS] [--workspace DIR] [--tool-mode cursor|opencode]
+      An OpenAI-compatible server for any OpenAI client: POST /v1/chat/completions, GET /v1/models,
+      GET /health, at http://${DEFAULT_HOST}:${DEFAULT_PORT}/v1 by default. Every request but /health
+      needs the bearer token it prints (or CURSOR_ACP_PROXY_TOKEN). Stop it with Ctrl+C.
 `
 
 function version(): string {
@@ -36,9 +43,33 @@ async function doctor(args: string[]): Promise<number> {
   return report.ok ? 0 : 1
 }
 
+async function serve(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { port: { type: 'string' }, host: { type: 'string' }, workspace: { type: 'string' }, 'tool-mode': { type: 'string' } },
+    strict: true,
+  })
+  const port = values.port === undefined ? DEFAULT_PORT : Number(values.port)
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port ${values.port} is not a port number`)
+  const toolMode = values['tool-mode']
+  if (toolMode !== undefined && !(TOOL_MODES as readonly string[]).includes(toolMode)) throw new Error(`--tool-mode must be one of ${TOOL_MODES.join(', ')}`)
+  const host = values.host ?? DEFAULT_HOST
+  const proxy = await startProxy({ port, host, ...(values.workspace === undefined ? {} : { workspace: values.workspace }), ...(toolMode === undefined ? {} : { toolMode: toolMode as ToolMode }) })
+  if (!['127.0.0.1', 'localhost', '::1'].includes(host)) {
+    process.stderr.write(`warning: listening on ${host}: anyone who can reach it and has the token can run cursor-agent on this machine\n`)
+  }
+  process.stdout.write(`opencode-cursor-native ${version()} serving ${proxy.url}\ntoken: ${proxy.token}\n`)
+  await new Promise<void>((stop) => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop())
+  })
+  await proxy.close()
+  return 0
+}
+
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv
   if (name === 'doctor') return doctor(rest)
+  if (name === 'serve') return serve(rest)
   if (name === '--version' || name === '-v') {
     process.stdout.write(`${version()}\n`)
     return 0

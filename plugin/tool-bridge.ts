@@ -64,6 +64,24 @@ export function releaseRun(folder: string, held?: HeldRun): void {
   if (held === undefined || registry().get(folder) === held) registry().delete(folder)
 }
 
+/** How many runs wait for tool results (a server counts them against its concurrency cap). */
+export function heldRunCount(): number {
+  return registry().size
+}
+
+/**
+ * The conversation whose held run handed over exactly these calls: for a client that sends no
+ * conversation id, the trailing tool results are what names it.
+ */
+export function conversationHolding(callIds: readonly string[]): string | undefined {
+  if (callIds.length === 0) return undefined
+  const wanted = new Set(callIds)
+  for (const held of registry().values()) {
+    if (held.callIds.length === wanted.size && held.callIds.every((id) => wanted.has(id))) return held.conversationId
+  }
+  return undefined
+}
+
 /** Cancel the held runs of OpenCode session `conversationId`. */
 export function cancelConversation(conversationId: string): number {
   let cancelled = 0

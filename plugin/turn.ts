@@ -120,13 +120,20 @@ export interface Turn {
   readonly done: Promise<RunResult | null>
 }
 
-function runOptions(config: TurnConfig, request: TurnRequest, plan: ResumePlan, format: 'ai-sdk' | 'openai-sse', folder: string | null): RunCursorAgentOptions {
+/**
+ * The encoding of a turn's outputs: AI SDK V3 parts, or OpenAI SSE frames. Cursor's own tool
+ * calls never appear as SSE `tool_calls` (a client would run them a second time); the calls
+ * handed to the host (tool mode `opencode`) do.
+ */
+export type TurnFormat = 'ai-sdk' | { format: 'openai-sse'; includeUsage: boolean }
+
+function runOptions(config: TurnConfig, request: TurnRequest, plan: ResumePlan, format: TurnFormat, folder: string | null): RunCursorAgentOptions {
   const { settings, workspace } = config
   const options: RunCursorAgentOptions = {
     prompt: plan.prompt,
     model: request.model,
     workspace,
-    format,
+    ...(format === 'ai-sdk' ? { format } : { format: format.format, includeUsage: format.includeUsage, toolCalls: 'omit' as const }),
     force: settings.force,
     env: childEnvironment(process.env, settings),
     idleTimeoutMs: settings.idleTimeoutMs,
@@ -163,7 +170,7 @@ type StepOutcome = 'handed-over' | 'run-ended'
 export function startTurn(
   config: TurnConfig,
   request: TurnRequest,
-  format: 'ai-sdk' | 'openai-sse',
+  format: TurnFormat,
   onOutput: (outputs: StreamOutput[]) => void,
 ): Turn {
   const folder = bridgeFolder(config, request)
@@ -187,7 +194,7 @@ export function startTurn(
 function freshTurn(
   config: TurnConfig,
   request: TurnRequest,
-  format: 'ai-sdk' | 'openai-sse',
+  format: TurnFormat,
   onOutput: (outputs: StreamOutput[]) => void,
   folder: string | null,
 ): Turn {

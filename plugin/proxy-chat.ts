@@ -1,0 +1,261 @@
+// `POST /v1/chat/completions` of the OpenAI-compatible server: one turn through the same turn
+// module as the OpenCode provider, its SSE frames streamed (or gathered into one completion), and
+// failures before any output answered as OpenAI error objects with real statuses.
+import { randomUUID } from 'node:crypto'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { StreamOutput } from 'opencode-cursor-native'
+import { toCursorAcpError } from './errors.js'
+import type { PromptMessage, ToolDefinition } from './native.js'
+import { conversationHolding } from './tool-bridge.js'
+import { startTurn, titleOf, type TurnConfig, type TurnRequest } from './turn.js'
+
+/** An OpenAI error object's fields, and the status it goes out with. */
+export interface Refusal {
+  status: number
+  code: string
+  message: string
+  /** Seconds, for `Retry-After`. */
+  retryAfter?: number
+}
+
+/** The HTTP status of each failure a turn reports before any output. */
+export const STATUS_OF_CODE: Readonly<Record<string, number>> = Object.freeze({
+  E_AUTH: 401,
+  E_QUOTA: 429,
+  E_MODEL: 404,
+  E_INVALID_ARG: 400,
+  E_TIMEOUT: 504,
+  E_AGENT_NOT_FOUND: 502,
+  E_AGENT_EXIT: 502,
+  E_NETWORK: 502,
+  E_RESUME: 502,
+  E_CALLBACK: 500,
+})
+
+/** `type` of error objects the server writes itself (SSE error frames carry the addon's). */
+export const ERROR_TYPE = 'cursor_agent_error'
+
+/** Every error response carries it: a retry reruns an agent that may have run tools. */
+export const NO_RETRY = { 'x-should-retry': 'false' } as const
+
+export function sendError(response: ServerResponse, refusal: Refusal): void {
+  if (response.headersSent) return
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...NO_RETRY }
+  if (refusal.retryAfter !== undefined) headers['retry-after'] = String(refusal.retryAfter)
+  response.writeHead(refusal.status, headers)
+  response.end(JSON.stringify({ error: { message: refusal.message, type: ERROR_TYPE, code: refusal.code } }))
+}
+
+/** Seconds until the reset date a usage-limit message names ("It resets on 1/1/2027."), if any. */
+export function secondsUntilReset(message: string, now = Date.now()): number | undefined {
+  const named = /resets? (?:on|at) (\d{1,2})\/(\d{1,2})\/(\d{4})/i.exec(message)
+  if (named === null) return undefined
+  const [, month, day, year] = named.map(Number) as [number, number, number, number]
+  const seconds = Math.ceil((Date.UTC(year, month - 1, day) - now) / 1000)
+  return seconds > 0 ? seconds : undefined
+}
+
+export function refusalOf(error: { code: string; message: string }): Refusal {
+  const refusal: Refusal = { status: STATUS_OF_CODE[error.code] ?? 502, code: error.code, message: error.message }
+  if (error.code === 'E_QUOTA') {
+    const retryAfter = secondsUntilReset(error.message)
+    if (retryAfter !== undefined) refusal.retryAfter = retryAfter
+  }
+  return refusal
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/** The request body as a turn, or why not (400). */
+export function readChatRequest(body: unknown): { request: TurnRequest; stream: boolean; includeUsage: boolean } | Refusal {
+  const invalid = (message: string): Refusal => ({ status: 400, code: 'E_INVALID_ARG', message })
+  if (!isRecord(body)) return invalid('The body must be a JSON object.')
+  if (typeof body.model !== 'string' || body.model.trim() === '') return invalid('`model` must be a Cursor model id, e.g. "auto".')
+  if (!Array.isArray(body.messages) || body.messages.length === 0) return invalid('`messages` must be a non-empty array.')
+  if (body.tools !== undefined && body.tools !== null && !Array.isArray(body.tools)) return invalid('`tools` must be an array.')
+  const request: TurnRequest = { model: body.model, messages: body.messages as PromptMessage[] }
+  if (Array.isArray(body.tools) && body.tools.length > 0) request.tools = body.tools as ToolDefinition[]
+  const options = isRecord(body.stream_options) ? body.stream_options : {}
+  return { request, stream: body.stream === true, includeUsage: options.include_usage === true }
+}
+
+/** The `tool_call_id`s of the trailing `tool` messages. */
+function trailingToolCallIds(messages: readonly PromptMessage[]): string[] {
+  const ids: string[] = []
+  for (let index = messages.length - 1; index >= 0; index -= 1) {
+    const message = messages[index]!
+    if (message.role !== 'tool' || typeof message.tool_call_id !== 'string') break
+    ids.unshift(message.tool_call_id)
+  }
+  return ids
+}
+
+/**
+ * Which conversation the request belongs to. OpenAI clients send no id: in tool mode `opencode`
+ * a request that answers a held run's calls continues that run's conversation, and any other
+ * starts one of its own (its own private folder); in mode `cursor` none is named (the resume
+ * cache keys it by its first messages).
+ */
+function conversationOf(config: TurnConfig, request: TurnRequest): string | undefined {
+  if (config.settings.toolMode !== 'opencode') return undefined
+  return conversationHolding(trailingToolCallIds(request.messages)) ?? `openai-${randomUUID()}`
+}
+
+interface Gathered {
+  content: string
+  reasoning: string
+  toolCalls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>
+  finishReason: string | null
+  usage: unknown
+  error: { code: string; message: string } | null
+  id: string
+  created: number
+}
+
+type Chunk = {
+  id?: string
+  created?: number
+  choices?: Array<{ delta?: Record<string, unknown>; finish_reason?: string | null }>
+  usage?: unknown
+  error?: { code: string; message: string }
+}
+
+function parseFrame(frame: string): Chunk | 'done' | null {
+  const body = frame.startsWith('data: ') ? frame.slice(6).trim() : ''
+  if (body === '[DONE]') return 'done'
+  try {
+    return JSON.parse(body) as Chunk
+  } catch {
+    return null
+  }
+}
+
+/** A frame that a client sees as the answer starting: content, thinking, a tool call, or the end. */
+function startsTheAnswer(chunk: Chunk): boolean {
+  const choice = chunk.choices?.[0]
+  if (choice === undefined) return false
+  const delta = choice.delta ?? {}
+  return choice.finish_reason != null || delta.content != null || delta.reasoning_content != null || delta.tool_calls != null
+}
+
+function gather(into: Gathered, chunk: Chunk): void {
+  if (chunk.error !== undefined) into.error = chunk.error
+  if (chunk.id !== undefined) into.id = chunk.id
+  if (chunk.created !== undefined) into.created = chunk.created
+  if (chunk.usage != null) into.usage = chunk.usage
+  const choice = chunk.choices?.[0]
+  if (choice === undefined) return
+  const delta = choice.delta ?? {}
+  if (typeof delta.content === 'string') into.content += delta.content
+  if (typeof delta.reasoning_content === 'string') into.reasoning += delta.reasoning_content
+  for (const call of (delta.tool_calls as Gathered['toolCalls'] | undefined) ?? []) into.toolCalls.push({ id: call.id, type: 'function', function: call.function })
+  if (choice.finish_reason != null) into.finishReason = choice.finish_reason
+}
+
+function completionOf(gathered: Gathered, model: string): Record<string, unknown> {
+  const message: Record<string, unknown> = { role: 'assistant', content: gathered.content === '' && gathered.toolCalls.length > 0 ? null : gathered.content }
+  if (gathered.reasoning !== '') message.reasoning_content = gathered.reasoning
+  if (gathered.toolCalls.length > 0) message.tool_calls = gathered.toolCalls
+  const completion: Record<string, unknown> = {
+    id: gathered.id,
+    object: 'chat.completion',
+    created: gathered.created,
+    model,
+    choices: [{ index: 0, message, finish_reason: gathered.finishReason ?? 'stop' }],
+  }
+  if (gathered.usage != null) completion.usage = gathered.usage
+  return completion
+}
+
+/** A title request answered without cursor-agent, as the same frames a run would give. */
+function titleFrames(title: string, model: string, created: number): string[] {
+  const head = { id: `chatcmpl-${randomUUID()}`, object: 'chat.completion.chunk', created, model }
+  return [
+    `data: ${JSON.stringify({ ...head, choices: [{ index: 0, delta: { role: 'assistant', content: title }, finish_reason: null }] })}\n\n`,
+    `data: ${JSON.stringify({ ...head, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`,
+    'data: [DONE]\n\n',
+  ]
+}
+
+/**
+ * Serves one chat completion. `release` is called once the response is over (the turn ended,
+ * handed over tool calls, or was cancelled because the client went away).
+ */
+export function serveChat(config: TurnConfig, body: unknown, response: ServerResponse, request: IncomingMessage, release: () => void): void {
+  const read = readChatRequest(body)
+  if ('status' in read) {
+    sendError(response, read)
+    release()
+    return
+  }
+  const { request: turnRequest, stream, includeUsage } = read
+  if (config.settings.toolMode !== 'opencode') delete turnRequest.tools
+  const conversationId = conversationOf(config, turnRequest)
+  if (conversationId !== undefined) turnRequest.conversationId = conversationId
+  const gathered: Gathered = { content: '', reasoning: '', toolCalls: [], finishReason: null, usage: null, error: null, id: `chatcmpl-${randomUUID()}`, created: Math.floor(Date.now() / 1000) }
+  // Frames wait until the answer starts, so that a failure before it gets its real status.
+  const waiting: string[] = []
+  let started = false
+  const deliver = (outputs: StreamOutput[]): void => {
+    for (const output of outputs) {
+      if (typeof output !== 'string') continue
+      const chunk = parseFrame(output)
+      if (chunk !== null && chunk !== 'done') gather(gathered, chunk)
+      if (!stream) continue
+      if (started) {
+        response.write(output)
+        continue
+      }
+      if (chunk !== null && chunk !== 'done' && chunk.error !== undefined) continue
+      waiting.push(output)
+      if (chunk !== null && chunk !== 'done' && startsTheAnswer(chunk)) {
+        started = true
+        response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', ...NO_RETRY })
+        for (const frame of waiting.splice(0)) response.write(frame)
+      }
+    }
+  }
+  const finishResponse = (): void => {
+    if (response.writableEnded) return
+    if (gathered.error !== null && !started) return sendError(response, refusalOf(gathered.error))
+    if (!stream) {
+      response.writeHead(200, { 'content-type': 'application/json' })
+      response.end(JSON.stringify(completionOf(gathered, turnRequest.model)))
+      return
+    }
+    if (!started) response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...NO_RETRY })
+    // An error after the answer started went out as its error frame; the addon's [DONE] ends it.
+    for (const frame of waiting.splice(0)) response.write(frame)
+    response.end()
+  }
+  const title = titleOf(turnRequest)
+  if (title !== null) {
+    deliver(titleFrames(title, turnRequest.model, gathered.created))
+    finishResponse()
+    release()
+    return
+  }
+  let turn: ReturnType<typeof startTurn>
+  try {
+    turn = startTurn(config, turnRequest, { format: 'openai-sse', includeUsage: !stream || includeUsage }, deliver)
+  } catch (error) {
+    const failure = toCursorAcpError(error, 'E_INVALID_ARG')
+    sendError(response, refusalOf({ code: failure.code, message: failure.message }))
+    release()
+    return
+  }
+  // A client that goes away cancels its run (and with it the process group).
+  const onClose = (): void => {
+    if (!response.writableEnded) turn.cancel()
+  }
+  response.on('close', onClose)
+  request.on('aborted', onClose)
+  turn.done.then(
+    () => finishResponse(),
+    (error: unknown) => {
+      const failure = toCursorAcpError(error)
+      if (!started) sendError(response, refusalOf({ code: failure.code, message: failure.message }))
+      else response.end()
+    },
+  ).finally(release)
+}

@@ -1,0 +1,206 @@
+// The OpenAI-compatible server (`exports["./proxy"]`, `npx opencode-cursor-native serve`): any
+// OpenAI client can use a Cursor subscription through it. It runs cursor-agent, which runs
+// commands on this machine, so it is locked down: loopback only by default, a bearer token on
+// every endpoint but `/health`, no browser (any `Origin`) and no foreign `Host` (DNS rebinding).
+import { randomBytes, timingSafeEqual } from 'node:crypto'
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { childEnvironment, dataDirectory, type ToolMode } from './env.js'
+import { cursorModels, modelCacheFile } from './models.js'
+import { sendError, serveChat, type Refusal } from './proxy-chat.js'
+import { heldRunCount } from './tool-bridge.js'
+import { resolveTurnConfig, type TurnConfig } from './turn.js'
+
+/** The port `serve` listens on unless told otherwise. */
+export const DEFAULT_PORT = 32125
+export const DEFAULT_HOST = '127.0.0.1'
+
+export interface ProxyOptions {
+  /** Default {@link DEFAULT_PORT}; 0 picks a free port. */
+  port?: number
+  /** Default `127.0.0.1`. Any other address exposes cursor-agent to that network. */
+  host?: string
+  /** The folder cursor-agent works in; default as the plugin picks it (`CURSOR_ACP_WORKSPACE`, else the current folder). */
+  workspace?: string
+  /** Default `CURSOR_ACP_PROXY_TOKEN`, else a new random one per start. */
+  token?: string
+  /** Default `CURSOR_ACP_TOOL_MODE` (`cursor`). */
+  toolMode?: ToolMode
+  /** Requests at once, runs held for tool results included; default 8. */
+  maxConcurrent?: number
+  /** Largest request body; default 32 MiB. */
+  maxBodyBytes?: number
+  /** How long a request body may take to arrive; default 10 s. */
+  bodyTimeoutMs?: number
+}
+
+export interface RunningProxy {
+  /** `http://<host>:<port>/v1`, what clients take as their base URL. */
+  url: string
+  port: number
+  token: string
+  /** Stops accepting requests, cancels the runs in progress and resolves once closed. */
+  close(): Promise<void>
+}
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1'])
+
+/** The host name of a `Host` header, without its port. */
+function hostName(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined
+  const bracketed = /^\[([^\]]+)\]/.exec(header)
+  if (bracketed !== null) return `[${bracketed[1]}]`
+  return header.split(':')[0]!.toLowerCase()
+}
+
+function tokenMatches(header: string | undefined, token: string): boolean {
+  const given = /^Bearer (.+)$/i.exec(header ?? '')?.[1] ?? ''
+  const [a, b] = [Buffer.from(given), Buffer.from(token)]
+  return a.length === b.length && timingSafeEqual(a, b)
+}
+
+/** Why a request is refused before anything runs, or `null`. Checked in this order. */
+function gate(request: IncomingMessage, allowedHosts: Set<string>, token: string): Refusal | null {
+  const host = hostName(request.headers.host)
+  if (host === undefined || !allowedHosts.has(host)) return { status: 403, code: 'E_FORBIDDEN', message: 'This Host is not served: only loopback names and the --host value are.' }
+  if (request.headers.origin !== undefined) return { status: 403, code: 'E_FORBIDDEN', message: 'Requests from web pages (with an Origin) are refused.' }
+  const path = (request.url ?? '').split('?')[0]
+  if (path === '/health') return null
+  if (!tokenMatches(request.headers.authorization, token)) return { status: 401, code: 'E_UNAUTHORIZED', message: 'A bearer token is required: Authorization: Bearer <the token serve printed>.' }
+  return null
+}
+
+/** The request body, at most `limit` bytes, within `timeoutMs`; a refusal otherwise. */
+function readBody(request: IncomingMessage, limit: number, timeoutMs: number): Promise<Buffer | Refusal> {
+  return new Promise((settle) => {
+    const chunks: Buffer[] = []
+    let size = 0
+    let done = false
+    const finish = (value: Buffer | Refusal): void => {
+      if (done) return
+      done = true
+      clearTimeout(timer)
+      settle(value)
+    }
+    const timer = setTimeout(() => finish({ status: 408, code: 'E_REQUEST_TIMEOUT', message: `The request body did not arrive within ${timeoutMs / 1000} s.` }), timeoutMs)
+    const declared = Number(request.headers['content-length'] ?? Number.NaN)
+    if (declared > limit) finish({ status: 413, code: 'E_PAYLOAD_TOO_LARGE', message: `The request body is larger than ${limit} bytes.` })
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length
+      if (size > limit) finish({ status: 413, code: 'E_PAYLOAD_TOO_LARGE', message: `The request body is larger than ${limit} bytes.` })
+      else chunks.push(chunk)
+    })
+    request.on('end', () => finish(Buffer.concat(chunks)))
+    request.on('error', () => finish({ status: 400, code: 'E_INVALID_ARG', message: 'The request body could not be read.' }))
+  })
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json' })
+  response.end(JSON.stringify(body))
+}
+
+/** `GET /v1/models`: the cached discovery (never waiting for cursor-agent), refreshed in the background. */
+async function listModels(config: TurnConfig): Promise<unknown> {
+  const options = { cacheFile: modelCacheFile(dataDirectory()), waitMs: 0, env: childEnvironment(process.env, config.settings) }
+  const { models } = await cursorModels(config.settings.executable === undefined ? options : { ...options, executable: config.settings.executable })
+  return { object: 'list', data: models.map((model) => ({ id: model.id, object: 'model', created: 0, owned_by: 'cursor', name: model.name, context_window: model.contextWindow, max_output_tokens: model.maxOutputTokens })) }
+}
+
+export async function startProxy(options: ProxyOptions = {}): Promise<RunningProxy> {
+  const host = options.host ?? DEFAULT_HOST
+  const token = options.token ?? (process.env.CURSOR_ACP_PROXY_TOKEN?.trim() || randomBytes(24).toString('hex'))
+  const maxConcurrent = options.maxConcurrent ?? 8
+  const maxBodyBytes = options.maxBodyBytes ?? 32 * 1024 * 1024
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? 10_000
+  const turnOptions: Record<string, unknown> = {}
+  if (options.workspace !== undefined) turnOptions.workspace = options.workspace
+  if (options.toolMode !== undefined) turnOptions.toolMode = options.toolMode
+  const config = resolveTurnConfig(turnOptions, false)
+  const allowedHosts = new Set([...LOOPBACK_NAMES, hostName(host)!])
+  let active = 0
+  const sockets = new Set<import('node:net').Socket>()
+
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const refused = gate(request, allowedHosts, token)
+    if (refused !== null) {
+      if (refused.status === 401) response.setHeader('www-authenticate', 'Bearer')
+      request.resume()
+      return sendError(response, refused)
+    }
+    const path = (request.url ?? '').split('?')[0]
+    if (request.method === 'GET' && path === '/health') return sendJson(response, 200, { status: 'ok' })
+    if (request.method === 'GET' && path === '/v1/models') return sendJson(response, 200, await listModels(config))
+    if (request.method !== 'POST' || path !== '/v1/chat/completions') {
+      request.resume()
+      return sendError(response, { status: 404, code: 'E_NOT_FOUND', message: `${request.method} ${path} is not served.` })
+    }
+    const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
+    if (type !== 'application/json') {
+      request.resume()
+      return sendError(response, { status: 415, code: 'E_UNSUPPORTED_MEDIA_TYPE', message: 'The body must be application/json.' })
+    }
+    if (active + heldRunCount() >= maxConcurrent) {
+      request.resume()
+      return sendError(response, { status: 429, code: 'E_BUSY', message: `${maxConcurrent} requests are in progress; try again shortly.`, retryAfter: 1 })
+    }
+    active += 1
+    let released = false
+    const release = (): void => {
+      if (!released) active -= 1
+      released = true
+    }
+    const body = await readBody(request, maxBodyBytes, bodyTimeoutMs)
+    if (!Buffer.isBuffer(body)) {
+      sendError(response, body)
+      release()
+      // The rest of an oversized or stalled body is not read.
+      response.on('finish', () => request.destroy())
+      return
+    }
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(body.toString('utf8'))
+    } catch {
+      release()
+      return sendError(response, { status: 400, code: 'E_INVALID_ARG', message: 'The body is not valid JSON.' })
+    }
+    if (config.problem !== null) {
+      release()
+      return sendError(response, { status: 400, code: config.problem.code, message: config.problem.message })
+    }
+    serveChat(config, parsed, response, request, release)
+  }
+
+  const server: Server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      if (!response.headersSent) sendError(response, { status: 500, code: 'E_CALLBACK', message: `The server failed: ${(error as Error).message}` })
+      else response.end()
+    })
+  })
+  server.on('connection', (socket) => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+  })
+  await new Promise<void>((listening, failed) => {
+    server.once('error', failed)
+    server.listen(options.port ?? DEFAULT_PORT, host, () => {
+      server.off('error', failed)
+      listening()
+    })
+  })
+  const port = (server.address() as AddressInfo).port
+  const shown = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host
+  return {
+    url: `http://${shown}:${port}/v1`,
+    port,
+    token,
+    close: () =>
+      new Promise<void>((closed) => {
+        server.close(() => closed())
+        // Open streams end with their sockets, and their runs are cancelled on close.
+        for (const socket of sockets) socket.destroy()
+      }),
+  }
+}
+

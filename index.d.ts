@@ -326,6 +326,29 @@ export declare const enum ErrorCode {
   AgentExit = 'E_AGENT_EXIT',
   /** Bad options or arguments from the caller, or a call the object's state does not allow. */
   InvalidArg = 'E_INVALID_ARG',
+  /**
+   * The OpenAI-compatible server (`serve`, `startProxy`): a request without the server's
+   * bearer token (401, with `WWW-Authenticate: Bearer`). The refusals below start no agent.
+   */
+  Unauthorized = 'E_UNAUTHORIZED',
+  /**
+   * The server: a `Host` that is neither a loopback name nor the `--host` value (DNS
+   * rebinding), or any `Origin` (a web page) (403).
+   */
+  Forbidden = 'E_FORBIDDEN',
+  /** The server: no such endpoint (404). */
+  NotFound = 'E_NOT_FOUND',
+  /** The server: a body that is not `application/json` (415). */
+  UnsupportedMediaType = 'E_UNSUPPORTED_MEDIA_TYPE',
+  /** The server: a body over the size cap, 32 MiB by default (413). */
+  PayloadTooLarge = 'E_PAYLOAD_TOO_LARGE',
+  /** The server: a body still arriving after 10 s (408). */
+  RequestTimeout = 'E_REQUEST_TIMEOUT',
+  /**
+   * The server: the concurrency cap (8 by default, runs waiting for tool results included)
+   * is reached (429, with `Retry-After`).
+   */
+  Busy = 'E_BUSY',
 }
 
 /**

@@ -850,19 +850,26 @@ describe('StreamTransformer: options', () => {
 
 describe('ErrorCode', () => {
   it('lists every code of the error contract', () => {
-        // A const enum in the declarations, a plain object at runtime.
+    // A const enum in the declarations, a plain object at runtime.
     const { ErrorCode } = binding as unknown as { ErrorCode: Record<string, string> }
     assert.deepEqual(Object.values(ErrorCode).sort(), [
       'E_AGENT_EXIT',
       'E_AGENT_NOT_FOUND',
       'E_AUTH',
+      'E_BUSY',
       'E_CALLBACK',
+      'E_FORBIDDEN',
       'E_INVALID_ARG',
       'E_MODEL',
       'E_NETWORK',
+      'E_NOT_FOUND',
+      'E_PAYLOAD_TOO_LARGE',
       'E_QUOTA',
+      'E_REQUEST_TIMEOUT',
       'E_RESUME',
       'E_TIMEOUT',
+      'E_UNAUTHORIZED',
+      'E_UNSUPPORTED_MEDIA_TYPE',
     ])
   })
 })

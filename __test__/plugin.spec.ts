@@ -756,6 +756,18 @@ describe('the tool bridge on the host side', () => {
     assert.deepEqual(handedOver([{ type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: { inputTokens: {}, outputTokens: {} } }] as never), { ids: [], ends: false })
   })
 
+  test('SSE frames hand over the tool_calls they carry, and end with finish_reason tool_calls', async () => {
+    const { handedOver } = await load.toolBridge()
+    const frame = (choice: object) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'auto', choices: [{ index: 0, ...choice }] })}\n\n`
+    const call = (id: string, index: number) => ({ index, id, type: 'function', function: { name: 'read', arguments: '{}' } })
+    const table: Array<[string[], { ids: string[]; ends: boolean }]> = [
+      [[frame({ delta: { role: 'assistant', tool_calls: [call('h1', 0)] }, finish_reason: null }), frame({ delta: { tool_calls: [call('h2', 1)] }, finish_reason: null }), frame({ delta: {}, finish_reason: 'tool_calls' }), 'data: [DONE]\n\n'], { ids: ['h1', 'h2'], ends: true }],
+      [[frame({ delta: { content: 'a "tool_calls":[ in the text' }, finish_reason: null }), frame({ delta: {}, finish_reason: 'stop' })], { ids: [], ends: false }],
+      [['data: [DONE]\n\n'], { ids: [], ends: false }],
+    ]
+    for (const [frames, expected] of table) assert.deepEqual(handedOver(frames), expected, frames.join(''))
+  })
+
   test('each conversation has its own stable private folder under the data folder', async () => {
     const { conversationFolder } = await load.toolBridge()
     const a = conversationFolder('/data', '/repo', 'ses_1')

@@ -163,13 +163,26 @@ export function continuationAnswers(messages: readonly PromptMessage[], callIds:
 
 /**
  * The ids of the calls a batch hands to the host (`tool-call` parts the provider does not
- * execute), and whether the batch ends the response with them (a `tool-calls` finish).
+ * execute, or SSE `tool_calls`), and whether the batch ends the response with them (a
+ * `tool-calls` finish, or `finish_reason: "tool_calls"`).
  */
 export function handedOver(outputs: readonly StreamOutput[]): { ids: string[]; ends: boolean } {
   const ids: string[] = []
   let ends = false
   for (const output of outputs) {
-    if (typeof output === 'string') continue
+    if (typeof output === 'string') {
+      // SSE: a turn's frames carry `tool_calls` only for calls handed to the host (Cursor's
+      // own are omitted), and `finish_reason: "tool_calls"` only at a hand-over.
+      if (output.includes('"finish_reason":"tool_calls"')) ends = true
+      if (!output.includes('"tool_calls":[')) continue
+      try {
+        const chunk = JSON.parse(output.slice('data: '.length)) as { choices?: Array<{ delta?: { tool_calls?: Array<{ id?: unknown }> } }> }
+        for (const call of chunk.choices?.[0]?.delta?.tool_calls ?? []) if (typeof call.id === 'string') ids.push(call.id)
+      } catch {
+        // Not a chunk: nothing handed over.
+      }
+      continue
+    }
     if (output.type === 'tool-call' && output.providerExecuted !== true && typeof output.toolCallId === 'string') ids.push(output.toolCallId)
     if (output.type === 'finish' && isRecord(output.finishReason) && output.finishReason.unified === 'tool-calls') ends = true
   }

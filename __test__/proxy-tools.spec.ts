@@ -1,0 +1,87 @@
+// The OpenAI-compatible server in tool mode `opencode`, through the official `openai` client: the
+// client's own tools reach Cursor's model over the bridge, the response ends with `tool_calls`,
+// and the client's next request with the results continues the same cursor-agent run. The fake
+// cursor-agent speaks MCP as the real CLI is documented to (`FAKE_CURSOR_SCENARIO=mcp`). Needs
+// `npm run build` first.
+import assert from 'node:assert/strict'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+
+import OpenAI from 'openai'
+import { startProxy, type RunningProxy } from '../plugin/proxy.ts'
+
+const fakeAgent = join(__dirname, 'support', 'agents', 'fake-cursor-agent.mjs')
+const scratch = mkdtempSync(join(tmpdir(), 'ocn-proxy-tools-'))
+const logDir = join(scratch, 'log')
+const WEATHER = {
+  type: 'function' as const,
+  function: {
+    name: 'get_weather',
+    description: 'The weather in a city.',
+    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+  },
+}
+
+let proxy: RunningProxy
+let client: OpenAI
+const saved = { ...process.env }
+
+before(async () => {
+  Object.assign(process.env, {
+    HOME: scratch,
+    XDG_DATA_HOME: join(scratch, 'data'),
+    PATH: `${dirname(process.execPath)}:/usr/bin:/bin`,
+    CURSOR_AGENT_EXECUTABLE: fakeAgent,
+    CURSOR_ACP_CHILD_ENV: 'FAKE_CURSOR_*',
+    FAKE_CURSOR_SCENARIO: 'mcp',
+    FAKE_CURSOR_LOG_DIR: logDir,
+    FAKE_CURSOR_MCP_SCRIPT: JSON.stringify([
+      { text: 'Looking it up.' },
+      { calls: [{ tool: 'get_weather', args: { city: 'Paris' } }] },
+      { text: 'The weather in Paris: {{result:0}}' },
+    ]),
+  })
+  proxy = await startProxy({ port: 0, workspace: scratch, toolMode: 'opencode' })
+  client = new OpenAI({ baseURL: proxy.url, apiKey: proxy.token })
+})
+
+after(async () => {
+  await proxy?.close()
+  for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key]
+  Object.assign(process.env, saved)
+  rmSync(scratch, { recursive: true, force: true })
+})
+
+const invocations = () => readdirSync(logDir).filter((file) => file.startsWith('invocation-')).map((file) => JSON.parse(readFileSync(join(logDir, file), 'utf8')))
+
+describe('the server in tool mode opencode', () => {
+  it("a client's tool call goes out as tool_calls, and its result continues the same run", async () => {
+    const question = { role: 'user' as const, content: 'What is the weather in Paris?' }
+    const first = await client.chat.completions.create({ model: 'auto', messages: [question], tools: [WEATHER] })
+    const choice = first.choices[0]!
+    assert.equal(choice.finish_reason, 'tool_calls')
+    assert.equal(choice.message.content, 'Looking it up.')
+    const [call] = choice.message.tool_calls ?? []
+    assert.ok(call !== undefined && call.type === 'function', 'one function call')
+    assert.equal(call.function.name, 'get_weather')
+    assert.deepEqual(JSON.parse(call.function.arguments), { city: 'Paris' })
+
+    const stream = client.chat.completions.stream({
+      model: 'auto',
+      messages: [question, choice.message, { role: 'tool', tool_call_id: call.id, content: 'sunny, 24 degrees' }],
+      tools: [WEATHER],
+    })
+    const done = await stream.finalChatCompletion()
+    assert.equal(done.choices[0]!.finish_reason, 'stop')
+    assert.equal(done.choices[0]!.message.content, 'The weather in Paris: sunny, 24 degrees')
+
+    const runs = invocations()
+    assert.equal(runs.length, 1, 'one cursor-agent process served both requests')
+    assert.equal(runs[0].mcpCalls[0].tool, 'get_weather')
+    assert.equal(runs[0].mcpCalls[0].isError, false)
+    assert.equal(runs[0].finished, true)
+    assert.equal(runs[0].stdin.split('What is the weather in Paris?').length, 2, 'the prompt was written once')
+  })
+})

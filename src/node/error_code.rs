@@ -49,33 +49,54 @@ pub enum ErrorCode {
     InvalidArg,
     /// The OpenAI-compatible server (`serve`, `startProxy`): a request without the server's
     /// bearer token (401, with `WWW-Authenticate: Bearer`). The refusals below start no agent.
-    #[allow(dead_code, reason = "a code of the TypeScript server, listed here to document it")]
+    #[allow(
+        dead_code,
+        reason = "a code of the TypeScript server, listed here to document it"
+    )]
     #[napi(value = "E_UNAUTHORIZED")]
     Unauthorized,
     /// The server: a `Host` that is neither a loopback name nor the `--host` value (DNS
     /// rebinding), or any `Origin` (a web page) (403).
-    #[allow(dead_code, reason = "a code of the TypeScript server, listed here to document it")]
+    #[allow(
+        dead_code,
+        reason = "a code of the TypeScript server, listed here to document it"
+    )]
     #[napi(value = "E_FORBIDDEN")]
     Forbidden,
     /// The server: no such endpoint (404).
-    #[allow(dead_code, reason = "a code of the TypeScript server, listed here to document it")]
+    #[allow(
+        dead_code,
+        reason = "a code of the TypeScript server, listed here to document it"
+    )]
     #[napi(value = "E_NOT_FOUND")]
     NotFound,
     /// The server: a body that is not `application/json` (415).
-    #[allow(dead_code, reason = "a code of the TypeScript server, listed here to document it")]
+    #[allow(
+        dead_code,
+        reason = "a code of the TypeScript server, listed here to document it"
+    )]
     #[napi(value = "E_UNSUPPORTED_MEDIA_TYPE")]
     UnsupportedMediaType,
     /// The server: a body over the size cap, 32 MiB by default (413).
-    #[allow(dead_code, reason = "a code of the TypeScript server, listed here to document it")]
+    #[allow(
+        dead_code,
+        reason = "a code of the TypeScript server, listed here to document it"
+    )]
     #[napi(value = "E_PAYLOAD_TOO_LARGE")]
     PayloadTooLarge,
     /// The server: a body still arriving after 10 s (408).
-    #[allow(dead_code, reason = "a code of the TypeScript server, listed here to document it")]
+    #[allow(
+        dead_code,
+        reason = "a code of the TypeScript server, listed here to document it"
+    )]
     #[napi(value = "E_REQUEST_TIMEOUT")]
     RequestTimeout,
     /// The server: the concurrency cap (8 by default, runs waiting for tool results included)
     /// is reached (429, with `Retry-After`).
-    #[allow(dead_code, reason = "a code of the TypeScript server, listed here to document it")]
+    #[allow(
+        dead_code,
+        reason = "a code of the TypeScript server, listed here to document it"
+    )]
     #[napi(value = "E_BUSY")]
     Busy,
 }

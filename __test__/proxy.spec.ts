@@ -28,9 +28,7 @@ mkdirSync(workspace)
 
 // startProxy reads its settings from the environment when it starts, and each run hands the whole
 // environment (tool mode `cursor`) to the fake: no setting of the caller's may leak in.
-const savedEnv = { ...process.env }
-for (const name of Object.keys(process.env)) if (/^(CURSOR_ACP_|FAKE_CURSOR_)/.test(name)) delete process.env[name]
-Object.assign(process.env, { HOME: scratch, XDG_DATA_HOME: join(scratch, 'data'), CURSOR_ACP_WORKSPACE: workspace, CURSOR_AGENT_EXECUTABLE: fakeAgent, CURSOR_ACP_TOOL_MODE: 'cursor' })
+let savedEnv: NodeJS.ProcessEnv = {}
 
 const seenGroups = killGroupsAfter(after)
 const proxies: RunningProxy[] = []
@@ -38,6 +36,9 @@ let startProxy: ProxyModule['startProxy']
 let main: RunningProxy
 
 before(async () => {
+  savedEnv = { ...process.env }
+  for (const name of Object.keys(process.env)) if (/^(CURSOR_ACP_|FAKE_CURSOR_)/.test(name)) delete process.env[name]
+  Object.assign(process.env, { HOME: scratch, XDG_DATA_HOME: join(scratch, 'data'), CURSOR_ACP_WORKSPACE: workspace, CURSOR_AGENT_EXECUTABLE: fakeAgent, CURSOR_ACP_TOOL_MODE: 'cursor' })
   ;({ startProxy } = await import('../plugin/proxy.ts'))
   main = await start()
 })

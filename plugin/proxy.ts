@@ -95,6 +95,27 @@ function readBody(request: IncomingMessage, limit: number, timeoutMs: number): P
   })
 }
 
+/** How long the rest of a refused body is read (and dropped) before its connection is cut. */
+const LINGER_MS = 2000
+
+/**
+ * The rest of an oversized or stalled body is not kept: its connection closes with the refusal,
+ * and the refusal says so (`Connection: close`), or the client would send its next request into
+ * a closed socket. Node ends such a response's socket with `destroySoon()`, which cuts it at once;
+ * a client still sending its body would then get a reset instead of the refusal. Here it only
+ * stops writing, drops what still arrives, and cuts the connection {@link LINGER_MS} later.
+ */
+function closeAfterRefusal(request: IncomingMessage, response: ServerResponse): void {
+  const socket = request.socket
+  response.setHeader('connection', 'close')
+  socket.destroySoon = () => {
+    socket.end()
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS)
+    timer.unref()
+    socket.once('close', () => clearTimeout(timer))
+  }
+}
+
 function sendJson(response: ServerResponse, status: number, body: unknown): void {
   response.writeHead(status, { 'content-type': 'application/json' })
   response.end(JSON.stringify(body))
@@ -152,10 +173,9 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     }
     const body = await readBody(request, maxBodyBytes, bodyTimeoutMs)
     if (!Buffer.isBuffer(body)) {
+      closeAfterRefusal(request, response)
       sendError(response, body)
       release()
-      // The rest of an oversized or stalled body is not read.
-      response.on('finish', () => request.destroy())
       return
     }
     let parsed: unknown

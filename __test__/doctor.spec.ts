@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path'
 import { after, describe, it } from 'node:test'
 
 import { jsoncToJson, namesThisPlugin } from '../plugin/opencode-config.ts'
+import { DEFAULT_HOST, DEFAULT_PORT } from '../plugin/proxy.ts'
 
 const root = join(__dirname, '..')
 const cli = join(root, 'dist', 'plugin', 'cli.js')
@@ -218,6 +219,7 @@ describe('doctor', () => {
     const unknown = spawnSync(process.execPath, [cli, 'frobnicate'], { encoding: 'utf8' })
     assert.equal(unknown.status, 2)
     assert.match(unknown.stderr, /unknown command "frobnicate"[\s\S]*Usage: opencode-cursor-native/)
+    assert.ok(unknown.stderr.includes(`http://${DEFAULT_HOST}:${DEFAULT_PORT}/v1`), 'the usage names the default address of serve')
     const badOption = spawnSync(process.execPath, [cli, 'doctor', '--nope'], { encoding: 'utf8' })
     assert.equal(badOption.status, 2)
     assert.match(badOption.stderr, /--nope/)

@@ -6,7 +6,6 @@ import { parseArgs } from 'node:util'
 import { DEFAULT_LIVE_MODEL, formatReport, runDoctor } from './doctor.js'
 import { TOOL_MODES, type ToolMode } from './env.js'
 import { packageRoot } from './native.js'
-import { DEFAULT_HOST, DEFAULT_PORT, startProxy } from './proxy.js'
 
 const USAGE = `Usage: opencode-cursor-native <command>
 
@@ -20,7 +19,7 @@ Commands:
 
   serve [--port N] [--host ADDRESS] [--workspace DIR] [--tool-mode cursor|opencode]
       An OpenAI-compatible server for any OpenAI client: POST /v1/chat/completions, GET /v1/models,
-      GET /health, at http://${DEFAULT_HOST}:${DEFAULT_PORT}/v1 by default. Every request but /health
+      GET /health, at http://127.0.0.1:32125/v1 by default. Every request but /health
       needs the bearer token it prints (or CURSOR_ACP_PROXY_TOKEN). Stop it with Ctrl+C.
 `
 
@@ -44,6 +43,8 @@ async function doctor(args: string[]): Promise<number> {
 }
 
 async function serve(args: string[]): Promise<number> {
+  // Loaded here only: `doctor` must run even where the server's dependencies do not load.
+  const { DEFAULT_HOST, DEFAULT_PORT, startProxy } = await import('./proxy.js')
   const { values } = parseArgs({
     args,
     options: { port: { type: 'string' }, host: { type: 'string' }, workspace: { type: 'string' }, 'tool-mode': { type: 'string' } },

@@ -138,7 +138,8 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   if (options.workspace !== undefined) turnOptions.workspace = options.workspace
   if (options.toolMode !== undefined) turnOptions.toolMode = options.toolMode
   const config = resolveTurnConfig(turnOptions, false)
-  const allowedHosts = new Set([...LOOPBACK_NAMES, hostName(host)!])
+  // An IPv6 address is bracketed in a Host header: `::1` is `[::1]` there.
+  const allowedHosts = new Set([...LOOPBACK_NAMES, hostName(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host)!])
   let active = 0
   const sockets = new Set<import('node:net').Socket>()
 

@@ -211,7 +211,7 @@ describe('doctor', () => {
     assert.equal(ran.status, 1)
     assert.match(ran.stdout, /^opencode-cursor-native \S+ doctor\n/)
     assert.match(ran.stdout, /^PROBLEM +login +cursor-agent is not logged in$/m)
-    assert.match(ran.stdout, /^ +fix: Run `cursor-agent login`, or set CURSOR_API_KEY\.$/m)
+    assert.match(ran.stdout, /^ +fix: Run `cursor-agent login`, `opencode auth login` \(Cursor API key\), or set CURSOR_API_KEY\.$/m)
     assert.match(ran.stdout, /Problems found/)
   })
 

@@ -2,6 +2,7 @@
 // plugin's config hook and the provider over the fake cursor-agent. Runs under Node and Bun.
 // Expected values come from the README (Configuration, Install), written out here.
 import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -208,6 +209,28 @@ describe('the environment cursor-agent receives (CURSOR_ACP_CHILD_ENV)', () => {
     const everything = await runWith(undefined)
     assert.ok(everything.includes('UNRELATED_SECRET'))
   })
+
+  test("the API key OpenCode hands over reaches cursor-agent as CURSOR_API_KEY, over the environment's", async () => {
+    const { resolveTurnConfig, startTurn } = await load.turn()
+    const workspace = join(scratch, 'api-key-ws')
+    const logDir = join(scratch, 'api-key-log')
+    mkdirSync(workspace, { recursive: true })
+    const sha = (text: string) => createHash('sha256').update(text).digest('hex')
+    const keyOf = (options: Record<string, unknown>) =>
+      withEnv({ FAKE_CURSOR_LOG_DIR: logDir, FAKE_CURSOR_STREAM: 'text:ok', CURSOR_API_KEY: 'key-from-the-environment' }, async () => {
+        const turn = startTurn(resolveTurnConfig({ workspace, executable: fakeAgent, ...options }, false), { model: 'auto', messages: [{ role: 'user', content: 'hi' }] as never }, 'ai-sdk', () => {})
+        assert.equal((await turn.done)?.error, undefined)
+        const [file] = readdirSync(logDir)
+        const logged = readFileSync(join(logDir, file!), 'utf8')
+        rmSync(logDir, { recursive: true, force: true })
+        return { sha: JSON.parse(logged).apiKeySha256 as string | undefined, logged }
+      })
+    const stored = await keyOf({ apiKey: 'key-stored-in-opencode' })
+    assert.equal(stored.sha, sha('key-stored-in-opencode'))
+    assert.ok(!stored.logged.includes('key-stored-in-opencode'))
+    assert.equal((await keyOf({})).sha, sha('key-from-the-environment'), 'without one, the environment decides')
+    assert.equal((await keyOf({ apiKey: '  ' })).sha, sha('key-from-the-environment'), 'a blank key is none')
+  })
 })
 
 describe('workspace choice', () => {
@@ -375,6 +398,20 @@ describe('the plugin entry', () => {
     assert.equal(block.options.executable, fakeAgent)
     assert.deepEqual(cfg.provider.other, { npm: 'x' })
     assert.equal(cfg.model, 'cursor-acp/auto')
+  })
+
+  test('the auth hook offers a Cursor API key, and its loader hands a stored key to the provider', async () => {
+    const { CursorAcpPlugin } = await load.server()
+    const hooks = await withEnv({ XDG_DATA_HOME: join(scratch, 'data'), HOME: scratch }, () => CursorAcpPlugin({ directory: scratch, worktree: '/' } as any))
+    assert.equal(hooks.auth?.provider, 'cursor-acp')
+    assert.deepEqual(hooks.auth?.methods.map((method) => [method.type, method.label]), [['api', 'Cursor API key']])
+    const table: Array<[unknown, Record<string, unknown>]> = [
+      [{ type: 'api', key: 'crsr_key' }, { apiKey: 'crsr_key' }],
+      [{ type: 'api', key: '' }, {}],
+      [{ type: 'oauth', access: 'a', refresh: 'r', expires: 0 }, {}],
+      [undefined, {}],
+    ]
+    for (const [stored, options] of table) assert.deepEqual(await hooks.auth!.loader!(async () => stored as never, {} as never), options, JSON.stringify(stored))
   })
 
   test("the user's model choice is kept", async () => {

@@ -7,7 +7,8 @@ import { join } from 'node:path'
 import { checkBridgeTools, checkNativeRefused, checkProbeCall, type LiveOutcome, type LiveSetup } from './doctor-live.js'
 import { childEnvironment, dataDirectory, readSettings, type CursorAcpSettings } from './env.js'
 import { native, packageRoot, type NativeApi } from './native.js'
-import { findOpenCodeConfigs } from './opencode-config.js'
+import { openCodeAuthFile, storedApiKey } from './opencode-auth.js'
+import { findOpenCodeConfigs, PROVIDER_ID } from './opencode-config.js'
 
 export type CheckStatus = 'ok' | 'problem' | 'warning' | 'skipped'
 
@@ -39,7 +40,7 @@ export interface DoctorOptions {
 
 type Env = DoctorOptions['env']
 
-const LOGIN_FIX = 'Run `cursor-agent login`, or set CURSOR_API_KEY.'
+const LOGIN_FIX = 'Run `cursor-agent login`, `opencode auth login` (Cursor API key), or set CURSOR_API_KEY.'
 const INSTALL_FIX = 'Install it with `curl https://cursor.com/install -fsS | bash`, or set CURSOR_AGENT_EXECUTABLE to its path.'
 
 /** The addon's file: the `.node` module the loader picked. */
@@ -99,7 +100,8 @@ async function versionCheck(api: NativeApi, settings: CursorAcpSettings, env: Re
 }
 
 /** `cursor-agent status` says whether a login is stored; an API key in the environment counts too. */
-async function loginCheck(api: NativeApi, settings: CursorAcpSettings, env: Record<string, string>): Promise<Check> {
+async function loginCheck(api: NativeApi, settings: CursorAcpSettings, env: Record<string, string>, hostEnv: Env): Promise<Check> {
+  if (storedApiKey(PROVIDER_ID, hostEnv) !== undefined) return { id: 'login', status: 'ok', detail: `an API key is stored in OpenCode (${openCodeAuthFile(hostEnv)})` }
   if ((env.CURSOR_API_KEY ?? '').trim() !== '') return { id: 'login', status: 'ok', detail: 'an API key is set (CURSOR_API_KEY)' }
   try {
     const ran = await command(api, settings, env, ['status'])
@@ -201,13 +203,16 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const api = addon.api
   const { check, settings } = settingsCheck(options.env)
   checks.push(check)
-  const env = childEnvironment(options.env, settings)
+  // As a turn does: OpenCode's stored key, over the environment's.
+  const stored = storedApiKey(PROVIDER_ID, options.env)
+  const withKey = (env: Record<string, string>) => (stored === undefined ? env : { ...env, CURSOR_API_KEY: stored })
+  const env = withKey(childEnvironment(options.env, settings))
   const agent = agentCheck(api, settings, env)
   checks.push(agent.check)
   const needsAgent = 'needs cursor-agent'
   if (agent.found) {
     checks.push(await versionCheck(api, settings, env))
-    const login = await loginCheck(api, settings, env)
+    const login = await loginCheck(api, settings, env, options.env)
     checks.push(login)
     checks.push(login.status === 'problem' ? skipped('models', 'needs a login') : await modelsCheck(api, settings, env))
   } else {
@@ -225,7 +230,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     const setup: LiveSetup = {
       api,
       executable: settings.executable,
-      env: childEnvironment(options.env, { ...settings, toolMode: 'opencode' }),
+      env: withKey(childEnvironment(options.env, { ...settings, toolMode: 'opencode' })),
       folder: join(dataDirectory(options.env), 'conversations', 'doctor'),
       model: options.model,
     }

@@ -4,6 +4,8 @@ import { homedir } from 'node:os'
 import { dirname, join } from 'node:path'
 
 export const PLUGIN_NAME = 'opencode-cursor-native'
+/** The provider the plugin registers: models are `cursor-acp/<id>`, `opencode auth login` stores its key under it. */
+export const PROVIDER_ID = 'cursor-acp'
 
 type Env = Record<string, string | undefined>
 

@@ -14,9 +14,10 @@ import type {
 import type { StreamOutput } from 'opencode-cursor-native'
 import { CursorAcpError, toCursorAcpError } from './errors.js'
 import type { PromptMessage, ToolDefinition } from './native.js'
+import { PROVIDER_ID } from './opencode-config.js'
 import { resolveTurnConfig, startTurn, titleOf, type TurnConfig, type TurnOptions, type TurnRequest } from './turn.js'
 
-export const PROVIDER_ID = 'cursor-acp'
+export { PROVIDER_ID }
 
 /**
  * Options of `createCursorAcp`: OpenCode passes the provider block's `options` plus `name`.

@@ -8,6 +8,7 @@ import { toCursorAcpError } from './errors.js'
 import { childEnvironment, dataDirectory, readSettings, type CursorAcpSettings } from './env.js'
 import { cursorModels, modelCacheFile } from './models.js'
 import { native } from './native.js'
+import { storedApiKey } from './opencode-auth.js'
 import { PROVIDER_ID, type CursorAcpProviderOptions } from './provider.js'
 import { cancelConversation } from './tool-bridge.js'
 import { pickWorkspace } from './workspace.js'
@@ -43,6 +44,16 @@ export const CursorAcpPlugin: Plugin = async (input) => {
   }
 
   return {
+    // `opencode auth login` offers "Cursor API key"; OpenCode stores it and hands it to the
+    // provider as `apiKey` (through this loader), which passes it on as CURSOR_API_KEY.
+    auth: {
+      provider: PROVIDER_ID,
+      methods: [{ type: 'api', label: 'Cursor API key' }],
+      loader: async (stored) => {
+        const auth = await stored()
+        return auth?.type === 'api' && auth.key.trim() !== '' ? { apiKey: auth.key } : {}
+      },
+    },
     // A run waiting for OpenCode to answer its tool calls is cancelled when the session stops
     // without answering: OpenCode refused a call and stopped, or the user aborted meanwhile.
     event: async ({ event }) => {
@@ -58,7 +69,9 @@ export const CursorAcpPlugin: Plugin = async (input) => {
       // provider selectable meanwhile.
       let models: ModelsBlock = { auto: { name: 'Auto' } }
       if (options.configurationError === undefined) {
-        const discovery: Parameters<typeof cursorModels>[0] = { cacheFile: modelCacheFile(dataDirectory()), env: childEnvironment(process.env, settings) }
+        const apiKey = storedApiKey(PROVIDER_ID)
+        const env = { ...childEnvironment(process.env, settings), ...(apiKey === undefined ? {} : { CURSOR_API_KEY: apiKey }) }
+        const discovery: Parameters<typeof cursorModels>[0] = { cacheFile: modelCacheFile(dataDirectory()), env }
         if (settings?.executable !== undefined) discovery.executable = settings.executable
         try {
           models = modelsBlock((await cursorModels(discovery)).models)

@@ -19,6 +19,11 @@ import { pickWorkspace } from './workspace.js'
 
 /** Settings as a front end receives them; what is absent comes from the environment. */
 export interface TurnOptions extends Partial<CursorAcpSettings> {
+  /**
+   * A Cursor API key, as OpenCode hands over the one stored with `opencode auth login`
+   * ("Cursor API key"): cursor-agent gets it as `CURSOR_API_KEY`, over the environment's.
+   */
+  apiKey?: string
   /** A configuration problem found earlier (by the plugin); every turn then fails with it. */
   configurationError?: { code: string; message: string }
   /** Non-fatal configuration notes. */
@@ -29,6 +34,8 @@ export interface TurnOptions extends Partial<CursorAcpSettings> {
 /** Everything a turn needs that does not change between turns. */
 export interface TurnConfig {
   settings: CursorAcpSettings
+  /** Given to cursor-agent as `CURSOR_API_KEY`. */
+  apiKey?: string
   workspace: string
   /** Readable notes about ignored settings, for the front end to show. */
   warnings: string[]
@@ -72,7 +79,15 @@ export function resolveTurnConfig(options: TurnOptions, fromPlugin: boolean): Tu
   } catch (error) {
     problem ??= toCursorAcpError(error, 'E_INVALID_ARG')
   }
-  return { settings, workspace, warnings, problem }
+  const apiKey = typeof options.apiKey === 'string' && options.apiKey.trim() !== '' ? options.apiKey.trim() : undefined
+  return { settings, workspace, warnings, problem, ...(apiKey === undefined ? {} : { apiKey }) }
+}
+
+/** The child's environment of a turn: the settings' choice of the host's, and the API key. */
+export function turnEnvironment(config: Pick<TurnConfig, 'settings' | 'apiKey'>): Record<string, string> {
+  const env = childEnvironment(process.env, config.settings)
+  if (config.apiKey !== undefined) env.CURSOR_API_KEY = config.apiKey
+  return env
 }
 
 /** What a front end asks in one turn. */
@@ -135,7 +150,7 @@ function runOptions(config: TurnConfig, request: TurnRequest, plan: ResumePlan, 
     workspace,
     ...(format === 'ai-sdk' ? { format } : { format: format.format, includeUsage: format.includeUsage, toolCalls: 'omit' as const }),
     force: settings.force,
-    env: childEnvironment(process.env, settings),
+    env: turnEnvironment(config),
     idleTimeoutMs: settings.idleTimeoutMs,
     timeoutMs: settings.timeoutMs,
   }

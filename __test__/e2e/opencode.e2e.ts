@@ -4,7 +4,8 @@
 // Expectations come from the captures' hand-written expected files in __test__/fixtures/captures/maestro
 // (what a correct translation must show) and from the documented API and error codes (index.d.ts, README).
 import assert from 'node:assert/strict'
-import { writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { captureExpectation, type CaptureExpectation } from '../support/captures.ts'
@@ -67,6 +68,27 @@ describe('opencode run with the cursor-acp plugin', () => {
     const fullResult = await full.run(['run', '--format', 'json', '--model', MODEL, 'say', 'hi'])
     assert.equal(fullResult.code, 0, explain(fullResult, full))
     assert.ok(full.invocations()[0]?.envNames.includes('UNRELATED_SECRET'))
+  })
+
+  test("an API key stored with opencode auth login reaches cursor-agent, and no log holds it", async () => {
+    const key = 'crsr_e2e_0123456789abcdef0123456789abcdef'
+    const sandbox = await sandboxWith({ FAKE_CURSOR_STREAM: 'text:Answered with the stored key.', CURSOR_ACP_LOG_LEVEL: 'debug' })
+    // Where `opencode auth login` keeps it (OpenCode's data folder), in its format.
+    const store = join(sandbox.env.XDG_DATA_HOME!, 'opencode')
+    mkdirSync(store, { recursive: true })
+    writeFileSync(join(store, 'auth.json'), JSON.stringify({ 'cursor-acp': { type: 'api', key } }), { mode: 0o600 })
+    const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'say', 'hi'])
+    assert.equal(result.code, 0, explain(result, sandbox))
+    assert.equal(textOf(result), 'Answered with the stored key.')
+    const hash = createHash('sha256').update(key).digest('hex')
+    const runs = sandbox.allInvocations() as Array<{ subcommand?: string; apiKeySha256?: string }>
+    assert.ok(runs.length >= 1)
+    for (const run of runs) assert.equal(run.apiKeySha256, hash, `${run.subcommand ?? 'the run'} got the stored key`)
+    const pluginLog = join(sandbox.env.XDG_DATA_HOME!, 'opencode-cursor-native', 'log')
+    assert.ok(existsSync(pluginLog), 'the plugin logged at debug level')
+    for (const [name, text] of [['OpenCode\'s log', sandbox.openCodeLog()], ["the plugin's log", readFileSync(pluginLog, 'utf8')], ['the output', result.stdout + result.stderr]] as const) {
+      assert.ok(!text.includes(key), `${name} does not hold the key`)
+    }
   })
 
   test('a provider block of the earlier proxy bridge (port 32124) is taken over, keeping its model names', async () => {

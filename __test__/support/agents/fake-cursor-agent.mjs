@@ -14,7 +14,7 @@
 //
 // Environment:
 //   FAKE_CURSOR_LOG_DIR        where each invocation writes `invocation-<time>-<pid>.json`
-//                              ({argv, stdin, pid, pgid, cwd, envNames, mcpServers, approveMcps,
+//                              ({argv, stdin, pid, pgid, cwd, envNames, apiKeySha256, mcpServers, approveMcps,
 //                              allowedTools, grandchildPid?, wrapperPid?}); the `mcp` scenario
 //                              rewrites it as it goes (mcpTools, mcpToolLists, mcpCalls, finished)
 //   FAKE_CURSOR_STREAM         what to replay: a path, a capture name (`maestro/04_partial_output.jsonl`,
@@ -39,7 +39,7 @@
 //   FAKE_CURSOR_CONTROL        a JSON file read at every start; its keys (the names above) override
 //                              the environment, so a test can change behaviour between turns
 import { spawn } from 'node:child_process'
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
@@ -97,7 +97,9 @@ function record(entry) {
   const wrapperPid = env.FAKE_CURSOR_WRAPPER_PID ? Number(env.FAKE_CURSOR_WRAPPER_PID) : undefined
   // The names of the variables it was given (not their values, which may be secrets).
   const envNames = Object.keys(process.env).sort()
-  logEntry = { argv, pid: process.pid, pgid: readProcStatGroup(), cwd: process.cwd(), wrapperPid, envNames, ...runFields, ...entry }
+  // An API key is logged as its hash only: a test compares it, and no log holds the key.
+  const apiKeySha256 = process.env.CURSOR_API_KEY ? createHash('sha256').update(process.env.CURSOR_API_KEY).digest('hex') : undefined
+  logEntry = { argv, pid: process.pid, pgid: readProcStatGroup(), cwd: process.cwd(), wrapperPid, envNames, apiKeySha256, ...runFields, ...entry }
   writeLog()
 }
 

@@ -1,5 +1,6 @@
 // Runs the real OpenCode CLI (pinned version) headless and offline against this package's plugin
-// and the fake cursor-agent. Small API, for every end-to-end test and script:
+// (or, with `plugin: null`, with no plugin at all) and the fake cursor-agent. Small API, for every
+// end-to-end test and script:
 //
 //   const binary = await installOpenCode()                  // idempotent npm install into .cache/
 //   const sandbox = await createSandbox({ env: {...} })     // private HOME/XDG/TMPDIR + workspace
@@ -147,8 +148,12 @@ export const OFFLINE_ENV: Readonly<Record<string, string>> = Object.freeze({
 })
 
 export interface SandboxOptions {
-  /** The plugin spec in `opencode.json`; default this repository (its `exports["./server"]`). */
-  plugin?: string
+  /**
+   * The plugin spec in `opencode.json`; default this repository (its `exports["./server"]`).
+   * `null` configures no plugin at all: OpenCode then knows only the providers `config` declares
+   * (the OpenAI-compatible server's tests point one at it).
+   */
+  plugin?: string | null
   /** Extra top-level `opencode.json` fields (merged over the defaults). */
   config?: Record<string, unknown>
   /** Extra environment for every OpenCode process (e.g. `FAKE_CURSOR_*`, `CURSOR_ACP_*`). */
@@ -334,7 +339,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     $schema: 'https://opencode.ai/config.json',
     autoupdate: false,
     share: 'disabled',
-    plugin: [options.plugin ?? REPO_ROOT],
+    ...(options.plugin === null ? {} : { plugin: [options.plugin ?? REPO_ROOT] }),
     ...options.config,
   }
   writeFileSync(join(workspace, 'opencode.json'), JSON.stringify(config, null, 2))

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after, describe, it } from 'node:test'
 
-import { describeCursorModel, listCursorModels, resolveCursorAgent, runCursorAgent } from '../index.js'
+import { describeCursorModel, listCursorModels, resolveCursorAgent, runCursorAgent, runCursorAgentCommand } from '../index.js'
 import type { RunResult } from '../index.js'
 import { captureExpectation, capturesDir } from './support/captures.ts'
 import { isAlive, waitFor } from './support/process.ts'
@@ -437,6 +437,32 @@ describe('listCursorModels', () => {
       listCursorModels({ executable: join(emptyDir, 'nope'), env: { PATH: emptyDir, HOME: emptyDir } }),
       (e: any) => e instanceof Error && (e as any).code === 'E_AGENT_NOT_FOUND' && e.message.includes(join(emptyDir, 'nope')),
     )
+  })
+})
+
+describe('runCursorAgentCommand', () => {
+  it('resolves with the exit and output of any command, a failing one included', async () => {
+    const ok = await runCursorAgentCommand({ args: ['--version'], executable: replayAgent, env: agentEnv({ FAKE_AGENT_REPLAY: capture }) })
+    assert.equal(ok.exitCode, 0)
+    const failing = await runCursorAgentCommand({ args: ['status'], executable: authAgent, env: agentEnv() })
+    assert.notEqual(failing.exitCode, 0)
+    assert.match(failing.stderr, /Authentication required/)
+  })
+
+  it('a command past timeoutMs rejects with E_TIMEOUT, and its whole group is gone', async () => {
+    const pidFile = tmpFile('pid')
+    await assert.rejects(
+      runCursorAgentCommand({ args: ['status'], executable: hangAgent, env: agentEnv({ FAKE_AGENT_PID_FILE: pidFile }), timeoutMs: 300 }),
+      (e: any) => e.code === 'E_TIMEOUT',
+    )
+    const pids = readPids(pidFile)!
+    await until(() => pids.every((p) => !isAlive(p)), 'the command and its grandchild to be gone')
+  })
+
+  it('refuses bad options with E_INVALID_ARG before anything starts', () => {
+    for (const options of [{ args: [] }, { args: ['mcp\0list'] }, { args: ['x'], timeoutMs: 0 }, { args: ['x'], hostTools: { tools: [], folder: 'relative' } }]) {
+      assert.throws(() => runCursorAgentCommand({ executable: replayAgent, ...options } as never), { code: 'E_INVALID_ARG' }, JSON.stringify(options))
+    }
   })
 })
 

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { e2eFile, eventsOf, explain, textOf } from '../support/e2e.ts'
+import { e2eFile, eventsOf, explain, textOf, steps } from '../support/e2e.ts'
 import { FAKE_AGENT, REPO_ROOT, type Invocation, type RunResult, type Sandbox } from '../support/opencode.ts'
 
 const PROVIDER = 'cursor-proxy'
@@ -113,21 +113,6 @@ async function runThroughProxy(options: {
     await proxy.close()
     for (const name of Object.keys(fake)) delete process.env[name]
   }
-}
-
-/** The `tool_use` events between each `step_start` and its `step_finish`, with the finish reason. */
-function steps(result: RunResult): Array<{ tools: string[]; reason: string }> {
-  const found: Array<{ tools: string[]; reason: string }> = []
-  let current: string[] | null = null
-  for (const event of result.events) {
-    if (event.type === 'step_start') current = []
-    if (event.type === 'tool_use') current?.push(event.part.tool as string)
-    if (event.type === 'step_finish') {
-      found.push({ tools: current ?? [], reason: event.part.reason as string })
-      current = null
-    }
-  }
-  return found
 }
 
 const resultText = (call: McpCall | null | undefined) => (call?.result?.content ?? []).map((item) => item.text ?? '').join('\n')

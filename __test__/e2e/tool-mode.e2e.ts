@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
-import { e2eFile, eventsOf, explain, textOf } from '../support/e2e.ts'
+import { e2eFile, eventsOf, explain, textOf, steps } from '../support/e2e.ts'
 import { groupAlive, waitFor, type Invocation, type OpenCodeServer, type RunResult, type Sandbox } from '../support/opencode.ts'
 import { killGroupsAfter } from '../support/process.ts'
 
@@ -53,21 +53,6 @@ async function eventually(check: () => Promise<boolean>, timeoutMs = 30_000): Pr
     if (Date.now() > deadline) return false
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
-}
-
-/** The `tool_use` events between each `step_start` and its `step_finish`, with the finish reason. */
-function steps(result: RunResult): Array<{ tools: string[]; reason: string }> {
-  const found: Array<{ tools: string[]; reason: string }> = []
-  let current: string[] | null = null
-  for (const event of result.events) {
-    if (event.type === 'step_start') current = []
-    if (event.type === 'tool_use') current?.push(event.part.tool as string)
-    if (event.type === 'step_finish') {
-      found.push({ tools: current ?? [], reason: event.part.reason as string })
-      current = null
-    }
-  }
-  return found
 }
 
 describe('tool mode opencode through the real OpenCode CLI', { skip: linuxOnly }, () => {

@@ -45,3 +45,18 @@ export function explain(result: RunResult, sandbox: Sandbox): string {
 
 export const eventsOf = (result: RunResult, type: string) => result.events.filter((event) => event.type === type)
 export const textOf = (result: RunResult) => eventsOf(result, 'text').map((event) => event.part.text as string).join('')
+
+/** The `tool_use` events between each `step_start` and its `step_finish`, with the finish reason. */
+export function steps(result: RunResult): Array<{ tools: string[]; reason: string }> {
+  const found: Array<{ tools: string[]; reason: string }> = []
+  let current: string[] | null = null
+  for (const event of result.events) {
+    if (event.type === 'step_start') current = []
+    if (event.type === 'tool_use') current?.push(event.part.tool as string)
+    if (event.type === 'step_finish') {
+      found.push({ tools: current ?? [], reason: event.part.reason as string })
+      current = null
+    }
+  }
+  return found
+}

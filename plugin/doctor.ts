@@ -5,7 +5,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { checkBridgeTools, checkNativeRefused, checkProbeCall, type LiveOutcome, type LiveSetup } from './doctor-live.js'
-import { childEnvironment, dataDirectory, readSettings, type CursorAcpSettings } from './env.js'
+import { childEnvironment, dataDirectory, readSettings, withApiKey, type CursorAcpSettings } from './env.js'
 import { native, packageRoot, type NativeApi } from './native.js'
 import { openCodeAuthFile, storedApiKey } from './opencode-auth.js'
 import { findOpenCodeConfigs, PROVIDER_ID } from './opencode-config.js'
@@ -205,8 +205,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   checks.push(check)
   // As a turn does: OpenCode's stored key, over the environment's.
   const stored = storedApiKey(PROVIDER_ID, options.env)
-  const withKey = (env: Record<string, string>) => (stored === undefined ? env : { ...env, CURSOR_API_KEY: stored })
-  const env = withKey(childEnvironment(options.env, settings))
+  const env = withApiKey(childEnvironment(options.env, settings), stored)
   const agent = agentCheck(api, settings, env)
   checks.push(agent.check)
   const needsAgent = 'needs cursor-agent'
@@ -230,7 +229,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     const setup: LiveSetup = {
       api,
       executable: settings.executable,
-      env: withKey(childEnvironment(options.env, { ...settings, toolMode: 'opencode' })),
+      env: withApiKey(childEnvironment(options.env, { ...settings, toolMode: 'opencode' }), stored),
       folder: join(dataDirectory(options.env), 'conversations', 'doctor'),
       model: options.model,
     }

@@ -219,3 +219,11 @@ export function childEnvironment(
   }
   return result
 }
+
+/**
+ * A child environment with the Cursor API key stored in OpenCode (`opencode auth login`), which
+ * wins over a `CURSOR_API_KEY` of the host's: the one rule for every run and command.
+ */
+export function withApiKey(env: Record<string, string>, apiKey: string | undefined): Record<string, string> {
+  return apiKey === undefined ? env : { ...env, CURSOR_API_KEY: apiKey }
+}

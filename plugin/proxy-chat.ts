@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { StreamOutput } from 'opencode-cursor-native'
 import { toCursorAcpError } from './errors.js'
 import type { PromptMessage, ToolDefinition } from './native.js'
-import { conversationHolding } from './tool-bridge.js'
+import { conversationContinued } from './tool-bridge.js'
 import { startTurn, titleOf, type TurnConfig, type TurnRequest } from './turn.js'
 
 /** An OpenAI error object's fields, and the status it goes out with. */
@@ -79,17 +79,6 @@ export function readChatRequest(body: unknown): { request: TurnRequest; stream: 
   return { request, stream: body.stream === true, includeUsage: options.include_usage === true }
 }
 
-/** The `tool_call_id`s of the trailing `tool` messages. */
-function trailingToolCallIds(messages: readonly PromptMessage[]): string[] {
-  const ids: string[] = []
-  for (let index = messages.length - 1; index >= 0; index -= 1) {
-    const message = messages[index]!
-    if (message.role !== 'tool' || typeof message.tool_call_id !== 'string') break
-    ids.unshift(message.tool_call_id)
-  }
-  return ids
-}
-
 /**
  * Which conversation the request belongs to. OpenAI clients send no id: in tool mode `opencode`
  * a request that answers a held run's calls continues that run's conversation, and any other
@@ -98,7 +87,7 @@ function trailingToolCallIds(messages: readonly PromptMessage[]): string[] {
  */
 function conversationOf(config: TurnConfig, request: TurnRequest): string | undefined {
   if (config.settings.toolMode !== 'opencode') return undefined
-  return conversationHolding(trailingToolCallIds(request.messages)) ?? `openai-${randomUUID()}`
+  return conversationContinued(request.messages) ?? `openai-${randomUUID()}`
 }
 
 interface Gathered {
@@ -199,13 +188,15 @@ export function serveChat(config: TurnConfig, body: unknown, response: ServerRes
   const deliver = (outputs: StreamOutput[]): void => {
     for (const output of outputs) {
       if (typeof output !== 'string') continue
-      const chunk = parseFrame(output)
-      if (chunk !== null && chunk !== 'done') gather(gathered, chunk)
-      if (!stream) continue
-      if (started) {
+      // A stream under way passes frames on as they are: reading them is only for a completion
+      // still being gathered, or a stream whose answer has not started.
+      if (stream && started) {
         response.write(output)
         continue
       }
+      const chunk = parseFrame(output)
+      if (chunk !== null && chunk !== 'done') gather(gathered, chunk)
+      if (!stream) continue
       if (chunk !== null && chunk !== 'done' && chunk.error !== undefined) continue
       waiting.push(output)
       if (chunk !== null && chunk !== 'done' && startsTheAnswer(chunk)) {

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { mergeProviderBlock, modelsBlock, type ModelsBlock, type ProviderBlock } from './config.js'
 import { toCursorAcpError } from './errors.js'
-import { childEnvironment, dataDirectory, readSettings, type CursorAcpSettings } from './env.js'
+import { childEnvironment, dataDirectory, readSettings, withApiKey, type CursorAcpSettings } from './env.js'
 import { cursorModels, modelCacheFile } from './models.js'
 import { native } from './native.js'
 import { storedApiKey } from './opencode-auth.js'
@@ -69,8 +69,7 @@ export const CursorAcpPlugin: Plugin = async (input) => {
       // provider selectable meanwhile.
       let models: ModelsBlock = { auto: { name: 'Auto' } }
       if (options.configurationError === undefined) {
-        const apiKey = storedApiKey(PROVIDER_ID)
-        const env = { ...childEnvironment(process.env, settings), ...(apiKey === undefined ? {} : { CURSOR_API_KEY: apiKey }) }
+        const env = withApiKey(childEnvironment(process.env, settings), storedApiKey(PROVIDER_ID))
         const discovery: Parameters<typeof cursorModels>[0] = { cacheFile: modelCacheFile(dataDirectory()), env }
         if (settings?.executable !== undefined) discovery.executable = settings.executable
         try {

@@ -70,14 +70,13 @@ export function heldRunCount(): number {
 }
 
 /**
- * The conversation whose held run handed over exactly these calls: for a client that sends no
- * conversation id, the trailing tool results are what names it.
+ * The conversation whose held run `messages` continue (their trailing tool results answer
+ * exactly its calls, as {@link continuationAnswers} decides): for a client that sends no
+ * conversation id, those results are what names it.
  */
-export function conversationHolding(callIds: readonly string[]): string | undefined {
-  if (callIds.length === 0) return undefined
-  const wanted = new Set(callIds)
+export function conversationContinued(messages: readonly PromptMessage[]): string | undefined {
   for (const held of registry().values()) {
-    if (held.callIds.length === wanted.size && held.callIds.every((id) => wanted.has(id))) return held.conversationId
+    if (held.callIds.length > 0 && continuationAnswers(messages, held.callIds) !== null) return held.conversationId
   }
   return undefined
 }

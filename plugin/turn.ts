@@ -11,7 +11,7 @@ import type {
   StreamOutput,
 } from 'opencode-cursor-native'
 import { CursorAcpError, toCursorAcpError } from './errors.js'
-import { childEnvironment, dataDirectory, DEFAULT_SETTINGS, isWholeNumber, readSettings, TOOL_MODES, type CursorAcpSettings } from './env.js'
+import { childEnvironment, dataDirectory, DEFAULT_SETTINGS, isWholeNumber, readSettings, TOOL_MODES, withApiKey, type CursorAcpSettings } from './env.js'
 import { native, type PromptMessage, type ToolDefinition } from './native.js'
 import { localTitle } from './title.js'
 import { continuationAnswers, conversationFolder, handedOver, heldRun, holdRun, releaseRun, type StepEnd } from './tool-bridge.js'
@@ -83,12 +83,6 @@ export function resolveTurnConfig(options: TurnOptions, fromPlugin: boolean): Tu
   return { settings, workspace, warnings, problem, ...(apiKey === undefined ? {} : { apiKey }) }
 }
 
-/** The child's environment of a turn: the settings' choice of the host's, and the API key. */
-export function turnEnvironment(config: Pick<TurnConfig, 'settings' | 'apiKey'>): Record<string, string> {
-  const env = childEnvironment(process.env, config.settings)
-  if (config.apiKey !== undefined) env.CURSOR_API_KEY = config.apiKey
-  return env
-}
 
 /** What a front end asks in one turn. */
 export interface TurnRequest {
@@ -150,7 +144,7 @@ function runOptions(config: TurnConfig, request: TurnRequest, plan: ResumePlan, 
     workspace,
     ...(format === 'ai-sdk' ? { format } : { format: format.format, includeUsage: format.includeUsage, toolCalls: 'omit' as const }),
     force: settings.force,
-    env: turnEnvironment(config),
+    env: withApiKey(childEnvironment(process.env, settings), config.apiKey),
     idleTimeoutMs: settings.idleTimeoutMs,
     timeoutMs: settings.timeoutMs,
   }

@@ -3,9 +3,9 @@
 // verdict and exit code the README documents. Needs `npm run build` first.
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { basename, dirname, join } from 'node:path'
 import { after, describe, it } from 'node:test'
 
 import { jsoncToJson, namesThisPlugin } from '../plugin/opencode-config.ts'
@@ -14,6 +14,9 @@ import { DEFAULT_HOST, DEFAULT_PORT } from '../plugin/proxy.ts'
 const root = join(__dirname, '..')
 const cli = join(root, 'dist', 'plugin', 'cli.js')
 const fakeAgent = join(__dirname, 'support', 'agents', 'fake-cursor-agent.mjs')
+// A --live doctor runs the fake agent a few times, a second or more in all; a test runs it up to
+// three times. The limit only turns a hang into a failure (Bun's default is 5 s).
+const LIMIT = { timeout: 60_000 }
 const scratch = mkdtempSync(join(tmpdir(), 'ocn-doctor-'))
 after(() => rmSync(scratch, { recursive: true, force: true }))
 
@@ -28,9 +31,10 @@ interface Report {
   checks: Check[]
 }
 
-/** Scripts for the live checks, chosen by words of their prompts. */
+/** Scripts for the live checks, chosen by the first key their prompt contains (the round trip's prompt is a "connection check" too). */
 const LIVE_SCRIPT = (nativeRefused: boolean) =>
   JSON.stringify({
+    'word: pong': [{ text: 'pong' }],
     'connection check': [{ calls: [{ tool: 'opencode_probe', args: { word: 'ready' } }] }, { text: 'It said {{result:0}}' }],
     'permission check': [{ native: 'shell', command: 'touch native-probe.txt', refused: nativeRefused }, { text: 'done' }],
   })
@@ -85,6 +89,7 @@ describe('doctor', () => {
       models: 'ok',
       'opencode-config': 'ok',
       'data-dir': 'ok',
+      'live-round-trip': 'skipped',
       'live-bridge-tools': 'skipped',
       'live-probe-call': 'skipped',
       'live-native-refused': 'skipped',
@@ -95,10 +100,11 @@ describe('doctor', () => {
     assert.match(byId.version.detail, /2026\.10\.01-fake/)
     assert.match(byId.models.detail, /3 models: auto, fake-model, composer-2\.5/)
     assert.match(byId['opencode-config'].detail, /opencode\.json \(project\)/)
+    assert.match(byId['live-round-trip'].fix ?? '', /doctor --live/, 'the first live check says how to run them')
     for (const check of found.checks) assert.deepEqual(Object.keys(check).filter((key) => !['id', 'status', 'detail', 'fix'].includes(key)), [])
   })
 
-  it('each problem is named, with its fix, and makes the exit code 1', () => {
+  it('each problem is named, with its fix, and makes the exit code 1', LIMIT, () => {
     const table: Array<{ name: string; env: Record<string, string>; problem: string; fix: RegExp; skipped: string[] }> = [
       {
         name: 'no cursor-agent',
@@ -120,7 +126,7 @@ describe('doctor', () => {
       assert.match(check.fix ?? '', row.fix, row.name)
       for (const id of row.skipped) assert.equal(statusOf(found)[id], 'skipped', `${row.name}: ${id}`)
       // A blocked machine spends none of the account's requests on the live checks.
-      assert.equal(statusOf(found)['live-probe-call'], 'skipped', row.name)
+      for (const id of ['live-round-trip', 'live-probe-call']) assert.equal(statusOf(found)[id], 'skipped', `${row.name}: ${id}`)
       assert.equal(found.checks.filter((c) => c.status === 'problem').length, 1, `${row.name}: only the one problem`)
     }
   })
@@ -147,11 +153,11 @@ describe('doctor', () => {
     assert.equal(found.checks[0].status, 'problem')
     assert.match(found.checks[0].fix ?? '', /Reinstall/)
     const status = statusOf(found)
-    for (const id of ['settings', 'agent', 'version', 'login', 'models', 'live-probe-call', 'tool-mode-opencode']) assert.equal(status[id], 'skipped', id)
+    for (const id of ['settings', 'agent', 'version', 'login', 'models', 'live-round-trip', 'live-probe-call', 'tool-mode-opencode']) assert.equal(status[id], 'skipped', id)
     assert.equal(status['data-dir'], 'ok', 'checks that need no addon still run')
   })
 
-  it('an API key counts as logged in, and no secret appears in the output', () => {
+  it('an API key counts as logged in, and no secret appears in the output', LIMIT, () => {
     const secret = 'key-0f1e2d3c4b5a69788796a5b4c3d2e1f0'
     const ran = doctor(['--json', '--live'], { CURSOR_API_KEY: secret, FAKE_CURSOR_SCENARIO: 'mcp', FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true) })
     const found = report(ran)
@@ -163,10 +169,20 @@ describe('doctor', () => {
   })
 
   describe('--live with the fake agent', () => {
-    it('the bridge lists the probe tool, the probe call arrives, the native call is refused: opencode mode can be used', () => {
+    it('the bridge lists the probe tool, the probe call arrives, the native call is refused: opencode mode can be used', LIMIT, () => {
       const ran = doctor(['--json', '--live'], { FAKE_CURSOR_SCENARIO: 'mcp', FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true) })
       const found = report(ran)
       assert.equal(ran.status, 0, ran.stderr)
+      assert.deepEqual(
+        found.checks.slice(-5).map((check) => [check.id, check.status]),
+        [
+          ['live-round-trip', 'ok'],
+          ['live-bridge-tools', 'ok'],
+          ['live-probe-call', 'ok'],
+          ['live-native-refused', 'ok'],
+          ['tool-mode-opencode', 'ok'],
+        ],
+      )
       const byId = Object.fromEntries(found.checks.map((check) => [check.id, check]))
       assert.equal(byId['live-bridge-tools'].status, 'ok', byId['live-bridge-tools'].detail)
       assert.equal(byId['live-probe-call'].status, 'ok', byId['live-probe-call'].detail)
@@ -176,7 +192,57 @@ describe('doctor', () => {
       assert.equal(byId['tool-mode-opencode'].status, 'ok')
     })
 
-    it('a native tool that runs fails the verdict: a warning in mode cursor, a problem in mode opencode', () => {
+    it('the round trip: a plain run with --trust in an empty folder of its own, the model named, its answer not shown', LIMIT, () => {
+      const ran = doctor(['--json', '--live', '--model', 'fake-model'], { FAKE_CURSOR_SCENARIO: 'mcp', FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true) })
+      const found = report(ran)
+      assert.equal(ran.status, 0, ran.stderr)
+      const check = found.checks.find((c) => c.id === 'live-round-trip')!
+      assert.equal(check.status, 'ok', check.detail)
+      assert.match(check.detail, /^fake-model answered in \d+\.\d s \(first text after \d+\.\d s\); it said "pong"$/)
+      assert.ok(!ran.stdout.includes('Reply with exactly'), 'the prompt is not printed')
+      const runs = readdirSync(join(ran.home, 'log'))
+        .map((file) => JSON.parse(readFileSync(join(ran.home, 'log', file), 'utf8')) as { argv: string[]; cwd: string; stdin?: string; mcpServers?: string[] })
+        .filter((entry) => entry.stdin?.includes('word: pong'))
+      assert.equal(runs.length, 1, 'one round trip')
+      const [roundTrip] = runs
+      assert.ok(roundTrip.argv.includes('--trust') && !roundTrip.argv.includes('--force'), roundTrip.argv.join(' '))
+      assert.equal(roundTrip.argv[roundTrip.argv.indexOf('--model') + 1], 'fake-model')
+      assert.ok(!roundTrip.argv.includes('--approve-mcps'), 'no bridge')
+      assert.deepEqual(roundTrip.mcpServers, [])
+      assert.match(basename(roundTrip.cwd), /^ocn-doctor-round-trip-/)
+      assert.ok(!existsSync(roundTrip.cwd), 'its folder is removed afterwards')
+    })
+
+    it('a failed round trip is a problem in every tool mode, with a fix for its code, and skips the bridge checks', LIMIT, () => {
+      const authError = "Error: Authentication required. Please run 'agent login' first, or set CURSOR_API_KEY environment variable."
+      const table: Array<{ name: string; env: Record<string, string>; code: string; fix: RegExp }> = [
+        { name: 'model not available', env: { FAKE_CURSOR_SCENARIO: 'model' }, code: 'E_MODEL', fix: /--model <id>/ },
+        { name: 'login refused by the run', env: { FAKE_CURSOR_SCENARIO: 'fail', FAKE_CURSOR_STDERR: authError, CURSOR_ACP_TOOL_MODE: 'opencode' }, code: 'E_AUTH', fix: /cursor-agent login/ },
+        { name: 'another failure', env: { FAKE_CURSOR_SCENARIO: 'fail', FAKE_CURSOR_STDERR: 'Error: something unexpected' }, code: 'E_AGENT_EXIT', fix: /CURSOR_ACP_LOG_LEVEL=debug/ },
+      ]
+      for (const row of table) {
+        const ran = doctor(['--json', '--live'], row.env)
+        const found = report(ran)
+        assert.equal(ran.status, 1, row.name)
+        assert.equal(found.ok, false, row.name)
+        const check = found.checks.find((c) => c.id === 'live-round-trip')!
+        assert.equal(check.status, 'problem', `${row.name}: ${JSON.stringify(check)}`)
+        assert.match(check.detail, new RegExp(`^the run failed: .*\\[${row.code}\\]`), row.name)
+        assert.match(check.fix ?? '', row.fix, row.name)
+        for (const id of ['live-bridge-tools', 'live-probe-call', 'live-native-refused', 'tool-mode-opencode']) {
+          const skippedCheck = found.checks.find((c) => c.id === id)!
+          assert.equal(skippedCheck.status, 'skipped', `${row.name}: ${id}`)
+          assert.equal(skippedCheck.detail, 'needs the live-round-trip check to pass')
+        }
+        assert.equal(found.checks.filter((c) => c.status === 'problem').length, 1, `${row.name}: only the one problem`)
+        // No request was spent on the bridge: the round trip was the only run, and no `mcp list-tools`.
+        const logged = readdirSync(join(ran.home, 'log')).map((file) => JSON.parse(readFileSync(join(ran.home, 'log', file), 'utf8')) as { stdin?: string; subcommand?: string })
+        assert.equal(logged.filter((entry) => entry.stdin !== undefined).length, 1, row.name)
+        assert.equal(logged.filter((entry) => entry.subcommand === 'mcp list-tools').length, 0, row.name)
+      }
+    })
+
+    it('a native tool that runs fails the verdict: a warning in mode cursor, a problem in mode opencode', LIMIT, () => {
       for (const [mode, status, exit] of [
         ['cursor', 'warning', 0],
         ['opencode', 'problem', 1],
@@ -192,7 +258,7 @@ describe('doctor', () => {
       }
     })
 
-    it('a bridge cursor-agent cannot see fails the list-tools check with what cursor-agent printed', () => {
+    it('a bridge cursor-agent cannot see fails the list-tools check with what cursor-agent printed', LIMIT, () => {
       // An agent without MCP support: `mcp list-tools` is an unknown command to it.
       const oldAgent = join(scratch, 'old-agent.sh')
       writeFileSync(oldAgent, `#!/bin/sh\nif [ "$1" = mcp ]; then echo "error: unknown command 'mcp'" >&2; exit 1; fi\nexec "${process.execPath}" "${fakeAgent}" "$@"\n`, { mode: 0o755 })

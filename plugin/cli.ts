@@ -12,9 +12,10 @@ const USAGE = `Usage: opencode-cursor-native <command>
 Commands:
   doctor [--json] [--live] [--model <id>]
       Check that this machine can use Cursor from OpenCode: cursor-agent, its login and models,
-      the native addon, OpenCode's configuration and the data folder. --live also runs the checks
-      of tool mode opencode with your Cursor account (three short requests; --model picks the
-      model, default ${DEFAULT_LIVE_MODEL}). --json prints {ok, checks: [{id, status, detail, fix}]}.
+      the native addon, OpenCode's configuration and the data folder. --live also makes a plain
+      round trip and runs the checks of tool mode opencode with your Cursor account (three short
+      requests; --model picks the model, default ${DEFAULT_LIVE_MODEL}). --json prints
+      {ok, checks: [{id, status, detail, fix}]}.
       Exits with 1 when a check found a problem.
 
   serve [--port N] [--host ADDRESS] [--workspace DIR] [--tool-mode cursor|opencode]

@@ -1,7 +1,8 @@
-// `doctor --live`: what only the user's real cursor-agent and Cursor account can show about tool
-// mode `opencode`. cursor-agent must see the bridge's tools in the private configuration, the
-// model's call of a probe tool must arrive at the bridge, and Cursor's own tools must stay out.
-import { existsSync, mkdirSync, rmSync } from 'node:fs'
+// `doctor --live`: what only the user's real cursor-agent and Cursor account can show. First a
+// plain round trip (a prompt in, an answer out, no bridge); then, for tool mode `opencode`:
+// cursor-agent must see the bridge's tools in the private configuration, the model's call of a
+// probe tool must arrive at the bridge, and Cursor's own tools must stay out.
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { RunResult, StreamOutput } from 'opencode-cursor-native'
@@ -24,6 +25,9 @@ export const PROBE_ANSWER = 'probe-acknowledged'
 /** The file the native-tool check asks Cursor's own shell tool to create. */
 export const NATIVE_PROBE_FILE = 'native-probe.txt'
 
+/** The word the round trip asks for; the check says only whether the answer contained it. */
+export const ROUND_TRIP_WORD = 'pong'
+export const ROUND_TRIP_PROMPT = `This is an automated connection check. Reply with exactly the word: ${ROUND_TRIP_WORD}. Do not use any tool.`
 export const PROBE_PROMPT =
   `This is an automated connection check. Call the tool ${PROBE_TOOL.name} exactly once, with the argument word set to "ready". ` +
   'Do not use any other tool. When the tool has answered, reply with the text it returned and nothing else.'
@@ -37,6 +41,8 @@ export interface LiveSetup {
   executable: string | undefined
   /** The child's environment for tool mode `opencode`. */
   env: Record<string, string>
+  /** The child's environment for a plain run, as tool mode `cursor` gives it. */
+  plainEnv: Record<string, string>
   /** The private folder the checks use (a conversation folder of its own). */
   folder: string
   model: string
@@ -45,6 +51,53 @@ export interface LiveSetup {
 export interface LiveOutcome {
   passed: boolean
   detail: string
+  /** The error code of a failed run (`E_AUTH`, ...), when it failed with one. */
+  code?: string
+}
+
+/** Seconds with one decimal: `2.3 s`. */
+function seconds(ms: number): string {
+  return `${(Math.round(ms / 100) / 10).toFixed(1)} s`
+}
+
+/**
+ * One plain run, as tool mode `cursor` makes it but with `--trust` (Cursor may not run shell
+ * commands), in an empty folder made for it: the model must answer. Its answer is not shown.
+ */
+export async function checkRoundTrip(setup: LiveSetup): Promise<LiveOutcome> {
+  const workspace = mkdtempSync(join(tmpdir(), 'ocn-doctor-round-trip-'))
+  try {
+    const started = performance.now()
+    let firstText: number | undefined
+    let text = ''
+    const run = setup.api.runCursorAgent(
+      {
+        prompt: ROUND_TRIP_PROMPT,
+        model: setup.model,
+        workspace,
+        ...(setup.executable === undefined ? {} : { executable: setup.executable }),
+        env: setup.plainEnv,
+        force: false,
+        timeoutMs: 120_000,
+      },
+      (outputs: StreamOutput[]) => {
+        for (const part of outputs) {
+          if (typeof part === 'string' || part.type !== 'text-delta' || part.delta === '') continue
+          firstText ??= performance.now() - started
+          text += part.delta
+        }
+      },
+    )
+    const result = await run.wait()
+    const total = performance.now() - started
+    const failed = failure(result)
+    if (failed !== undefined) return { passed: false, detail: failed, code: result.error?.code }
+    if (text.trim() === '') return { passed: false, detail: `${setup.model} ended the run without any answer text` }
+    const word = text.toLowerCase().includes(ROUND_TRIP_WORD) ? `it said "${ROUND_TRIP_WORD}"` : `its answer did not contain "${ROUND_TRIP_WORD}"`
+    return { passed: true, detail: `${setup.model} answered in ${seconds(total)} (first text after ${seconds(firstText ?? total)}); ${word}` }
+  } finally {
+    rmSync(workspace, { recursive: true, force: true })
+  }
 }
 
 /** `cursor-agent mcp list-tools opencode`, run where a bridged run works, while the bridge serves the probe tool. */

@@ -4,7 +4,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
-import { checkBridgeTools, checkNativeRefused, checkProbeCall, type LiveOutcome, type LiveSetup } from './doctor-live.js'
+import { checkBridgeTools, checkNativeRefused, checkProbeCall, checkRoundTrip, type LiveOutcome, type LiveSetup } from './doctor-live.js'
 import { childEnvironment, dataDirectory, readSettings, withApiKey, type CursorAcpSettings } from './env.js'
 import { native, packageRoot, type NativeApi } from './native.js'
 import { openCodeAuthFile, storedApiKey } from './opencode-auth.js'
@@ -65,11 +65,20 @@ function addonCheck(): { check: Check; api?: NativeApi } {
   }
 }
 
-function settingsCheck(env: Env): { check: Check; settings: CursorAcpSettings } {
+/** The settings; with CURSOR_ACP_LOG_LEVEL set, the doctor's own runs are logged as the plugin's are. */
+function settingsCheck(api: NativeApi, env: Env): { check: Check; settings: CursorAcpSettings; logFile: string } {
   const { settings, warnings } = readSettings(env)
+  const logFile = settings.logFile ?? join(dataDirectory(env), 'log')
+  if (settings.logLevel !== undefined) {
+    try {
+      api.setLogging({ level: settings.logLevel, file: logFile })
+    } catch (error) {
+      warnings.push(`Logging to ${logFile} is off: ${errorText(error)}.`)
+    }
+  }
   const summary = `tool mode ${settings.toolMode}, session resume ${settings.sessionResume ? 'on' : 'off'}`
-  if (warnings.length === 0) return { settings, check: { id: 'settings', status: 'ok', detail: summary } }
-  return { settings, check: { id: 'settings', status: 'warning', detail: `${summary}; ${warnings.join(' ')}`, fix: 'Correct or remove the CURSOR_ACP_* values named.' } }
+  if (warnings.length === 0) return { settings, logFile, check: { id: 'settings', status: 'ok', detail: summary } }
+  return { settings, logFile, check: { id: 'settings', status: 'warning', detail: `${summary}; ${warnings.join(' ')}`, fix: 'Correct or remove the CURSOR_ACP_* values named.' } }
 }
 
 function agentCheck(api: NativeApi, settings: CursorAcpSettings, env: Record<string, string>): { check: Check; found: boolean } {
@@ -153,37 +162,62 @@ function dataCheck(env: Env): Check {
   }
 }
 
-const LIVE_CHECKS: ReadonlyArray<{ id: string; run: (setup: LiveSetup) => Promise<LiveOutcome> }> = [
+const ROUND_TRIP_ID = 'live-round-trip'
+const VERDICT_ID = 'tool-mode-opencode'
+const BRIDGE_CHECKS: ReadonlyArray<{ id: string; run: (setup: LiveSetup) => Promise<LiveOutcome> }> = [
   { id: 'live-bridge-tools', run: checkBridgeTools },
   { id: 'live-probe-call', run: checkProbeCall },
   { id: 'live-native-refused', run: checkNativeRefused },
 ]
+/** Every check `--live` adds, in order. */
+const LIVE_IDS = [ROUND_TRIP_ID, ...BRIDGE_CHECKS.map((check) => check.id), VERDICT_ID]
 
-/** The live checks and the verdict on tool mode `opencode`; a failure blocks use only when that mode is chosen. */
-async function liveChecks(setup: LiveSetup, settings: CursorAcpSettings): Promise<Check[]> {
-  const failing: CheckStatus = settings.toolMode === 'opencode' ? 'problem' : 'warning'
-  const checks: Check[] = []
-  for (const { id, run } of LIVE_CHECKS) {
-    let outcome: LiveOutcome
-    try {
-      outcome = await run(setup)
-    } catch (error) {
-      outcome = { passed: false, detail: errorText(error) }
-    }
-    checks.push(outcome.passed ? { id, status: 'ok', detail: outcome.detail } : { id, status: failing, detail: outcome.detail, fix: 'Please report this output.' })
+/** What to do when the round trip fails, by the run's error code; any other code: {@link debugFix}. */
+const ROUND_TRIP_FIX: Readonly<Partial<Record<string, string>>> = {
+  E_AUTH: LOGIN_FIX,
+  E_MODEL: 'Pick another model with `--model <id>`, one of those the models check lists.',
+  E_QUOTA: 'Wait for the usage limit to reset, or pick another model with `--model <id>`.',
+  E_NETWORK: "Check the connection to Cursor's servers (and HTTPS_PROXY, if you need a proxy), then run the doctor again.",
+}
+const debugFix = (logFile: string) => `Rerun with CURSOR_ACP_LOG_LEVEL=debug and read the log, ${logFile}.`
+
+async function outcomeOf(run: (setup: LiveSetup) => Promise<LiveOutcome>, setup: LiveSetup): Promise<LiveOutcome> {
+  try {
+    return await run(setup)
+  } catch (error) {
+    const { code } = error as { code?: unknown }
+    return { passed: false, detail: errorText(error), ...(typeof code === 'string' ? { code } : {}) }
   }
-  const passed = checks.every((check) => check.status === 'ok')
-  checks.push(
-    passed
-      ? { id: 'tool-mode-opencode', status: 'ok', detail: 'tool mode opencode can be used on this machine (CURSOR_ACP_TOOL_MODE=opencode)' }
-      : {
-          id: 'tool-mode-opencode',
-          status: failing,
-          detail: 'tool mode opencode cannot be used on this machine yet',
-          fix: 'Keep the default tool mode cursor, and please report this output with your cursor-agent version.',
-        },
-  )
-  return checks
+}
+
+/**
+ * The round trip, then the checks of the bridge and the verdict on tool mode `opencode`. A failed
+ * round trip blocks any use, and skips the rest (their requests would be spent for nothing); a
+ * failed bridge check blocks use only when that mode is chosen.
+ */
+async function liveChecks(setup: LiveSetup, settings: CursorAcpSettings, logFile: string): Promise<Check[]> {
+  const roundTrip = await outcomeOf(checkRoundTrip, setup)
+  if (!roundTrip.passed) {
+    const fix = (roundTrip.code === undefined ? undefined : ROUND_TRIP_FIX[roundTrip.code]) ?? debugFix(logFile)
+    const rest = LIVE_IDS.filter((id) => id !== ROUND_TRIP_ID).map((id) => skipped(id, `needs the ${ROUND_TRIP_ID} check to pass`))
+    return [{ id: ROUND_TRIP_ID, status: 'problem', detail: roundTrip.detail, fix }, ...rest]
+  }
+  const failing: CheckStatus = settings.toolMode === 'opencode' ? 'problem' : 'warning'
+  const bridge: Check[] = []
+  for (const { id, run } of BRIDGE_CHECKS) {
+    const outcome = await outcomeOf(run, setup)
+    bridge.push(outcome.passed ? { id, status: 'ok', detail: outcome.detail } : { id, status: failing, detail: outcome.detail, fix: 'Please report this output.' })
+  }
+  const passed = bridge.every((check) => check.status === 'ok')
+  const verdict: Check = passed
+    ? { id: VERDICT_ID, status: 'ok', detail: 'tool mode opencode can be used on this machine (CURSOR_ACP_TOOL_MODE=opencode)' }
+    : {
+        id: VERDICT_ID,
+        status: failing,
+        detail: 'tool mode opencode cannot be used on this machine yet',
+        fix: 'Keep the default tool mode cursor, and please report this output with your cursor-agent version.',
+      }
+  return [{ id: ROUND_TRIP_ID, status: 'ok', detail: roundTrip.detail }, ...bridge, verdict]
 }
 
 const skipped = (id: string, detail: string, fix?: string): Check => ({ id, status: 'skipped', detail, ...(fix === undefined ? {} : { fix }) })
@@ -193,15 +227,14 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const addon = addonCheck()
   checks.push(addon.check)
   const agentIds = ['settings', 'agent', 'version', 'login', 'models']
-  const liveIds = [...LIVE_CHECKS.map((check) => check.id), 'tool-mode-opencode']
   if (addon.api === undefined) {
     checks.push(...agentIds.map((id) => skipped(id, 'needs the native addon')))
     checks.push(configCheck(options.cwd, options.env), dataCheck(options.env))
-    if (options.live) checks.push(...liveIds.map((id) => skipped(id, 'needs the native addon')))
+    if (options.live) checks.push(...LIVE_IDS.map((id) => skipped(id, 'needs the native addon')))
     return { ok: false, checks }
   }
   const api = addon.api
-  const { check, settings } = settingsCheck(options.env)
+  const { check, settings, logFile } = settingsCheck(api, options.env)
   checks.push(check)
   // As a turn does: OpenCode's stored key, over the environment's.
   const stored = storedApiKey(PROVIDER_ID, options.env)
@@ -222,18 +255,19 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   checks.push(data)
   const blocked = checks.find((found) => found.status === 'problem')
   if (!options.live) {
-    checks.push(...liveIds.map((id, index) => skipped(id, 'uses the Cursor account', index === 0 ? 'Run `npx opencode-cursor-native doctor --live`.' : undefined)))
+    checks.push(...LIVE_IDS.map((id, index) => skipped(id, 'uses the Cursor account', index === 0 ? 'Run `npx opencode-cursor-native doctor --live`.' : undefined)))
   } else if (blocked !== undefined) {
-    checks.push(...liveIds.map((id) => skipped(id, `needs the ${blocked.id} check to pass`)))
+    checks.push(...LIVE_IDS.map((id) => skipped(id, `needs the ${blocked.id} check to pass`)))
   } else {
     const setup: LiveSetup = {
       api,
       executable: settings.executable,
       env: withApiKey(childEnvironment(options.env, { ...settings, toolMode: 'opencode' }), stored),
+      plainEnv: withApiKey(childEnvironment(options.env, { ...settings, toolMode: 'cursor' }), stored),
       folder: join(dataDirectory(options.env), 'conversations', 'doctor'),
       model: options.model,
     }
-    checks.push(...(await liveChecks(setup, settings)))
+    checks.push(...(await liveChecks(setup, settings, logFile)))
   }
   return { ok: checks.every((found) => found.status !== 'problem'), checks }
 }

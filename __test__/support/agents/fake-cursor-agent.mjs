@@ -28,7 +28,8 @@
 //                              as a replay does; `fail` streams FAKE_CURSOR_PARTIAL when it is set
 //                              (without a result), prints FAKE_CURSOR_STDERR and exits with
 //                              FAKE_CURSOR_EXIT_CODE (default 1); `mcp` connects to the configured
-//                              MCP servers, lists their tools and runs FAKE_CURSOR_MCP_SCRIPT
+//                              MCP servers, lists their tools and runs FAKE_CURSOR_MCP_SCRIPT (a
+//                              script of text and native steps only runs without any server)
 //   FAKE_CURSOR_MCP_SCRIPT     the `mcp` scenario's steps: a JSON array, or a path to a JSON file
 //                              holding one (see runMcpScript for the step kinds); or an object of
 //                              such arrays, chosen by the first key the prompt contains
@@ -344,7 +345,9 @@ async function runMcpScript(steps, servers, sessionId, prompt) {
     for (const [name, config] of Object.entries(servers)) {
       if (typeof config?.url === 'string') connections.set(name, await connectMcp(name, config))
     }
-    if (connections.size === 0) fail('the mcp scenario needs an MCP server with a url in .cursor/mcp.json')
+    // Steps of text and native tools alone need no server: a plain run (no bridge) can be scripted too.
+    const needsServer = steps.some((step) => Array.isArray(step?.calls) || step?.listTools === true)
+    if (connections.size === 0 && needsServer) fail('the mcp scenario needs an MCP server with a url in .cursor/mcp.json')
     toolLists.push(await listAll())
     recordMore({ mcpTools: toolLists.at(-1), mcpToolLists: toolLists, mcpCalls })
 

@@ -83,6 +83,65 @@ export type StreamPart =
       usage: StreamUsage
     }
 
+/** What `replayCapture` found; the four stages are the places a cut-off answer can come from. */
+export interface ReplayReport {
+  /** The capture's name. */
+  name: string
+  /** The package version that made it. */
+  package: string
+  argv: string[]
+  model: string
+  format: 'openai-sse' | 'ai-sdk'
+  process: {
+    /** How the run ended: `finished`, `cancelled`, `consumer gone`, `callback threw`, `idle timeout`, `overall timeout`, `tool wait timeout`, `resume replaced` or `not started`; `null` when the capture has no end. */
+    ending: string | null
+    exitCode: number | null
+    signal: string | null
+    cancelled: boolean
+    /** The stderr tail the run kept (secrets masked). */
+    stderr: string
+    stdoutBytes: number
+    /** Reads of stdout. */
+    reads: number
+    firstStdoutMs: number | null
+    exitedAtMs: number | null
+    durationMs: number | null
+    error?: { code: `${ErrorCode}`; message: string; agentOutput?: string }
+  }
+  framing: {
+    /** Non-blank records. */
+    records: number
+    /** Records per event type, e.g. `['assistant', 12]`. */
+    kinds: Array<[string, number]>
+    skipped: Array<{ record: number; reason: string; bytes: number; prefix?: string }>
+    /** Whether cursor-agent's `result` record arrived. */
+    sawResult: boolean
+  }
+  reconciliation: {
+    /** The delta tracker's decision for every piece of text, in order: `appended`, `held`, `released`, `dropped as flush`, `extended`, `repeated`, `rewritten`, or `segment ended`. */
+    decisions: Array<{ record: number | null; event: string; partial: boolean; channel: 'text' | 'thinking' | null; decision: string; inputBytes: number; emittedBytes: number }>
+    counts: Array<[string, number]>
+  }
+  consumer: {
+    /** The outputs of the replay. */
+    outputs: StreamOutput[]
+    /** Outputs the run produced, and how many it handed to its consumer (`null` without an end). */
+    liveOutputs: number
+    delivered: number | null
+    /** The answer text of the replayed outputs, and of the live ones. */
+    text: string
+    liveText: string
+  }
+  /** The replay produced exactly the outputs the run emitted (and the capture is whole). */
+  matches: boolean
+  /** The first output that differs. */
+  mismatch?: { index: number; live: StreamOutput | null; replayed: StreamOutput | null }
+  /** Where the answer stopped short, when it did. */
+  textStopped?: { stage: 'process' | 'framing' | 'reconciliation' | 'consumer'; reason: string }
+  /** The capture reached its size limit; the replay cannot match past it. */
+  truncated: boolean
+}
+
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
  * a native addon, otherwise the `platformArchABI` of the WASI flavor. Every
@@ -440,6 +499,16 @@ export interface PromptRequest {
 }
 
 /**
+ * Replays the capture file at `path` (made with `RunCursorAgentOptions.capture`) through the
+ * same pipeline a run uses, and reports what each stage made of it: the process (exit,
+ * signal, stderr), framing (records, skipped ones), reconciliation (the delta tracker's
+ * decision for every piece of text) and the consumer (outputs, text), whether the outputs
+ * match those the run emitted, and where the answer stopped short, if it did. Throws
+ * `E_INVALID_ARG` for a file that cannot be read or is not a capture.
+ */
+export declare function replayCapture(path: string): ReplayReport
+
+/**
  * Find cursor-agent: `executable`, then `cursor-agent` and `agent` on `PATH`,
  * `~/.local/bin/cursor-agent`, `~/.cursor-agent/cursor-agent`, and on Windows the newest
  * `versions/<v>/node.exe` under `%LOCALAPPDATA%/cursor-agent` (run with its `index.js`; the
@@ -494,6 +563,32 @@ export interface ResumeRequest {
    * of the hash of the first user message.
    */
   conversationId?: string
+}
+
+/**
+ * Where and how a run is captured. The capture `<folder>/<name>.ndjson` holds the command line,
+ * the names of the child's variables, the prompt's size and SHA-256, stdout as read, the
+ * stderr tail, the exit, timings and every output. Stdout is kept byte for byte but for the
+ * text of the `user` record that echoes the prompt, and the value of every secret the child was
+ * given (variables named like `*API_KEY*`, `*TOKEN*`, `*SECRET*`, `*PASSWORD*`, `*_KEY`, and
+ * the tool bridge's token), each replaced by `[masked NAME]`. A failure's message names the
+ * capture (`RunResult.capture`), a name without digits. A capture that cannot be written is
+ * given up with a logged warning; the run goes on.
+ */
+export interface RunCaptureOptions {
+  /** The capture folder, an absolute path (created when missing). */
+  folder: string
+  /**
+   * The folder's total size: before a capture starts, the oldest are removed until the
+   * rest and one more capture fit; one capture keeps at most a quarter of it. From 1 to
+   * 2^53 - 1; default 209715200 (200 MiB).
+   */
+  maxBytes?: number
+  /**
+   * Keep the prompt's text too (in the capture's start line and in its echo). Default
+   * false: only its size and hash.
+   */
+  includePrompt?: boolean
 }
 
 /**
@@ -595,6 +690,8 @@ export interface RunCursorAgentOptions {
    * Cursor runs its own tools.
    */
   hostTools?: HostToolsOptions
+  /** Capture the run into one file for `replayCapture`. Default none. */
+  capture?: RunCaptureOptions
 }
 
 /** A failure with a stable code (one of `ErrorCode`). */
@@ -633,6 +730,8 @@ export interface RunResult {
    * (a prompt over the cap comes back as one echoed record); a warning is logged.
    */
   skippedLines: number
+  /** The name of the run's capture (with `capture`, once its file was created). */
+  capture?: string
 }
 
 /** Options of `SessionResumeManager`. */

@@ -844,6 +844,7 @@ module.exports.ErrorCode = nativeBinding.ErrorCode
 module.exports.isTitleRequest = nativeBinding.isTitleRequest
 module.exports.listCursorModels = nativeBinding.listCursorModels
 module.exports.parseSwitch = nativeBinding.parseSwitch
+module.exports.replayCapture = nativeBinding.replayCapture
 module.exports.resolveCursorAgent = nativeBinding.resolveCursorAgent
 module.exports.runCursorAgent = nativeBinding.runCursorAgent
 module.exports.runCursorAgentCommand = nativeBinding.runCursorAgentCommand

@@ -18,6 +18,12 @@ Commands:
       {ok, checks: [{id, status, detail, fix}]}.
       Exits with 1 when a check found a problem.
 
+  replay <capture> [--json]
+      Feed a run's capture (CURSOR_ACP_CAPTURE=1; a failure's message names it) through the
+      translation again, offline, and show what the process, framing, reconciliation and the
+      consumer made of it, whether that matches the live run, and where the answer stopped.
+      <capture> is a capture's name or file. Exits with 1 when the replay does not match.
+
   serve [--port N] [--host ADDRESS] [--workspace DIR] [--tool-mode cursor|opencode]
       An OpenAI-compatible server for any OpenAI client: POST /v1/chat/completions, GET /v1/models,
       GET /health, at http://127.0.0.1:32125/v1 by default. Every request but /health
@@ -41,6 +47,16 @@ async function doctor(args: string[]): Promise<number> {
   const report = await runDoctor({ live: values.live, model: values.model, cwd: process.cwd(), env: process.env })
   process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report, version()))
   return report.ok ? 0 : 1
+}
+
+async function replay(args: string[]): Promise<number> {
+  const { replayCapture, formatReplay } = await import('./replay.js')
+  const { values, positionals } = parseArgs({ args, options: { json: { type: 'boolean', default: false } }, allowPositionals: true, strict: true })
+  const [target] = positionals
+  if (target === undefined || positionals.length > 1) throw new Error('replay needs one capture: its name (cap-...) or its file')
+  const report = replayCapture(target)
+  process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReplay(report))
+  return report.matches ? 0 : 1
 }
 
 async function serve(args: string[]): Promise<number> {
@@ -72,6 +88,7 @@ async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv
   if (name === 'doctor') return doctor(rest)
   if (name === 'serve') return serve(rest)
+  if (name === 'replay') return replay(rest)
   if (name === '--version' || name === '-v') {
     process.stdout.write(`${version()}\n`)
     return 0

@@ -35,6 +35,16 @@ export interface CursorAcpSettings {
   logFile?: string
   /** `CURSOR_ACP_CHILD_ENV`; unset: the tool mode's default (`CHILD_ENV_BY_TOOL_MODE`). */
   childEnv?: ChildEnvChoice
+  /**
+   * `CURSOR_ACP_CAPTURE` (default false): every run writes a capture into
+   * `<user data dir>/opencode-cursor-native/captures` (`captureFolder()`), for
+   * `npx opencode-cursor-native replay <name>`.
+   */
+  capture: boolean
+  /** `CURSOR_ACP_CAPTURE_PROMPT` (default false): captures keep the prompt's text, not only its size and hash. */
+  capturePrompt: boolean
+  /** `CURSOR_ACP_CAPTURE_MAX_BYTES` (default 209715200, 200 MiB): the capture folder's total size. */
+  captureMaxBytes: number
 }
 
 /**
@@ -96,6 +106,9 @@ export const DEFAULT_SETTINGS: Readonly<CursorAcpSettings> = Object.freeze({
   toolWaitMs: 600_000,
   idleTimeoutMs: 300_000,
   timeoutMs: 0,
+  capture: false,
+  capturePrompt: false,
+  captureMaxBytes: 200 * 1024 * 1024,
 })
 
 export interface SettingsReading {
@@ -119,14 +132,18 @@ export function isWholeNumber(value: unknown, min = 0, max = Number.MAX_SAFE_INT
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= min && value <= Math.min(max, Number.MAX_SAFE_INTEGER)
 }
 
-function milliseconds(env: Env, name: string, fallback: number, warnings: string[]): number {
+function wholeNumber(env: Env, name: string, fallback: number, warnings: string[], unit: string, min = 0): number {
   const value = text(env, name)
   if (value === undefined) return fallback
-  // Digits only: a sign, a fraction or an exponent is a typo, not a number of milliseconds.
+  // Digits only: a sign, a fraction or an exponent is a typo, not a count.
   const number = /^\d+$/.test(value) ? Number(value) : Number.NaN
-  if (isWholeNumber(number)) return number
-  warnings.push(`${name}=${JSON.stringify(value)} is not a whole number of milliseconds; using ${fallback}.`)
+  if (isWholeNumber(number, min)) return number
+  warnings.push(`${name}=${JSON.stringify(value)} is not a whole number of ${unit}; using ${fallback}.`)
   return fallback
+}
+
+function milliseconds(env: Env, name: string, fallback: number, warnings: string[]): number {
+  return wholeNumber(env, name, fallback, warnings, 'milliseconds')
 }
 
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], warnings: string[]): T | undefined {
@@ -163,6 +180,9 @@ export function readSettings(env: Env = process.env): SettingsReading {
     toolWaitMs: milliseconds(env, 'CURSOR_ACP_TOOL_WAIT_MS', DEFAULT_SETTINGS.toolWaitMs, warnings),
     idleTimeoutMs: milliseconds(env, 'CURSOR_ACP_IDLE_TIMEOUT_MS', DEFAULT_SETTINGS.idleTimeoutMs, warnings),
     timeoutMs: milliseconds(env, 'CURSOR_ACP_TIMEOUT_MS', DEFAULT_SETTINGS.timeoutMs, warnings),
+    capture: parseSwitch(env.CURSOR_ACP_CAPTURE, DEFAULT_SETTINGS.capture),
+    capturePrompt: parseSwitch(env.CURSOR_ACP_CAPTURE_PROMPT, DEFAULT_SETTINGS.capturePrompt),
+    captureMaxBytes: wholeNumber(env, 'CURSOR_ACP_CAPTURE_MAX_BYTES', DEFAULT_SETTINGS.captureMaxBytes, warnings, 'bytes', 1),
   }
   const executable = text(env, 'CURSOR_AGENT_EXECUTABLE')
   if (executable !== undefined) settings.executable = executable
@@ -186,6 +206,11 @@ export function dataDirectory(env: Env = process.env): string {
   else if (process.platform === 'darwin') base = join(home, 'Library', 'Application Support')
   else base = text(env, 'XDG_DATA_HOME') ?? join(home, '.local', 'share')
   return join(base, 'opencode-cursor-native')
+}
+
+/** Where runs are captured (`CURSOR_ACP_CAPTURE`), and where `replay` looks for a capture by its name. */
+export function captureFolder(env: Env = process.env): string {
+  return join(dataDirectory(env), 'captures')
 }
 
 function matches(name: string, { pattern, anyCase }: EnvPattern, ignoreCase: boolean): boolean {

@@ -11,7 +11,7 @@ import type {
   StreamOutput,
 } from 'opencode-cursor-native'
 import { CursorAcpError, toCursorAcpError } from './errors.js'
-import { childEnvironment, dataDirectory, DEFAULT_SETTINGS, isWholeNumber, readSettings, TOOL_MODES, withApiKey, type CursorAcpSettings } from './env.js'
+import { captureFolder, childEnvironment, dataDirectory, DEFAULT_SETTINGS, isWholeNumber, readSettings, TOOL_MODES, withApiKey, type CursorAcpSettings } from './env.js'
 import { native, type PromptMessage, type ToolDefinition } from './native.js'
 import { localTitle } from './title.js'
 import { continuationAnswers, conversationFolder, handedOver, heldRun, holdRun, releaseRun, type StepEnd } from './tool-bridge.js'
@@ -151,6 +151,7 @@ function runOptions(config: TurnConfig, request: TurnRequest, plan: ResumePlan, 
   // A request without tools (a compaction summary, say) still runs in the private folder, with
   // no tools at all: in this mode Cursor never runs its own.
   if (folder !== null) options.hostTools = { tools: request.tools ?? [], folder, waitMs: Math.max(1, settings.toolWaitMs) }
+  if (settings.capture) options.capture = { folder: captureFolder(), maxBytes: settings.captureMaxBytes, includePrompt: settings.capturePrompt }
   if (plan.resumeChatId != null) options.resumeChatId = plan.resumeChatId
   if (settings.executable !== undefined) options.executable = settings.executable
   return options

@@ -60,6 +60,25 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    /// Every code, in declaration order.
+    pub const ALL: [Self; 10] = [
+        Self::AgentNotFound,
+        Self::Auth,
+        Self::Quota,
+        Self::Model,
+        Self::Resume,
+        Self::Network,
+        Self::Timeout,
+        Self::Callback,
+        Self::AgentExit,
+        Self::InvalidArg,
+    ];
+
+    /// The code of its JS text (`E_AUTH`), if it is one.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|code| code.as_str() == text)
+    }
+
     /// The code as JS sees it, e.g. `E_AUTH`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -131,6 +150,41 @@ impl CoreError {
         }
     }
 
+    /// `self` with `note` added to the package's explanation (Cursor's words stay apart).
+    pub fn with_note(self, note: &str) -> Self {
+        match self {
+            Self::WithAgentOutput {
+                error,
+                agent_output,
+            } => Self::WithAgentOutput {
+                error: Box::new(error.with_note(note)),
+                agent_output,
+            },
+            error => {
+                let code = error.code();
+                let message = format!("{} {note}", error.message());
+                Self::new(code, message)
+            }
+        }
+    }
+
+    /// The error of `code` with `message` (the inverse of [`code`](Self::code) and
+    /// [`message`](Self::message)).
+    pub fn new(code: ErrorCode, message: String) -> Self {
+        match code {
+            ErrorCode::AgentNotFound => Self::AgentNotFound(message),
+            ErrorCode::Auth => Self::Auth(message),
+            ErrorCode::Quota => Self::Quota(message),
+            ErrorCode::Model => Self::Model(message),
+            ErrorCode::Resume => Self::Resume(message),
+            ErrorCode::Network => Self::Network(message),
+            ErrorCode::Timeout => Self::Timeout(message),
+            ErrorCode::Callback => Self::Callback(message),
+            ErrorCode::AgentExit => Self::AgentExit(message),
+            ErrorCode::InvalidArg => Self::InvalidArg(message),
+        }
+    }
+
     /// What cursor-agent itself printed about the failure, verbatim (ANSI removed).
     pub fn agent_output(&self) -> Option<&str> {
         match self {
@@ -179,6 +233,26 @@ mod tests {
         let codes: std::collections::HashSet<_> = all.iter().map(|e| e.code().as_str()).collect();
         assert_eq!(codes.len(), all.len());
         assert!(codes.iter().all(|c| c.starts_with("E_")));
+    }
+
+    #[test]
+    fn a_code_and_message_make_the_error_again() {
+        for code in super::ErrorCode::ALL {
+            let error = CoreError::new(code, "why".into());
+            assert_eq!(error.code(), code);
+            assert_eq!(error.message(), "why");
+            assert_eq!(super::ErrorCode::parse(code.as_str()), Some(code));
+        }
+        assert_eq!(super::ErrorCode::parse("E_NOPE"), None);
+    }
+
+    #[test]
+    fn a_note_joins_the_explanation_not_cursors_words() {
+        let e = CoreError::Network("check the connection.".into()).with_agent_output("fetch failed");
+        let noted = e.with_note("Capture: cap-abc.");
+        assert_eq!(noted.code(), "E_NETWORK");
+        assert_eq!(noted.message(), "check the connection. Capture: cap-abc.");
+        assert_eq!(noted.agent_output(), Some("fetch failed"));
     }
 
     #[test]

@@ -11,9 +11,11 @@
 
 pub mod agent;
 pub mod bridge;
+pub mod capture;
 pub mod cursor_id;
 pub mod error;
 pub mod failure;
+pub mod hex;
 pub mod json;
 pub mod logging;
 pub mod prompt;

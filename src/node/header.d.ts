@@ -82,3 +82,62 @@ export type StreamPart =
       finishReason: { unified: 'stop' | 'tool-calls' | 'error' | 'other'; raw: string }
       usage: StreamUsage
     }
+
+/** What `replayCapture` found; the four stages are the places a cut-off answer can come from. */
+export interface ReplayReport {
+  /** The capture's name. */
+  name: string
+  /** The package version that made it. */
+  package: string
+  argv: string[]
+  model: string
+  format: 'openai-sse' | 'ai-sdk'
+  process: {
+    /** How the run ended: `finished`, `cancelled`, `consumer gone`, `callback threw`, `idle timeout`, `overall timeout`, `tool wait timeout`, `resume replaced` or `not started`; `null` when the capture has no end. */
+    ending: string | null
+    exitCode: number | null
+    signal: string | null
+    cancelled: boolean
+    /** The stderr tail the run kept (secrets masked). */
+    stderr: string
+    stdoutBytes: number
+    /** Reads of stdout. */
+    reads: number
+    firstStdoutMs: number | null
+    exitedAtMs: number | null
+    durationMs: number | null
+    error?: { code: `${ErrorCode}`; message: string; agentOutput?: string }
+  }
+  framing: {
+    /** Non-blank records. */
+    records: number
+    /** Records per event type, e.g. `['assistant', 12]`. */
+    kinds: Array<[string, number]>
+    skipped: Array<{ record: number; reason: string; bytes: number; prefix?: string }>
+    /** Whether cursor-agent's `result` record arrived. */
+    sawResult: boolean
+  }
+  reconciliation: {
+    /** The delta tracker's decision for every piece of text, in order: `appended`, `held`, `released`, `dropped as flush`, `extended`, `repeated`, `rewritten`, or `segment ended`. */
+    decisions: Array<{ record: number | null; event: string; partial: boolean; channel: 'text' | 'thinking' | null; decision: string; inputBytes: number; emittedBytes: number }>
+    counts: Array<[string, number]>
+  }
+  consumer: {
+    /** The outputs of the replay. */
+    outputs: StreamOutput[]
+    /** Outputs the run produced, and how many it handed to its consumer (`null` without an end). */
+    liveOutputs: number
+    delivered: number | null
+    /** The answer text of the replayed outputs, and of the live ones. */
+    text: string
+    liveText: string
+  }
+  /** The replay produced exactly the outputs the run emitted (and the capture is whole). */
+  matches: boolean
+  /** The first output that differs. */
+  mismatch?: { index: number; live: StreamOutput | null; replayed: StreamOutput | null }
+  /** Where the answer stopped short, when it did. */
+  textStopped?: { stage: 'process' | 'framing' | 'reconciliation' | 'consumer'; reason: string }
+  /** The capture reached its size limit; the replay cannot match past it. */
+  truncated: boolean
+}

@@ -1,5 +1,6 @@
 //! `#[napi]` bindings: convert, call core, map errors. A few lines per item.
 
+mod capture;
 mod command;
 mod error_code;
 mod init;

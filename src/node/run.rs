@@ -26,6 +26,7 @@ use crate::core::agent::options::HostTools;
 use crate::core::agent::run::ToolAnswers;
 use crate::core::agent::{self, OutputSink, Receipt, RunRequest};
 use crate::core::bridge::{Answer, AnswerContent, HostTool};
+use crate::core::capture::CaptureOptions;
 use crate::core::error::CoreError;
 use crate::core::json;
 use crate::core::stream::encode::Output;
@@ -89,6 +90,33 @@ pub struct RunCursorAgentOptions {
     /// Let the host run its own tools instead of Cursor (the tool bridge). Default none:
     /// Cursor runs its own tools.
     pub host_tools: Option<HostToolsOptions>,
+    /// Capture the run into one file for `replayCapture`. Default none.
+    pub capture: Option<RunCaptureOptions>,
+}
+
+/// Where and how a run is captured. The capture `<folder>/<name>.ndjson` holds the command line,
+/// the names of the child's variables, the prompt's size and SHA-256, stdout as read, the
+/// stderr tail, the exit, timings and every output. Stdout is kept byte for byte but for the
+/// text of the `user` record that echoes the prompt, and the value of every secret the child was
+/// given (variables named like `*API_KEY*`, `*TOKEN*`, `*SECRET*`, `*PASSWORD*`, `*_KEY`, and
+/// the tool bridge's token), each replaced by `[masked NAME]`. A failure's message names the
+/// capture (`RunResult.capture`), a name without digits. A capture that cannot be written is
+/// given up with a logged warning; the run goes on.
+#[allow(
+    dead_code,
+    reason = "declares the TypeScript shape; the options are read field by field"
+)]
+#[napi(object)]
+pub struct RunCaptureOptions {
+    /// The capture folder, an absolute path (created when missing).
+    pub folder: String,
+    /// The folder's total size: before a capture starts, the oldest are removed until the
+    /// rest and one more capture fit; one capture keeps at most a quarter of it. From 1 to
+    /// 2^53 - 1; default 209715200 (200 MiB).
+    pub max_bytes: Option<f64>,
+    /// Keep the prompt's text too (in the capture's start line and in its echo). Default
+    /// false: only its size and hash.
+    pub include_prompt: Option<bool>,
 }
 
 /// The tool bridge of a run. cursor-agent gets the tools through an MCP server on
@@ -173,6 +201,21 @@ pub(super) fn read_host_tools(env: &Env, options: &Options<'_>) -> Result<Option
     Ok(Some(host_tools))
 }
 
+fn read_capture(options: &Options<'_>) -> Result<Option<CaptureOptions>> {
+    let Some(capture) = options.object("capture")? else {
+        return Ok(None);
+    };
+    let folder = capture
+        .string("folder")?
+        .ok_or_else(|| invalid_arg("`capture.folder` is required"))?;
+    let mut read = CaptureOptions::new(folder);
+    if let Some(max) = capture.whole_number("maxBytes", 1..=MAX_SAFE_INTEGER)? {
+        read.max_bytes = max.unsigned_abs();
+    }
+    read.include_prompt = capture.boolean("includePrompt")?.unwrap_or(false);
+    Ok(Some(read))
+}
+
 fn read_answers(answers: Vec<ToolAnswer>) -> ToolAnswers {
     answers
         .into_iter()
@@ -211,6 +254,7 @@ fn read_run_request(env: &Env, options: &Options<'_>) -> Result<RunRequest> {
         timeout: millis(options, "timeoutMs")?.unwrap_or(defaults.timeout),
         transformer: read_transformer_options(options, defaults.transformer)?,
         host_tools: read_host_tools(env, options)?,
+        capture: read_capture(options)?,
     })
 }
 
@@ -265,6 +309,8 @@ pub struct RunResult {
     /// UTF-8, not a JSON object (as `StreamTransformer.skippedLines` counts them). Not an error
     /// (a prompt over the cap comes back as one echoed record); a warning is logged.
     pub skipped_lines: f64,
+    /// The name of the run's capture (with `capture`, once its file was created).
+    pub capture: Option<String>,
 }
 
 impl From<agent::RunResult> for RunResult {
@@ -284,6 +330,7 @@ impl From<agent::RunResult> for RunResult {
             }),
             error: r.error.map(RunError::from),
             skipped_lines: r.skipped_lines as f64,
+            capture: r.capture,
         }
     }
 }

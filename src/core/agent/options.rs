@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::core::bridge::workspace::layout;
+use crate::core::capture::{failure_note, fresh_name, CaptureOptions};
 use crate::core::bridge::{HostTool, SERVER_NAME};
 use crate::core::cursor_id::{cursor_model_id, is_valid_chat_id, MAX_CHAT_ID_LEN};
 use crate::core::error::CoreError;
@@ -47,6 +48,8 @@ pub struct RunRequest {
     pub transformer: TransformerOptions,
     /// The host runs these tools (the tool bridge); default none: Cursor runs its own.
     pub host_tools: Option<HostTools>,
+    /// Capture the run (see [`crate::core::capture`]); default none.
+    pub capture: Option<CaptureOptions>,
 }
 
 /// What a run needs to let the host run its own tools.
@@ -115,6 +118,7 @@ impl Default for RunRequest {
                 ..TransformerOptions::default()
             },
             host_tools: None,
+            capture: None,
         }
     }
 }
@@ -126,6 +130,8 @@ impl Default for RunRequest {
 pub struct RunOptions {
     request: RunRequest,
     workspace_dir: PathBuf,
+    /// With a capture: its name, which a failure's message names.
+    capture_name: Option<String>,
 }
 
 impl Deref for RunOptions {
@@ -141,6 +147,11 @@ impl RunOptions {
     /// the private workspace inside their folder).
     pub fn workspace_dir(&self) -> &Path {
         &self.workspace_dir
+    }
+
+    /// The name of the run's capture, when it is captured.
+    pub fn capture_name(&self) -> Option<&str> {
+        self.capture_name.as_deref()
     }
 
     /// The prompt, moved out for writing to stdin (nothing else reads it).
@@ -235,9 +246,26 @@ impl RunRequest {
             workspace_dir = layout(Path::new(&host.folder)).workspace;
             host_tool_server = Some(SERVER_NAME.to_owned());
         }
+        let mut failure_note_text = self.transformer.failure_note.clone();
+        let capture_name = match &self.capture {
+            Some(capture) => {
+                let folder = capture.folder.to_string_lossy();
+                no_nul("capture.folder", &folder)?;
+                if !capture.folder.is_absolute() {
+                    return Err(CoreError::invalid_arg(format!(
+                        "capture.folder '{folder}' must be an absolute path"
+                    )));
+                }
+                let name = fresh_name();
+                failure_note_text = Some(failure_note(&name));
+                Some(name)
+            }
+            None => None,
+        };
         let transformer = TransformerOptions {
             model: model.clone(),
             host_tool_server,
+            failure_note: failure_note_text,
             ..self.transformer
         };
         Ok(RunOptions {
@@ -247,6 +275,7 @@ impl RunRequest {
                 ..self
             },
             workspace_dir,
+            capture_name,
         })
     }
 }

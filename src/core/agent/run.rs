@@ -6,6 +6,7 @@
 //! consumer falls behind, reading stops (and the pipe fills and pauses the child). The result
 //! is published only after every permit came back: every batch was consumed before it.
 
+use std::ffi::OsString;
 use std::io;
 use std::process::{ExitStatus, Stdio};
 use std::sync::Arc;
@@ -20,8 +21,10 @@ use super::bridged;
 use super::child::{exit_parts, start_agent, sweep, terminate, RunContext, Started};
 use super::command::agent_args;
 use super::options::{EnvVars, RunOptions};
+use super::resolve::Launcher;
 use super::tail::StderrTail;
 use crate::core::bridge::ToolBridge;
+use crate::core::capture::{Capture, EndInfo, StartInfo};
 use crate::core::error::CoreError;
 use crate::core::stream::encode::Output;
 use crate::core::stream::transformer::StreamTransformer;
@@ -75,6 +78,8 @@ pub fn start_run(options: RunOptions, sink: Arc<dyn OutputSink>, ctx: RunContext
         ctx: ctx.clone(),
         bridge: None,
         answers: answers_rx,
+        capture: None,
+        delivered: 0,
     };
     ctx.runtime.spawn(async move {
         let result = run.drive().await;
@@ -117,6 +122,10 @@ struct Run {
     /// which answers any call still held with an error.
     bridge: Option<ToolBridge>,
     answers: mpsc::UnboundedReceiver<ToolAnswers>,
+    /// When the run is captured.
+    capture: Option<Capture>,
+    /// Outputs handed to the sink so far.
+    delivered: u64,
 }
 
 impl Run {
@@ -131,20 +140,87 @@ impl Run {
         Ok(Some(env))
     }
 
+    /// With a capture asked for: the capture file and its start line, and the transformer's tap.
+    fn open_capture(
+        &mut self,
+        args: &[OsString],
+        launcher: Option<&Launcher>,
+        env: Option<&EnvVars>,
+    ) {
+        let (Some(options), Some(name)) = (&self.options.capture, self.options.capture_name())
+        else {
+            return;
+        };
+        let Some(capture) = Capture::create(options, name) else {
+            return;
+        };
+        let program = match launcher {
+            Some(launcher) => launcher.program.as_os_str().to_owned(),
+            None => OsString::from(self.options.executable.as_deref().unwrap_or("cursor-agent")),
+        };
+        let leading = launcher.map(|l| l.leading_args.as_slice()).unwrap_or_default();
+        let argv = std::iter::once(&program)
+            .chain(leading)
+            .chain(args)
+            .map(|arg| arg.to_string_lossy().into_owned())
+            .collect();
+        let inherited: Vec<(String, String)> = match env {
+            Some(_) => Vec::new(),
+            None => std::env::vars().collect(),
+        };
+        let vars = match env {
+            Some(env) => env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect(),
+            None => inherited.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect(),
+        };
+        let secrets = self
+            .bridge
+            .iter()
+            .map(|bridge| ("tool bridge token", bridge.token()))
+            .collect();
+        capture.start(StartInfo {
+            argv,
+            workspace: self.options.workspace_dir(),
+            env: vars,
+            prompt: &self.options.prompt,
+            transformer: self.transformer.options(),
+            resume_chat_id: self.options.resume_chat_id.as_deref(),
+            host_tools: self
+                .options
+                .host_tools
+                .as_ref()
+                .map(|h| h.tools.iter().map(|t| t.name.clone()).collect()),
+            secrets,
+        });
+        self.transformer.set_tap(capture.tap());
+        self.capture = Some(capture);
+    }
+
     async fn drive(mut self) -> RunResult {
         let bridged_env = match self.open_bridge().await {
             Ok(env) => env,
-            Err(error) => return self.fail_without_child(error).await,
+            Err(error) => {
+                if self.options.capture.is_some() {
+                    let env = self.options.env.clone();
+                    self.open_capture(&agent_args(&self.options), None, env.as_ref());
+                }
+                return self.fail_without_child(error).await;
+            }
         };
+        let args = agent_args(&self.options);
         let started = start_agent(
             self.options.executable.as_deref(),
             bridged_env.as_ref().or(self.options.env.as_ref()),
-            agent_args(&self.options),
+            args.clone(),
             Stdio::piped(),
             Some(self.options.workspace_dir()),
             &self.ctx,
         )
         .await;
+        if self.options.capture.is_some() {
+            let env = bridged_env.clone().or_else(|| self.options.env.clone());
+            let launcher = started.as_ref().ok().map(|s| s.launcher.clone());
+            self.open_capture(&args, launcher.as_ref(), env.as_ref());
+        }
         let Started {
             mut child,
             group,
@@ -202,6 +278,7 @@ impl Run {
             cancelled,
         };
         tracing::debug!(?ending, ?exit_code, ?signal, "cursor-agent ended");
+        let ending_label = ending.label();
 
         let (error, closing) = conclude(
             ending,
@@ -220,6 +297,15 @@ impl Run {
         self.settle().await;
         let error = self.late_callback_failure().or(error);
         let skipped_lines = self.transformer.skipped_lines();
+        let capture = self.end_capture(EndInfo {
+            ending: ending_label,
+            exit_code,
+            signal: signal.as_deref(),
+            cancelled,
+            error: error.as_ref(),
+            skipped_lines,
+            delivered: 0,
+        });
         if skipped_lines > 0 {
             tracing::warn!(
                 skipped_lines,
@@ -237,7 +323,18 @@ impl Run {
             usage: self.transformer.usage().cloned(),
             error,
             skipped_lines,
+            capture,
         }
+    }
+
+    /// The capture's end line (with the outputs delivered so far); returns the capture's name.
+    fn end_capture(&mut self, info: EndInfo<'_>) -> Option<String> {
+        let capture = self.capture.take()?;
+        capture.end(EndInfo {
+            delivered: self.delivered,
+            ..info
+        });
+        Some(capture.name().to_owned())
     }
 
     /// Read stdout until it closes and the child exits, or until something ends the run early.
@@ -324,6 +421,10 @@ impl Run {
                     return (Ending::Finished, exit);
                 }
                 Event::Exited(status) => {
+                    if let Some(capture) = &self.capture {
+                        let (code, signal) = exit_parts(&status);
+                        capture.exited(code, signal.as_deref());
+                    }
                     exit = Some(status);
                     drain_until = Some(Instant::now() + STDOUT_DRAIN_AFTER_EXIT);
                 }
@@ -336,6 +437,9 @@ impl Run {
                 }
                 Event::Answered(None) => answers_open = false,
                 Event::Answered(Some(answers)) => {
+                    if let Some(capture) = &self.capture {
+                        capture.answered(answers.iter().map(|(id, _)| id.clone()).collect());
+                    }
                     let Some(mut kept) = steps.answer(answers) else {
                         continue;
                     };
@@ -421,6 +525,7 @@ impl Run {
             _permit: permit,
             stop: Arc::clone(&self.stop_tx),
         };
+        self.delivered += batch.len() as u64;
         if self.sink.deliver(std::mem::take(batch), receipt) {
             Ok(())
         } else {
@@ -441,6 +546,7 @@ impl Run {
             _permit: permit,
             stop: Arc::clone(&self.stop_tx),
         };
+        self.delivered += batch.len() as u64;
         self.sink.deliver(batch, receipt);
     }
 
@@ -455,19 +561,32 @@ impl Run {
     /// over whatever the ending reported, as it would have had it come earlier.
     fn late_callback_failure(&self) -> Option<CoreError> {
         match &*self.stop_rx.borrow() {
-            Some(StopReason::Callback(message)) => Some(callback_error(message)),
+            Some(StopReason::Callback(message)) => {
+                Some(self.transformer.noted(callback_error(message)))
+            }
             _ => None,
         }
     }
 
     async fn fail_without_child(mut self, error: CoreError) -> RunResult {
         let mut closing = Vec::new();
-        self.transformer.fail(error.clone(), &mut closing);
+        let noted = self.transformer.noted(error.clone());
+        self.transformer.fail(error, &mut closing);
         self.deliver_closing(closing).await;
         self.settle().await;
-        let error = self.late_callback_failure().unwrap_or(error);
+        let error = self.late_callback_failure().unwrap_or(noted);
+        let capture = self.end_capture(EndInfo {
+            ending: "not started",
+            exit_code: None,
+            signal: None,
+            cancelled: false,
+            error: Some(&error),
+            skipped_lines: 0,
+            delivered: 0,
+        });
         RunResult {
             error: Some(error),
+            capture,
             ..RunResult::default()
         }
     }

@@ -4,6 +4,7 @@
 use sha2::{Digest as _, Sha256};
 
 use crate::core::cursor_id::cursor_model_id;
+use crate::core::hex::hex;
 use crate::core::prompt::Conversation;
 use crate::core::prompt::{Media, MediaSource, Message, Part, Role, ToolDefinition};
 
@@ -192,16 +193,6 @@ pub fn session_key(workspace: &str, model: &str, conversation: ConversationRef<'
         ConversationRef::Anchor(anchor) => field(&mut hasher, b"anchor", anchor),
     }
     hex(&finish(hasher))
-}
-
-pub fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for &b in bytes {
-        out.push(DIGITS[usize::from(b >> 4)] as char);
-        out.push(DIGITS[usize::from(b & 15)] as char);
-    }
-    out
 }
 
 pub fn parse_hex(text: &str) -> Option<Digest> {

@@ -1,7 +1,8 @@
 //! What goes into a plan and comes out of it: the request, the plan itself, the state it
 //! carries for `record`, and a reported failure.
 
-use super::key::{hex, parse_hex, Digest};
+use super::key::{parse_hex, Digest};
+use crate::core::hex::hex;
 use crate::core::prompt::Conversation;
 
 /// One request to plan: where, which model, the conversation, and OpenCode's session id.

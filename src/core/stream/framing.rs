@@ -105,12 +105,13 @@ impl LineFramer {
     }
 
     /// Drops a record still waiting for its line feed (the writer died in the middle of it);
-    /// true when there was one.
-    pub fn drop_unterminated(&mut self) -> bool {
+    /// returns how many of its bytes were buffered, `None` when there was none.
+    pub fn drop_unterminated(&mut self) -> Option<usize> {
         let had_one = self.discarding || !self.pending.is_empty();
+        let bytes = self.pending.len();
         self.clear_pending();
         self.discarding = false;
-        had_one
+        had_one.then_some(bytes)
     }
 
     /// Forget the buffered record, releasing the memory a very long one needed.

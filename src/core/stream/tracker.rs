@@ -27,6 +27,54 @@
 
 use crate::core::stream::event::Channel;
 
+/// What the tracker did with one piece of text, as a replay of a capture shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    /// A partial delta, emitted as it is.
+    Appended,
+    /// A delta equal to the whole segment so far, held until the next record.
+    Held,
+    /// A held delta emitted after all: the next record was not Cursor's flush.
+    Released,
+    /// A held delta dropped: the next record showed it was Cursor's interaction/retry flush.
+    DroppedAsFlush,
+    /// A snapshot that extends what was emitted: only its new end is emitted.
+    Extended,
+    /// A snapshot that adds nothing to what was emitted.
+    Repeated,
+    /// A snapshot that neither extends nor repeats what was emitted: emitted whole.
+    Rewritten,
+}
+
+impl Decision {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Appended => "appended",
+            Self::Held => "held",
+            Self::Released => "released",
+            Self::DroppedAsFlush => "dropped as flush",
+            Self::Extended => "extended",
+            Self::Repeated => "repeated",
+            Self::Rewritten => "rewritten",
+        }
+    }
+}
+
+/// One step of the tracker, kept while its log is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrackerStep {
+    Text {
+        channel: Channel,
+        decision: Decision,
+        /// The bytes of text the record brought (for a release or a drop: the held delta's).
+        input_bytes: usize,
+        /// The bytes emitted because of it.
+        emitted_bytes: usize,
+    },
+    /// A tool call started or the step was handed over: a new segment begins.
+    Reset,
+}
+
 /// The first `limit` bytes (rounded up to a character boundary) of a text, and whether more
 /// followed.
 #[derive(Debug, Default)]
@@ -112,6 +160,8 @@ pub struct MixedDeltaTracker {
     thinking: Segment,
     held: Option<(Channel, String)>,
     limit: usize,
+    /// Every step, while a replay asks for them; `None` otherwise (no cost).
+    log: Option<Vec<TrackerStep>>,
 }
 
 impl Default for MixedDeltaTracker {
@@ -128,6 +178,28 @@ impl MixedDeltaTracker {
             thinking: Segment::default(),
             held: None,
             limit,
+            log: None,
+        }
+    }
+
+    /// Keep a log of every decision from now on (see [`take_log`](Self::take_log)).
+    pub fn keep_log(&mut self) {
+        self.log.get_or_insert_with(Vec::new);
+    }
+
+    /// The steps logged since the last call; empty when the log is off.
+    pub fn take_log(&mut self) -> Vec<TrackerStep> {
+        self.log.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    fn note(&mut self, channel: Channel, decision: Decision, input: usize, emitted: usize) {
+        if let Some(log) = &mut self.log {
+            log.push(TrackerStep::Text {
+                channel,
+                decision,
+                input_bytes: input,
+                emitted_bytes: emitted,
+            });
         }
     }
 
@@ -144,10 +216,12 @@ impl MixedDeltaTracker {
     pub fn next_record(&mut self, transport: bool) -> Option<(Channel, String)> {
         let (channel, text) = self.held.take()?;
         if transport {
+            self.note(channel, Decision::DroppedAsFlush, text.len(), 0);
             return None;
         }
         let limit = self.limit;
         self.segment(channel).append(&text, limit);
+        self.note(channel, Decision::Released, text.len(), text.len());
         Some((channel, text))
     }
 
@@ -160,9 +234,11 @@ impl MixedDeltaTracker {
         let segment = self.segment(channel);
         if !segment.emitted.is_empty() && segment.emitted.equals(delta) {
             self.held = Some((channel, delta.to_owned()));
+            self.note(channel, Decision::Held, delta.len(), 0);
             return None;
         }
         segment.append(delta, limit);
+        self.note(channel, Decision::Appended, delta.len(), delta.len());
         Some(delta)
     }
 
@@ -176,24 +252,33 @@ impl MixedDeltaTracker {
                 .then(|| segment.rewrite.extended_by(snapshot))
                 .flatten()
         });
-        if let Some(suffix) = suffix {
+        let (decision, new) = if let Some(suffix) = suffix {
             segment.append(suffix, limit);
-            suffix
+            let decision = match suffix.is_empty() {
+                true => Decision::Repeated,
+                false => Decision::Extended,
+            };
+            (decision, suffix)
         } else if segment.emitted.starts_with(snapshot)
             || (rewrite && segment.rewrite.starts_with(snapshot))
         {
-            ""
+            (Decision::Repeated, "")
         } else {
             segment.emitted.push(snapshot, limit);
             segment.rewrite.set(snapshot, limit);
-            snapshot
-        }
+            (Decision::Rewritten, snapshot)
+        };
+        self.note(channel, decision, snapshot.len(), new.len());
+        new
     }
 
     /// A tool call started: the next assistant phase is a new segment.
     pub fn reset(&mut self) {
         self.text.clear();
         self.thinking.clear();
+        if let Some(log) = &mut self.log {
+            log.push(TrackerStep::Reset);
+        }
     }
 }
 

@@ -8,8 +8,10 @@ use crate::core::stream::encode::ai_sdk::{AiSdkEncoder, JsonParts};
 use crate::core::stream::encode::sse::{SseEncoder, ToolCallMode};
 use crate::core::stream::encode::{push_json_str, Output};
 use crate::core::stream::event::{parse, Parsed};
-use crate::core::stream::framing::{LineFramer, Record, SkipReason, SKIPPED_PREFIX_BYTES};
+use crate::core::stream::framing::{LineFramer, Record, SKIPPED_PREFIX_BYTES};
 use crate::core::stream::part::Part;
+use crate::core::stream::tap::{Fed, Tap};
+use crate::core::stream::trace::{read_of, RecordRead, Skip, TraceAt, TraceEntry};
 use crate::core::stream::translate::{Closing, FinishSummary, HandedCall, Outcome, Translator};
 use crate::core::stream::usage::CursorUsage;
 
@@ -41,6 +43,9 @@ pub struct TransformerOptions {
     /// The MCP server through which the host runs its own tools (the tool bridge); default
     /// none: Cursor runs every tool.
     pub host_tool_server: Option<String>,
+    /// Added to the explanation of a failure the stream reports (a run names its capture
+    /// there); default none.
+    pub failure_note: Option<String>,
 }
 
 pub const DEFAULT_MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
@@ -56,6 +61,7 @@ impl Default for TransformerOptions {
             include_usage: true,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             host_tool_server: None,
+            failure_note: None,
         }
     }
 }
@@ -71,6 +77,17 @@ enum Encoder {
 enum Sink<'o> {
     Outputs(&'o mut Vec<Output>),
     Json(&'o mut String),
+}
+
+impl Sink<'_> {
+    /// How many outputs are in the sink (a trace counts what each record added); text sinks
+    /// are not traced.
+    fn count(&self) -> usize {
+        match self {
+            Self::Outputs(out) => out.len(),
+            Self::Json(_) => 0,
+        }
+    }
 }
 
 impl Encoder {
@@ -115,6 +132,8 @@ pub struct StreamTransformer {
     options: TransformerOptions,
     framer: LineFramer,
     stages: Stages,
+    /// Sees the inputs of the output-vector methods (the runner's path), with their outputs.
+    tap: Option<Box<dyn Tap>>,
 }
 
 /// What a framed record passes through: parsing, translation, encoding.
@@ -122,66 +141,103 @@ struct Stages {
     translator: Translator,
     encoder: Encoder,
     skipped: u64,
+    /// Kept only on request ([`StreamTransformer::keep_trace`]).
+    trace: Option<Vec<TraceEntry>>,
+    /// Non-blank records framed so far (numbers the trace's entries).
+    records: u64,
 }
 
 /// Log a skipped record with a short prefix (never the whole record).
 fn log_skipped(what: &str, prefix: &[u8]) {
-    // At most `SKIPPED_PREFIX_BYTES` bytes decode to at most as many characters.
-    let shown = String::from_utf8_lossy(&prefix[..prefix.len().min(SKIPPED_PREFIX_BYTES)]);
-    tracing::debug!(prefix = %shown, "skipped cursor-agent record: {what}");
+    tracing::debug!(prefix = %shown_prefix(prefix), "skipped cursor-agent record: {what}");
 }
 
 impl Stages {
     /// Hand one framed record down the pipeline.
     fn record(&mut self, record: Record<'_>, sink: &mut Sink<'_>) {
-        match record {
+        self.records += 1;
+        let before = sink.count();
+        let (read, bytes, prefix) = match record {
             Record::Line(line) => {
                 let depth = json::depth_bound(line);
                 if depth > json::MAX_DEPTH {
-                    self.skipped += 1;
-                    log_skipped("nested deeper than the limit", line.as_bytes());
-                    return;
+                    self.skip(Skip::TooDeep, line.as_bytes());
+                    (RecordRead::Skipped(Skip::TooDeep), line.len(), Some(line.as_bytes()))
+                } else {
+                    let read = json::with_stack_for(depth, || self.line(line, sink));
+                    let prefix = matches!(read, RecordRead::Skipped(_)).then_some(line.as_bytes());
+                    (read, line.len(), prefix)
                 }
-                json::with_stack_for(depth, || self.line(line, sink));
             }
             Record::Skipped { reason, prefix } => {
-                self.skipped += 1;
-                let what = match reason {
-                    SkipReason::TooLong => "longer than maxLineBytes",
-                    SkipReason::InvalidUtf8 => "not valid UTF-8",
-                };
-                log_skipped(what, prefix);
+                self.skip(Skip::Framing(reason), prefix);
+                (RecordRead::Skipped(Skip::Framing(reason)), prefix.len(), Some(prefix))
             }
+        };
+        if self.trace.is_some() {
+            let mut entry = TraceEntry::new(TraceAt::Record(self.records), Some(read), bytes);
+            entry.prefix = prefix.map(shown_prefix);
+            self.traced(entry, sink.count() - before);
         }
     }
 
-    fn line(&mut self, line: &str, sink: &mut Sink<'_>) {
+    fn skip(&mut self, why: Skip, prefix: &[u8]) {
+        self.skipped += 1;
+        log_skipped(why.as_str(), prefix);
+    }
+
+    fn line(&mut self, line: &str, sink: &mut Sink<'_>) -> RecordRead {
         let parsed = parse(line);
+        let read = if self.trace.is_some() {
+            read_of(&parsed)
+        } else {
+            RecordRead::Ignored
+        };
         if matches!(parsed, Parsed::Invalid) {
-            self.skipped += 1;
-            log_skipped("not a JSON object", line.as_bytes());
-            return;
+            self.skip(Skip::NotAnObject, line.as_bytes());
+            return RecordRead::Skipped(Skip::NotAnObject);
         }
         let encoder = &mut self.encoder;
         self.translator
             .record(parsed, &mut |part| encoder.encode(&part, sink));
+        read
     }
 
     fn close(&mut self, closing: Closing<'_>, sink: &mut Sink<'_>) -> FinishSummary {
+        let before = sink.count();
         let encoder = &mut self.encoder;
-        self.translator
-            .close(closing, &mut |part| encoder.encode(&part, sink))
+        let summary = self
+            .translator
+            .close(closing, &mut |part| encoder.encode(&part, sink));
+        self.traced(TraceEntry::new(TraceAt::Close, None, 0), sink.count() - before);
+        summary
+    }
+
+    /// Completes `entry` with the tracker's decisions and keeps it, when tracing.
+    fn traced(&mut self, mut entry: TraceEntry, outputs: usize) {
+        if let Some(trace) = &mut self.trace {
+            entry.tracker = self.translator.take_tracker_log();
+            entry.outputs = outputs;
+            trace.push(entry);
+        }
     }
 }
 
+/// A skipped record's first bytes as text, for a trace.
+fn shown_prefix(prefix: &[u8]) -> String {
+    String::from_utf8_lossy(&prefix[..prefix.len().min(SKIPPED_PREFIX_BYTES)]).into_owned()
+}
+
 impl StreamTransformer {
-    pub fn new(options: TransformerOptions) -> Self {
+    /// With SSE, the options kept (see [`options`](Self::options)) have the chunk id and
+    /// `created` that were generated, so a second transformer can repeat this one exactly.
+    pub fn new(mut options: TransformerOptions) -> Self {
         let encoder = match options.format {
             Format::OpenAiSse => {
-                let id = options.id.clone().unwrap_or_else(generated_id);
-                let created = options
+                let id = options.id.get_or_insert_with(generated_id).clone();
+                let created = *options
                     .created
-                    .unwrap_or_else(|| i64::try_from(now().as_secs()).unwrap_or(i64::MAX));
+                    .get_or_insert_with(|| i64::try_from(now().as_secs()).unwrap_or(i64::MAX));
                 Encoder::Sse(SseEncoder::new(
                     &id,
                     created,
@@ -196,11 +252,28 @@ impl StreamTransformer {
             framer: LineFramer::new(options.max_line_bytes),
             stages: Stages {
                 translator: Translator::with_line_limit(options.max_line_bytes)
-                    .hosting_tools_on(options.host_tool_server.clone()),
+                    .hosting_tools_on(options.host_tool_server.clone())
+                    .noting_failures_with(options.failure_note.clone()),
                 encoder,
                 skipped: 0,
+                trace: None,
+                records: 0,
             },
             options,
+            tap: None,
+        }
+    }
+
+    /// From now on, `tap` sees every input of [`push`](Self::push),
+    /// [`hand_over`](Self::hand_over), [`drop_unterminated`](Self::drop_unterminated),
+    /// [`finish`](Self::finish) and [`fail`](Self::fail) with the outputs it produced.
+    pub fn set_tap(&mut self, tap: Box<dyn Tap>) {
+        self.tap = Some(tap);
+    }
+
+    fn tapped(&mut self, fed: Fed<'_>, outputs: &[Output]) {
+        if let Some(tap) = &mut self.tap {
+            tap.fed(fed, outputs);
         }
     }
 
@@ -210,7 +283,10 @@ impl StreamTransformer {
 
     /// Feed stdout bytes; appends outputs to `out`. `E_INVALID_ARG` after `finish`.
     pub fn push(&mut self, bytes: &[u8], out: &mut Vec<Output>) -> Result<(), CoreError> {
-        self.push_to(bytes, &mut Sink::Outputs(out))
+        let before = out.len();
+        self.push_to(bytes, &mut Sink::Outputs(out))?;
+        self.tapped(Fed::Stdout(bytes), &out[before..]);
+        Ok(())
     }
 
     /// Like [`push`](Self::push), but appends each output as JSON text followed by a comma
@@ -236,16 +312,45 @@ impl StreamTransformer {
     /// End the current step by handing the host `calls` to run (see [`Translator::hand_over`]);
     /// records buffered in the framing are not flushed, since the stream goes on.
     pub fn hand_over(&mut self, calls: &[HandedCall<'_>], out: &mut Vec<Output>) {
+        let before = out.len();
         let sink = &mut Sink::Outputs(out);
         let encoder = &mut self.stages.encoder;
         self.stages
             .translator
             .hand_over(calls, &mut |part| encoder.encode(&part, sink));
+        let added = out.len() - before;
+        self.stages
+            .traced(TraceEntry::new(TraceAt::HandOver, None, 0), added);
+        if !calls.is_empty() {
+            self.tapped(Fed::HandOver(calls), &out[before..]);
+        }
+    }
+
+    /// Keep a [`TraceEntry`] of every record, hand-over and close from now on: what framing
+    /// read, what the delta tracker decided, how many outputs followed. Costs a little per
+    /// record; meant for replaying a capture.
+    pub fn keep_trace(&mut self) {
+        self.stages.trace.get_or_insert_with(Vec::new);
+        self.stages.translator.keep_tracker_log();
+    }
+
+    /// The trace entries since the last call; empty when no trace is kept.
+    pub fn take_trace(&mut self) -> Vec<TraceEntry> {
+        self.stages
+            .trace
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     /// Close the stream per the finish table; a second call appends nothing.
     pub fn finish(&mut self, outcome: &Outcome, out: &mut Vec<Output>) -> FinishSummary {
-        self.close(Closing::Outcome(outcome), &mut Sink::Outputs(out))
+        let (before, open) = (out.len(), !self.is_finished());
+        let summary = self.close(Closing::Outcome(outcome), &mut Sink::Outputs(out));
+        if open {
+            self.tapped(Fed::Finish(outcome), &out[before..]);
+        }
+        summary
     }
 
     /// [`finish`](Self::finish) with outputs as JSON text, as [`push_json`](Self::push_json).
@@ -258,7 +363,13 @@ impl StreamTransformer {
     /// closed, open tool calls interrupted, then the error and the finish. Like `finish`, a
     /// call after the stream is closed appends nothing; `push` afterwards is `E_INVALID_ARG`.
     pub fn fail(&mut self, error: CoreError, out: &mut Vec<Output>) -> FinishSummary {
-        self.close(Closing::Failure(error), &mut Sink::Outputs(out))
+        let (before, open) = (out.len(), !self.is_finished());
+        let fed = (self.tap.is_some() && open).then(|| error.clone());
+        let summary = self.close(Closing::Failure(error), &mut Sink::Outputs(out));
+        if let Some(error) = fed {
+            self.tapped(Fed::Fail(&error), &out[before..]);
+        }
+        summary
     }
 
     /// [`fail`](Self::fail) with outputs as JSON text, as [`push_json`](Self::push_json).
@@ -279,9 +390,21 @@ impl StreamTransformer {
     /// in the middle of a record left it cut, and a cut record may still parse (a snapshot cut
     /// short reads as shorter text). [`finish`](Self::finish) would otherwise translate it.
     pub fn drop_unterminated(&mut self) {
-        if self.framer.drop_unterminated() {
-            self.stages.skipped += 1;
-            tracing::debug!("dropped a cursor-agent record cut off by the end of the stream");
+        if let Some(bytes) = self.framer.drop_unterminated() {
+            self.stages.records += 1;
+            self.stages.skip(Skip::CutOff, &[]);
+            let at = TraceAt::Record(self.stages.records);
+            let entry = TraceEntry::new(at, Some(RecordRead::Skipped(Skip::CutOff)), bytes);
+            self.stages.traced(entry, 0);
+            self.tapped(Fed::CutOff, &[]);
+        }
+    }
+
+    /// `error` with the [`TransformerOptions::failure_note`], as the stream reports it.
+    pub fn noted(&self, error: CoreError) -> CoreError {
+        match &self.options.failure_note {
+            Some(note) => error.with_note(note),
+            None => error,
         }
     }
 

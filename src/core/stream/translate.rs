@@ -12,7 +12,7 @@ use crate::core::stream::part::{Executor, FinishReason, Part};
 use crate::core::stream::tool::{
     is_failure, mcp_server, tool_input, tool_name, tool_result, INTERRUPTED_MESSAGE,
 };
-use crate::core::stream::tracker::MixedDeltaTracker;
+use crate::core::stream::tracker::{MixedDeltaTracker, TrackerStep};
 use crate::core::stream::usage::{parse_usage, UsageReport};
 
 /// Who runs the tool calls cursor-agent reports: Cursor itself, before the event reaches us.
@@ -72,6 +72,8 @@ pub struct Translator {
     /// it are not shown (the host shows the calls it runs), and any other call of Cursor's is
     /// shown with a notice that Cursor ran it itself.
     host_server: Option<String>,
+    /// Added to the explanation of the failure the stream closes with.
+    failure_note: Option<String>,
     /// Ids of started calls to `host_server`, whose completions are not shown either.
     bridged_calls: Vec<String>,
     usage: Option<UsageReport>,
@@ -103,6 +105,12 @@ impl Translator {
         self
     }
 
+    /// `note` is added to the explanation of the failure the stream closes with.
+    pub fn noting_failures_with(mut self, note: Option<String>) -> Self {
+        self.failure_note = note;
+        self
+    }
+
     pub fn session_id(&self) -> Option<&str> {
         self.session_id.as_deref()
     }
@@ -121,6 +129,16 @@ impl Translator {
 
     pub fn has_events(&self) -> bool {
         self.has_events
+    }
+
+    /// Log the delta tracker's decisions from now on (see [`MixedDeltaTracker::keep_log`]).
+    pub fn keep_tracker_log(&mut self) {
+        self.tracker.keep_log();
+    }
+
+    /// The tracker's decisions since the last call.
+    pub fn take_tracker_log(&mut self) -> Vec<TrackerStep> {
+        self.tracker.take_log()
     }
 
     /// Whether [`close`](Self::close) has been called.
@@ -418,6 +436,10 @@ impl Translator {
         let (error, cancelled) = match closing {
             Closing::Outcome(outcome) => (self.closing_error(outcome), outcome.cancelled),
             Closing::Failure(error) => (Some(error), false),
+        };
+        let error = match (error, &self.failure_note) {
+            (Some(error), Some(note)) => Some(error.with_note(note)),
+            (error, _) => error,
         };
         // Every call in this stream was Cursor's own and is done: nothing waits for the host.
         let reason = FinishReason::of(error.as_ref(), cancelled, false);

@@ -32,6 +32,22 @@ pub(super) enum Ending {
     ResumeReplaced(String),
 }
 
+impl Ending {
+    /// How a capture names this ending.
+    pub(super) fn label(&self) -> &'static str {
+        match self {
+            Self::Finished => "finished",
+            Self::Stopped(StopReason::Cancel) => "cancelled",
+            Self::Stopped(StopReason::ConsumerGone) => "consumer gone",
+            Self::Stopped(StopReason::Callback(_)) => "callback threw",
+            Self::Timeout(TimeoutKind::Idle(_)) => "idle timeout",
+            Self::Timeout(TimeoutKind::Overall(_)) => "overall timeout",
+            Self::Timeout(TimeoutKind::ToolWait(_)) => "tool wait timeout",
+            Self::ResumeReplaced(_) => "resume replaced",
+        }
+    }
+}
+
 /// The `E_CALLBACK` of a consumer that threw `message`.
 pub(super) fn callback_error(message: &str) -> CoreError {
     CoreError::Callback(format!(
@@ -60,17 +76,17 @@ pub(super) fn conclude(
             transformer.finish(outcome, &mut closing);
             closing.clear();
             hold.discard();
-            Some(match reason {
+            Some(transformer.noted(match reason {
                 StopReason::Callback(message) => callback_error(&message),
                 _ => CoreError::Callback("the onOutput callback is no longer reachable".into()),
-            })
+            }))
         }
         Ending::ResumeReplaced(other) => {
             hold.discard();
-            Some(CoreError::Resume(format!(
+            Some(transformer.noted(CoreError::Resume(format!(
                 "cursor-agent did not resume chat {chat} (it reported chat {other}); the chat is \
                  gone: start a fresh chat with the full prompt"
-            )))
+            ))))
         }
         Ending::Timeout(kind) => {
             let error = CoreError::Timeout(match kind {
@@ -91,10 +107,9 @@ pub(super) fn conclude(
                     readable_duration(d)
                 ),
             });
-            // The closing outputs carry the same code as `RunResult.error`, not the
+            // The closing outputs carry the same error as `RunResult.error`, not the
             // signal-death classification of the killed process.
-            transformer.fail(error.clone(), &mut closing);
-            Some(error)
+            transformer.fail(error, &mut closing).error
         }
         Ending::Stopped(StopReason::Cancel) | Ending::Finished => {
             let summary = transformer.finish(outcome, &mut closing);
@@ -102,10 +117,10 @@ pub(super) fn conclude(
                 Some(_) if hold.resume_unconfirmed() && is_resume_specific(&outcome.stderr) => {
                     hold.discard();
                     closing.clear();
-                    Some(CoreError::Resume(format!(
+                    Some(transformer.noted(CoreError::Resume(format!(
                         "cursor-agent could not resume chat {chat}: {}",
                         quoted_tail(&outcome.stderr, RESUME_QUOTED_LINES, "; ")
-                    )))
+                    ))))
                 }
                 error => error,
             }

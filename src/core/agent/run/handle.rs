@@ -61,6 +61,8 @@ pub struct RunResult {
     /// Non-blank stdout records that could not be used (over `max_line_bytes`, not UTF-8, not a
     /// JSON object). Not an error: a prompt over the cap comes back as one echoed record.
     pub skipped_lines: u64,
+    /// The name of the run's capture, when it was captured.
+    pub capture: Option<String>,
 }
 
 /// The host's answers to handed-over tool calls, by call id.

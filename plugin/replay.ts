@@ -1,0 +1,79 @@
+// `npx opencode-cursor-native replay <capture>`: a run's capture fed through the pipeline again,
+// offline, and what each of the four places a cut-off answer can come from made of it: the
+// process, framing, reconciliation and the consumer.
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import type { ReplayReport } from 'opencode-cursor-native'
+import { captureFolder } from './env.js'
+import { native } from './native.js'
+
+/** A capture's name, as a failure's message gives it. */
+const CAPTURE_NAME = /^cap-[a-z]+(-[a-z]+)*$/
+
+/** The capture file `target` names: a path, or a name in the capture folder. */
+export function capturePath(target: string, env: Record<string, string | undefined> = process.env): string {
+  if (existsSync(target)) return target
+  if (CAPTURE_NAME.test(target)) {
+    const path = join(captureFolder(env), `${target}.ndjson`)
+    if (existsSync(path)) return path
+    throw new Error(`there is no capture ${target} in ${captureFolder(env)} (captures are rotated by size: CURSOR_ACP_CAPTURE_MAX_BYTES)`)
+  }
+  throw new Error(`${target} is neither a capture file nor a capture name (cap-...)`)
+}
+
+export function replayCapture(target: string, env: Record<string, string | undefined> = process.env): ReplayReport {
+  return native().replayCapture(capturePath(target, env))
+}
+
+/** How many of the tracker's last decisions the text report lists (`--json` has them all). */
+const SHOWN_DECISIONS = 8
+/** How much of the end of the answer the text report quotes. */
+const QUOTED_TAIL = 120
+
+const counted = (counts: Array<[string, number]>): string => counts.map(([what, count]) => `${count} ${what}`).join(', ')
+const ms = (value: number | null): string => (value === null ? '?' : value < 1000 ? `${Math.round(value)} ms` : `${(value / 1000).toFixed(1)} s`)
+
+function tail(text: string): string {
+  if (text === '') return 'no answer text'
+  const shown = text.length > QUOTED_TAIL ? `…${text.slice(-QUOTED_TAIL)}` : text
+  return `${text.length} characters, ending ${JSON.stringify(shown)}`
+}
+
+function lastLines(text: string, count = 3): string {
+  const lines = text.split('\n').filter((line) => line.trim() !== '')
+  return lines.length === 0 ? '(empty)' : lines.slice(-count).join(' / ')
+}
+
+/** The report as text for a terminal or a bug report. */
+export function formatReplay(report: ReplayReport): string {
+  const { process: run, framing, reconciliation, consumer } = report
+  const out: string[] = []
+  out.push(`Capture ${report.name} (opencode-cursor-native ${report.package}, model ${report.model}, ${report.format})`)
+  out.push(`  ${report.argv.join(' ')}`)
+  out.push('')
+  const exit = run.signal !== null ? `ended by ${run.signal}` : run.exitCode === null ? 'no exit status' : `exit ${run.exitCode}`
+  out.push(`1. process         ${run.ending ?? 'no end recorded'}, ${exit}, ${ms(run.durationMs)} in all; first stdout after ${ms(run.firstStdoutMs)}; ${run.stdoutBytes} bytes in ${run.reads} reads`)
+  out.push(`                   stderr: ${lastLines(run.stderr)}`)
+  if (run.error !== undefined) out.push(`                   error: ${run.error.code} ${run.error.message}`)
+  out.push(`2. framing         ${framing.records} records: ${counted(framing.kinds) || 'none'}; ${framing.sawResult ? 'the result record arrived' : 'no result record'}`)
+  for (const skipped of framing.skipped) {
+    out.push(`                   skipped record ${skipped.record} (${skipped.bytes} bytes): ${skipped.reason}${skipped.prefix ? `, begins ${JSON.stringify(skipped.prefix)}` : ''}`)
+  }
+  out.push(`3. reconciliation  ${reconciliation.decisions.length} decisions: ${counted(reconciliation.counts) || 'none'}`)
+  for (const d of reconciliation.decisions.slice(-SHOWN_DECISIONS)) {
+    const where = d.record === null ? d.event : `record ${d.record} ${d.event}${d.partial ? ' (delta)' : ''}`
+    out.push(`                   ${where}: ${[d.channel, d.decision].filter((word) => word !== null).join(' ')}, ${d.inputBytes} bytes in, ${d.emittedBytes} out`)
+  }
+  const delivered = consumer.delivered === null ? 'delivery unknown' : `${consumer.delivered} delivered`
+  out.push(`4. consumer        ${consumer.outputs.length} outputs (the run produced ${consumer.liveOutputs}, ${delivered}); ${tail(consumer.text)}`)
+  out.push('')
+  if (report.matches) out.push('The replay matches the live run: the same outputs, in the same order.')
+  else if (report.truncated) out.push('The capture reached its size limit (CURSOR_ACP_CAPTURE_MAX_BYTES), so the replay cannot match past it.')
+  else {
+    const m = report.mismatch
+    out.push(`The replay does NOT match the live run${m ? ` from output ${m.index}: live ${JSON.stringify(m.live)}, replayed ${JSON.stringify(m.replayed)}` : ''}.`)
+  }
+  const stopped = report.textStopped
+  out.push(stopped === undefined ? 'The answer is complete at every stage.' : `The answer stopped at the ${stopped.stage} stage: ${stopped.reason.replace(/\.$/, '')}.`)
+  return `${out.join('\n')}\n`
+}

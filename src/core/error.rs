@@ -248,7 +248,8 @@ mod tests {
 
     #[test]
     fn a_note_joins_the_explanation_not_cursors_words() {
-        let e = CoreError::Network("check the connection.".into()).with_agent_output("fetch failed");
+        let e =
+            CoreError::Network("check the connection.".into()).with_agent_output("fetch failed");
         let noted = e.with_note("Capture: cap-abc.");
         assert_eq!(noted.code(), "E_NETWORK");
         assert_eq!(noted.message(), "check the connection. Capture: cap-abc.");

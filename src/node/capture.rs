@@ -14,5 +14,6 @@ use crate::core::capture::replay_file;
 #[napi(catch_unwind, ts_return_type = "ReplayReport")]
 pub fn replay_capture(path: String) -> Result<serde_json::Value> {
     let report = replay_file(std::path::Path::new(&path)).map_err(to_js_error)?;
-    serde_json::to_value(report).map_err(|e| to_js_error(crate::core::error::CoreError::invalid_arg(e.to_string())))
+    serde_json::to_value(report)
+        .map_err(|e| to_js_error(crate::core::error::CoreError::invalid_arg(e.to_string())))
 }

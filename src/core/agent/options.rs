@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::core::bridge::workspace::layout;
-use crate::core::capture::{failure_note, fresh_name, CaptureOptions};
 use crate::core::bridge::{HostTool, SERVER_NAME};
+use crate::core::capture::{failure_note, fresh_name, CaptureOptions};
 use crate::core::cursor_id::{cursor_model_id, is_valid_chat_id, MAX_CHAT_ID_LEN};
 use crate::core::error::CoreError;
 use crate::core::stream::transformer::{Format, TransformerOptions};

@@ -158,7 +158,9 @@ impl Run {
             Some(launcher) => launcher.program.as_os_str().to_owned(),
             None => OsString::from(self.options.executable.as_deref().unwrap_or("cursor-agent")),
         };
-        let leading = launcher.map(|l| l.leading_args.as_slice()).unwrap_or_default();
+        let leading = launcher
+            .map(|l| l.leading_args.as_slice())
+            .unwrap_or_default();
         let argv = std::iter::once(&program)
             .chain(leading)
             .chain(args)
@@ -170,7 +172,10 @@ impl Run {
         };
         let vars = match env {
             Some(env) => env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect(),
-            None => inherited.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect(),
+            None => inherited
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect(),
         };
         let secrets = self
             .bridge

@@ -66,12 +66,16 @@ impl Masker {
     /// Mask every occurrence of `value` as `[masked NAME]`; a value shorter than
     /// [`MIN_SECRET_LEN`] (or one already known) is ignored.
     pub fn add_secret(&mut self, name: &str, value: &str) {
-        if value.len() < MIN_SECRET_LEN || self.secrets.iter().any(|s| s.forms[0] == value.as_bytes()) {
+        if value.len() < MIN_SECRET_LEN
+            || self.secrets.iter().any(|s| s.forms[0] == value.as_bytes())
+        {
             return;
         }
         let mut forms = vec![value.as_bytes().to_vec()];
         let quoted = serde_json::to_string(value).unwrap_or_default();
-        let escaped = quoted.get(1..quoted.len().saturating_sub(1)).unwrap_or_default();
+        let escaped = quoted
+            .get(1..quoted.len().saturating_sub(1))
+            .unwrap_or_default();
         if escaped != value {
             forms.push(escaped.as_bytes().to_vec());
         }

@@ -43,7 +43,10 @@ pub enum Line {
         outputs: Vec<Value>,
     },
     /// The host answered these calls (the answers themselves are not kept).
-    Answers { t: f64, ids: Vec<String> },
+    Answers {
+        t: f64,
+        ids: Vec<String>,
+    },
     /// The child exited (stdout may still be draining).
     #[serde(rename_all = "camelCase")]
     Exit {
@@ -52,7 +55,9 @@ pub enum Line {
         signal: Option<String>,
     },
     /// A last record without its line feed was dropped.
-    CutOff { t: f64 },
+    CutOff {
+        t: f64,
+    },
     /// The stream closed.
     Close {
         t: f64,
@@ -60,7 +65,9 @@ pub enum Line {
         outputs: Vec<Value>,
     },
     /// The capture reached its size limit: nothing more of stdout or outputs is kept.
-    Truncated { t: f64 },
+    Truncated {
+        t: f64,
+    },
     End(Box<End>),
 }
 

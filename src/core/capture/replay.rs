@@ -12,9 +12,9 @@ use serde_json::Value;
 use super::record::{ClosingRecord, End, ErrorRecord, Line, Start, CAPTURE_VERSION};
 use crate::core::error::CoreError;
 use crate::core::stream::encode::Output;
-use crate::core::stream::transformer::StreamTransformer;
 use crate::core::stream::trace::{RecordRead, TraceAt, TraceEntry};
 use crate::core::stream::tracker::{Decision, TrackerStep};
+use crate::core::stream::transformer::StreamTransformer;
 use crate::core::stream::translate::{HandedCall, Outcome};
 
 /// Everything a replay found.
@@ -154,7 +154,10 @@ fn invalid(path: &Path, line: usize, what: impl std::fmt::Display) -> CoreError 
 /// Reads the capture at `path` and replays it.
 pub fn replay_file(path: &Path) -> Result<ReplayReport, CoreError> {
     let text = std::fs::read_to_string(path).map_err(|e| {
-        CoreError::invalid_arg(format!("the capture {} cannot be read: {e}", path.display()))
+        CoreError::invalid_arg(format!(
+            "the capture {} cannot be read: {e}",
+            path.display()
+        ))
     })?;
     let mut lines = Vec::new();
     for (index, line) in text.lines().enumerate() {
@@ -260,7 +263,9 @@ pub fn replay(lines: &[Line]) -> Result<ReplayReport, String> {
         trace.extend(transformer.take_trace());
     }
     let replayed: Vec<Value> = replayed.into_iter().map(output_value).collect();
-    Ok(report(start, end, stderr, reads, exited_at, truncated, &trace, replayed, live))
+    Ok(report(
+        start, end, stderr, reads, exited_at, truncated, &trace, replayed, live,
+    ))
 }
 
 fn output_value(output: Output) -> Value {
@@ -277,7 +282,8 @@ fn output_text(output: &Value) -> Option<String> {
             part.get("delta")?.as_str().map(str::to_owned)
         }
         Value::String(frame) => {
-            let data: Value = serde_json::from_str(frame.strip_prefix("data: ")?.trim_end()).ok()?;
+            let data: Value =
+                serde_json::from_str(frame.strip_prefix("data: ")?.trim_end()).ok()?;
             data.pointer("/choices/0/delta/content")?
                 .as_str()
                 .map(str::to_owned)
@@ -443,17 +449,26 @@ fn reconciliation_stage(trace: &[TraceEntry]) -> ReconciliationStage {
     ReconciliationStage { decisions, counts }
 }
 
+/// One channel's text since the last reset, as the tracker's log tells it.
+#[derive(Debug, Default, Clone, Copy)]
+struct Segment {
+    emitted: usize,
+    /// The last snapshot's size, and its record.
+    snapshot: Option<(usize, Option<u64>)>,
+}
+
+impl Segment {
+    /// `(record, snapshot bytes, emitted bytes)` when the last snapshot says more than came out.
+    fn loss(self) -> Option<(Option<u64>, usize, usize)> {
+        let (bytes, record) = self.snapshot?;
+        (bytes > self.emitted).then_some((record, bytes, self.emitted))
+    }
+}
+
 /// A segment (per channel) whose last snapshot says its text is longer than what was emitted:
 /// `(record, snapshot bytes, emitted bytes)`.
 fn reconciliation_loss(trace: &[TraceEntry]) -> Option<(Option<u64>, usize, usize)> {
-    // Per channel: bytes emitted in the segment, and the last snapshot's size with its record.
-    let mut segments: [(usize, Option<(usize, Option<u64>)>); 2] = [(0, None), (0, None)];
-    let check = |segments: &[(usize, Option<(usize, Option<u64>)>); 2]| {
-        segments.iter().find_map(|(emitted, snapshot)| match snapshot {
-            Some((bytes, record)) if bytes > emitted => Some((*record, *bytes, *emitted)),
-            _ => None,
-        })
-    };
+    let mut segments = [Segment::default(); 2];
     for entry in trace {
         let record = match entry.at {
             TraceAt::Record(n) => Some(n),
@@ -462,10 +477,10 @@ fn reconciliation_loss(trace: &[TraceEntry]) -> Option<(Option<u64>, usize, usiz
         for step in &entry.tracker {
             match *step {
                 TrackerStep::Reset => {
-                    if let Some(loss) = check(&segments) {
+                    if let Some(loss) = segments.iter().find_map(|s| s.loss()) {
                         return Some(loss);
                     }
-                    segments = [(0, None), (0, None)];
+                    segments = [Segment::default(); 2];
                 }
                 TrackerStep::Text {
                     channel,
@@ -474,18 +489,18 @@ fn reconciliation_loss(trace: &[TraceEntry]) -> Option<(Option<u64>, usize, usiz
                     emitted_bytes,
                 } => {
                     let segment = &mut segments[channel as usize];
-                    segment.0 += emitted_bytes;
+                    segment.emitted += emitted_bytes;
                     if matches!(
                         decision,
                         Decision::Extended | Decision::Repeated | Decision::Rewritten
                     ) {
-                        segment.1 = Some((input_bytes, record));
+                        segment.snapshot = Some((input_bytes, record));
                     }
                 }
             }
         }
     }
-    check(&segments)
+    segments.iter().find_map(|s| s.loss())
 }
 
 /// The first of the four places, in pipeline order, where the answer stopped short.
@@ -533,7 +548,10 @@ fn verdict(
         } else {
             "before"
         };
-        return at(Stage::Process, format!("{how} {result} its result record{error}"));
+        return at(
+            Stage::Process,
+            format!("{how} {result} its result record{error}"),
+        );
     }
     if !framing.saw_result {
         return at(

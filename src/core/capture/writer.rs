@@ -193,7 +193,14 @@ impl Capture {
         let mut w = self.lock();
         let t = w.now();
         let signal = signal.map(str::to_owned);
-        w.write(&Line::Exit { t, exit_code, signal }, false);
+        w.write(
+            &Line::Exit {
+                t,
+                exit_code,
+                signal,
+            },
+            false,
+        );
     }
 
     pub fn answered(&self, ids: Vec<String>) {
@@ -279,12 +286,26 @@ impl Writer {
                 if let ClosingRecord::Outcome { stderr, .. } = &mut closing {
                     *stderr = self.masker.text(stderr);
                 }
-                self.write(&Line::Close { t, closing, outputs }, true);
+                self.write(
+                    &Line::Close {
+                        t,
+                        closing,
+                        outputs,
+                    },
+                    true,
+                );
             }
             Fed::Fail(error) => {
                 self.flush_pending(t);
                 let closing = ClosingRecord::Failure(self.masked_error(error));
-                self.write(&Line::Close { t, closing, outputs }, true);
+                self.write(
+                    &Line::Close {
+                        t,
+                        closing,
+                        outputs,
+                    },
+                    true,
+                );
             }
         }
     }
@@ -303,7 +324,10 @@ impl Writer {
         let (data, base64) = match std::str::from_utf8(&masked) {
             _ if masked.is_empty() => (None, None),
             Ok(text) => (Some(text.to_owned()), None),
-            Err(_) => (None, Some(base64::engine::general_purpose::STANDARD.encode(&masked))),
+            Err(_) => (
+                None,
+                Some(base64::engine::general_purpose::STANDARD.encode(&masked)),
+            ),
         };
         let line = Line::Stdout {
             t,

@@ -162,7 +162,11 @@ impl Stages {
                 let depth = json::depth_bound(line);
                 if depth > json::MAX_DEPTH {
                     self.skip(Skip::TooDeep, line.as_bytes());
-                    (RecordRead::Skipped(Skip::TooDeep), line.len(), Some(line.as_bytes()))
+                    (
+                        RecordRead::Skipped(Skip::TooDeep),
+                        line.len(),
+                        Some(line.as_bytes()),
+                    )
                 } else {
                     let read = json::with_stack_for(depth, || self.line(line, sink));
                     let prefix = matches!(read, RecordRead::Skipped(_)).then_some(line.as_bytes());
@@ -171,7 +175,11 @@ impl Stages {
             }
             Record::Skipped { reason, prefix } => {
                 self.skip(Skip::Framing(reason), prefix);
-                (RecordRead::Skipped(Skip::Framing(reason)), prefix.len(), Some(prefix))
+                (
+                    RecordRead::Skipped(Skip::Framing(reason)),
+                    prefix.len(),
+                    Some(prefix),
+                )
             }
         };
         if self.trace.is_some() {
@@ -209,7 +217,10 @@ impl Stages {
         let summary = self
             .translator
             .close(closing, &mut |part| encoder.encode(&part, sink));
-        self.traced(TraceEntry::new(TraceAt::Close, None, 0), sink.count() - before);
+        self.traced(
+            TraceEntry::new(TraceAt::Close, None, 0),
+            sink.count() - before,
+        );
         summary
     }
 

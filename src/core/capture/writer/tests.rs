@@ -1,1 +1,102 @@
 use super::*;
+use crate::core::capture::record::Line;
+use crate::core::capture::store::fresh_name;
+use crate::core::stream::transformer::{Format, StreamTransformer};
+
+fn read_lines(path: &Path) -> Vec<Line> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_record_split_over_reads_is_kept_with_the_read_that_completed_it() {
+    let dir = std::env::temp_dir().join(format!("ocn-writer-{}", fresh_name()));
+    let mut options = CaptureOptions::new(&dir);
+    options.include_prompt = true;
+    let capture = Capture::create(&options, "cap-test").unwrap();
+    let mut transformer = StreamTransformer::new(TransformerOptions {
+        format: Format::AiSdk,
+        ..TransformerOptions::default()
+    });
+    capture.start(StartInfo {
+        argv: vec!["agent".into(), "--token=bridge_token_123".into()],
+        workspace: &dir,
+        env: vec![("PATH", "/bin"), ("HOME", "/home/me")],
+        prompt: "hello",
+        transformer: transformer.options(),
+        resume_chat_id: Some("chat-1"),
+        host_tools: Some(vec!["read".into()]),
+        secrets: vec![("tool bridge token", "bridge_token_123")],
+    });
+    transformer.set_tap(capture.tap());
+    let mut out = Vec::new();
+    let record = "{\"type\":\"system\",\"session_id\":\"s\"}\n";
+    let (head, rest) = record.split_at(10);
+    for chunk in [head, rest, "{\"type\":"] {
+        transformer.push(chunk.as_bytes(), &mut out).unwrap();
+    }
+    transformer.drop_unterminated();
+    capture.exited(Some(0), None);
+    capture.answered(vec!["call-1".into()]);
+    capture.end(EndInfo {
+        ending: "finished",
+        exit_code: Some(0),
+        signal: None,
+        cancelled: false,
+        error: None,
+        skipped_lines: 1,
+        delivered: 0,
+    });
+    let lines = read_lines(&dir.join("cap-test.ndjson"));
+    let Line::Start(start) = &lines[0] else {
+        panic!("start first")
+    };
+    assert_eq!(start.env, ["HOME", "PATH"], "names only, sorted");
+    assert_eq!(start.argv[1], "--token=[masked tool bridge token]");
+    assert_eq!(start.prompt.text.as_deref(), Some("hello"));
+    assert_eq!(start.masked.secrets, ["tool bridge token"]);
+    assert!(!start.masked.prompt);
+    let kept: Vec<(usize, Option<String>)> = lines
+        .iter()
+        .filter_map(|l| match l {
+            Line::Stdout { read, data, .. } => Some((*read, data.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        kept,
+        [
+            (10, None),
+            (rest.len(), Some(record.to_owned())),
+            (8, None),
+            (0, Some("{\"type\":".to_owned())),
+        ],
+        "the cut-off record is kept before the cut-off line"
+    );
+    assert!(matches!(lines[5], Line::CutOff { .. }));
+    assert!(matches!(
+        lines[6],
+        Line::Exit {
+            exit_code: Some(0),
+            ..
+        }
+    ));
+    assert!(matches!(&lines[7], Line::Answers { ids, .. } if ids == &["call-1"]));
+    let Line::End(end) = &lines[8] else {
+        panic!("end last")
+    };
+    assert_eq!(end.stdout_bytes, record.len() as u64 + 8);
+    assert!(end.first_stdout_ms.is_some());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_capture_that_cannot_be_created_is_given_up() {
+    let file = std::env::temp_dir().join(format!("ocn-not-a-folder-{}", fresh_name()));
+    std::fs::write(&file, "x").unwrap();
+    assert!(Capture::create(&CaptureOptions::new(&file), "cap-x").is_none());
+    std::fs::remove_file(file).unwrap();
+}

@@ -252,3 +252,82 @@ fn the_prefix_is_cut_on_a_character_boundary() {
     assert_eq!(t.text.emitted.text, "ab\u{e9}\u{e9}");
     assert_eq!(t.snapshot(Text, "ab\u{e9}"), "");
 }
+
+#[test]
+fn the_log_names_each_decision_and_its_sizes() {
+    use Decision::*;
+    let table: [(&[Step], &[TrackerStep]); 5] = [
+        (
+            &[Delta(Text, "Hel"), Delta(Text, "lo"), Snap(Text, "Hello!")],
+            &[
+                text(Appended, 3, 3),
+                text(Appended, 2, 2),
+                text(Extended, 6, 1),
+            ],
+        ),
+        (
+            &[Delta(Text, "Hello"), Snap(Text, "Hello"), Snap(Text, "Bye")],
+            &[
+                text(Appended, 5, 5),
+                text(Repeated, 5, 0),
+                text(Rewritten, 3, 3),
+            ],
+        ),
+        (
+            &[Delta(Text, "ab"), Delta(Text, "ab"), Transport],
+            &[
+                text(Appended, 2, 2),
+                text(Held, 2, 0),
+                text(DroppedAsFlush, 2, 0),
+            ],
+        ),
+        (
+            &[Delta(Text, "ab"), Delta(Text, "ab"), OtherRecord],
+            &[text(Appended, 2, 2), text(Held, 2, 0), text(Released, 2, 2)],
+        ),
+        (
+            &[Delta(Thinking, "hm"), Reset, Delta(Text, "x")],
+            &[
+                TrackerStep::Text {
+                    channel: Thinking,
+                    decision: Appended,
+                    input_bytes: 2,
+                    emitted_bytes: 2,
+                },
+                TrackerStep::Reset,
+                text(Appended, 1, 1),
+            ],
+        ),
+    ];
+    for (steps, expected) in table {
+        let mut t = MixedDeltaTracker::new(usize::MAX);
+        t.keep_log();
+        for step in steps {
+            t.next_record(matches!(step, Transport));
+            match step {
+                Delta(c, s) => {
+                    t.delta(*c, s);
+                }
+                Snap(c, s) => {
+                    t.snapshot(*c, s);
+                }
+                Reset => t.reset(),
+                Transport | OtherRecord => {}
+            }
+        }
+        assert_eq!(t.take_log(), expected);
+        assert!(t.take_log().is_empty(), "taken once");
+    }
+    let mut silent = MixedDeltaTracker::new(usize::MAX);
+    silent.delta(Text, "a");
+    assert!(silent.take_log().is_empty(), "no log unless asked for");
+}
+
+fn text(decision: Decision, input_bytes: usize, emitted_bytes: usize) -> TrackerStep {
+    TrackerStep::Text {
+        channel: Text,
+        decision,
+        input_bytes,
+        emitted_bytes,
+    }
+}

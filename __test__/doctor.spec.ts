@@ -99,9 +99,17 @@ describe('doctor', () => {
     assert.match(byId.agent.detail, /fake-cursor-agent\.mjs/)
     assert.match(byId.version.detail, /2026\.10\.01-fake/)
     assert.match(byId.models.detail, /3 models: auto, fake-model, composer-2\.5/)
+    assert.match(byId.settings.detail, /capture off/)
     assert.match(byId['opencode-config'].detail, /opencode\.json \(project\)/)
     assert.match(byId['live-round-trip'].fix ?? '', /doctor --live/, 'the first live check says how to run them')
     for (const check of found.checks) assert.deepEqual(Object.keys(check).filter((key) => !['id', 'status', 'detail', 'fix'].includes(key)), [])
+  })
+
+  it('says where runs are captured when CURSOR_ACP_CAPTURE is on', () => {
+    const ran = doctor(['--json'], { CURSOR_ACP_CAPTURE: '1', XDG_DATA_HOME: join(scratch, 'xdg') })
+    const settings = report(ran).checks.find((check) => check.id === 'settings')
+    assert.equal(settings?.status, 'ok')
+    assert.equal(settings?.detail.includes(`capture on (${join(scratch, 'xdg', 'opencode-cursor-native', 'captures')})`), true, settings?.detail)
   })
 
   it('each problem is named, with its fix, and makes the exit code 1', LIMIT, () => {

@@ -5,7 +5,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { checkBridgeTools, checkNativeRefused, checkProbeCall, checkRoundTrip, type LiveOutcome, type LiveSetup } from './doctor-live.js'
-import { childEnvironment, dataDirectory, readSettings, withApiKey, type CursorAcpSettings } from './env.js'
+import { captureFolder, childEnvironment, dataDirectory, readSettings, withApiKey, type CursorAcpSettings } from './env.js'
 import { native, packageRoot, type NativeApi } from './native.js'
 import { openCodeAuthFile, storedApiKey } from './opencode-auth.js'
 import { findOpenCodeConfigs, PROVIDER_ID } from './opencode-config.js'
@@ -76,7 +76,8 @@ function settingsCheck(api: NativeApi, env: Env): { check: Check; settings: Curs
       warnings.push(`Logging to ${logFile} is off: ${errorText(error)}.`)
     }
   }
-  const summary = `tool mode ${settings.toolMode}, session resume ${settings.sessionResume ? 'on' : 'off'}`
+  const capture = settings.capture ? `on (${captureFolder(env)})` : 'off'
+  const summary = `tool mode ${settings.toolMode}, session resume ${settings.sessionResume ? 'on' : 'off'}, capture ${capture}`
   if (warnings.length === 0) return { settings, logFile, check: { id: 'settings', status: 'ok', detail: summary } }
   return { settings, logFile, check: { id: 'settings', status: 'warning', detail: `${summary}; ${warnings.join(' ')}`, fix: 'Correct or remove the CURSOR_ACP_* values named.' } }
 }

@@ -52,7 +52,7 @@ export function formatReplay(report: ReplayReport): string {
   out.push(`  ${report.argv.join(' ')}`)
   out.push('')
   const exit = run.signal !== null ? `ended by ${run.signal}` : run.exitCode === null ? 'no exit status' : `exit ${run.exitCode}`
-  out.push(`1. process         ${run.ending ?? 'no end recorded'}, ${exit}, ${ms(run.durationMs)} in all; first stdout after ${ms(run.firstStdoutMs)}; ${run.stdoutBytes} bytes in ${run.reads} reads`)
+  out.push(`1. process         ${run.ending ?? 'no end recorded'}, ${exit}, ${ms(run.durationMs)} in all; first stdout after ${ms(run.firstStdoutMs)}; ${run.stdoutBytes} bytes in ${run.reads} ${run.reads === 1 ? 'read' : 'reads'}`)
   out.push(`                   stderr: ${lastLines(run.stderr)}`)
   if (run.error !== undefined) out.push(`                   error: ${run.error.code} ${run.error.message}`)
   out.push(`2. framing         ${framing.records} records: ${counted(framing.kinds) || 'none'}; ${framing.sawResult ? 'the result record arrived' : 'no result record'}`)

@@ -15,7 +15,7 @@ use opencode_cursor_native::core::stream::encode::Output;
 use opencode_cursor_native::core::stream::transformer::{
     Format, StreamTransformer, TransformerOptions,
 };
-use opencode_cursor_native::core::stream::translate::Outcome;
+use opencode_cursor_native::core::stream::translate::{HandedCall, Outcome};
 use serde_json::Value;
 use support::{capture, options, success};
 
@@ -47,11 +47,29 @@ fn value(output: &Output) -> Value {
     }
 }
 
+/// One input of a run's transformer.
+enum Input<'a> {
+    Stdout(&'a [u8]),
+    HandOver(&'a [HandedCall<'a>]),
+}
+
 /// Runs `chunks` through a transformer with a capture's tap, as a run does.
 fn captured(
     dir: &Path,
     opts: TransformerOptions,
     chunks: &[&[u8]],
+    closing: Closing,
+    ending: &'static str,
+    max_bytes: Option<u64>,
+) -> Captured {
+    let inputs: Vec<Input<'_>> = chunks.iter().map(|c| Input::Stdout(c)).collect();
+    captured_inputs(dir, opts, &inputs, closing, ending, max_bytes)
+}
+
+fn captured_inputs(
+    dir: &Path,
+    opts: TransformerOptions,
+    inputs: &[Input<'_>],
     closing: Closing,
     ending: &'static str,
     max_bytes: Option<u64>,
@@ -75,8 +93,11 @@ fn captured(
     });
     transformer.set_tap(capture.tap());
     let mut out = Vec::new();
-    for chunk in chunks {
-        transformer.push(chunk, &mut out).unwrap();
+    for input in inputs {
+        match input {
+            Input::Stdout(bytes) => transformer.push(bytes, &mut out).unwrap(),
+            Input::HandOver(calls) => transformer.hand_over(calls, &mut out),
+        }
     }
     let (error, exit_code) = match closing {
         Closing::Finish(outcome) => (
@@ -431,5 +452,63 @@ fn an_edited_output_is_found_as_a_mismatch() {
     let mismatch = report.mismatch.expect("the first difference");
     assert_eq!(mismatch.live.unwrap()["delta"], "Hellp");
     assert_eq!(mismatch.replayed.unwrap()["delta"], "Hello");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_step_handed_to_the_host_replays_in_its_place() {
+    let dir = folder();
+    let mcp_start = r#"{"type":"tool_call","subtype":"started","call_id":"m-1","tool_call":{"mcpToolCall":{"args":{"name":"opencode-read","providerIdentifier":"opencode","toolName":"read","args":{"filePath":"a"}}}},"session_id":"s-1"}"#;
+    let before = stream(&[INIT, &delta("Reading."), mcp_start]);
+    let after = stream(&[&delta("It says hi."), RESULT]);
+    let calls = [HandedCall {
+        id: "m-1",
+        name: "read",
+        input: r#"{"filePath":"a"}"#,
+    }];
+    let inputs = [
+        Input::Stdout(&before),
+        Input::HandOver(&calls),
+        Input::Stdout(&after),
+    ];
+    for format in [Format::AiSdk, Format::OpenAiSse] {
+        let opts = TransformerOptions {
+            host_tool_server: Some("opencode".into()),
+            ..options(format)
+        };
+        let run = captured_inputs(
+            &dir,
+            opts,
+            &inputs,
+            Closing::Finish(success()),
+            "finished",
+            None,
+        );
+        let handed = lines(&run.path)
+            .into_iter()
+            .filter(|l| matches!(l, Line::HandOver { .. }))
+            .count();
+        assert_eq!(handed, 1, "{format:?}");
+        let report = replay_file(&run.path).unwrap();
+        assert!(report.matches, "{format:?}: {:?}", report.mismatch);
+        let text = &report.consumer.text;
+        assert_eq!(text, &report.consumer.live_text);
+        assert!(
+            text.starts_with("Reading.") && text.ends_with("It says hi."),
+            "{format:?}: {text}"
+        );
+        let ends: Vec<&str> = report
+            .reconciliation
+            .decisions
+            .iter()
+            .map(|d| d.event.as_str())
+            .filter(|e| *e == "hand-over")
+            .collect();
+        assert_eq!(
+            ends,
+            ["hand-over"],
+            "{format:?}: the hand-over ends the segment"
+        );
+    }
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -173,8 +173,13 @@ describe('npm pack', () => {
     // dist/plugin/package.json may carry `"type": "module"` for the compiled ESM plugin.
     const allowed = /^(package\.json|index\.js|index\.d\.ts|README\.md|LICENSE|dist\/plugin\/(.+\.(js|d\.ts)|package\.json))$/
     assert.deepEqual(files.filter((f) => !allowed.test(f)), [], 'unexpected files in the tarball')
-    // Test support compiled along with the plugin would pass the pattern above.
-    assert.deepEqual(files.filter((f) => /fake|replay|fixture|capture|\.spec\.|\.e2e\./i.test(f)), [])
+    // Test support compiled along with the plugin would pass the pattern above:
+    // every compiled module must come from a source file of plugin/.
+    const strays = files
+      .map((f) => /^dist\/plugin\/(.+)\.(js|d\.ts)$/.exec(f)?.[1])
+      .filter((name): name is string => name !== undefined && !existsSync(join(root, 'plugin', `${name}.ts`)))
+    assert.deepEqual(strays, [], 'compiled modules without a source in plugin/')
+    assert.deepEqual(files.filter((f) => /fake|fixture|\.spec\.|\.e2e\./i.test(f)), [])
   })
 })
 

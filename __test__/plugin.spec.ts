@@ -54,7 +54,17 @@ describe('settings from the environment', () => {
   test('defaults as the README documents them', async () => {
     const { readSettings } = await load.env()
     assert.deepEqual(readSettings({}), {
-      settings: { force: true, sessionResume: false, toolMode: 'cursor', toolWaitMs: 600000, idleTimeoutMs: 300000, timeoutMs: 0 },
+      settings: {
+        force: true,
+        sessionResume: false,
+        toolMode: 'cursor',
+        toolWaitMs: 600000,
+        idleTimeoutMs: 300000,
+        timeoutMs: 0,
+        capture: false,
+        capturePrompt: false,
+        captureMaxBytes: 209715200,
+      },
       warnings: [],
     })
   })
@@ -72,6 +82,9 @@ describe('settings from the environment', () => {
       CURSOR_ACP_LOG_FILE: '/var/log/cursor.log',
       CURSOR_AGENT_EXECUTABLE: '/opt/cursor-agent',
       CURSOR_ACP_WORKSPACE: '/srv/project',
+      CURSOR_ACP_CAPTURE: 'on',
+      CURSOR_ACP_CAPTURE_PROMPT: 'TRUE',
+      CURSOR_ACP_CAPTURE_MAX_BYTES: '1048576',
     })
     assert.deepEqual(settings, {
       force: false,
@@ -84,6 +97,9 @@ describe('settings from the environment', () => {
       logFile: '/var/log/cursor.log',
       executable: '/opt/cursor-agent',
       workspace: '/srv/project',
+      capture: true,
+      capturePrompt: true,
+      captureMaxBytes: 1048576,
     })
     assert.equal(warnings.length, 1)
     assert.match(warnings[0]!, /CURSOR_ACP_IDLE_TIMEOUT_MS="12s"/)
@@ -99,6 +115,25 @@ describe('settings from the environment', () => {
     assert.equal(settings.logLevel, undefined)
     assert.deepEqual(warnings, [])
     assert.equal(readSettings({ CURSOR_ACP_LOG_LEVEL: 'loud' }).warnings.length, 1)
+  })
+
+  test('captures: a bad CURSOR_ACP_CAPTURE_MAX_BYTES warns and keeps 200 MiB; the folder follows the data folder', async () => {
+    const { captureFolder, readSettings } = await load.env()
+    // A size is a whole number of bytes from 1 up (the addon's range for `capture.maxBytes`).
+    for (const bad of ['0', '-5', '1.5', '10MB', '1e6', '0x100', '9007199254740992']) {
+      const { settings, warnings } = readSettings({ CURSOR_ACP_CAPTURE_MAX_BYTES: bad })
+      assert.equal(settings.captureMaxBytes, 200 * 1024 * 1024, bad)
+      assert.deepEqual(warnings, [`CURSOR_ACP_CAPTURE_MAX_BYTES=${JSON.stringify(bad)} is not a whole number of bytes; using 209715200.`], bad)
+    }
+    assert.equal(readSettings({ CURSOR_ACP_CAPTURE_MAX_BYTES: ' 1 ' }).settings.captureMaxBytes, 1)
+    // Switches use the one parser: an unknown word keeps the default, without a warning.
+    const unknown = readSettings({ CURSOR_ACP_CAPTURE: 'maybe', CURSOR_ACP_CAPTURE_PROMPT: 'maybe' })
+    assert.deepEqual([unknown.settings.capture, unknown.settings.capturePrompt, unknown.warnings], [false, false, []])
+    assert.equal(readSettings({ CURSOR_ACP_CAPTURE: 'off' }).settings.capture, false)
+    if (process.platform === 'linux') {
+      assert.equal(captureFolder({ XDG_DATA_HOME: '/srv/data', HOME: '/home/u' }), '/srv/data/opencode-cursor-native/captures')
+      assert.equal(captureFolder({ HOME: '/home/u' }), '/home/u/.local/share/opencode-cursor-native/captures')
+    }
   })
 })
 

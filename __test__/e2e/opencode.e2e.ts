@@ -5,9 +5,10 @@
 // (what a correct translation must show) and from the documented API and error codes (index.d.ts, README).
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
+import { replayCapture } from '../../index.js'
 import { captureExpectation, type CaptureExpectation } from '../support/captures.ts'
 import { e2eFile, eventsOf, explain, textOf } from '../support/e2e.ts'
 import { groupAlive, isAlive, waitFor, type RunResult } from '../support/opencode.ts'
@@ -27,6 +28,25 @@ const toolBlocks = (expected: CaptureExpectation) =>
 function occurrences(haystack: string, needle: string): number {
   return haystack.split(needle).length - 1
 }
+
+/** Every file under `directory` (none when it does not exist). */
+function filesUnder(directory: string): string[] {
+  if (!existsSync(directory)) return []
+  return readdirSync(directory).flatMap((entry) => {
+    const path = join(directory, entry)
+    return statSync(path).isDirectory() ? filesUnder(path) : [path]
+  })
+}
+
+/** Where `opencode auth login` keeps an API key (OpenCode's data folder), in its format. */
+function storeApiKey(xdgDataHome: string, key: string): void {
+  const store = join(xdgDataHome, 'opencode')
+  mkdirSync(store, { recursive: true })
+  writeFileSync(join(store, 'auth.json'), JSON.stringify({ 'cursor-acp': { type: 'api', key } }), { mode: 0o600 })
+}
+
+/** The plugin's capture folder on Linux: `$XDG_DATA_HOME/opencode-cursor-native/captures`. */
+const captureFolderOf = (xdgDataHome: string) => join(xdgDataHome, 'opencode-cursor-native', 'captures')
 
 
 describe('opencode run with the cursor-acp plugin', () => {
@@ -89,6 +109,71 @@ describe('opencode run with the cursor-acp plugin', () => {
     for (const [name, text] of [['OpenCode\'s log', sandbox.openCodeLog()], ["the plugin's log", readFileSync(pluginLog, 'utf8')], ['the output', result.stdout + result.stderr]] as const) {
       assert.ok(!text.includes(key), `${name} does not hold the key`)
     }
+  })
+
+  test('CURSOR_ACP_CAPTURE=1 captures the turn without the stored API key, and the capture replays to the same outputs', async () => {
+    const key = 'crsr_e2e_capture_0123456789abcdef0123456789abcdef'
+    const sandbox = await sandboxWith({ FAKE_CURSOR_STREAM: 'text:Answered and captured.', CURSOR_ACP_CAPTURE: '1', CURSOR_ACP_LOG_LEVEL: 'debug' })
+    const data = sandbox.env.XDG_DATA_HOME!
+    storeApiKey(data, key)
+    const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'say', 'hi'])
+    const why = explain(result, sandbox)
+    assert.equal(result.code, 0, why)
+    assert.equal(textOf(result), 'Answered and captured.', why)
+    const [run] = sandbox.invocations() as Array<{ apiKeySha256?: string }>
+    assert.equal(run?.apiKeySha256, createHash('sha256').update(key).digest('hex'), 'the run got the stored key')
+
+    const folder = captureFolderOf(data)
+    const captures = filesUnder(folder).filter((file) => /\/cap-[a-z]+-[a-z]+\.ndjson$/.test(file))
+    assert.equal(captures.length, 1, `one run, one capture: ${filesUnder(folder).join(', ')}`)
+    // The capture folder, the plugin's log (next to it) and OpenCode's log hold no copy of the key.
+    const pluginData = join(data, 'opencode-cursor-native')
+    assert.ok(existsSync(join(pluginData, 'log')), 'the plugin logged at debug level')
+    for (const file of [...filesUnder(pluginData), ...filesUnder(join(data, 'opencode', 'log'))]) {
+      assert.ok(!readFileSync(file, 'utf8').includes(key), `${file} does not hold the key`)
+    }
+    const [capture] = captures
+    const start = JSON.parse(readFileSync(capture!, 'utf8').split('\n')[0]!)
+    assert.equal(start.kind, 'start')
+    assert.ok(start.env.includes('CURSOR_API_KEY'), JSON.stringify(start.env))
+    assert.ok(start.masked.secrets.includes('CURSOR_API_KEY'), JSON.stringify(start.masked))
+    assert.equal(start.masked.prompt, true, 'the prompt is masked by default')
+    assert.equal(start.prompt.text, undefined)
+    const report = replayCapture(capture!)
+    assert.equal(report.matches, true, JSON.stringify(report.mismatch))
+    assert.equal(report.textStopped, undefined, JSON.stringify(report.textStopped))
+    assert.equal(report.consumer.text, 'Answered and captured.')
+  })
+
+  test('a failing turn with CURSOR_ACP_CAPTURE=1: the error OpenCode shows names the capture, once, with no retry', async () => {
+    const key = 'crsr_e2e_failing_0123456789abcdef0123456789abcdef'
+    const sandbox = await sandboxWith({
+      FAKE_CURSOR_SCENARIO: 'fail',
+      FAKE_CURSOR_PARTIAL: 'Starting to',
+      // cursor-agent naming the key it was given: what it says is captured, the key is not.
+      FAKE_CURSOR_STDERR: `Error: the API key ${key} was not accepted`,
+      CURSOR_ACP_CAPTURE: '1',
+    })
+    const data = sandbox.env.XDG_DATA_HOME!
+    storeApiKey(data, key)
+    const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'say', 'hi'])
+    const why = explain(result, sandbox)
+    assert.ok(!result.timedOut, why)
+    assert.notEqual(result.code, 0, why)
+    const errors = eventsOf(result, 'error')
+    assert.equal(errors.length, 1, why)
+    const message = String(errors[0]!.error.data?.message ?? '')
+    const named = /The run was captured as (cap-[a-z]+-[a-z]+): `npx opencode-cursor-native replay \1` shows where it went wrong\./.exec(message)
+    assert.ok(named, `the message names the capture: ${message}`)
+    assert.match(message, /\[E_[A-Z_]+\]$/, 'and still ends with its code')
+    assert.equal(sandbox.invocations().length, 1, `OpenCode did not retry "${message}"`)
+    const capture = join(captureFolderOf(data), `${named[1]}.ndjson`)
+    assert.ok(existsSync(capture), `${capture} exists`)
+    assert.ok(!readFileSync(capture, 'utf8').includes(key), 'the capture does not hold the key')
+    const report = replayCapture(capture)
+    assert.equal(report.matches, true, JSON.stringify(report.mismatch))
+    assert.equal(report.textStopped?.stage, 'process', JSON.stringify(report.textStopped))
+    assert.match(report.process.stderr, /\[masked CURSOR_API_KEY\] was not accepted/)
   })
 
   test('a provider block of the earlier proxy bridge (port 32124) is taken over, keeping its model names', async () => {

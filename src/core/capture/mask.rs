@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 
+use memchr::memmem::{self, Finder};
 use serde_json::Value;
 
 /// What replaces the text of the `user` record's `text` fields.
@@ -41,8 +42,9 @@ pub fn is_secret_name(name: &str) -> bool {
 
 #[derive(Debug, Clone)]
 struct Secret {
-    /// How each form of the value is replaced: as it is, and as it reads inside a JSON string.
-    forms: Vec<Vec<u8>>,
+    /// Each form of the value that is replaced: as it is, and as it reads inside a JSON string.
+    /// Searchers, not byte strings: every byte of stdout and of every output is searched.
+    forms: Vec<Finder<'static>>,
     replacement: Vec<u8>,
 }
 
@@ -67,17 +69,20 @@ impl Masker {
     /// [`MIN_SECRET_LEN`] (or one already known) is ignored.
     pub fn add_secret(&mut self, name: &str, value: &str) {
         if value.len() < MIN_SECRET_LEN
-            || self.secrets.iter().any(|s| s.forms[0] == value.as_bytes())
+            || self
+                .secrets
+                .iter()
+                .any(|s| s.forms[0].needle() == value.as_bytes())
         {
             return;
         }
-        let mut forms = vec![value.as_bytes().to_vec()];
+        let mut forms = vec![Finder::new(value).into_owned()];
         let quoted = serde_json::to_string(value).unwrap_or_default();
         let escaped = quoted
             .get(1..quoted.len().saturating_sub(1))
             .unwrap_or_default();
         if escaped != value {
-            forms.push(escaped.as_bytes().to_vec());
+            forms.push(Finder::new(escaped).into_owned());
         }
         self.secrets.push(Secret {
             forms,
@@ -211,25 +216,22 @@ fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
 }
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
-    haystack.windows(needle.len()).any(|w| w == needle)
+    memmem::find(haystack, needle).is_some()
 }
 
-/// `bytes` with every `from` replaced by `to`; `None` when there is none.
-fn replace_all(bytes: &[u8], from: &[u8], to: &[u8]) -> Option<Vec<u8>> {
-    if from.is_empty() || !contains(bytes, from) {
-        return None;
-    }
+/// `bytes` with every (non-overlapping, leftmost first) `from` replaced by `to`; `None` when
+/// there is none.
+fn replace_all(bytes: &[u8], from: &Finder<'_>, to: &[u8]) -> Option<Vec<u8>> {
+    let mut found = from.find_iter(bytes).peekable();
+    found.peek()?;
     let mut out = Vec::with_capacity(bytes.len());
     let mut at = 0;
-    while at < bytes.len() {
-        if bytes[at..].starts_with(from) {
-            out.extend_from_slice(to);
-            at += from.len();
-        } else {
-            out.push(bytes[at]);
-            at += 1;
-        }
+    for start in found {
+        out.extend_from_slice(&bytes[at..start]);
+        out.extend_from_slice(to);
+        at = start + from.needle().len();
     }
+    out.extend_from_slice(&bytes[at..]);
     Some(out)
 }
 

@@ -112,3 +112,26 @@ fn bytes_that_are_not_utf8_pass_unchanged_apart_from_secrets() {
     let masked = m.records(&stream).into_owned();
     assert_eq!(masked, b"\xff\xfe [masked CURSOR_API_KEY]\n");
 }
+
+#[test]
+fn every_occurrence_is_replaced_wherever_it_stands() {
+    let m = masker(false, &[("CURSOR_API_KEY", "secretsecret")]);
+    let table = [
+        ("secretsecret", "[masked CURSOR_API_KEY]"),
+        (
+            "secretsecretsecretsecret",
+            "[masked CURSOR_API_KEY][masked CURSOR_API_KEY]",
+        ),
+        // Leftmost first: the overlap that follows is no second occurrence.
+        ("secretsecretsecret", "[masked CURSOR_API_KEY]secret"),
+        (
+            "a secretsecret b secretsecret",
+            "a [masked CURSOR_API_KEY] b [masked CURSOR_API_KEY]",
+        ),
+        ("secretsecre", "secretsecre"),
+        ("", ""),
+    ];
+    for (text, expected) in table {
+        assert_eq!(m.text(text), expected, "{text:?}");
+    }
+}

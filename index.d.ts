@@ -579,9 +579,9 @@ export interface RunCaptureOptions {
   /** The capture folder, an absolute path (created when missing). */
   folder: string
   /**
-   * The folder's total size: before a capture starts, the oldest are removed until the
-   * rest and one more capture fit; one capture keeps at most a quarter of it. From 1 to
-   * 2^53 - 1; default 209715200 (200 MiB).
+   * The folder's total size: before a capture starts and when one ends, the oldest are
+   * removed until the rest and one more capture fit; one capture keeps at most a quarter of
+   * it. From 1 to 2^53 - 1; default 209715200 (200 MiB).
    */
   maxBytes?: number
   /**

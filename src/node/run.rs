@@ -110,9 +110,9 @@ pub struct RunCursorAgentOptions {
 pub struct RunCaptureOptions {
     /// The capture folder, an absolute path (created when missing).
     pub folder: String,
-    /// The folder's total size: before a capture starts, the oldest are removed until the
-    /// rest and one more capture fit; one capture keeps at most a quarter of it. From 1 to
-    /// 2^53 - 1; default 209715200 (200 MiB).
+    /// The folder's total size: before a capture starts and when one ends, the oldest are
+    /// removed until the rest and one more capture fit; one capture keeps at most a quarter of
+    /// it. From 1 to 2^53 - 1; default 209715200 (200 MiB).
     pub max_bytes: Option<f64>,
     /// Keep the prompt's text too (in the capture's start line and in its echo). Default
     /// false: only its size and hash.

@@ -61,14 +61,16 @@ pub fn is_capture_name(text: &str) -> bool {
 }
 
 /// Removes the oldest captures in `folder` until the rest leave room for one more capture
-/// within `max_bytes`. Returns how many were removed. Files that are not captures stay.
-pub fn prune(folder: &Path, max_bytes: u64) -> usize {
+/// within `max_bytes`. Returns how many were removed. Files that are not captures stay, and
+/// so does `keep` (a capture that has just ended is not the oldest, whatever the clock says).
+pub fn prune(folder: &Path, max_bytes: u64, keep: Option<&Path>) -> usize {
     let Ok(entries) = std::fs::read_dir(folder) else {
         return 0;
     };
     let mut captures: Vec<(std::time::SystemTime, u64, PathBuf)> = entries
         .flatten()
         .filter(|entry| entry.path().extension().is_some_and(|e| e == EXTENSION))
+        .filter(|entry| keep != Some(entry.path().as_path()))
         .filter_map(|entry| {
             let meta = entry.metadata().ok().filter(std::fs::Metadata::is_file)?;
             Some((meta.modified().ok()?, meta.len(), entry.path()))
@@ -76,7 +78,10 @@ pub fn prune(folder: &Path, max_bytes: u64) -> usize {
         .collect();
     captures.sort();
     let room = max_bytes.saturating_sub(per_capture_limit(max_bytes));
-    let mut total: u64 = captures.iter().map(|(_, len, _)| len).sum();
+    let kept = keep
+        .and_then(|path| std::fs::metadata(path).ok())
+        .map_or(0, |meta| meta.len());
+    let mut total: u64 = kept + captures.iter().map(|(_, len, _)| len).sum::<u64>();
     let mut removed = 0;
     for (_, len, path) in captures {
         if total <= room {
@@ -126,14 +131,14 @@ mod tests {
         }
         std::fs::write(folder.join("notes.txt"), vec![b'x'; 5000]).unwrap();
         // A limit of 1000: room for 750 beside the next capture, so two of 300 must go.
-        assert_eq!(prune(&folder, 1000), 2);
+        assert_eq!(prune(&folder, 1000, None), 2);
         let left: Vec<bool> = ["cap-a", "cap-b", "cap-c", "cap-d"]
             .iter()
             .map(|n| capture_path(&folder, n).exists())
             .collect();
         assert_eq!(left, [false, false, true, true], "the oldest went first");
         assert!(folder.join("notes.txt").exists(), "other files stay");
-        assert_eq!(prune(&folder, 1000), 0);
+        assert_eq!(prune(&folder, 1000, None), 0);
         std::fs::remove_dir_all(&folder).unwrap();
     }
 }

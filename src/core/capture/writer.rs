@@ -81,6 +81,9 @@ pub struct Capture {
 struct Writer {
     file: Option<BufWriter<File>>,
     path: PathBuf,
+    folder: PathBuf,
+    /// The folder's total size.
+    max_bytes: u64,
     started: Instant,
     masker: Masker,
     /// Stdout bytes of a record not yet complete (its masked spans are not known yet).
@@ -100,7 +103,7 @@ impl Capture {
     pub fn create(options: &CaptureOptions, name: &str) -> Option<Self> {
         let path = capture_path(&options.folder, name);
         let created = std::fs::create_dir_all(&options.folder).and_then(|()| {
-            prune(&options.folder, options.max_bytes);
+            prune(&options.folder, options.max_bytes, None);
             File::options().write(true).create_new(true).open(&path)
         });
         let file = match created {
@@ -114,6 +117,8 @@ impl Capture {
         let writer = Writer {
             file: Some(BufWriter::new(file)),
             path,
+            folder: options.folder.clone(),
+            max_bytes: options.max_bytes,
             started: Instant::now(),
             masker: Masker::new(!options.include_prompt),
             pending: Vec::new(),
@@ -209,7 +214,8 @@ impl Capture {
         w.write(&Line::Answers { t, ids }, false);
     }
 
-    /// The end line; the file is flushed and closed.
+    /// The end line; the file is flushed and closed. The folder is pruned again: runs
+    /// captured side by side may each have grown to their limit after their start's pruning.
     pub fn end(&self, info: EndInfo<'_>) {
         let mut w = self.lock();
         let error = info.error.map(|e| w.masked_error(e));
@@ -229,6 +235,7 @@ impl Capture {
         w.write(&Line::End(Box::new(end)), false);
         if let Some(mut file) = w.file.take() {
             let _ = file.flush();
+            prune(&w.folder, w.max_bytes, Some(&w.path));
         }
     }
 }

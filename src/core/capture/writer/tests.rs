@@ -100,3 +100,69 @@ fn a_capture_that_cannot_be_created_is_given_up() {
     assert!(Capture::create(&CaptureOptions::new(&file), "cap-x").is_none());
     std::fs::remove_file(file).unwrap();
 }
+
+fn folder_size(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.metadata().unwrap().len())
+        .sum()
+}
+
+#[test]
+fn captures_written_side_by_side_are_pruned_when_one_ends() {
+    let dir = std::env::temp_dir().join(format!("ocn-writer-{}", fresh_name()));
+    let mut options = CaptureOptions::new(&dir);
+    options.max_bytes = 8 * 1024;
+    let transformer_options = TransformerOptions::default();
+    let record = format!(
+        "{{\"type\":\"assistant\",\"message\":{{\"content\":[{{\"type\":\"text\",\"text\":\"{}\"}}]}}}}\n",
+        "x".repeat(200)
+    );
+    let captures: Vec<Capture> = ["cap-one", "cap-two", "cap-three", "cap-four", "cap-five"]
+        .iter()
+        .map(|name| {
+            let capture = Capture::create(&options, name).unwrap();
+            capture.start(StartInfo {
+                argv: vec!["agent".into()],
+                workspace: &dir,
+                env: Vec::new(),
+                prompt: "p",
+                transformer: &transformer_options,
+                resume_chat_id: None,
+                host_tools: None,
+                secrets: Vec::new(),
+            });
+            capture
+        })
+        .collect();
+    // Each grows to its own limit (a quarter of the folder's) while the others run.
+    for capture in &captures {
+        let mut transformer = StreamTransformer::new(TransformerOptions::default());
+        transformer.set_tap(capture.tap());
+        let mut out = Vec::new();
+        for _ in 0..20 {
+            transformer.push(record.as_bytes(), &mut out).unwrap();
+        }
+    }
+    assert!(
+        folder_size(&dir) > options.max_bytes,
+        "over the limit while they run"
+    );
+    let last = captures.last().unwrap();
+    last.end(EndInfo {
+        ending: "finished",
+        exit_code: Some(0),
+        signal: None,
+        cancelled: false,
+        error: None,
+        skipped_lines: 0,
+        delivered: 0,
+    });
+    assert!(
+        folder_size(&dir) <= options.max_bytes,
+        "within the limit once one has ended"
+    );
+    assert!(last.path().exists(), "the capture that ended is kept");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

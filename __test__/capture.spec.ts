@@ -5,7 +5,7 @@
 // those the test's own `onOutput` received. Nothing the code under test wrote is used to check
 // itself, but for `--json` against `replayCapture` (the same report, two ways).
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -15,6 +15,7 @@ import { after, describe, it } from 'node:test'
 import { replayCapture, runCursorAgent } from '../index.js'
 import type { ReplayReport, RunResult, StreamOutput } from '../index.js'
 import { capture as fixtureBytes } from './support/captures.ts'
+import { groupMembers, killGroupsAfter, waitFor } from './support/process.ts'
 
 type RunCursorAgentOptions = Parameters<typeof runCursorAgent>[0]
 
@@ -548,5 +549,47 @@ describe('npx opencode-cursor-native replay', () => {
     assert.equal(notCapture.status, 2)
     assert.match(notCapture.stderr, /not a readable capture/)
     assert.equal(replay([]).status, 2)
+  })
+})
+
+describe('a host killed in the middle of a captured run', { skip: process.platform !== 'linux' && 'reads process groups from Linux /proc' }, () => {
+  const exitHost = join(here, 'support', 'exit-host.mjs')
+  const hangAgent = join(agents, 'hang-agent.sh')
+  const groups = killGroupsAfter(after)
+
+  it('leaves its capture whole up to the last read, and replay blames the host', async () => {
+    const folder = fresh('captures')
+    const pidFile = fresh('pids')
+    const host = spawn(process.execPath, [exitHost, hangAgent, pidFile, workspace, 'idle', folder], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const exited = new Promise<NodeJS.Signals | null>((resolve) => host.on('exit', (_code, signal) => resolve(signal)))
+    await new Promise<void>((resolve) => host.stdout!.once('data', () => resolve()))
+    const [agentPid] = readFileSync(pidFile, 'utf8').trim().split(/\s+/).map(Number)
+    groups.add(agentPid!)
+    const file = () => join(folder, readdirSync(folder)[0]!)
+    // The agent's text delta, with what the run made of it, is on a line of its own.
+    const deltaKept = () =>
+      existsSync(folder) &&
+      readdirSync(folder).length === 1 &&
+      readFileSync(file(), 'utf8')
+        .split('\n')
+        .slice(0, -1)
+        .some((line) => {
+          const parsed = JSON.parse(line) as CaptureLine
+          return parsed.kind === 'stdout' && String(parsed.data).includes('Working') && parsed.outputs.length > 0
+        })
+    assert.ok(await waitFor(deltaKept, 10_000), 'the capture holds the delta while the host runs')
+    host.kill('SIGKILL')
+    assert.equal(await exited, 'SIGKILL')
+    assert.ok(await waitFor(() => groupMembers(agentPid!).length === 0, 10_000), 'the agent went with its host')
+
+    const lines = readFileSync(file(), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as CaptureLine)
+    assert.equal(lines[0]!.kind, 'start')
+    assert.ok(!lines.some((line) => line.kind === 'end'), 'a killed host writes no end line')
+    const report = replayCapture(file())
+    assert.equal(report.textStopped?.stage, 'process')
+    assert.match(report.textStopped!.reason, /host stopped before the run ended/)
+    assert.ok(report.matches, 'what was captured replays to the same outputs')
+    assert.equal(report.consumer.liveText, 'Working')
+    assert.equal(report.consumer.text, 'Working')
   })
 })

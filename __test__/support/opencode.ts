@@ -289,9 +289,16 @@ async function startTui(binary: string, workspace: string, env: NodeJS.ProcessEn
     },
     async ask(prompt) {
       await tui.screenWhen((screen) => screen.includes('Ask anything'), 'the prompt')
+      // Typed again only while the input is still empty (its placeholder shows): a busy machine
+      // may take a while to draw keys it did receive, and typing them twice sends the prompt twice.
+      await tui.type(prompt)
+      let typedAt = Date.now()
       await tui.screenWhen((screen) => {
         if (screen.includes(prompt)) return true
-        void tui.type(prompt)
+        if (screen.includes('Ask anything') && Date.now() - typedAt > 2_000) {
+          typedAt = Date.now()
+          void tui.type(prompt)
+        }
         return false
       }, 'the typed prompt')
       await tui.press('Enter')

@@ -139,6 +139,15 @@ mod tests {
         assert_eq!(left, [false, false, true, true], "the oldest went first");
         assert!(folder.join("notes.txt").exists(), "other files stay");
         assert_eq!(prune(&folder, 1000, None), 0);
+        // The capture to keep counts, but stays even when its clock says it is the oldest.
+        let keep = capture_path(&folder, "cap-c");
+        std::fs::write(capture_path(&folder, "cap-e"), vec![b'x'; 300]).unwrap();
+        assert_eq!(prune(&folder, 1000, Some(&keep)), 1);
+        assert!(keep.exists(), "kept");
+        assert!(
+            !capture_path(&folder, "cap-d").exists(),
+            "the oldest of the others went"
+        );
         std::fs::remove_dir_all(&folder).unwrap();
     }
 }

@@ -70,7 +70,6 @@ pub fn prune(folder: &Path, max_bytes: u64, keep: Option<&Path>) -> usize {
     let mut captures: Vec<(std::time::SystemTime, u64, PathBuf)> = entries
         .flatten()
         .filter(|entry| entry.path().extension().is_some_and(|e| e == EXTENSION))
-        .filter(|entry| keep != Some(entry.path().as_path()))
         .filter_map(|entry| {
             let meta = entry.metadata().ok().filter(std::fs::Metadata::is_file)?;
             Some((meta.modified().ok()?, meta.len(), entry.path()))
@@ -78,14 +77,14 @@ pub fn prune(folder: &Path, max_bytes: u64, keep: Option<&Path>) -> usize {
         .collect();
     captures.sort();
     let room = max_bytes.saturating_sub(per_capture_limit(max_bytes));
-    let kept = keep
-        .and_then(|path| std::fs::metadata(path).ok())
-        .map_or(0, |meta| meta.len());
-    let mut total: u64 = kept + captures.iter().map(|(_, len, _)| len).sum::<u64>();
+    let mut total: u64 = captures.iter().map(|(_, len, _)| len).sum();
     let mut removed = 0;
     for (_, len, path) in captures {
         if total <= room {
             break;
+        }
+        if keep == Some(path.as_path()) {
+            continue;
         }
         if std::fs::remove_file(&path).is_ok() {
             total -= len;

@@ -81,7 +81,6 @@ pub struct Capture {
 struct Writer {
     file: Option<BufWriter<File>>,
     path: PathBuf,
-    folder: PathBuf,
     /// The folder's total size.
     max_bytes: u64,
     started: Instant,
@@ -117,7 +116,6 @@ impl Capture {
         let writer = Writer {
             file: Some(BufWriter::new(file)),
             path,
-            folder: options.folder.clone(),
             max_bytes: options.max_bytes,
             started: Instant::now(),
             masker: Masker::new(!options.include_prompt),
@@ -235,7 +233,9 @@ impl Capture {
         w.write(&Line::End(Box::new(end)), false);
         if let Some(mut file) = w.file.take() {
             let _ = file.flush();
-            prune(&w.folder, w.max_bytes, Some(&w.path));
+            if let Some(folder) = w.path.parent() {
+                prune(folder, w.max_bytes, Some(&w.path));
+            }
         }
     }
 }

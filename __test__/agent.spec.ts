@@ -9,7 +9,13 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after, describe, it } from 'node:test'
 
-import { describeCursorModel, listCursorModels, resolveCursorAgent, runCursorAgent, runCursorAgentCommand } from '../index.js'
+import {
+  describeCursorModel,
+  listCursorModels,
+  resolveCursorAgent,
+  runCursorAgent,
+  runCursorAgentCommand,
+} from '../index.js'
 import type { RunResult } from '../index.js'
 import { captureExpectation, capturesDir } from './support/captures.ts'
 import { isAlive, waitFor } from './support/process.ts'
@@ -69,7 +75,6 @@ async function collect(options: RunCursorAgentOptions): Promise<Collected> {
   const batchesWhenSettled = batches.length
   return { batches, result, batchesWhenSettled }
 }
-
 
 async function until(condition: () => boolean, what: string, limitMs = 15000): Promise<void> {
   if (!(await waitFor(condition, limitMs, 20))) assert.fail(`gave up waiting for ${what}`)
@@ -143,14 +148,24 @@ describe('runCursorAgent: command line, prompt, environment', () => {
       }),
     )
     const seen = JSON.parse(readFileSync(record, 'utf8'))
-    assert.deepEqual(seen.argv.slice(6), ['--model', 'auto', '--resume', CAPTURE_SESSION, '--trust', '--sandbox', 'enabled'])
+    assert.deepEqual(seen.argv.slice(6), [
+      '--model',
+      'auto',
+      '--resume',
+      CAPTURE_SESSION,
+      '--trust',
+      '--sandbox',
+      'enabled',
+    ])
   })
 
   it('delivers a 10 MB prompt intact', async () => {
     const record = tmpFile('record.json')
     const line = 'The quick brown fox jumps over the lazy dog. ünïcödé ✓\n'
     const prompt = line.repeat(Math.ceil((10 * 1024 * 1024) / Buffer.byteLength(line)))
-    const { result } = await collect(base({ prompt, env: agentEnv({ FAKE_AGENT_RECORD: record, FAKE_AGENT_REPLAY: capture }) }))
+    const { result } = await collect(
+      base({ prompt, env: agentEnv({ FAKE_AGENT_RECORD: record, FAKE_AGENT_REPLAY: capture }) }),
+    )
     assert.equal(result.error, undefined)
     const seen = JSON.parse(readFileSync(record, 'utf8'))
     assert.equal(seen.stdinBytes, Buffer.byteLength(prompt))
@@ -217,7 +232,9 @@ describe('runCursorAgent: delivery', () => {
   })
 
   it('encodes OpenAI SSE frames when asked', async () => {
-    const { batches, result } = await collect(base({ format: 'openai-sse', env: agentEnv({ FAKE_AGENT_REPLAY: capture }) }))
+    const { batches, result } = await collect(
+      base({ format: 'openai-sse', env: agentEnv({ FAKE_AGENT_REPLAY: capture }) }),
+    )
     const frames = batches.flat() as string[]
     assert.ok(frames.every((f) => typeof f === 'string' && f.startsWith('data: ') && f.endsWith('\n\n')))
     assert.equal(frames.at(-1), 'data: [DONE]\n\n')
@@ -233,13 +250,10 @@ describe('runCursorAgent: delivery', () => {
   it('a throwing callback stops the run and reports E_CALLBACK', async () => {
     const pidFile = tmpFile('pid')
     let calls = 0
-    const run = runCursorAgent(
-      base({ executable: hangAgent, env: agentEnv({ FAKE_AGENT_PID_FILE: pidFile }) }),
-      () => {
-        calls += 1
-        throw new Error('consumer broke')
-      },
-    )
+    const run = runCursorAgent(base({ executable: hangAgent, env: agentEnv({ FAKE_AGENT_PID_FILE: pidFile }) }), () => {
+      calls += 1
+      throw new Error('consumer broke')
+    })
     const result = await run.wait()
     assert.equal(result.error?.code, 'E_CALLBACK')
     assert.match(result.error!.message, /consumer broke/)
@@ -249,7 +263,9 @@ describe('runCursorAgent: delivery', () => {
   })
 
   it('keeps reading stderr so a flood cannot block the child', async () => {
-    const { batches, result } = await collect(base({ executable: floodAgent, env: agentEnv({ FAKE_AGENT_REPLAY: capture }) }))
+    const { batches, result } = await collect(
+      base({ executable: floodAgent, env: agentEnv({ FAKE_AGENT_REPLAY: capture }) }),
+    )
     assert.equal(result.error, undefined)
     assert.equal(result.exitCode, 0)
     assert.equal(answerOf(partsOf(batches)), CAPTURE_TEXT)
@@ -260,9 +276,12 @@ describe('runCursorAgent: stopping', () => {
   it('cancel() stops the whole process group and finishes as cancelled', async () => {
     const pidFile = tmpFile('pid')
     const batches: Output[][] = []
-    const run = runCursorAgent(base({ executable: hangAgent, env: agentEnv({ FAKE_AGENT_PID_FILE: pidFile }) }), (o) => {
-      batches.push(o)
-    })
+    const run = runCursorAgent(
+      base({ executable: hangAgent, env: agentEnv({ FAKE_AGENT_PID_FILE: pidFile }) }),
+      (o) => {
+        batches.push(o)
+      },
+    )
     await until(() => readPids(pidFile)?.length === 2, 'the agent to start')
     const pids = readPids(pidFile)!
     assert.ok(pids.every(isAlive))
@@ -296,7 +315,9 @@ describe('runCursorAgent: stopping', () => {
 
   it('the idle timer is paused while a Cursor tool call is open', async () => {
     // tool-open.ndjson stays silent for 900 ms between tool_call started and completed
-    const { batches, result } = await collect(base({ idleTimeoutMs: 300, env: agentEnv({ FAKE_AGENT_REPLAY: captureLocal }) }))
+    const { batches, result } = await collect(
+      base({ idleTimeoutMs: 300, env: agentEnv({ FAKE_AGENT_REPLAY: captureLocal }) }),
+    )
     assert.equal(result.error, undefined)
     const ps = partsOf(batches)
     assert.ok(ps.some((p) => p.type === 'tool-result' && p.isError === false))
@@ -307,7 +328,12 @@ describe('runCursorAgent: stopping', () => {
   it('timeoutMs bounds the whole run', async () => {
     const pidFile = tmpFile('pid')
     const { result } = await collect(
-      base({ executable: hangAgent, timeoutMs: 300, idleTimeoutMs: 0, env: agentEnv({ FAKE_AGENT_PID_FILE: pidFile }) }),
+      base({
+        executable: hangAgent,
+        timeoutMs: 300,
+        idleTimeoutMs: 0,
+        env: agentEnv({ FAKE_AGENT_PID_FILE: pidFile }),
+      }),
     )
     assert.equal(result.error?.code, 'E_TIMEOUT')
     const pids = readPids(pidFile)!
@@ -317,13 +343,17 @@ describe('runCursorAgent: stopping', () => {
 
 describe('runCursorAgent: failures', () => {
   it('a resumed run that reports another chat id ends with E_RESUME and no output at all', async () => {
-    const { batches, result } = await collect(base({ resumeChatId: 'a1b2c3', env: agentEnv({ FAKE_AGENT_REPLAY: capture }) }))
+    const { batches, result } = await collect(
+      base({ resumeChatId: 'a1b2c3', env: agentEnv({ FAKE_AGENT_REPLAY: capture }) }),
+    )
     assert.equal(batches.length, 0)
     assert.equal(result.error?.code, 'E_RESUME')
   })
 
   it('a resumed run that keeps its chat id streams normally', async () => {
-    const { batches, result } = await collect(base({ resumeChatId: CAPTURE_SESSION, env: agentEnv({ FAKE_AGENT_REPLAY: capture }) }))
+    const { batches, result } = await collect(
+      base({ resumeChatId: CAPTURE_SESSION, env: agentEnv({ FAKE_AGENT_REPLAY: capture }) }),
+    )
     assert.equal(result.error, undefined)
     assert.equal(answerOf(partsOf(batches)), CAPTURE_TEXT)
   })
@@ -359,9 +389,7 @@ describe('runCursorAgent: failures', () => {
 
   it('a missing binary is E_AGENT_NOT_FOUND listing every place tried and how to install', async () => {
     const missing = join(emptyDir, 'no-such-agent')
-    const { batches, result } = await collect(
-      base({ executable: missing, env: { PATH: emptyDir, HOME: emptyDir } }),
-    )
+    const { batches, result } = await collect(base({ executable: missing, env: { PATH: emptyDir, HOME: emptyDir } }))
     assert.equal(result.error?.code, 'E_AGENT_NOT_FOUND')
     assert.equal(partsOf(batches).find((p) => p.type === 'error')?.error?.code, 'E_AGENT_NOT_FOUND')
     const message = result.error!.message
@@ -383,7 +411,10 @@ describe('runCursorAgent: failures', () => {
 
 describe('resolveCursorAgent', () => {
   it('finds cursor-agent on the given PATH and lists what it tried', () => {
-    const found = resolveCursorAgent({ env: { PATH: `${emptyDir}:${agents}`, HOME: emptyDir }, executable: 'models-agent.sh' })
+    const found = resolveCursorAgent({
+      env: { PATH: `${emptyDir}:${agents}`, HOME: emptyDir },
+      executable: 'models-agent.sh',
+    })
     assert.equal(found.path, modelsAgent)
     assert.deepEqual(found.tried, [join(emptyDir, 'models-agent.sh'), modelsAgent])
   })
@@ -410,7 +441,13 @@ describe('listCursorModels', () => {
       [
         { id: 'auto', name: 'Auto', contextWindow: 200_000, maxOutputTokens: 32_000, reasoning: true },
         { id: 'composer-2.5', name: 'Composer 2.5', contextWindow: 200_000, maxOutputTokens: 32_000, reasoning: true },
-        { id: 'gpt-5.5-high', name: 'GPT-5.5 1M High', contextWindow: 1_000_000, maxOutputTokens: 128_000, reasoning: true },
+        {
+          id: 'gpt-5.5-high',
+          name: 'GPT-5.5 1M High',
+          contextWindow: 1_000_000,
+          maxOutputTokens: 128_000,
+          reasoning: true,
+        },
       ],
     )
   })
@@ -435,14 +472,19 @@ describe('listCursorModels', () => {
     })
     await assert.rejects(
       listCursorModels({ executable: join(emptyDir, 'nope'), env: { PATH: emptyDir, HOME: emptyDir } }),
-      (e: any) => e instanceof Error && (e as any).code === 'E_AGENT_NOT_FOUND' && e.message.includes(join(emptyDir, 'nope')),
+      (e: any) =>
+        e instanceof Error && (e as any).code === 'E_AGENT_NOT_FOUND' && e.message.includes(join(emptyDir, 'nope')),
     )
   })
 })
 
 describe('runCursorAgentCommand', () => {
   it('resolves with the exit and output of any command, a failing one included', async () => {
-    const ok = await runCursorAgentCommand({ args: ['--version'], executable: replayAgent, env: agentEnv({ FAKE_AGENT_REPLAY: capture }) })
+    const ok = await runCursorAgentCommand({
+      args: ['--version'],
+      executable: replayAgent,
+      env: agentEnv({ FAKE_AGENT_REPLAY: capture }),
+    })
     assert.equal(ok.exitCode, 0)
     const failing = await runCursorAgentCommand({ args: ['status'], executable: authAgent, env: agentEnv() })
     assert.notEqual(failing.exitCode, 0)
@@ -452,7 +494,12 @@ describe('runCursorAgentCommand', () => {
   it('a command past timeoutMs rejects with E_TIMEOUT, and its whole group is gone', async () => {
     const pidFile = tmpFile('pid')
     await assert.rejects(
-      runCursorAgentCommand({ args: ['status'], executable: hangAgent, env: agentEnv({ FAKE_AGENT_PID_FILE: pidFile }), timeoutMs: 300 }),
+      runCursorAgentCommand({
+        args: ['status'],
+        executable: hangAgent,
+        env: agentEnv({ FAKE_AGENT_PID_FILE: pidFile }),
+        timeoutMs: 300,
+      }),
       (e: any) => e.code === 'E_TIMEOUT',
     )
     const pids = readPids(pidFile)!
@@ -460,8 +507,17 @@ describe('runCursorAgentCommand', () => {
   })
 
   it('refuses bad options with E_INVALID_ARG before anything starts', () => {
-    for (const options of [{ args: [] }, { args: ['mcp\0list'] }, { args: ['x'], timeoutMs: 0 }, { args: ['x'], hostTools: { tools: [], folder: 'relative' } }]) {
-      assert.throws(() => runCursorAgentCommand({ executable: replayAgent, ...options } as never), { code: 'E_INVALID_ARG' }, JSON.stringify(options))
+    for (const options of [
+      { args: [] },
+      { args: ['mcp\0list'] },
+      { args: ['x'], timeoutMs: 0 },
+      { args: ['x'], hostTools: { tools: [], folder: 'relative' } },
+    ]) {
+      assert.throws(
+        () => runCursorAgentCommand({ executable: replayAgent, ...options } as never),
+        { code: 'E_INVALID_ARG' },
+        JSON.stringify(options),
+      )
     }
   })
 })
@@ -487,7 +543,9 @@ describe('a finished run lets its host go', () => {
 describe('children never outlive the host', () => {
   async function startHost(mode: 'exit' | 'idle') {
     const pidFile = tmpFile('pid')
-    const host = spawn(process.execPath, [exitHost, hangAgent, pidFile, workspace, mode], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const host = spawn(process.execPath, [exitHost, hangAgent, pidFile, workspace, mode], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
     const exited = new Promise<number | null>((resolve) => host.on('exit', (code) => resolve(code)))
     return { host, pidFile, exited }
   }

@@ -5,7 +5,18 @@
 // documented contract (index.d.ts `HostToolsOptions`, `ToolAnswer`, `answerToolCalls`).
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { networkInterfaces, tmpdir } from 'node:os'
 import { dirname, join, relative, sep } from 'node:path'
 import { after, describe, it } from 'node:test'
@@ -132,7 +143,11 @@ function isToolCallsFinish(part: StreamPart): boolean {
 
 function bridged(
   script: Step[],
-  options: { hostTools?: Partial<RunCursorAgentOptions['hostTools']>; env?: Record<string, string>; executable?: string } = {},
+  options: {
+    hostTools?: Partial<RunCursorAgentOptions['hostTools']>
+    env?: Record<string, string>
+    executable?: string
+  } = {},
 ): Bridged {
   const base = freshDir('run')
   const folder = join(base, 'conversation')
@@ -231,7 +246,9 @@ async function groupGone(logDir: string): Promise<void> {
   await until(() => groupMembers(pgid).length === 0, `process group ${pgid} to be gone`)
 }
 
-function readMcpConfig(folder: string): { mcpServers: Record<string, { url: string; headers: Record<string, string> }> } {
+function readMcpConfig(folder: string): {
+  mcpServers: Record<string, { url: string; headers: Record<string, string> }>
+} {
   return JSON.parse(readFileSync(join(folder, 'workspace', '.cursor', 'mcp.json'), 'utf8'))
 }
 
@@ -255,83 +272,87 @@ function inside(folder: string, path: string): boolean {
 }
 
 describe('hostTools: handing calls over', () => {
-  it('hands two parallel calls over in one response, and the same process continues with both answers', LIMIT, async () => {
-    const b = bridged([
-      { text: 'Let me look.' },
-      {
-        calls: [
-          { tool: 'read', args: { filePath: '/p/a.txt' }, shape: 'provider' },
-          { tool: 'glob', args: { pattern: '**/*.ts' }, shape: 'server' },
-        ],
-        parallel: true,
-      },
-      { text: 'Read gave [{{result:0}}] and glob gave [{{result:1}}] failed={{error:1}}' },
-    ])
-    const calls = await b.handOver(1)
-    const [first] = b.responses()
-    assert.equal(b.responses().length, 1)
-    assert.equal(first[0].type, 'stream-start')
-    assert.equal(textOf(first), 'Let me look.')
+  it(
+    'hands two parallel calls over in one response, and the same process continues with both answers',
+    LIMIT,
+    async () => {
+      const b = bridged([
+        { text: 'Let me look.' },
+        {
+          calls: [
+            { tool: 'read', args: { filePath: '/p/a.txt' }, shape: 'provider' },
+            { tool: 'glob', args: { pattern: '**/*.ts' }, shape: 'server' },
+          ],
+          parallel: true,
+        },
+        { text: 'Read gave [{{result:0}}] and glob gave [{{result:1}}] failed={{error:1}}' },
+      ])
+      const calls = await b.handOver(1)
+      const [first] = b.responses()
+      assert.equal(b.responses().length, 1)
+      assert.equal(first[0].type, 'stream-start')
+      assert.equal(textOf(first), 'Let me look.')
 
-    // Both calls in this one response, then a tool-calls finish without usage.
-    assert.equal(calls.length, 2)
-    assert.deepEqual(calls.map((c) => c.toolName).sort(), ['glob', 'read'])
-    const byName = Object.fromEntries(calls.map((c) => [c.toolName, c]))
-    assert.deepEqual(JSON.parse(byName.read.input), { filePath: '/p/a.txt' })
-    assert.deepEqual(JSON.parse(byName.glob.input), { pattern: '**/*.ts' })
-    assert.notEqual(byName.read.toolCallId, byName.glob.toolCallId)
-    for (const call of calls) assert.ok(call.toolCallId.length > 0)
-    const finish = finishOf(first)
-    assert.deepEqual(finish.finishReason, { unified: 'tool-calls', raw: 'tool-calls' })
-    assertNoUsage(finish)
-    const lastCall = lastIndexWhere(first, (p) => p.type === 'tool-call')
-    assert.equal(lastCall, first.length - 2, 'the tool-call parts come right before the finish')
+      // Both calls in this one response, then a tool-calls finish without usage.
+      assert.equal(calls.length, 2)
+      assert.deepEqual(calls.map((c) => c.toolName).sort(), ['glob', 'read'])
+      const byName = Object.fromEntries(calls.map((c) => [c.toolName, c]))
+      assert.deepEqual(JSON.parse(byName.read.input), { filePath: '/p/a.txt' })
+      assert.deepEqual(JSON.parse(byName.glob.input), { pattern: '**/*.ts' })
+      assert.notEqual(byName.read.toolCallId, byName.glob.toolCallId)
+      for (const call of calls) assert.ok(call.toolCallId.length > 0)
+      const finish = finishOf(first)
+      assert.deepEqual(finish.finishReason, { unified: 'tool-calls', raw: 'tool-calls' })
+      assertNoUsage(finish)
+      const lastCall = lastIndexWhere(first, (p) => p.type === 'tool-call')
+      assert.equal(lastCall, first.length - 2, 'the tool-call parts come right before the finish')
 
-    // Only the handed-over calls: none of Cursor's own reports of these MCP calls (either shape).
-    const ids = new Set(calls.map((c) => c.toolCallId))
-    for (const id of toolPartIds(first)) assert.ok(ids.has(id), `tool part ${id} is one of the handed-over calls`)
-    for (const part of first.filter((p) => toolPartTypes.has(p.type))) {
-      assert.equal((part as any).providerExecuted, undefined, `${part.type} is not provider-executed`)
-      assert.equal((part as any).dynamic, undefined, `${part.type} is not dynamic`)
-    }
-    for (const call of calls) {
-      const own = first.filter((p: any) => (p.toolCallId ?? p.id) === call.toolCallId).map((p) => p.type)
-      assert.deepEqual(own, ['tool-input-start', 'tool-input-delta', 'tool-input-end', 'tool-call'])
-    }
+      // Only the handed-over calls: none of Cursor's own reports of these MCP calls (either shape).
+      const ids = new Set(calls.map((c) => c.toolCallId))
+      for (const id of toolPartIds(first)) assert.ok(ids.has(id), `tool part ${id} is one of the handed-over calls`)
+      for (const part of first.filter((p) => toolPartTypes.has(p.type))) {
+        assert.equal((part as any).providerExecuted, undefined, `${part.type} is not provider-executed`)
+        assert.equal((part as any).dynamic, undefined, `${part.type} is not dynamic`)
+      }
+      for (const call of calls) {
+        const own = first.filter((p: any) => (p.toolCallId ?? p.id) === call.toolCallId).map((p) => p.type)
+        assert.deepEqual(own, ['tool-input-start', 'tool-input-delta', 'tool-input-end', 'tool-call'])
+      }
 
-    const answers: ToolAnswer[] = [
-      { id: byName.read.toolCallId, output: 'alpha contents' },
-      { id: byName.glob.toolCallId, output: 'no files matched', isError: true },
-    ]
-    assert.equal(b.run.answerToolCalls(answers), true)
-    const result = await b.result
-    assert.equal(result.error, undefined)
-    assert.equal(result.cancelled, false)
-    assert.equal(result.exitCode, 0)
-    assert.equal(result.usage?.inputTokens, 10)
+      const answers: ToolAnswer[] = [
+        { id: byName.read.toolCallId, output: 'alpha contents' },
+        { id: byName.glob.toolCallId, output: 'no files matched', isError: true },
+      ]
+      assert.equal(b.run.answerToolCalls(answers), true)
+      const result = await b.result
+      assert.equal(result.error, undefined)
+      assert.equal(result.cancelled, false)
+      assert.equal(result.exitCode, 0)
+      assert.equal(result.usage?.inputTokens, 10)
 
-    const responses = b.responses()
-    assert.equal(responses.length, 2, 'the answers continue the run in one more response')
-    const second = responses[1]
-    assert.equal(second[0].type, 'stream-start')
-    assert.equal(textOf(second), 'Read gave [alpha contents] and glob gave [no files matched] failed=true')
-    assert.deepEqual(toolPartIds(second), [], 'no tool parts for the answered MCP calls')
-    const last = finishOf(second)
-    assert.equal(last.finishReason.unified, 'stop')
-    assertFakeUsage(last)
-    assert.equal(b.parts.filter((p) => p.type === 'finish').length, 2)
+      const responses = b.responses()
+      assert.equal(responses.length, 2, 'the answers continue the run in one more response')
+      const second = responses[1]
+      assert.equal(second[0].type, 'stream-start')
+      assert.equal(textOf(second), 'Read gave [alpha contents] and glob gave [no files matched] failed=true')
+      assert.deepEqual(toolPartIds(second), [], 'no tool parts for the answered MCP calls')
+      const last = finishOf(second)
+      assert.equal(last.finishReason.unified, 'stop')
+      assertFakeUsage(last)
+      assert.equal(b.parts.filter((p) => p.type === 'finish').length, 2)
 
-    const invocation = onlyInvocation(b.logDir)
-    assert.equal(invocation.finished, true)
-    assert.equal(invocation.mcpCalls.length, 2)
-    const [read, glob] = invocation.mcpCalls
-    assert.equal(read?.tool, 'read')
-    assert.equal(resultText(read), 'alpha contents')
-    assert.equal(read?.isError, false)
-    assert.equal(glob?.tool, 'glob')
-    assert.equal(resultText(glob), 'no files matched')
-    assert.equal(glob?.isError, true)
-  })
+      const invocation = onlyInvocation(b.logDir)
+      assert.equal(invocation.finished, true)
+      assert.equal(invocation.mcpCalls.length, 2)
+      const [read, glob] = invocation.mcpCalls
+      assert.equal(read?.tool, 'read')
+      assert.equal(resultText(read), 'alpha contents')
+      assert.equal(read?.isError, false)
+      assert.equal(glob?.tool, 'glob')
+      assert.equal(resultText(glob), 'no files matched')
+      assert.equal(glob?.isError, true)
+    },
+  )
 
   it('hands sequential calls over one at a time, each after the previous answer', LIMIT, async () => {
     const b = bridged([
@@ -396,10 +417,7 @@ describe('hostTools: handing calls over', () => {
     const ids = new Set(calls.map((c) => c.toolCallId))
     for (const id of toolPartIds(first)) assert.ok(ids.has(id))
 
-    assert.equal(
-      b.run.answerToolCalls(calls.map((c) => ({ id: c.toolCallId, output: `${c.toolName}-done` }))),
-      true,
-    )
+    assert.equal(b.run.answerToolCalls(calls.map((c) => ({ id: c.toolCallId, output: `${c.toolName}-done` }))), true)
     const result = await b.result
     assert.equal(result.error, undefined)
     const responses = b.responses()
@@ -444,7 +462,10 @@ describe('hostTools: calls that are answered at once', () => {
   })
 
   it('answers a call to a tool it does not serve with an error, without handing it over', LIMIT, async () => {
-    const b = bridged([{ calls: [{ tool: 'webfetch', args: { url: 'https://example.com' } }] }, { text: 'unknown={{error:0}}' }])
+    const b = bridged([
+      { calls: [{ tool: 'webfetch', args: { url: 'https://example.com' } }] },
+      { text: 'unknown={{error:0}}' },
+    ])
     const result = await b.result
     assert.equal(result.error, undefined)
     assert.equal(result.exitCode, 0)
@@ -457,7 +478,9 @@ describe('hostTools: calls that are answered at once', () => {
     assert.equal(call?.isError, true)
     assert.match(resultText(call), /There is no tool named "webfetch"/)
     assert.deepEqual(
-      onlyInvocation(b.logDir).mcpTools.map((t) => t.name).sort(),
+      onlyInvocation(b.logDir)
+        .mcpTools.map((t) => t.name)
+        .sort(),
       ['glob', 'read'],
       'the server lists exactly the host tools',
     )
@@ -465,23 +488,30 @@ describe('hostTools: calls that are answered at once', () => {
 })
 
 describe('hostTools: answers', () => {
-  it('ignores answers for unknown ids (the run stays held) and refuses answers once the run is over', LIMIT, async () => {
-    const b = bridged([{ calls: [{ tool: 'read', args: { filePath: '/p/a' } }] }, { text: 'got {{result:0}}' }])
-    const [call] = await b.handOver(1)
-    assert.equal(b.run.answerToolCalls([{ id: 'cursor_mcp_999_notacall', output: 'wrong' }]), true)
-    // Still held: the fake has no answer, and nothing new was delivered.
-    await new Promise((done) => setTimeout(done, 300))
-    assert.equal(onlyInvocation(b.logDir).mcpCalls.filter(Boolean).length, 0)
-    assert.equal(b.responses().length, 1)
-    assert.equal(b.run.answerToolCalls([{ id: call.toolCallId, output: 'right' }]), true)
-    const result = await b.result
-    assert.equal(result.error, undefined)
-    assert.equal(textOf(b.responses()[1]), 'got right')
-    assert.equal(resultText(onlyInvocation(b.logDir).mcpCalls[0]), 'right')
-    assert.equal(b.run.answerToolCalls([{ id: call.toolCallId, output: 'again' }]), false)
-  })
+  it(
+    'ignores answers for unknown ids (the run stays held) and refuses answers once the run is over',
+    LIMIT,
+    async () => {
+      const b = bridged([{ calls: [{ tool: 'read', args: { filePath: '/p/a' } }] }, { text: 'got {{result:0}}' }])
+      const [call] = await b.handOver(1)
+      assert.equal(b.run.answerToolCalls([{ id: 'cursor_mcp_999_notacall', output: 'wrong' }]), true)
+      // Still held: the fake has no answer, and nothing new was delivered.
+      await new Promise((done) => setTimeout(done, 300))
+      assert.equal(onlyInvocation(b.logDir).mcpCalls.filter(Boolean).length, 0)
+      assert.equal(b.responses().length, 1)
+      assert.equal(b.run.answerToolCalls([{ id: call.toolCallId, output: 'right' }]), true)
+      const result = await b.result
+      assert.equal(result.error, undefined)
+      assert.equal(textOf(b.responses()[1]), 'got right')
+      assert.equal(resultText(onlyInvocation(b.logDir).mcpCalls[0]), 'right')
+      assert.equal(b.run.answerToolCalls([{ id: call.toolCallId, output: 'again' }]), false)
+    },
+  )
 
-  it('ends with E_TIMEOUT when the calls wait longer than waitMs, and stops the process group', { ...LIMIT, skip: linuxOnly }, async () => {
+  it('ends with E_TIMEOUT when the calls wait longer than waitMs, and stops the process group', {
+    ...LIMIT,
+    skip: linuxOnly,
+  }, async () => {
     const b = bridged([{ calls: [{ tool: 'read', args: { filePath: '/p/a' } }] }, { text: 'never' }], {
       hostTools: { waitMs: 500 },
     })
@@ -494,7 +524,10 @@ describe('hostTools: answers', () => {
     assert.doesNotMatch(textOf(b.parts), /never/)
     const finish = finishOf(b.parts)
     assert.equal(finish.finishReason.unified, 'error')
-    assert.ok(b.parts.some((p) => p.type === 'error'), 'an error part before the finish')
+    assert.ok(
+      b.parts.some((p) => p.type === 'error'),
+      'an error part before the finish',
+    )
     await groupGone(b.logDir)
     const invocation = onlyInvocation(b.logDir)
     // The held call is answered with an error before the group is stopped.
@@ -504,7 +537,10 @@ describe('hostTools: answers', () => {
     assert.equal(b.run.answerToolCalls([{ id: 'x', output: 'late' }]), false)
   })
 
-  it('cancel() while calls are held ends the run as cancelled and stops the process group', { ...LIMIT, skip: linuxOnly }, async () => {
+  it('cancel() while calls are held ends the run as cancelled and stops the process group', {
+    ...LIMIT,
+    skip: linuxOnly,
+  }, async () => {
     const b = bridged([{ calls: [{ tool: 'read', args: { filePath: '/p/a' } }] }, { text: 'never' }])
     const [call] = await b.handOver(1)
     b.run.cancel()
@@ -532,7 +568,10 @@ describe('hostTools: answers', () => {
       await until(() => session.pending() === 1, 'the own call to be sent')
       if (ending === 'is cancelled') b.run.cancel()
       const result = await b.result
-      assert.equal(ending === 'is cancelled' ? result.cancelled : result.error?.code, ending === 'is cancelled' ? true : 'E_TIMEOUT')
+      assert.equal(
+        ending === 'is cancelled' ? result.cancelled : result.error?.code,
+        ending === 'is cancelled' ? true : 'E_TIMEOUT',
+      )
       const answer = await held
       assert.equal(answer.lost, false, 'the held request got an answer, not a dropped connection')
       assert.equal(answer.message?.result?.isError, true)
@@ -548,7 +587,9 @@ interface McpAnswer {
 }
 
 /** A minimal MCP client over Streamable HTTP with the folder's own credentials. */
-async function mcpSession(folder: string): Promise<{ callTool(name: string, args: object): Promise<McpAnswer>; pending(): number }> {
+async function mcpSession(
+  folder: string,
+): Promise<{ callTool(name: string, args: object): Promise<McpAnswer>; pending(): number }> {
   const { url, headers } = readMcpConfig(folder).mcpServers.opencode
   const base = { ...headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
   const initialized = await fetch(url, {
@@ -565,7 +606,11 @@ async function mcpSession(folder: string): Promise<{ callTool(name: string, args
   await initialized.text()
   const sessionId = initialized.headers.get('mcp-session-id')
   const withSession = sessionId === null ? base : { ...base, 'mcp-session-id': sessionId }
-  const notified = await fetch(url, { method: 'POST', headers: withSession, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) })
+  const notified = await fetch(url, {
+    method: 'POST',
+    headers: withSession,
+    body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+  })
   assert.ok(notified.status < 300)
   await notified.text()
   let sent = 0
@@ -652,40 +697,49 @@ describe('hostTools: the MCP server and the private folder', () => {
       .flat()
       .find((address) => address !== undefined && address.family === 'IPv4' && !address.internal)
     if (external !== undefined) {
-      await assert.rejects(fetch(`http://${external.address}:${target.port}${target.pathname}`, { method: 'POST', signal: AbortSignal.timeout(2000) }))
+      await assert.rejects(
+        fetch(`http://${external.address}:${target.port}${target.pathname}`, {
+          method: 'POST',
+          signal: AbortSignal.timeout(2000),
+        }),
+      )
     }
 
     assert.equal(b.run.answerToolCalls([{ id: call.toolCallId, output: 'x' }]), true)
     assert.equal((await b.result).error, undefined)
   })
 
-  it('writes one MCP server into a private folder the child works in, and nothing into the workspace', LIMIT, async () => {
-    const b = bridged([{ calls: [{ tool: 'read', args: { filePath: '/p/a' } }] }, { text: 'done' }])
-    const workspaceBefore = listing(b.workspace)
-    const [call] = await b.handOver(1)
+  it(
+    'writes one MCP server into a private folder the child works in, and nothing into the workspace',
+    LIMIT,
+    async () => {
+      const b = bridged([{ calls: [{ tool: 'read', args: { filePath: '/p/a' } }] }, { text: 'done' }])
+      const workspaceBefore = listing(b.workspace)
+      const [call] = await b.handOver(1)
 
-    const config = readMcpConfig(b.folder)
-    assert.deepEqual(Object.keys(config.mcpServers), ['opencode'])
-    const mcpJson = join(b.folder, 'workspace', '.cursor', 'mcp.json')
-    if (unix) assert.equal(statSync(mcpJson).mode & 0o777, 0o600)
+      const config = readMcpConfig(b.folder)
+      assert.deepEqual(Object.keys(config.mcpServers), ['opencode'])
+      const mcpJson = join(b.folder, 'workspace', '.cursor', 'mcp.json')
+      if (unix) assert.equal(statSync(mcpJson).mode & 0o777, 0o600)
 
-    const invocation = onlyInvocation(b.logDir)
-    assert.equal(realpathSync(invocation.cwd), realpathSync(join(b.folder, 'workspace')))
-    const at = invocation.argv.indexOf('--workspace')
-    assert.ok(at >= 0)
-    assert.equal(realpathSync(invocation.argv[at + 1]), realpathSync(join(b.folder, 'workspace')))
-    assert.ok(inside(b.folder, invocation.cwd))
-    for (const name of ['HOME', 'CURSOR_DATA_DIR']) assert.ok(invocation.envNames.includes(name), name)
-    assert.deepEqual(invocation.mcpServers, ['opencode'])
-    assert.ok(invocation.argv.includes('--approve-mcps'))
-    assert.ok(!invocation.argv.includes('--force'))
+      const invocation = onlyInvocation(b.logDir)
+      assert.equal(realpathSync(invocation.cwd), realpathSync(join(b.folder, 'workspace')))
+      const at = invocation.argv.indexOf('--workspace')
+      assert.ok(at >= 0)
+      assert.equal(realpathSync(invocation.argv[at + 1]), realpathSync(join(b.folder, 'workspace')))
+      assert.ok(inside(b.folder, invocation.cwd))
+      for (const name of ['HOME', 'CURSOR_DATA_DIR']) assert.ok(invocation.envNames.includes(name), name)
+      assert.deepEqual(invocation.mcpServers, ['opencode'])
+      assert.ok(invocation.argv.includes('--approve-mcps'))
+      assert.ok(!invocation.argv.includes('--force'))
 
-    assert.equal(b.run.answerToolCalls([{ id: call.toolCallId, output: 'x' }]), true)
-    assert.equal((await b.result).error, undefined)
-    assert.deepEqual(listing(b.workspace), workspaceBefore, 'nothing written into the workspace option')
-  })
+      assert.equal(b.run.answerToolCalls([{ id: call.toolCallId, output: 'x' }]), true)
+      assert.equal((await b.result).error, undefined)
+      assert.deepEqual(listing(b.workspace), workspaceBefore, 'nothing written into the workspace option')
+    },
+  )
 
-  it('points HOME and CURSOR_DATA_DIR into the folder and keeps CURSOR_CONFIG_DIR the user\'s', LIMIT, async () => {
+  it("points HOME and CURSOR_DATA_DIR into the folder and keeps CURSOR_CONFIG_DIR the user's", LIMIT, async () => {
     const dir = freshDir('env-agent')
     const record = join(dir, 'env.json')
     const agent = join(dir, 'env-agent.mjs')
@@ -736,16 +790,25 @@ for (const line of lines) process.stdout.write(JSON.stringify(line) + '\\n')
     assert.equal(done.providerExecuted, true)
     assert.equal(done.isError, false)
     const text = textOf(b.parts)
-    assert.match(text, /Cursor ran its own tool `[^`]+` instead of one of OpenCode's: OpenCode did not ask for permission and cannot undo it\./)
+    assert.match(
+      text,
+      /Cursor ran its own tool `[^`]+` instead of one of OpenCode's: OpenCode did not ask for permission and cannot undo it\./,
+    )
     assert.ok(text.startsWith('Running it.') && text.endsWith('Done.'))
     assert.equal(finishOf(b.parts).finishReason.unified, 'stop')
   })
 
-  it("the folder's hook denies Cursor's own tools and allows the MCP server's", { ...LIMIT, skip: unixOnly }, async () => {
+  it("the folder's hook denies Cursor's own tools and allows the MCP server's", {
+    ...LIMIT,
+    skip: unixOnly,
+  }, async () => {
     const b = bridged([{ text: 'nothing' }])
     assert.equal((await b.result).error, undefined)
     const script = join(b.folder, 'workspace', '.cursor', 'hooks', 'opencode-tools-only.sh')
-    for (const hooks of [join(b.folder, 'workspace', '.cursor', 'hooks.json'), join(b.folder, 'home', '.cursor', 'hooks.json')]) {
+    for (const hooks of [
+      join(b.folder, 'workspace', '.cursor', 'hooks.json'),
+      join(b.folder, 'home', '.cursor', 'hooks.json'),
+    ]) {
       const config = JSON.parse(readFileSync(hooks, 'utf8'))
       const [hook] = config.hooks.preToolUse
       assert.equal(hook.failClosed, true)
@@ -756,7 +819,10 @@ for (const line of lines) process.stdout.write(JSON.stringify(line) + '\\n')
       assert.equal(ran.status, 0)
       return JSON.parse(ran.stdout).permission
     }
-    assert.equal(decide({ hook_event_name: 'preToolUse', tool_name: 'Shell', tool_input: { command: 'rm -rf /' } }), 'deny')
+    assert.equal(
+      decide({ hook_event_name: 'preToolUse', tool_name: 'Shell', tool_input: { command: 'rm -rf /' } }),
+      'deny',
+    )
     assert.equal(decide({ hook_event_name: 'preToolUse', tool_name: 'Write', tool_input: { path: '/etc/x' } }), 'deny')
     assert.equal(decide({ hook_event_name: 'preToolUse', tool_name: 'MCP:opencode-read', tool_input: {} }), 'allow')
     assert.equal(decide({ hook_event_name: 'preToolUse', tool_name: 'GetMcpTools', tool_input: {} }), 'allow')

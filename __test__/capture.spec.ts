@@ -7,7 +7,17 @@
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after, describe, it } from 'node:test'
@@ -84,11 +94,18 @@ async function captured(
 ): Promise<Captured> {
   const { folder, maxBytes, includePrompt, ...rest } = options
   const outputs: StreamOutput[] = []
-  const capture = { folder, ...(maxBytes === undefined ? {} : { maxBytes }), ...(includePrompt === undefined ? {} : { includePrompt }) }
-  const run = runCursorAgent({ prompt: 'Say hi', model: 'auto', workspace, executable: replayAgent, capture, ...rest }, (batch) => {
-    outputs.push(...batch)
-    onOutput?.(batch)
-  })
+  const capture = {
+    folder,
+    ...(maxBytes === undefined ? {} : { maxBytes }),
+    ...(includePrompt === undefined ? {} : { includePrompt }),
+  }
+  const run = runCursorAgent(
+    { prompt: 'Say hi', model: 'auto', workspace, executable: replayAgent, capture, ...rest },
+    (batch) => {
+      outputs.push(...batch)
+      onOutput?.(batch)
+    },
+  )
   const result = await run.wait()
   assert.equal(typeof result.capture, 'string', `the run names its capture: ${JSON.stringify(result)}`)
   const name = result.capture!
@@ -106,7 +123,13 @@ function keptStdout(lines: CaptureLine[]): Buffer {
   return Buffer.concat(
     lines
       .filter((line) => line.kind === 'stdout')
-      .map((line) => (typeof line.data === 'string' ? Buffer.from(line.data, 'utf8') : typeof line.base64 === 'string' ? Buffer.from(line.base64, 'base64') : Buffer.alloc(0))),
+      .map((line) =>
+        typeof line.data === 'string'
+          ? Buffer.from(line.data, 'utf8')
+          : typeof line.base64 === 'string'
+            ? Buffer.from(line.base64, 'base64')
+            : Buffer.alloc(0),
+      ),
   )
 }
 
@@ -134,20 +157,39 @@ function maskedFixture(name: string): { expected: Buffer; echoed: string; record
     assert.equal(content.length, 1, `${name}: the echo holds one text part`)
     echoed = content[0]!.text
     const literal = `"text":${JSON.stringify(echoed)}`
-    assert.equal(line.split(literal).length - 1, 1, `${name}: the echo's text is written as JSON.stringify writes it, once`)
+    assert.equal(
+      line.split(literal).length - 1,
+      1,
+      `${name}: the echo's text is written as JSON.stringify writes it, once`,
+    )
     return line.replace(literal, `"text":${JSON.stringify(PROMPT_MASK)}`)
   })
   assert.ok(echoed !== undefined, `${name} echoes the prompt`)
-  return { expected: Buffer.from(masked.join('\n'), 'utf8'), echoed, records: lines.filter((line) => line !== '').length }
+  return {
+    expected: Buffer.from(masked.join('\n'), 'utf8'),
+    echoed,
+    records: lines.filter((line) => line !== '').length,
+  }
 }
 
 /** The documented command line after the program (README, index.d.ts `runCursorAgent`). */
 function documentedArgs(model: string): string[] {
-  return ['--print', '--output-format', 'stream-json', '--stream-partial-output', '--workspace', workspace, '--model', model, '--force']
+  return [
+    '--print',
+    '--output-format',
+    'stream-json',
+    '--stream-partial-output',
+    '--workspace',
+    workspace,
+    '--model',
+    model,
+    '--force',
+  ]
 }
 
 /** The failure note a captured run's error message ends with (index.d.ts `RunCaptureOptions`). */
-const FAILURE_NOTE = /The run was captured as (cap-[a-z]+-[a-z]+): `npx opencode-cursor-native replay \1` shows where it went wrong\.$/
+const FAILURE_NOTE =
+  /The run was captured as (cap-[a-z]+-[a-z]+): `npx opencode-cursor-native replay \1` shows where it went wrong\.$/
 
 function assertNamesCapture(message: string, name: string): void {
   const note = FAILURE_NOTE.exec(message)
@@ -163,14 +205,22 @@ const init = () => record({ type: 'system', subtype: 'init', model: 'Auto' })
 const echo = (text: string) => record({ type: 'user', message: { role: 'user', content: [{ type: 'text', text }] } })
 /** A partial-output fragment (it carries `timestamp_ms`). */
 const delta = (text: string, at: number) =>
-  record({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text }] }, timestamp_ms: 1_790_000_000_000 + at })
+  record({
+    type: 'assistant',
+    message: { role: 'assistant', content: [{ type: 'text', text }] },
+    timestamp_ms: 1_790_000_000_000 + at,
+  })
 /** The recap of the whole text (no `timestamp_ms`). */
-const recap = (text: string) => record({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text }] } })
+const recap = (text: string) =>
+  record({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text }] } })
 const resultRecord = (text: string) => record({ type: 'result', subtype: 'success', is_error: false, result: text })
 
 /** The answer text of AI SDK parts. */
 const answerOf = (outputs: StreamOutput[]) =>
-  (outputs as Array<Record<string, any>>).filter((part) => part.type === 'text-delta').map((part) => part.delta as string).join('')
+  (outputs as Array<Record<string, any>>)
+    .filter((part) => part.type === 'text-delta')
+    .map((part) => part.delta as string)
+    .join('')
 
 describe('a capture keeps stdout byte for byte, the prompt echo masked', () => {
   for (const format of ['ai-sdk', 'openai-sse'] as const) {
@@ -192,7 +242,11 @@ describe('a capture keeps stdout byte for byte, the prompt echo masked', () => {
 
         const { start, end } = run
         assert.equal(start.name, run.name)
-        assert.deepEqual(start.prompt, { bytes: Buffer.byteLength(prompt), sha256: sha256(prompt) }, 'size and hash, no text')
+        assert.deepEqual(
+          start.prompt,
+          { bytes: Buffer.byteLength(prompt), sha256: sha256(prompt) },
+          'size and hash, no text',
+        )
         assert.deepEqual(start.masked, { prompt: true, secrets: [] })
         assert.deepEqual(start.argv, [replayAgent, ...documentedArgs('auto')])
         assert.deepEqual(start.env, Object.keys(env).sort(), 'the names of the variables, never their values')
@@ -236,10 +290,18 @@ describe('includePrompt keeps the prompt', () => {
     // Several lines and characters beyond ASCII: `bytes` counts UTF-8 bytes, not characters.
     const prompt = 'Reply with exactly the word: PONG\nünïcödé ✓ "quoted" \\ back'
     assert.notEqual(Buffer.byteLength(prompt), prompt.length)
-    const run = await captured({ folder: fresh('captures'), prompt, includePrompt: true, env: agentEnv({ FAKE_AGENT_REPLAY: fixturePath(name) }) })
+    const run = await captured({
+      folder: fresh('captures'),
+      prompt,
+      includePrompt: true,
+      env: agentEnv({ FAKE_AGENT_REPLAY: fixturePath(name) }),
+    })
     assert.deepEqual(run.start.prompt, { bytes: Buffer.byteLength(prompt), sha256: sha256(prompt), text: prompt })
     assert.deepEqual(run.start.masked, { prompt: false, secrets: [] })
-    assert.ok(keptStdout(run.lines).equals(fixtureBytes(`maestro/${name}`)), 'the echo is kept too: stdout is the fixture exactly')
+    assert.ok(
+      keptStdout(run.lines).equals(fixtureBytes(`maestro/${name}`)),
+      'the echo is kept too: stdout is the fixture exactly',
+    )
     assert.ok(!run.text.includes(PROMPT_MASK))
     const report = replayCapture(run.file)
     assert.equal(report.matches, true, JSON.stringify(report.mismatch))
@@ -276,20 +338,32 @@ describe('a secret never reaches a capture', () => {
     assert.equal(run.result.error?.code, 'E_AGENT_EXIT')
     assert.ok(run.result.error!.agentOutput?.includes(key), 'the live error quotes what cursor-agent said')
 
-    for (const [secret, variable] of [[key, 'CURSOR_API_KEY'], [token, 'GITHUB_TOKEN']] as const) {
+    for (const [secret, variable] of [
+      [key, 'CURSOR_API_KEY'],
+      [token, 'GITHUB_TOKEN'],
+    ] as const) {
       assert.ok(!run.text.includes(secret), `the capture file holds no ${variable}`)
       assert.ok(!keptStdout(run.lines).includes(secret), `nor does its stdout (${variable})`)
       assert.ok(run.text.includes(`[masked ${variable}]`), `[masked ${variable}] stands in its place`)
     }
     assert.deepEqual([...run.start.masked.secrets].sort(), ['CURSOR_API_KEY', 'GITHUB_TOKEN'])
-    assert.ok(run.start.env.includes('CURSOR_API_KEY') && run.start.env.includes('GITHUB_TOKEN'), 'the names are listed')
+    assert.ok(
+      run.start.env.includes('CURSOR_API_KEY') && run.start.env.includes('GITHUB_TOKEN'),
+      'the names are listed',
+    )
     assert.deepEqual(run.start.argv.slice(-2), ['--api-key', '[masked CURSOR_API_KEY]'])
     const close = run.lines.find((line) => line.kind === 'close')!
     assert.equal(close.closing.outcome.stderr, 'Error: key [masked CURSOR_API_KEY] was refused\n')
     assert.ok(run.end!.error.agentOutput.includes('[masked CURSOR_API_KEY]'))
     // Everything but the secrets stays as it was: unmasking by hand gives the stream back.
-    const unmasked = keptStdout(run.lines).toString('utf8').replaceAll('[masked CURSOR_API_KEY]', key).replaceAll('[masked GITHUB_TOKEN]', token)
-    assert.equal(unmasked, readFileSync(stream, 'utf8').replace(`"text":${JSON.stringify(`use ${key} please`)}`, `"text":"${PROMPT_MASK}"`))
+    const unmasked = keptStdout(run.lines)
+      .toString('utf8')
+      .replaceAll('[masked CURSOR_API_KEY]', key)
+      .replaceAll('[masked GITHUB_TOKEN]', token)
+    assert.equal(
+      unmasked,
+      readFileSync(stream, 'utf8').replace(`"text":${JSON.stringify(`use ${key} please`)}`, `"text":"${PROMPT_MASK}"`),
+    )
 
     const report = replayCapture(run.file)
     assert.equal(report.matches, true, JSON.stringify(report.mismatch))
@@ -301,7 +375,10 @@ describe('a secret never reaches a capture', () => {
     const password = 'pa"ss\\word/ünï 42'
     const stream = fresh('escaped.ndjson')
     writeFileSync(stream, init() + recap(`It is ${password}.`) + resultRecord(`It is ${password}.`))
-    const run = await captured({ folder: fresh('captures'), env: agentEnv({ DB_PASSWORD: password, FAKE_AGENT_REPLAY: stream, FAKE_AGENT_STDERR: password }) })
+    const run = await captured({
+      folder: fresh('captures'),
+      env: agentEnv({ DB_PASSWORD: password, FAKE_AGENT_REPLAY: stream, FAKE_AGENT_STDERR: password }),
+    })
     const stdout = keptStdout(run.lines).toString('utf8')
     const inJson = JSON.stringify(password).slice(1, -1)
     assert.ok(!stdout.includes(inJson) && !stdout.includes(password), 'stdout holds the value in no form')
@@ -314,11 +391,17 @@ describe('a secret never reaches a capture', () => {
   })
 
   it('values shorter than 8 characters are not masked (a documented limit), 8 are', async () => {
-    for (const [value, masked] of [['k3y_sev', false], ['k3y_eigh', true]] as const) {
+    for (const [value, masked] of [
+      ['k3y_sev', false],
+      ['k3y_eigh', true],
+    ] as const) {
       assert.equal(value.length, masked ? 8 : 7)
       const stream = fresh('short.ndjson')
       writeFileSync(stream, init() + recap(`Key ${value}.`) + resultRecord(`Key ${value}.`))
-      const run = await captured({ folder: fresh('captures'), env: agentEnv({ CURSOR_API_KEY: value, FAKE_AGENT_REPLAY: stream }) })
+      const run = await captured({
+        folder: fresh('captures'),
+        env: agentEnv({ CURSOR_API_KEY: value, FAKE_AGENT_REPLAY: stream }),
+      })
       assert.equal(run.text.includes(value), !masked, value)
       assert.equal(run.text.includes('[masked CURSOR_API_KEY]'), masked, value)
       assert.deepEqual(run.start.masked.secrets, masked ? ['CURSOR_API_KEY'] : [])
@@ -328,9 +411,19 @@ describe('a secret never reaches a capture', () => {
   })
 
   it('the name decides: *API_KEY*, *TOKEN*, *SECRET*, *PASSWORD*, *PASSWD*, *CREDENTIAL*, *_KEY; others stay', async () => {
-    const names = ['OPENAI_API_KEY', 'my_token', 'CLIENT_SECRET_VALUE', 'DB_PASSWORD', 'PASSWD', 'GOOGLE_CREDENTIALS', 'SIGNING_KEY']
+    const names = [
+      'OPENAI_API_KEY',
+      'my_token',
+      'CLIENT_SECRET_VALUE',
+      'DB_PASSWORD',
+      'PASSWD',
+      'GOOGLE_CREDENTIALS',
+      'SIGNING_KEY',
+    ]
     const plain = ['KEYBOARD', 'MONKEY', 'HOME_DIR']
-    const values = Object.fromEntries([...names, ...plain].map((name, i) => [name, `value-${String.fromCharCode(97 + i).repeat(10)}`]))
+    const values = Object.fromEntries(
+      [...names, ...plain].map((name, i) => [name, `value-${String.fromCharCode(97 + i).repeat(10)}`]),
+    )
     const stream = fresh('names.ndjson')
     const text = Object.values(values).join(' ')
     writeFileSync(stream, init() + recap(text) + resultRecord(text))
@@ -339,7 +432,8 @@ describe('a secret never reaches a capture', () => {
       assert.ok(!run.text.includes(values[name]!), `${name} is masked`)
       assert.ok(run.text.includes(`[masked ${name}]`), name)
     }
-    for (const name of plain) assert.ok(keptStdout(run.lines).toString('utf8').includes(values[name]!), `${name} is not a secret`)
+    for (const name of plain)
+      assert.ok(keptStdout(run.lines).toString('utf8').includes(values[name]!), `${name} is not a secret`)
     assert.deepEqual([...run.start.masked.secrets].sort(), [...names].sort())
   })
 })
@@ -350,13 +444,20 @@ describe('a cut-off run names its stage', () => {
     const cut = recap('Hello world, and then some more').replace(/\n$/, '')
     const stream = fresh('cut.raw')
     writeFileSync(stream, head + cut)
-    const run = await captured({ folder: fresh('captures'), executable: rawAgent, env: agentEnv({ FAKE_AGENT_RAW: stream, FAKE_AGENT_EXIT: '1' }) })
+    const run = await captured({
+      folder: fresh('captures'),
+      executable: rawAgent,
+      env: agentEnv({ FAKE_AGENT_RAW: stream, FAKE_AGENT_EXIT: '1' }),
+    })
     assert.equal(run.result.exitCode, 1)
     assert.equal(run.result.error?.code, 'E_AGENT_EXIT')
     assertNamesCapture(run.result.error!.message, run.name)
     assert.equal(answerOf(run.outputs), 'Hello world')
     // The cut-off record is kept in the capture as it was read.
-    assert.equal(keptStdout(run.lines).toString('utf8'), head.replace(`"text":"Say hello"`, `"text":"${PROMPT_MASK}"`) + cut)
+    assert.equal(
+      keptStdout(run.lines).toString('utf8'),
+      head.replace(`"text":"Say hello"`, `"text":"${PROMPT_MASK}"`) + cut,
+    )
 
     const report = replayCapture(run.file)
     assert.equal(report.matches, true, JSON.stringify(report.mismatch))
@@ -374,15 +475,30 @@ describe('a cut-off run names its stage', () => {
   })
 
   it('a record that is not valid UTF-8 in an otherwise whole run: the framing stage', async () => {
-    const bad = Buffer.concat([Buffer.from('{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"caf'), Buffer.from([0xe9, 0xff]), Buffer.from('"}]}}\n')])
-    const bytes = Buffer.concat([Buffer.from(init() + delta('Hello', 1)), bad, Buffer.from(delta(' world', 2) + recap('Hello world') + resultRecord('Hello world'))])
+    const bad = Buffer.concat([
+      Buffer.from('{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"caf'),
+      Buffer.from([0xe9, 0xff]),
+      Buffer.from('"}]}}\n'),
+    ])
+    const bytes = Buffer.concat([
+      Buffer.from(init() + delta('Hello', 1)),
+      bad,
+      Buffer.from(delta(' world', 2) + recap('Hello world') + resultRecord('Hello world')),
+    ])
     assert.throws(() => new TextDecoder('utf-8', { fatal: true }).decode(bytes), 'the stream is not valid UTF-8')
     const stream = fresh('bad-utf8.raw')
     writeFileSync(stream, bytes)
-    const run = await captured({ folder: fresh('captures'), executable: rawAgent, env: agentEnv({ FAKE_AGENT_RAW: stream }) })
+    const run = await captured({
+      folder: fresh('captures'),
+      executable: rawAgent,
+      env: agentEnv({ FAKE_AGENT_RAW: stream }),
+    })
     assert.equal(run.result.error, undefined)
     assert.equal(run.result.skippedLines, 1)
-    assert.ok(keptStdout(run.lines).equals(bytes), 'the capture keeps the bytes as read (base64 where they are not UTF-8)')
+    assert.ok(
+      keptStdout(run.lines).equals(bytes),
+      'the capture keeps the bytes as read (base64 where they are not UTF-8)',
+    )
     assert.ok(run.lines.some((line) => line.kind === 'stdout' && typeof line.base64 === 'string'))
 
     const report = replayCapture(run.file)
@@ -399,7 +515,10 @@ describe('a cut-off run names its stage', () => {
   it('onOutput throws: the consumer stage', async () => {
     let calls = 0
     const run = await captured(
-      { folder: fresh('captures'), env: agentEnv({ FAKE_AGENT_REPLAY: fixturePath('04_partial_output.jsonl'), FAKE_AGENT_DELAY_MS: '2' }) },
+      {
+        folder: fresh('captures'),
+        env: agentEnv({ FAKE_AGENT_REPLAY: fixturePath('04_partial_output.jsonl'), FAKE_AGENT_DELAY_MS: '2' }),
+      },
       () => {
         calls += 1
         throw new Error('consumer broke')
@@ -412,7 +531,10 @@ describe('a cut-off run names its stage', () => {
     assert.equal(report.matches, true, JSON.stringify(report.mismatch))
     assert.equal(report.textStopped?.stage, 'consumer', JSON.stringify(report.textStopped))
     assert.equal(report.process.ending, 'callback threw')
-    assert.ok(report.consumer.delivered! < report.consumer.liveOutputs, 'fewer outputs reached the consumer than were produced')
+    assert.ok(
+      report.consumer.delivered! < report.consumer.liveOutputs,
+      'fewer outputs reached the consumer than were produced',
+    )
   })
 
   it('an idle timeout: the process stage, naming the idle timeout', async () => {
@@ -445,7 +567,7 @@ describe('the capture folder is kept within maxBytes', () => {
     // Written newest first, so the order of their mtimes is not that of their creation.
     for (const [i, name] of [...old.entries()].reverse()) {
       const path = join(folder, `${name}.ndjson`)
-      writeFileSync(path, 'x'.repeat(7_999) + '\n')
+      writeFileSync(path, `${'x'.repeat(7_999)}\n`)
       utimesSync(path, now - 1000 + i * 10, now - 1000 + i * 10)
     }
     const others = ['notes.txt', 'cap-not-a-capture.json', 'README.md']
@@ -453,7 +575,11 @@ describe('the capture folder is kept within maxBytes', () => {
       writeFileSync(join(folder, name), 'y'.repeat(50_000))
       utimesSync(join(folder, name), now - 5000, now - 5000)
     }
-    const run = await captured({ folder, maxBytes, env: agentEnv({ FAKE_AGENT_REPLAY: fixturePath('01_simple_no_tool.jsonl') }) })
+    const run = await captured({
+      folder,
+      maxBytes,
+      env: agentEnv({ FAKE_AGENT_REPLAY: fixturePath('01_simple_no_tool.jsonl') }),
+    })
     const left = readdirSync(folder).sort()
     assert.deepEqual(left, [...others, ...old.slice(2).map((name) => `${name}.ndjson`), `${run.name}.ndjson`].sort())
     assert.ok(statSync(run.file).size <= maxBytes / 4, 'the new capture fits its quarter')
@@ -463,14 +589,22 @@ describe('the capture folder is kept within maxBytes', () => {
   it('a run whose output exceeds a quarter of maxBytes ends its capture with a truncated line', async () => {
     const folder = fresh('captures')
     const maxBytes = 12_000
-    const run = await captured({ folder, maxBytes, env: agentEnv({ FAKE_AGENT_REPLAY: fixturePath('05_rejected_shell.jsonl') }) })
+    const run = await captured({
+      folder,
+      maxBytes,
+      env: agentEnv({ FAKE_AGENT_REPLAY: fixturePath('05_rejected_shell.jsonl') }),
+    })
     assert.equal(run.result.error, undefined, 'the run itself is not affected')
     const kinds = run.lines.map((line) => line.kind)
     const at = kinds.indexOf('truncated')
     assert.ok(at > 0, `a truncated line: ${kinds.join(' ')}`)
     assert.equal(kinds.lastIndexOf('truncated'), at, 'one truncated line')
     const dataKinds = ['stdout', 'handOver', 'close']
-    assert.deepEqual(kinds.slice(at + 1).filter((kind) => dataKinds.includes(kind)), [], 'no data after it')
+    assert.deepEqual(
+      kinds.slice(at + 1).filter((kind) => dataKinds.includes(kind)),
+      [],
+      'no data after it',
+    )
     assert.equal(kinds.at(-1), 'end')
     assert.equal(run.end!.truncated, true)
     const kept = Buffer.byteLength(run.text.split('\n').slice(0, at).join('\n')) + 1
@@ -503,7 +637,10 @@ describe('npx opencode-cursor-native replay', () => {
 
   it('a whole capture, by name: exit 0, the replay matches; --json is the report', async () => {
     assert.ok(existsSync(cli), `${cli} is missing: run \`npm run build:plugin\` first`)
-    const run = await captured({ folder, env: agentEnv({ FAKE_AGENT_REPLAY: fixturePath('02_shell_tool_call.jsonl') }) })
+    const run = await captured({
+      folder,
+      env: agentEnv({ FAKE_AGENT_REPLAY: fixturePath('02_shell_tool_call.jsonl') }),
+    })
     const text = replay([run.name])
     assert.equal(text.status, 0, text.stderr)
     assert.match(text.stdout, /The replay matches/)
@@ -520,7 +657,11 @@ describe('npx opencode-cursor-native replay', () => {
   it('the cut-off capture: the text names the process stage', async () => {
     const stream = fresh('cut.raw')
     writeFileSync(stream, init() + delta('Hello', 1) + recap('Hello world').replace(/\n$/, ''))
-    const run = await captured({ folder, executable: rawAgent, env: agentEnv({ FAKE_AGENT_RAW: stream, FAKE_AGENT_EXIT: '1' }) })
+    const run = await captured({
+      folder,
+      executable: rawAgent,
+      env: agentEnv({ FAKE_AGENT_RAW: stream, FAKE_AGENT_EXIT: '1' }),
+    })
     const text = replay([run.name])
     assert.equal(text.status, 0, 'the replay matches the live run, cut off as it was')
     assert.match(text.stdout, /The replay matches/)
@@ -529,7 +670,11 @@ describe('npx opencode-cursor-native replay', () => {
   })
 
   it('a capture that does not match: exit 1', async () => {
-    const run = await captured({ folder: fresh('captures'), maxBytes: 12_000, env: agentEnv({ FAKE_AGENT_REPLAY: fixturePath('05_rejected_shell.jsonl') }) })
+    const run = await captured({
+      folder: fresh('captures'),
+      maxBytes: 12_000,
+      env: agentEnv({ FAKE_AGENT_REPLAY: fixturePath('05_rejected_shell.jsonl') }),
+    })
     const text = replay([run.file])
     assert.equal(text.status, 1, text.stderr)
     assert.match(text.stdout, /size limit/)
@@ -539,7 +684,10 @@ describe('npx opencode-cursor-native replay', () => {
     const unknown = replay(['cap-nothing-here'])
     assert.equal(unknown.status, 2)
     assert.equal(unknown.stdout, '')
-    assert.match(unknown.stderr, new RegExp(`there is no capture cap-nothing-here in ${folder.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`))
+    assert.match(
+      unknown.stderr,
+      new RegExp(`there is no capture cap-nothing-here in ${folder.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+    )
     const neither = replay(['not-a-capture'])
     assert.equal(neither.status, 2)
     assert.match(neither.stderr, /neither a capture file nor a capture name/)
@@ -552,7 +700,9 @@ describe('npx opencode-cursor-native replay', () => {
   })
 })
 
-describe('a host killed in the middle of a captured run', { skip: process.platform !== 'linux' && 'reads process groups from Linux /proc' }, () => {
+describe('a host killed in the middle of a captured run', {
+  skip: process.platform !== 'linux' && 'reads process groups from Linux /proc',
+}, () => {
   const exitHost = join(here, 'support', 'exit-host.mjs')
   const hangAgent = join(agents, 'hang-agent.sh')
   const groups = killGroupsAfter(after)
@@ -560,7 +710,9 @@ describe('a host killed in the middle of a captured run', { skip: process.platfo
   it('leaves its capture whole up to the last read, and replay blames the host', async () => {
     const folder = fresh('captures')
     const pidFile = fresh('pids')
-    const host = spawn(process.execPath, [exitHost, hangAgent, pidFile, workspace, 'idle', folder], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const host = spawn(process.execPath, [exitHost, hangAgent, pidFile, workspace, 'idle', folder], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
     const exited = new Promise<NodeJS.Signals | null>((resolve) => host.on('exit', (_code, signal) => resolve(signal)))
     await new Promise<void>((resolve) => host.stdout!.once('data', () => resolve()))
     const [agentPid] = readFileSync(pidFile, 'utf8').trim().split(/\s+/).map(Number)
@@ -582,7 +734,10 @@ describe('a host killed in the middle of a captured run', { skip: process.platfo
     assert.equal(await exited, 'SIGKILL')
     assert.ok(await waitFor(() => groupMembers(agentPid!).length === 0, 10_000), 'the agent went with its host')
 
-    const lines = readFileSync(file(), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as CaptureLine)
+    const lines = readFileSync(file(), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as CaptureLine)
     assert.equal(lines[0]!.kind, 'start')
     assert.ok(!lines.some((line) => line.kind === 'end'), 'a killed host writes no end line')
     const report = replayCapture(file())

@@ -35,13 +35,23 @@ interface Report {
 const LIVE_SCRIPT = (nativeRefused: boolean) =>
   JSON.stringify({
     'word: pong': [{ text: 'pong' }],
-    'connection check': [{ calls: [{ tool: 'opencode_probe', args: { word: 'ready' } }] }, { text: 'It said {{result:0}}' }],
-    'permission check': [{ native: 'shell', command: 'touch native-probe.txt', refused: nativeRefused }, { text: 'done' }],
+    'connection check': [
+      { calls: [{ tool: 'opencode_probe', args: { word: 'ready' } }] },
+      { text: 'It said {{result:0}}' },
+    ],
+    'permission check': [
+      { native: 'shell', command: 'touch native-probe.txt', refused: nativeRefused },
+      { text: 'done' },
+    ],
   })
 
 let homes = 0
 /** Runs the doctor in a fresh home and project folder, with the fake agent unless `env` says otherwise. */
-function doctor(args: string[], env: Record<string, string> = {}, options: { cli?: string; project?: (dir: string) => void } = {}) {
+function doctor(
+  args: string[],
+  env: Record<string, string> = {},
+  options: { cli?: string; project?: (dir: string) => void } = {},
+) {
   homes += 1
   const home = join(scratch, `home-${homes}`)
   const project = join(home, 'project')
@@ -76,7 +86,11 @@ const statusOf = (found: Report) => Object.fromEntries(found.checks.map((check) 
 
 describe('doctor', () => {
   it('with everything in place: all ok but the live checks, which are skipped, and exit 0', () => {
-    const ran = doctor(['--json'], {}, { project: (dir) => writeFileSync(join(dir, 'opencode.json'), '{"plugin": ["opencode-cursor-native"]}') })
+    const ran = doctor(
+      ['--json'],
+      {},
+      { project: (dir) => writeFileSync(join(dir, 'opencode.json'), '{"plugin": ["opencode-cursor-native"]}') },
+    )
     const found = report(ran)
     assert.equal(ran.status, 0, ran.stderr)
     assert.equal(found.ok, true)
@@ -102,28 +116,43 @@ describe('doctor', () => {
     assert.match(byId.settings.detail, /capture off/)
     assert.match(byId['opencode-config'].detail, /opencode\.json \(project\)/)
     assert.match(byId['live-round-trip'].fix ?? '', /doctor --live/, 'the first live check says how to run them')
-    for (const check of found.checks) assert.deepEqual(Object.keys(check).filter((key) => !['id', 'status', 'detail', 'fix'].includes(key)), [])
+    for (const check of found.checks)
+      assert.deepEqual(
+        Object.keys(check).filter((key) => !['id', 'status', 'detail', 'fix'].includes(key)),
+        [],
+      )
   })
 
   it('says where runs are captured when CURSOR_ACP_CAPTURE is on', () => {
     const ran = doctor(['--json'], { CURSOR_ACP_CAPTURE: '1', XDG_DATA_HOME: join(scratch, 'xdg') })
     const settings = report(ran).checks.find((check) => check.id === 'settings')
     assert.equal(settings?.status, 'ok')
-    assert.equal(settings?.detail.includes(`capture on (${join(scratch, 'xdg', 'opencode-cursor-native', 'captures')})`), true, settings?.detail)
+    assert.equal(
+      settings?.detail.includes(`capture on (${join(scratch, 'xdg', 'opencode-cursor-native', 'captures')})`),
+      true,
+      settings?.detail,
+    )
   })
 
   it('each problem is named, with its fix, and makes the exit code 1', LIMIT, () => {
-    const table: Array<{ name: string; env: Record<string, string>; problem: string; fix: RegExp; skipped: string[] }> = [
-      {
-        name: 'no cursor-agent',
-        env: { CURSOR_AGENT_EXECUTABLE: join(scratch, 'missing-agent') },
-        problem: 'agent',
-        fix: /cursor\.com\/install|CURSOR_AGENT_EXECUTABLE/,
-        skipped: ['version', 'login', 'models'],
-      },
-      { name: 'not logged in', env: { FAKE_CURSOR_SCENARIO: 'auth' }, problem: 'login', fix: /cursor-agent login/, skipped: ['models'] },
-      { name: 'no models on the plan', env: { FAKE_CURSOR_MODELS: '' }, problem: 'models', fix: /plan/, skipped: [] },
-    ]
+    const table: Array<{ name: string; env: Record<string, string>; problem: string; fix: RegExp; skipped: string[] }> =
+      [
+        {
+          name: 'no cursor-agent',
+          env: { CURSOR_AGENT_EXECUTABLE: join(scratch, 'missing-agent') },
+          problem: 'agent',
+          fix: /cursor\.com\/install|CURSOR_AGENT_EXECUTABLE/,
+          skipped: ['version', 'login', 'models'],
+        },
+        {
+          name: 'not logged in',
+          env: { FAKE_CURSOR_SCENARIO: 'auth' },
+          problem: 'login',
+          fix: /cursor-agent login/,
+          skipped: ['models'],
+        },
+        { name: 'no models on the plan', env: { FAKE_CURSOR_MODELS: '' }, problem: 'models', fix: /plan/, skipped: [] },
+      ]
     for (const row of table) {
       const ran = doctor(['--json', '--live'], row.env)
       const found = report(ran)
@@ -134,7 +163,8 @@ describe('doctor', () => {
       assert.match(check.fix ?? '', row.fix, row.name)
       for (const id of row.skipped) assert.equal(statusOf(found)[id], 'skipped', `${row.name}: ${id}`)
       // A blocked machine spends none of the account's requests on the live checks.
-      for (const id of ['live-round-trip', 'live-probe-call']) assert.equal(statusOf(found)[id], 'skipped', `${row.name}: ${id}`)
+      for (const id of ['live-round-trip', 'live-probe-call'])
+        assert.equal(statusOf(found)[id], 'skipped', `${row.name}: ${id}`)
       assert.equal(found.checks.filter((c) => c.status === 'problem').length, 1, `${row.name}: only the one problem`)
     }
   })
@@ -161,101 +191,173 @@ describe('doctor', () => {
     assert.equal(found.checks[0].status, 'problem')
     assert.match(found.checks[0].fix ?? '', /Reinstall/)
     const status = statusOf(found)
-    for (const id of ['settings', 'agent', 'version', 'login', 'models', 'live-round-trip', 'live-probe-call', 'tool-mode-opencode']) assert.equal(status[id], 'skipped', id)
+    for (const id of [
+      'settings',
+      'agent',
+      'version',
+      'login',
+      'models',
+      'live-round-trip',
+      'live-probe-call',
+      'tool-mode-opencode',
+    ])
+      assert.equal(status[id], 'skipped', id)
     assert.equal(status['data-dir'], 'ok', 'checks that need no addon still run')
   })
 
   it('an API key counts as logged in, and no secret appears in the output', LIMIT, () => {
     const secret = 'key-0f1e2d3c4b5a69788796a5b4c3d2e1f0'
-    const ran = doctor(['--json', '--live'], { CURSOR_API_KEY: secret, FAKE_CURSOR_SCENARIO: 'mcp', FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true) })
+    const ran = doctor(['--json', '--live'], {
+      CURSOR_API_KEY: secret,
+      FAKE_CURSOR_SCENARIO: 'mcp',
+      FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true),
+    })
     const found = report(ran)
     assert.equal(found.checks.find((c) => c.id === 'login')?.status, 'ok')
     assert.ok(!`${ran.stdout}${ran.stderr}`.includes(secret), 'the API key is not printed')
     // Nor is the bridge's bearer token, which only the private mcp.json holds.
-    const mcpJson = join(ran.home, '.local', 'share', 'opencode-cursor-native', 'conversations', 'doctor', 'workspace', '.cursor', 'mcp.json')
+    const mcpJson = join(
+      ran.home,
+      '.local',
+      'share',
+      'opencode-cursor-native',
+      'conversations',
+      'doctor',
+      'workspace',
+      '.cursor',
+      'mcp.json',
+    )
     assert.ok(existsSync(mcpJson), 'the live checks used the private folder')
   })
 
   describe('--live with the fake agent', () => {
-    it('the bridge lists the probe tool, the probe call arrives, the native call is refused: opencode mode can be used', LIMIT, () => {
-      const ran = doctor(['--json', '--live'], { FAKE_CURSOR_SCENARIO: 'mcp', FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true) })
-      const found = report(ran)
-      assert.equal(ran.status, 0, ran.stderr)
-      assert.deepEqual(
-        found.checks.slice(-5).map((check) => [check.id, check.status]),
-        [
-          ['live-round-trip', 'ok'],
-          ['live-bridge-tools', 'ok'],
-          ['live-probe-call', 'ok'],
-          ['live-native-refused', 'ok'],
-          ['tool-mode-opencode', 'ok'],
-        ],
-      )
-      const byId = Object.fromEntries(found.checks.map((check) => [check.id, check]))
-      assert.equal(byId['live-bridge-tools'].status, 'ok', byId['live-bridge-tools'].detail)
-      assert.equal(byId['live-probe-call'].status, 'ok', byId['live-probe-call'].detail)
-      assert.match(byId['live-probe-call'].detail, /word "ready", and the model read its answer/)
-      assert.equal(byId['live-native-refused'].status, 'ok', byId['live-native-refused'].detail)
-      assert.match(byId['live-native-refused'].detail, /tried its own bash, and it was refused/)
-      assert.equal(byId['tool-mode-opencode'].status, 'ok')
-    })
-
-    it('the round trip: a plain run with --trust in an empty folder of its own, the model named, its answer not shown', LIMIT, () => {
-      const ran = doctor(['--json', '--live', '--model', 'fake-model'], { FAKE_CURSOR_SCENARIO: 'mcp', FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true) })
-      const found = report(ran)
-      assert.equal(ran.status, 0, ran.stderr)
-      const check = found.checks.find((c) => c.id === 'live-round-trip')!
-      assert.equal(check.status, 'ok', check.detail)
-      assert.match(check.detail, /^fake-model answered in \d+\.\d s \(first text after \d+\.\d s\); it said "pong"$/)
-      assert.ok(!ran.stdout.includes('Reply with exactly'), 'the prompt is not printed')
-      const runs = readdirSync(join(ran.home, 'log'))
-        .map((file) => JSON.parse(readFileSync(join(ran.home, 'log', file), 'utf8')) as { argv: string[]; cwd: string; stdin?: string; mcpServers?: string[] })
-        .filter((entry) => entry.stdin?.includes('word: pong'))
-      assert.equal(runs.length, 1, 'one round trip')
-      const [roundTrip] = runs
-      assert.ok(roundTrip.argv.includes('--trust') && !roundTrip.argv.includes('--force'), roundTrip.argv.join(' '))
-      assert.equal(roundTrip.argv[roundTrip.argv.indexOf('--model') + 1], 'fake-model')
-      assert.ok(!roundTrip.argv.includes('--approve-mcps'), 'no bridge')
-      assert.deepEqual(roundTrip.mcpServers, [])
-      assert.match(basename(roundTrip.cwd), /^ocn-doctor-round-trip-/)
-      assert.ok(!existsSync(roundTrip.cwd), 'its folder is removed afterwards')
-    })
-
-    it('a failed round trip is a problem in every tool mode, with a fix for its code, and skips the bridge checks', LIMIT, () => {
-      const authError = "Error: Authentication required. Please run 'agent login' first, or set CURSOR_API_KEY environment variable."
-      const table: Array<{ name: string; env: Record<string, string>; code: string; fix: RegExp }> = [
-        { name: 'model not available', env: { FAKE_CURSOR_SCENARIO: 'model' }, code: 'E_MODEL', fix: /--model <id>/ },
-        { name: 'login refused by the run', env: { FAKE_CURSOR_SCENARIO: 'fail', FAKE_CURSOR_STDERR: authError, CURSOR_ACP_TOOL_MODE: 'opencode' }, code: 'E_AUTH', fix: /cursor-agent login/ },
-        { name: 'another failure', env: { FAKE_CURSOR_SCENARIO: 'fail', FAKE_CURSOR_STDERR: 'Error: something unexpected' }, code: 'E_AGENT_EXIT', fix: /CURSOR_ACP_LOG_LEVEL=debug/ },
-      ]
-      for (const row of table) {
-        const ran = doctor(['--json', '--live'], row.env)
+    it(
+      'the bridge lists the probe tool, the probe call arrives, the native call is refused: opencode mode can be used',
+      LIMIT,
+      () => {
+        const ran = doctor(['--json', '--live'], {
+          FAKE_CURSOR_SCENARIO: 'mcp',
+          FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true),
+        })
         const found = report(ran)
-        assert.equal(ran.status, 1, row.name)
-        assert.equal(found.ok, false, row.name)
+        assert.equal(ran.status, 0, ran.stderr)
+        assert.deepEqual(
+          found.checks.slice(-5).map((check) => [check.id, check.status]),
+          [
+            ['live-round-trip', 'ok'],
+            ['live-bridge-tools', 'ok'],
+            ['live-probe-call', 'ok'],
+            ['live-native-refused', 'ok'],
+            ['tool-mode-opencode', 'ok'],
+          ],
+        )
+        const byId = Object.fromEntries(found.checks.map((check) => [check.id, check]))
+        assert.equal(byId['live-bridge-tools'].status, 'ok', byId['live-bridge-tools'].detail)
+        assert.equal(byId['live-probe-call'].status, 'ok', byId['live-probe-call'].detail)
+        assert.match(byId['live-probe-call'].detail, /word "ready", and the model read its answer/)
+        assert.equal(byId['live-native-refused'].status, 'ok', byId['live-native-refused'].detail)
+        assert.match(byId['live-native-refused'].detail, /tried its own bash, and it was refused/)
+        assert.equal(byId['tool-mode-opencode'].status, 'ok')
+      },
+    )
+
+    it(
+      'the round trip: a plain run with --trust in an empty folder of its own, the model named, its answer not shown',
+      LIMIT,
+      () => {
+        const ran = doctor(['--json', '--live', '--model', 'fake-model'], {
+          FAKE_CURSOR_SCENARIO: 'mcp',
+          FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true),
+        })
+        const found = report(ran)
+        assert.equal(ran.status, 0, ran.stderr)
         const check = found.checks.find((c) => c.id === 'live-round-trip')!
-        assert.equal(check.status, 'problem', `${row.name}: ${JSON.stringify(check)}`)
-        assert.match(check.detail, new RegExp(`^the run failed: .*\\[${row.code}\\]`), row.name)
-        assert.match(check.fix ?? '', row.fix, row.name)
-        for (const id of ['live-bridge-tools', 'live-probe-call', 'live-native-refused', 'tool-mode-opencode']) {
-          const skippedCheck = found.checks.find((c) => c.id === id)!
-          assert.equal(skippedCheck.status, 'skipped', `${row.name}: ${id}`)
-          assert.equal(skippedCheck.detail, 'needs the live-round-trip check to pass')
+        assert.equal(check.status, 'ok', check.detail)
+        assert.match(check.detail, /^fake-model answered in \d+\.\d s \(first text after \d+\.\d s\); it said "pong"$/)
+        assert.ok(!ran.stdout.includes('Reply with exactly'), 'the prompt is not printed')
+        const runs = readdirSync(join(ran.home, 'log'))
+          .map(
+            (file) =>
+              JSON.parse(readFileSync(join(ran.home, 'log', file), 'utf8')) as {
+                argv: string[]
+                cwd: string
+                stdin?: string
+                mcpServers?: string[]
+              },
+          )
+          .filter((entry) => entry.stdin?.includes('word: pong'))
+        assert.equal(runs.length, 1, 'one round trip')
+        const [roundTrip] = runs
+        assert.ok(roundTrip.argv.includes('--trust') && !roundTrip.argv.includes('--force'), roundTrip.argv.join(' '))
+        assert.equal(roundTrip.argv[roundTrip.argv.indexOf('--model') + 1], 'fake-model')
+        assert.ok(!roundTrip.argv.includes('--approve-mcps'), 'no bridge')
+        assert.deepEqual(roundTrip.mcpServers, [])
+        assert.match(basename(roundTrip.cwd), /^ocn-doctor-round-trip-/)
+        assert.ok(!existsSync(roundTrip.cwd), 'its folder is removed afterwards')
+      },
+    )
+
+    it(
+      'a failed round trip is a problem in every tool mode, with a fix for its code, and skips the bridge checks',
+      LIMIT,
+      () => {
+        const authError =
+          "Error: Authentication required. Please run 'agent login' first, or set CURSOR_API_KEY environment variable."
+        const table: Array<{ name: string; env: Record<string, string>; code: string; fix: RegExp }> = [
+          { name: 'model not available', env: { FAKE_CURSOR_SCENARIO: 'model' }, code: 'E_MODEL', fix: /--model <id>/ },
+          {
+            name: 'login refused by the run',
+            env: { FAKE_CURSOR_SCENARIO: 'fail', FAKE_CURSOR_STDERR: authError, CURSOR_ACP_TOOL_MODE: 'opencode' },
+            code: 'E_AUTH',
+            fix: /cursor-agent login/,
+          },
+          {
+            name: 'another failure',
+            env: { FAKE_CURSOR_SCENARIO: 'fail', FAKE_CURSOR_STDERR: 'Error: something unexpected' },
+            code: 'E_AGENT_EXIT',
+            fix: /CURSOR_ACP_LOG_LEVEL=debug/,
+          },
+        ]
+        for (const row of table) {
+          const ran = doctor(['--json', '--live'], row.env)
+          const found = report(ran)
+          assert.equal(ran.status, 1, row.name)
+          assert.equal(found.ok, false, row.name)
+          const check = found.checks.find((c) => c.id === 'live-round-trip')!
+          assert.equal(check.status, 'problem', `${row.name}: ${JSON.stringify(check)}`)
+          assert.match(check.detail, new RegExp(`^the run failed: .*\\[${row.code}\\]`), row.name)
+          assert.match(check.fix ?? '', row.fix, row.name)
+          for (const id of ['live-bridge-tools', 'live-probe-call', 'live-native-refused', 'tool-mode-opencode']) {
+            const skippedCheck = found.checks.find((c) => c.id === id)!
+            assert.equal(skippedCheck.status, 'skipped', `${row.name}: ${id}`)
+            assert.equal(skippedCheck.detail, 'needs the live-round-trip check to pass')
+          }
+          assert.equal(
+            found.checks.filter((c) => c.status === 'problem').length,
+            1,
+            `${row.name}: only the one problem`,
+          )
+          // No request was spent on the bridge: the round trip was the only run, and no `mcp list-tools`.
+          const logged = readdirSync(join(ran.home, 'log')).map(
+            (file) =>
+              JSON.parse(readFileSync(join(ran.home, 'log', file), 'utf8')) as { stdin?: string; subcommand?: string },
+          )
+          assert.equal(logged.filter((entry) => entry.stdin !== undefined).length, 1, row.name)
+          assert.equal(logged.filter((entry) => entry.subcommand === 'mcp list-tools').length, 0, row.name)
         }
-        assert.equal(found.checks.filter((c) => c.status === 'problem').length, 1, `${row.name}: only the one problem`)
-        // No request was spent on the bridge: the round trip was the only run, and no `mcp list-tools`.
-        const logged = readdirSync(join(ran.home, 'log')).map((file) => JSON.parse(readFileSync(join(ran.home, 'log', file), 'utf8')) as { stdin?: string; subcommand?: string })
-        assert.equal(logged.filter((entry) => entry.stdin !== undefined).length, 1, row.name)
-        assert.equal(logged.filter((entry) => entry.subcommand === 'mcp list-tools').length, 0, row.name)
-      }
-    })
+      },
+    )
 
     it('a native tool that runs fails the verdict: a warning in mode cursor, a problem in mode opencode', LIMIT, () => {
       for (const [mode, status, exit] of [
         ['cursor', 'warning', 0],
         ['opencode', 'problem', 1],
       ] as const) {
-        const ran = doctor(['--json', '--live'], { CURSOR_ACP_TOOL_MODE: mode, FAKE_CURSOR_SCENARIO: 'mcp', FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(false) })
+        const ran = doctor(['--json', '--live'], {
+          CURSOR_ACP_TOOL_MODE: mode,
+          FAKE_CURSOR_SCENARIO: 'mcp',
+          FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(false),
+        })
         const found = report(ran)
         assert.equal(ran.status, exit, mode)
         const byId = Object.fromEntries(found.checks.map((check) => [check.id, check]))
@@ -269,13 +371,24 @@ describe('doctor', () => {
     it('a bridge cursor-agent cannot see fails the list-tools check with what cursor-agent printed', LIMIT, () => {
       // An agent without MCP support: `mcp list-tools` is an unknown command to it.
       const oldAgent = join(scratch, 'old-agent.sh')
-      writeFileSync(oldAgent, `#!/bin/sh\nif [ "$1" = mcp ]; then echo "error: unknown command 'mcp'" >&2; exit 1; fi\nexec "${process.execPath}" "${fakeAgent}" "$@"\n`, { mode: 0o755 })
-      const ran = doctor(['--json', '--live'], { CURSOR_AGENT_EXECUTABLE: oldAgent, FAKE_CURSOR_SCENARIO: 'mcp', FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true) })
+      writeFileSync(
+        oldAgent,
+        `#!/bin/sh\nif [ "$1" = mcp ]; then echo "error: unknown command 'mcp'" >&2; exit 1; fi\nexec "${process.execPath}" "${fakeAgent}" "$@"\n`,
+        { mode: 0o755 },
+      )
+      const ran = doctor(['--json', '--live'], {
+        CURSOR_AGENT_EXECUTABLE: oldAgent,
+        FAKE_CURSOR_SCENARIO: 'mcp',
+        FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true),
+      })
       const found = report(ran)
       assert.equal(ran.status, 0, 'mode cursor still works')
       const byId = Object.fromEntries(found.checks.map((check) => [check.id, check]))
       assert.equal(byId['live-bridge-tools'].status, 'warning')
-      assert.match(byId['live-bridge-tools'].detail, /exited with 1 without listing opencode_probe: error: unknown command 'mcp'/)
+      assert.match(
+        byId['live-bridge-tools'].detail,
+        /exited with 1 without listing opencode_probe: error: unknown command 'mcp'/,
+      )
       assert.equal(byId['tool-mode-opencode'].status, 'warning')
     })
   })
@@ -285,7 +398,10 @@ describe('doctor', () => {
     assert.equal(ran.status, 1)
     assert.match(ran.stdout, /^opencode-cursor-native \S+ doctor\n/)
     assert.match(ran.stdout, /^PROBLEM +login +cursor-agent is not logged in$/m)
-    assert.match(ran.stdout, /^ +fix: Run `cursor-agent login`, `opencode auth login` \(Cursor API key\), or set CURSOR_API_KEY\.$/m)
+    assert.match(
+      ran.stdout,
+      /^ +fix: Run `cursor-agent login`, `opencode auth login` \(Cursor API key\), or set CURSOR_API_KEY\.$/m,
+    )
     assert.match(ran.stdout, /Problems found/)
   })
 
@@ -293,7 +409,10 @@ describe('doctor', () => {
     const unknown = spawnSync(process.execPath, [cli, 'frobnicate'], { encoding: 'utf8' })
     assert.equal(unknown.status, 2)
     assert.match(unknown.stderr, /unknown command "frobnicate"[\s\S]*Usage: opencode-cursor-native/)
-    assert.ok(unknown.stderr.includes(`http://${DEFAULT_HOST}:${DEFAULT_PORT}/v1`), 'the usage names the default address of serve')
+    assert.ok(
+      unknown.stderr.includes(`http://${DEFAULT_HOST}:${DEFAULT_PORT}/v1`),
+      'the usage names the default address of serve',
+    )
     const badOption = spawnSync(process.execPath, [cli, 'doctor', '--nope'], { encoding: 'utf8' })
     assert.equal(badOption.status, 2)
     assert.match(badOption.stderr, /--nope/)

@@ -69,7 +69,6 @@ async function collect(options: RunCursorAgentOptions, onEach?: () => void): Pro
   return { batches, result: await run.wait() }
 }
 
-
 function base(executable: string, extra: Partial<RunCursorAgentOptions> = {}): RunCursorAgentOptions {
   return { prompt: 'Say hi', model: 'auto', workspace, executable, ...extra }
 }
@@ -116,7 +115,10 @@ describe('faults: every ending is reported, text before it delivered, nothing le
 
   it('a silent hang ends with E_TIMEOUT', async () => {
     const pidFile = tmpFile('pid')
-    const exe = agent('silent.sh', `echo $$ > "$PID_FILE"\n${printLines(INIT, deltaLine('thinking...'))}\nsleep 1000 & wait`)
+    const exe = agent(
+      'silent.sh',
+      `echo $$ > "$PID_FILE"\n${printLines(INIT, deltaLine('thinking...'))}\nsleep 1000 & wait`,
+    )
     const { batches, result } = await collect(base(exe, { idleTimeoutMs: 300, env: agentEnv({ PID_FILE: pidFile }) }))
     assert.equal(result.error?.code, 'E_TIMEOUT')
     assert.equal(answerOf(partsOf(batches)), 'thinking...')
@@ -208,7 +210,7 @@ describe('the consumer', { skip: linuxOnly }, () => {
   it('a slow consumer still lets the event loop turn between two onOutput calls', async () => {
     const lines = Array.from({ length: 400 }, (_, i) => deltaLine(`w${i} `))
     const replay = tmpFile('many.ndjson')
-    writeFileSync(replay, [INIT, ...lines, RESULT].join('\n') + '\n')
+    writeFileSync(replay, `${[INIT, ...lines, RESULT].join('\n')}\n`)
     // One line per write, so the reads (and batches) are many.
     const exe = agent('many.sh', `while IFS= read -r line; do printf '%s\\n' "$line"; done < '${replay}'`)
     let immediateRan = true
@@ -319,10 +321,14 @@ try { for (;;) fds.push(fs.openSync('/dev/null', 'r')) } catch {}
 const run = runCursorAgent({ prompt: 'hi', model: 'auto', workspace: ${JSON.stringify(workspace)}, executable: ${JSON.stringify(exe)} }, () => {})
 run.wait().then((r) => { for (const fd of fds) fs.closeSync(fd); fs.writeSync(1, JSON.stringify(r.error ?? null)); process.exit(0) })
 `
-    const out = spawnSync('/bin/sh', ['-c', `ulimit -n 256 && exec "${process.execPath}" -e '${host.replace(/'/g, `'\\''`)}'`], {
-      encoding: 'utf8',
-      timeout: 60000,
-    })
+    const out = spawnSync(
+      '/bin/sh',
+      ['-c', `ulimit -n 256 && exec "${process.execPath}" -e '${host.replace(/'/g, `'\\''`)}'`],
+      {
+        encoding: 'utf8',
+        timeout: 60000,
+      },
+    )
     assert.equal(out.status, 0, out.stderr)
     const error = JSON.parse(out.stdout)
     assert.equal(error?.code, 'E_AGENT_EXIT', out.stdout)

@@ -42,7 +42,10 @@ function toolResultOf(value: unknown): ResumeRequest['messages'] {
   return [
     { role: 'user', content: [{ type: 'text', text: 'hi' }] },
     { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'read', input: {} }] },
-    { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'read', output: { type: 'json', value } }] },
+    {
+      role: 'tool',
+      content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'read', output: { type: 'json', value } }],
+    },
   ] as ResumeRequest['messages']
 }
 
@@ -88,15 +91,35 @@ const refusals: Refusal[] = [
   // runCursorAgent options
   ['runCursorAgent prompt type', 'prompt', () => runCursorAgent({ ...runBase, prompt: 5 as never }, () => {})],
   ['runCursorAgent model type', 'model', () => runCursorAgent({ ...runBase, model: [] as never }, () => {})],
-  ['runCursorAgent resumeChatId type', 'resumeChatId', () => runCursorAgent({ ...runBase, resumeChatId: 1 as never }, () => {})],
-  ['runCursorAgent resumeChatId over 256', 'resumeChatId', () => runCursorAgent({ ...runBase, resumeChatId: 'a'.repeat(257) }, () => {})],
+  [
+    'runCursorAgent resumeChatId type',
+    'resumeChatId',
+    () => runCursorAgent({ ...runBase, resumeChatId: 1 as never }, () => {}),
+  ],
+  [
+    'runCursorAgent resumeChatId over 256',
+    'resumeChatId',
+    () => runCursorAgent({ ...runBase, resumeChatId: 'a'.repeat(257) }, () => {}),
+  ],
   ['runCursorAgent force', 'force', () => runCursorAgent({ ...runBase, force: 'true' as never }, () => {})],
   ['runCursorAgent extraArgs', 'extraArgs', () => runCursorAgent({ ...runBase, extraArgs: '--x' as never }, () => {})],
-  ['runCursorAgent extraArgs items', 'extraArgs', () => runCursorAgent({ ...runBase, extraArgs: [1] as never }, () => {})],
+  [
+    'runCursorAgent extraArgs items',
+    'extraArgs',
+    () => runCursorAgent({ ...runBase, extraArgs: [1] as never }, () => {}),
+  ],
   ['runCursorAgent env', 'env', () => runCursorAgent({ ...runBase, env: { PATH: 1 } as never }, () => {})],
   ['runCursorAgent env array', 'env', () => runCursorAgent({ ...runBase, env: ['PATH'] as never }, () => {})],
-  ['runCursorAgent idleTimeoutMs fraction', 'idleTimeoutMs', () => runCursorAgent({ ...runBase, idleTimeoutMs: 1.5 }, () => {})],
-  ['runCursorAgent idleTimeoutMs string', 'idleTimeoutMs', () => runCursorAgent({ ...runBase, idleTimeoutMs: '5' as never }, () => {})],
+  [
+    'runCursorAgent idleTimeoutMs fraction',
+    'idleTimeoutMs',
+    () => runCursorAgent({ ...runBase, idleTimeoutMs: 1.5 }, () => {}),
+  ],
+  [
+    'runCursorAgent idleTimeoutMs string',
+    'idleTimeoutMs',
+    () => runCursorAgent({ ...runBase, idleTimeoutMs: '5' as never }, () => {}),
+  ],
   ['runCursorAgent timeoutMs 2^53', 'timeoutMs', () => runCursorAgent({ ...runBase, timeoutMs: TOO_BIG }, () => {})],
   ['runCursorAgent timeoutMs negative', 'timeoutMs', () => runCursorAgent({ ...runBase, timeoutMs: -1 }, () => {})],
   ['runCursorAgent format', 'format', () => runCursorAgent({ ...runBase, format: 'sse' as never }, () => {})],
@@ -119,30 +142,62 @@ const refusals: Refusal[] = [
   ['SessionResumeManager maxEntries fraction', 'maxEntries', () => new SessionResumeManager({ maxEntries: 2.5 })],
   ['SessionResumeManager maxEntries 1e9', 'maxEntries', () => new SessionResumeManager({ maxEntries: 1e9 })],
   ['SessionResumeManager maxEntries 2^31', 'maxEntries', () => new SessionResumeManager({ maxEntries: 2 ** 31 })],
-  ['SessionResumeManager maxEntries 1,000,001', 'maxEntries', () => new SessionResumeManager({ maxEntries: 1_000_001 })],
-  ['SessionResumeManager maxEntries string', 'maxEntries', () => new SessionResumeManager({ maxEntries: '64' as never })],
+  [
+    'SessionResumeManager maxEntries 1,000,001',
+    'maxEntries',
+    () => new SessionResumeManager({ maxEntries: 1_000_001 }),
+  ],
+  [
+    'SessionResumeManager maxEntries string',
+    'maxEntries',
+    () => new SessionResumeManager({ maxEntries: '64' as never }),
+  ],
   ['SessionResumeManager ttlMs 0', 'ttlMs', () => new SessionResumeManager({ ttlMs: 0 })],
   ['SessionResumeManager ttlMs 2^53', 'ttlMs', () => new SessionResumeManager({ ttlMs: TOO_BIG })],
   ['plan workspace', 'workspace', () => new SessionResumeManager().plan({ ...request, workspace: 5 as never })],
   ['plan model missing', 'model', () => new SessionResumeManager().plan({ workspace: '/w', messages: [] } as never)],
   ['plan messages', 'messages', () => new SessionResumeManager().plan({ ...request, messages: 'hi' as never })],
   ['plan tools', 'tools', () => new SessionResumeManager().plan({ ...request, tools: {} as never })],
-  ['plan toolsInPrompt', 'toolsInPrompt', () => new SessionResumeManager().plan({ ...request, toolsInPrompt: 'no' as never })],
-  ['plan conversationId', 'conversationId', () => new SessionResumeManager().plan({ ...request, conversationId: 7 as never })],
-  ['freshPlan messages', 'messages', () => new SessionResumeManager().freshPlan({ ...request, messages: undefined as never })],
+  [
+    'plan toolsInPrompt',
+    'toolsInPrompt',
+    () => new SessionResumeManager().plan({ ...request, toolsInPrompt: 'no' as never }),
+  ],
+  [
+    'plan conversationId',
+    'conversationId',
+    () => new SessionResumeManager().plan({ ...request, conversationId: 7 as never }),
+  ],
+  [
+    'freshPlan messages',
+    'messages',
+    () => new SessionResumeManager().freshPlan({ ...request, messages: undefined as never }),
+  ],
   ['record plan', 'plan', () => new SessionResumeManager().record('x' as never, 'chat-1')],
   ['record plan field', 'sessionKey', () => new SessionResumeManager().record({ sessionKey: 1 } as never, 'chat-1')],
   ['record chat id', 'chat id', () => new SessionResumeManager().record({} as ResumePlan, 42 as never)],
   ['reportFailure error', 'error', () => new SessionResumeManager().reportFailure({} as ResumePlan, 5 as never)],
-  ['reportFailure error code', 'code', () => new SessionResumeManager().reportFailure({} as ResumePlan, { code: 1 } as never)],
+  [
+    'reportFailure error code',
+    'code',
+    () => new SessionResumeManager().reportFailure({} as ResumePlan, { code: 1 } as never),
+  ],
   ['StreamTransformer without new', 'new', () => (StreamTransformer as unknown as () => unknown)()],
   ['StreamTransformer on the module', 'new', () => (StreamTransformer as unknown as () => unknown).call({})],
   ['SessionResumeManager without new', 'new', () => (SessionResumeManager as unknown as () => unknown)()],
   ['finish exitCode 2^40', 'exitCode', () => new StreamTransformer().finish({ exitCode: 2 ** 40 })],
   ['finish exitCode NaN', 'exitCode', () => new StreamTransformer().finish({ exitCode: Number.NaN })],
   ['plan circular messages', 'messages', () => new SessionResumeManager().plan({ ...request, messages: [circular] })],
-  ['plan messages nested past 10,000 levels', 'messages', () => new SessionResumeManager().plan({ ...request, messages: toolResultOf(nested(20_000)) })],
-  ['buildPrompt tools nested past 10,000 levels', 'tools', () => buildPrompt({ messages: [], tools: [nested(20_000)] as never })],
+  [
+    'plan messages nested past 10,000 levels',
+    'messages',
+    () => new SessionResumeManager().plan({ ...request, messages: toolResultOf(nested(20_000)) }),
+  ],
+  [
+    'buildPrompt tools nested past 10,000 levels',
+    'tools',
+    () => buildPrompt({ messages: [], tools: [nested(20_000)] as never }),
+  ],
   // prompts, logging, switches
   ['buildPrompt messages', 'messages', () => buildPrompt({ messages: 'hi' as never })],
   ['buildPrompt toolsInPrompt', 'toolsInPrompt', () => buildPrompt({ messages: [], toolsInPrompt: 1 as never })],
@@ -175,7 +230,10 @@ describe('one options route', () => {
     assert.doesNotThrow(() => new SessionResumeManager({ maxEntries: 1_000_000 }))
     assert.doesNotThrow(() => new SessionResumeManager({ ttlMs: max }))
     // 0 disables a runner timeout; the run itself fails later (no such binary), not the options.
-    for (const limits of [{ idleTimeoutMs: 0, timeoutMs: 0 }, { idleTimeoutMs: max, timeoutMs: max }]) {
+    for (const limits of [
+      { idleTimeoutMs: 0, timeoutMs: 0 },
+      { idleTimeoutMs: max, timeoutMs: max },
+    ]) {
       assert.doesNotThrow(() => runCursorAgent({ ...runBase, ...limits }, () => {}).cancel())
     }
   })
@@ -205,7 +263,10 @@ describe('one options route', () => {
   it('a long message list reads as JSON.stringify reads it, element 40 as element 1', () => {
     // Long lists cross into Rust in slices; what each element means must not depend on where
     // it sits. A toJSON() stands for its result, and a cycle is refused, wherever they are.
-    const messages: object[] = Array.from({ length: 40 }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `message ${i}` }))
+    const messages: object[] = Array.from({ length: 40 }, (_, i) => ({
+      role: i % 2 ? 'assistant' : 'user',
+      content: `message ${i}`,
+    }))
     messages[37] = { toJSON: () => ({ role: 'assistant', content: 'answer given by toJSON' }) }
     messages.push({ role: 'user', content: 'the last question' })
     const prompt = buildPrompt({ messages })
@@ -215,8 +276,14 @@ describe('one options route', () => {
     const cyclic: Record<string, unknown> = { role: 'user', content: 'loops' }
     cyclic.self = cyclic
     const withCycle = [...messages.slice(0, 30), cyclic, ...messages.slice(30)]
-    assert.throws(() => buildPrompt({ messages: withCycle }), (e: any) => e.code === 'E_INVALID_ARG' && /`messages` cannot be read as JSON data/.test(e.message))
-    assert.throws(() => new SessionResumeManager({ enabled: true }).plan({ ...request, messages: withCycle }), (e: any) => e.code === 'E_INVALID_ARG')
+    assert.throws(
+      () => buildPrompt({ messages: withCycle }),
+      (e: any) => e.code === 'E_INVALID_ARG' && /`messages` cannot be read as JSON data/.test(e.message),
+    )
+    assert.throws(
+      () => new SessionResumeManager({ enabled: true }).plan({ ...request, messages: withCycle }),
+      (e: any) => e.code === 'E_INVALID_ARG',
+    )
   })
 
   it('absent and null options read as the defaults', () => {
@@ -230,6 +297,10 @@ describe('one options route', () => {
 
 // Compile-time: a run's error code is the code union, so comparing with a code type-checks and
 // a code that does not exist does not.
-export type CodeIsTheUnion = RunError['code'] extends string ? ('E_RESUME' extends RunError['code'] ? true : never) : never
+export type CodeIsTheUnion = RunError['code'] extends string
+  ? 'E_RESUME' extends RunError['code']
+    ? true
+    : never
+  : never
 // @ts-expect-error: not one of ErrorCode
 export const notACode: RunError['code'] = 'E_NOPE'

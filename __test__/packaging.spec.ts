@@ -32,8 +32,7 @@ const binaryName: string = pkg.napi.binaryName
 
 // `npm` is `npm.cmd` on Windows, which only a shell can start.
 const onWindows = process.platform === 'win32'
-const run = (cmd: string, args: string[]) =>
-  spawnSync(cmd, args, { cwd: root, encoding: 'utf8', shell: onWindows })
+const run = (cmd: string, args: string[]) => spawnSync(cmd, args, { cwd: root, encoding: 'utf8', shell: onWindows })
 
 // Tests that start npm or install linters on first use; Bun's default limit is 5 s.
 const SLOW = 180_000
@@ -102,7 +101,10 @@ describe('platform packages', () => {
 
   it('git tracks only package.json and README.md under npm/', { skip: notGit }, () => {
     const tracked = run('git', ['ls-files', 'npm']).stdout.trim().split('\n').sort()
-    const expected = targets.flatMap((t) => [`npm/${PLATFORMS[t].dir}/README.md`, `npm/${PLATFORMS[t].dir}/package.json`])
+    const expected = targets.flatMap((t) => [
+      `npm/${PLATFORMS[t].dir}/README.md`,
+      `npm/${PLATFORMS[t].dir}/package.json`,
+    ])
     assert.deepEqual(tracked, expected.sort())
   })
 })
@@ -135,11 +137,13 @@ const glibcAddon = join(root, `${binaryName}.linux-${process.arch}-gnu.node`)
 const glibcHost =
   process.platform === 'linux' &&
   Boolean((process.report?.getReport() as { header?: { glibcVersionRuntime?: string } })?.header?.glibcVersionRuntime)
-const nodeleteSkip =
-  !glibcHost ? 'not a glibc Linux host'
-  : !existsSync(glibcAddon) ? 'no glibc addon built in the package root'
-  : run('readelf', ['--version']).status !== 0 ? 'readelf (binutils) is not installed'
-  : false
+const nodeleteSkip = !glibcHost
+  ? 'not a glibc Linux host'
+  : !existsSync(glibcAddon)
+    ? 'no glibc addon built in the package root'
+    : run('readelf', ['--version']).status !== 0
+      ? 'readelf (binutils) is not installed'
+      : false
 
 describe('native binary', () => {
   // .cargo/config.toml links glibc targets with `-z nodelete`; RUSTFLAGS in the
@@ -171,15 +175,23 @@ describe('npm pack', () => {
     }
 
     // dist/plugin/package.json may carry `"type": "module"` for the compiled ESM plugin.
-    const allowed = /^(package\.json|index\.js|index\.d\.ts|README\.md|LICENSE|dist\/plugin\/(.+\.(js|d\.ts)|package\.json))$/
-    assert.deepEqual(files.filter((f) => !allowed.test(f)), [], 'unexpected files in the tarball')
+    const allowed =
+      /^(package\.json|index\.js|index\.d\.ts|README\.md|LICENSE|dist\/plugin\/(.+\.(js|d\.ts)|package\.json))$/
+    assert.deepEqual(
+      files.filter((f) => !allowed.test(f)),
+      [],
+      'unexpected files in the tarball',
+    )
     // Test support compiled along with the plugin would pass the pattern above:
     // every compiled module must come from a source file of plugin/.
     const strays = files
       .map((f) => /^dist\/plugin\/(.+)\.(js|d\.ts)$/.exec(f)?.[1])
       .filter((name): name is string => name !== undefined && !existsSync(join(root, 'plugin', `${name}.ts`)))
     assert.deepEqual(strays, [], 'compiled modules without a source in plugin/')
-    assert.deepEqual(files.filter((f) => /fake|fixture|\.spec\.|\.e2e\./i.test(f)), [])
+    assert.deepEqual(
+      files.filter((f) => /fake|fixture|\.spec\.|\.e2e\./i.test(f)),
+      [],
+    )
   })
 })
 
@@ -187,7 +199,7 @@ describe('release workflow', () => {
   const release = readFileSync(join(root, '.github/workflows/release.yml'), 'utf8')
 
   it('builds every target and tests it', () => {
-    const testJobs = release.slice(release.search(/^  test-/m), release.search(/^  publish:/m))
+    const testJobs = release.slice(release.search(/^ {2}test-/m), release.search(/^ {2}publish:/m))
     for (const target of targets) {
       assert.match(release, new RegExp(`target: ${target}\\n\\s+build: `), `release.yml does not build ${target}`)
       assert.ok(testJobs.includes(target), `release.yml does not test ${target}`)
@@ -197,10 +209,11 @@ describe('release workflow', () => {
 
 // zizmor (and actionlint where it can be installed), from PyPI into .cache/ on
 // first use; see scripts/check-workflows.sh.
-const lintSkip =
-  onWindows ? 'the workflow linters are installed and run from bash on Linux and macOS'
-  : run('python3', ['--version']).status !== 0 ? 'python3 is not installed (the linters come from PyPI)'
-  : false
+const lintSkip = onWindows
+  ? 'the workflow linters are installed and run from bash on Linux and macOS'
+  : run('python3', ['--version']).status !== 0
+    ? 'python3 is not installed (the linters come from PyPI)'
+    : false
 
 describe('workflows', () => {
   it('pass the workflow and shell linters', { skip: lintSkip, timeout: SLOW }, () => {

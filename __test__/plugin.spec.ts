@@ -3,7 +3,16 @@
 // Expected values come from the README (Configuration, Install), written out here.
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { after, describe, test } from 'node:test'
@@ -123,7 +132,11 @@ describe('settings from the environment', () => {
     for (const bad of ['0', '-5', '1.5', '10MB', '1e6', '0x100', '9007199254740992']) {
       const { settings, warnings } = readSettings({ CURSOR_ACP_CAPTURE_MAX_BYTES: bad })
       assert.equal(settings.captureMaxBytes, 200 * 1024 * 1024, bad)
-      assert.deepEqual(warnings, [`CURSOR_ACP_CAPTURE_MAX_BYTES=${JSON.stringify(bad)} is not a whole number of bytes; using 209715200.`], bad)
+      assert.deepEqual(
+        warnings,
+        [`CURSOR_ACP_CAPTURE_MAX_BYTES=${JSON.stringify(bad)} is not a whole number of bytes; using 209715200.`],
+        bad,
+      )
     }
     assert.equal(readSettings({ CURSOR_ACP_CAPTURE_MAX_BYTES: ' 1 ' }).settings.captureMaxBytes, 1)
     // Switches use the one parser: an unknown word keeps the default, without a warning.
@@ -131,7 +144,10 @@ describe('settings from the environment', () => {
     assert.deepEqual([unknown.settings.capture, unknown.settings.capturePrompt, unknown.warnings], [false, false, []])
     assert.equal(readSettings({ CURSOR_ACP_CAPTURE: 'off' }).settings.capture, false)
     if (process.platform === 'linux') {
-      assert.equal(captureFolder({ XDG_DATA_HOME: '/srv/data', HOME: '/home/u' }), '/srv/data/opencode-cursor-native/captures')
+      assert.equal(
+        captureFolder({ XDG_DATA_HOME: '/srv/data', HOME: '/home/u' }),
+        '/srv/data/opencode-cursor-native/captures',
+      )
       assert.equal(captureFolder({ HOME: '/home/u' }), '/home/u/.local/share/opencode-cursor-native/captures')
     }
   })
@@ -170,8 +186,26 @@ describe('the environment cursor-agent receives (CURSOR_ACP_CHILD_ENV)', () => {
     UNSET: undefined,
   }
   const base = [
-    'CURSOR_ACP_LOG_LEVEL', 'CURSOR_API_KEY', 'HOME', 'HTTP_PROXY', 'LANG', 'LC_ALL', 'LC_TIME', 'LOGNAME', 'NODE_EXTRA_CA_CERTS',
-    'No_Proxy', 'PATH', 'SHELL', 'SSL_CERT_DIR', 'SSL_CERT_FILE', 'TERM', 'TMPDIR', 'TZ', 'USER', 'XDG_DATA_HOME', 'https_proxy',
+    'CURSOR_ACP_LOG_LEVEL',
+    'CURSOR_API_KEY',
+    'HOME',
+    'HTTP_PROXY',
+    'LANG',
+    'LC_ALL',
+    'LC_TIME',
+    'LOGNAME',
+    'NODE_EXTRA_CA_CERTS',
+    'No_Proxy',
+    'PATH',
+    'SHELL',
+    'SSL_CERT_DIR',
+    'SSL_CERT_FILE',
+    'TERM',
+    'TMPDIR',
+    'TZ',
+    'USER',
+    'XDG_DATA_HOME',
+    'https_proxy',
   ]
   const names = (env: Record<string, string>) => Object.keys(env).sort()
 
@@ -206,7 +240,9 @@ describe('the environment cursor-agent receives (CURSOR_ACP_CHILD_ENV)', () => {
 
   test("all, and the cursor tool mode's default, pass every variable that has a value", async () => {
     const { childEnvironment, readSettings } = await load.env()
-    const everything = Object.keys(host).filter((name) => host[name] !== undefined).sort()
+    const everything = Object.keys(host)
+      .filter((name) => host[name] !== undefined)
+      .sort()
     assert.deepEqual(names(childEnvironment(host, { toolMode: 'cursor', childEnv: 'all' }, 'linux')), everything)
     assert.deepEqual(names(childEnvironment(host, readSettings({}).settings, 'linux')), everything)
     // A mode without a default of its own gets the base list, never more.
@@ -215,7 +251,11 @@ describe('the environment cursor-agent receives (CURSOR_ACP_CHILD_ENV)', () => {
 
   test('on Windows names match in any case and the system variables a program needs are kept', async () => {
     const { childEnvironment } = await load.env()
-    const child = childEnvironment({ Path: 'C:\\bin', SystemRoot: 'C:\\Windows', ComSpec: 'cmd.exe', SECRET: 's' }, { toolMode: 'cursor', childEnv: 'minimal' }, 'win32')
+    const child = childEnvironment(
+      { Path: 'C:\\bin', SystemRoot: 'C:\\Windows', ComSpec: 'cmd.exe', SECRET: 's' },
+      { toolMode: 'cursor', childEnv: 'minimal' },
+      'win32',
+    )
     assert.deepEqual(names(child), ['ComSpec', 'Path', 'SystemRoot'])
   })
 
@@ -229,7 +269,12 @@ describe('the environment cursor-agent receives (CURSOR_ACP_CHILD_ENV)', () => {
       withEnv({ ...secret, CURSOR_ACP_CHILD_ENV: childEnv }, async () => {
         const config = resolveTurnConfig({ workspace, executable: fakeAgent }, false)
         assert.equal(config.problem, null)
-        const turn = startTurn(config, { model: 'auto', messages: [{ role: 'user', content: 'hi' }] as never }, { format: 'openai-sse', includeUsage: true }, () => {})
+        const turn = startTurn(
+          config,
+          { model: 'auto', messages: [{ role: 'user', content: 'hi' }] as never },
+          { format: 'openai-sse', includeUsage: true },
+          () => {},
+        )
         assert.equal((await turn.done)?.error, undefined)
         const [file] = readdirSync(logDir)
         const { envNames } = JSON.parse(readFileSync(join(logDir, file!), 'utf8'))
@@ -239,8 +284,12 @@ describe('the environment cursor-agent receives (CURSOR_ACP_CHILD_ENV)', () => {
     const minimal = await runWith('FAKE_CURSOR_*')
     assert.ok(!minimal.includes('UNRELATED_SECRET'))
     assert.ok(minimal.includes('PATH') && minimal.includes('FAKE_CURSOR_LOG_DIR'))
-    const allowed = (name: string) => base.includes(name) || /^(LC_|XDG_|CURSOR_|FAKE_CURSOR_)/.test(name) || /^(https?|no)_proxy$/i.test(name)
-    assert.deepEqual(minimal.filter((name) => !allowed(name)), [])
+    const allowed = (name: string) =>
+      base.includes(name) || /^(LC_|XDG_|CURSOR_|FAKE_CURSOR_)/.test(name) || /^(https?|no)_proxy$/i.test(name)
+    assert.deepEqual(
+      minimal.filter((name) => !allowed(name)),
+      [],
+    )
     const everything = await runWith(undefined)
     assert.ok(everything.includes('UNRELATED_SECRET'))
   })
@@ -252,14 +301,22 @@ describe('the environment cursor-agent receives (CURSOR_ACP_CHILD_ENV)', () => {
     mkdirSync(workspace, { recursive: true })
     const sha = (text: string) => createHash('sha256').update(text).digest('hex')
     const keyOf = (options: Record<string, unknown>) =>
-      withEnv({ FAKE_CURSOR_LOG_DIR: logDir, FAKE_CURSOR_STREAM: 'text:ok', CURSOR_API_KEY: 'key-from-the-environment' }, async () => {
-        const turn = startTurn(resolveTurnConfig({ workspace, executable: fakeAgent, ...options }, false), { model: 'auto', messages: [{ role: 'user', content: 'hi' }] as never }, 'ai-sdk', () => {})
-        assert.equal((await turn.done)?.error, undefined)
-        const [file] = readdirSync(logDir)
-        const logged = readFileSync(join(logDir, file!), 'utf8')
-        rmSync(logDir, { recursive: true, force: true })
-        return { sha: JSON.parse(logged).apiKeySha256 as string | undefined, logged }
-      })
+      withEnv(
+        { FAKE_CURSOR_LOG_DIR: logDir, FAKE_CURSOR_STREAM: 'text:ok', CURSOR_API_KEY: 'key-from-the-environment' },
+        async () => {
+          const turn = startTurn(
+            resolveTurnConfig({ workspace, executable: fakeAgent, ...options }, false),
+            { model: 'auto', messages: [{ role: 'user', content: 'hi' }] as never },
+            'ai-sdk',
+            () => {},
+          )
+          assert.equal((await turn.done)?.error, undefined)
+          const [file] = readdirSync(logDir)
+          const logged = readFileSync(join(logDir, file!), 'utf8')
+          rmSync(logDir, { recursive: true, force: true })
+          return { sha: JSON.parse(logged).apiKeySha256 as string | undefined, logged }
+        },
+      )
     const stored = await keyOf({ apiKey: 'key-stored-in-opencode' })
     assert.equal(stored.sha, sha('key-stored-in-opencode'))
     assert.ok(!stored.logged.includes('key-stored-in-opencode'))
@@ -293,7 +350,9 @@ describe('workspace choice', () => {
     const { pickWorkspace } = await load.workspace()
     assert.equal(pickWorkspace({ explicit: elsewhere, worktree: project, directory: nested, home }), elsewhere)
     for (const explicit of ['/', openCodeConfig, 'relative/path', join(scratch, 'missing')]) {
-      assert.throws(() => pickWorkspace({ explicit, worktree: project, directory: nested, home }), { code: 'E_INVALID_ARG' })
+      assert.throws(() => pickWorkspace({ explicit, worktree: project, directory: nested, home }), {
+        code: 'E_INVALID_ARG',
+      })
     }
   })
 })
@@ -313,7 +372,11 @@ describe('provider block merging', () => {
 
   test('a hand-written block with its own npm is left alone', async () => {
     const { mergeProviderBlock } = await load.config()
-    const mine = { npm: '@ai-sdk/openai-compatible', options: { baseURL: 'http://127.0.0.1:9999/v1' }, models: { x: { name: 'X' } } }
+    const mine = {
+      npm: '@ai-sdk/openai-compatible',
+      options: { baseURL: 'http://127.0.0.1:9999/v1' },
+      models: { x: { name: 'X' } },
+    }
     assert.deepEqual(mergeProviderBlock(mine, ours), mine)
   })
 
@@ -331,11 +394,22 @@ describe('provider block merging', () => {
   test("each model's limits and reasoning reach OpenCode; attachment stays off", async () => {
     const { modelsBlock } = await load.config()
     const models = [
-      { id: 'sonnet-4.6-thinking', name: 'Claude 4.6 Sonnet (Thinking)', contextWindow: 200_000, maxOutputTokens: 128_000, reasoning: true },
+      {
+        id: 'sonnet-4.6-thinking',
+        name: 'Claude 4.6 Sonnet (Thinking)',
+        contextWindow: 200_000,
+        maxOutputTokens: 128_000,
+        reasoning: true,
+      },
       { id: 'mystery', name: 'Mystery', contextWindow: 64_000, maxOutputTokens: 8_000, reasoning: false },
     ]
     assert.deepEqual(modelsBlock(models), {
-      'sonnet-4.6-thinking': { name: 'Claude 4.6 Sonnet (Thinking)', limit: { context: 200_000, output: 128_000 }, reasoning: true, attachment: false },
+      'sonnet-4.6-thinking': {
+        name: 'Claude 4.6 Sonnet (Thinking)',
+        limit: { context: 200_000, output: 128_000 },
+        reasoning: true,
+        attachment: false,
+      },
       mystery: { name: 'Mystery', limit: { context: 64_000, output: 8_000 }, reasoning: false, attachment: false },
     })
   })
@@ -349,13 +423,23 @@ describe('provider block merging', () => {
         'sonnet-4.6': { name: 'Sonnet 4.6', limit: { context: 200_000, output: 128_000 }, reasoning: false },
       },
     }
-    const mine = { models: { auto: { name: 'My Auto' }, 'sonnet-4.6': { name: 'Sonnet', limit: { context: 100_000, output: 4_000 } }, other: { name: 'Other' } } }
+    const mine = {
+      models: {
+        auto: { name: 'My Auto' },
+        'sonnet-4.6': { name: 'Sonnet', limit: { context: 100_000, output: 4_000 } },
+        other: { name: 'Other' },
+      },
+    }
     assert.deepEqual(mergeProviderBlock(mine, limited).models, {
       auto: { name: 'My Auto', limit: { context: 200_000, output: 32_000 }, reasoning: true },
       'sonnet-4.6': { name: 'Sonnet', limit: { context: 100_000, output: 4_000 }, reasoning: false },
       other: { name: 'Other' },
     })
-    const prior = { npm: '@ai-sdk/openai-compatible', options: { baseURL: 'http://127.0.0.1:32124/v1' }, models: { 'sonnet-4.6': { name: 'My Sonnet' } } }
+    const prior = {
+      npm: '@ai-sdk/openai-compatible',
+      options: { baseURL: 'http://127.0.0.1:32124/v1' },
+      models: { 'sonnet-4.6': { name: 'My Sonnet' } },
+    }
     assert.deepEqual(mergeProviderBlock(prior, limited).models, {
       auto: { name: 'Auto', limit: { context: 200_000, output: 32_000 }, reasoning: true },
       'sonnet-4.6': { name: 'My Sonnet', limit: { context: 200_000, output: 128_000 }, reasoning: false },
@@ -409,15 +493,30 @@ describe('the plugin entry', () => {
     const { CursorAcpPlugin } = await load.server()
     const data = join(scratch, 'data')
     mkdirSync(join(data, 'opencode-cursor-native'), { recursive: true })
-    const cached = [{ id: 'auto', name: 'Auto' }, { id: 'cached-model', name: 'Cached Model' }]
-    writeFileSync(join(data, 'opencode-cursor-native', 'models.json'), JSON.stringify({ savedAt: Date.now(), models: cached }))
+    const cached = [
+      { id: 'auto', name: 'Auto' },
+      { id: 'cached-model', name: 'Cached Model' },
+    ]
+    writeFileSync(
+      join(data, 'opencode-cursor-native', 'models.json'),
+      JSON.stringify({ savedAt: Date.now(), models: cached }),
+    )
     const project = join(scratch, 'hooked')
     mkdirSync(join(project, 'sub'), { recursive: true })
     const cfg: Record<string, any> = { provider: { other: { npm: 'x' } } }
-    await withEnv({ XDG_DATA_HOME: data, HOME: scratch, CURSOR_ACP_WORKSPACE: undefined, CURSOR_ACP_FORCE: 'no', CURSOR_AGENT_EXECUTABLE: fakeAgent }, async () => {
-      const hooks = await CursorAcpPlugin({ directory: join(project, 'sub'), worktree: project } as any)
-      await hooks.config!(cfg as any)
-    })
+    await withEnv(
+      {
+        XDG_DATA_HOME: data,
+        HOME: scratch,
+        CURSOR_ACP_WORKSPACE: undefined,
+        CURSOR_ACP_FORCE: 'no',
+        CURSOR_AGENT_EXECUTABLE: fakeAgent,
+      },
+      async () => {
+        const hooks = await CursorAcpPlugin({ directory: join(project, 'sub'), worktree: project } as any)
+        await hooks.config!(cfg as any)
+      },
+    )
     const block = cfg.provider['cursor-acp']
     assert.equal(block.npm.startsWith('file://'), true)
     assert.ok(existsSync(fileURLToPath(block.npm)), block.npm)
@@ -426,7 +525,12 @@ describe('the plugin entry', () => {
     // an id the addon does not know with its cautious default.
     assert.deepEqual(block.models, {
       auto: { name: 'Auto', limit: { context: 200_000, output: 32_000 }, reasoning: true, attachment: false },
-      'cached-model': { name: 'Cached Model', limit: { context: 128_000, output: 32_000 }, reasoning: false, attachment: false },
+      'cached-model': {
+        name: 'Cached Model',
+        limit: { context: 128_000, output: 32_000 },
+        reasoning: false,
+        attachment: false,
+      },
     })
     assert.equal(block.options.workspace, project)
     assert.equal(block.options.force, false)
@@ -437,16 +541,26 @@ describe('the plugin entry', () => {
 
   test('the auth hook offers a Cursor API key, and its loader hands a stored key to the provider', async () => {
     const { CursorAcpPlugin } = await load.server()
-    const hooks = await withEnv({ XDG_DATA_HOME: join(scratch, 'data'), HOME: scratch }, () => CursorAcpPlugin({ directory: scratch, worktree: '/' } as any))
+    const hooks = await withEnv({ XDG_DATA_HOME: join(scratch, 'data'), HOME: scratch }, () =>
+      CursorAcpPlugin({ directory: scratch, worktree: '/' } as any),
+    )
     assert.equal(hooks.auth?.provider, 'cursor-acp')
-    assert.deepEqual(hooks.auth?.methods.map((method) => [method.type, method.label]), [['api', 'Cursor API key']])
+    assert.deepEqual(
+      hooks.auth?.methods.map((method) => [method.type, method.label]),
+      [['api', 'Cursor API key']],
+    )
     const table: Array<[unknown, Record<string, unknown>]> = [
       [{ type: 'api', key: 'crsr_key' }, { apiKey: 'crsr_key' }],
       [{ type: 'api', key: '' }, {}],
       [{ type: 'oauth', access: 'a', refresh: 'r', expires: 0 }, {}],
       [undefined, {}],
     ]
-    for (const [stored, options] of table) assert.deepEqual(await hooks.auth!.loader!(async () => stored as never, {} as never), options, JSON.stringify(stored))
+    for (const [stored, options] of table)
+      assert.deepEqual(
+        await hooks.auth!.loader!(async () => stored as never, {} as never),
+        options,
+        JSON.stringify(stored),
+      )
   })
 
   test("the user's model choice is kept", async () => {
@@ -472,15 +586,20 @@ describe('the plugin entry', () => {
     const options = cfg.provider['cursor-acp'].options
     assert.equal(options.configurationError.code, 'E_INVALID_ARG')
     const model = createCursorAcp({ name: 'cursor-acp', ...options }).languageModel('auto')
-    const { stream } = await model.doStream({ prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }] } as any)
+    const { stream } = await model.doStream({
+      prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
+    } as any)
     const parts = await collect(stream)
-    assert.deepEqual(parts.map((part) => part.type), ['stream-start', 'response-metadata', 'error', 'finish'])
+    assert.deepEqual(
+      parts.map((part) => part.type),
+      ['stream-start', 'response-metadata', 'error', 'finish'],
+    )
     const error = parts[2]!.error as Error & { code: string; isRetryable: boolean }
     assert.deepEqual(parts[0].warnings, [])
     assert.ok(error instanceof Error)
     assert.equal(error.code, 'E_INVALID_ARG')
     assert.equal(error.isRetryable, false)
-    assert.match(error.message, /^CURSOR_ACP_WORKSPACE="\/" cannot be used[^]* \[E_INVALID_ARG\]$/)
+    assert.match(error.message, /^CURSOR_ACP_WORKSPACE="\/" cannot be used[\s\S]* \[E_INVALID_ARG\]$/)
   })
 })
 
@@ -505,7 +624,12 @@ describe('the provider over the fake cursor-agent', () => {
 
   test('hand-written provider options of the wrong type are reported as warnings and ignored', async () => {
     const { createCursorAcp } = await load.provider()
-    const model = createCursorAcp({ name: 'cursor-acp', workspace, force: 'no' as any, idleTimeoutMs: -5 }).languageModel('auto')
+    const model = createCursorAcp({
+      name: 'cursor-acp',
+      workspace,
+      force: 'no' as any,
+      idleTimeoutMs: -5,
+    }).languageModel('auto')
     const { stream } = await model.doStream({
       prompt: [
         { role: 'system', content: 'You are a title generator. You output ONLY a thread title. Nothing else.' },
@@ -513,15 +637,22 @@ describe('the provider over the fake cursor-agent', () => {
       ],
     } as any)
     const [start] = await collect(stream)
-    assert.deepEqual(start.warnings.map((warning: any) => warning.message), [
-      'Provider option force="no" is not a valid boolean; ignored.',
-      'Provider option idleTimeoutMs=-5 is not a valid number; ignored.',
-    ])
+    assert.deepEqual(
+      start.warnings.map((warning: any) => warning.message),
+      [
+        'Provider option force="no" is not a valid boolean; ignored.',
+        'Provider option idleTimeoutMs=-5 is not a valid number; ignored.',
+      ],
+    )
   })
 
   test('a title request is answered locally, without running cursor-agent', async () => {
     const { createCursorAcp } = await load.provider()
-    const model = createCursorAcp({ name: 'cursor-acp', workspace, executable: join(scratch, 'no-such-agent') }).languageModel('auto')
+    const model = createCursorAcp({
+      name: 'cursor-acp',
+      workspace,
+      executable: join(scratch, 'no-such-agent'),
+    }).languageModel('auto')
     const { stream } = await model.doStream({
       prompt: [
         { role: 'system', content: 'You are a title generator. You output ONLY a thread title. Nothing else.' },
@@ -531,7 +662,10 @@ describe('the provider over the fake cursor-agent', () => {
       headers: { 'X-Session-Id': 'ses_title' },
     } as any)
     const parts = await collect(stream)
-    assert.deepEqual(parts.map((part) => part.type), ['stream-start', 'response-metadata', 'text-start', 'text-delta', 'text-end', 'finish'])
+    assert.deepEqual(
+      parts.map((part) => part.type),
+      ['stream-start', 'response-metadata', 'text-start', 'text-delta', 'text-end', 'finish'],
+    )
     assert.equal(parts[3].delta, 'say hi')
     assert.equal(parts[5].finishReason.unified, 'stop')
   })
@@ -539,13 +673,21 @@ describe('the provider over the fake cursor-agent', () => {
   test('doStream streams the run: stream-start, then response-metadata, text once, finish stop', async () => {
     const { createCursorAcp } = await load.provider()
     await withEnv({ FAKE_CURSOR_LOG_DIR: logDir, FAKE_CURSOR_STREAM: 'text:Hello there, friend.' }, async () => {
-      const model = createCursorAcp({ name: 'cursor-acp', workspace, executable: fakeAgent }).languageModel('cursor-acp/auto')
-      const { stream } = await model.doStream({ prompt: userPrompt('greet me'), headers: { 'x-session-id': 'ses_a' } } as any)
+      const model = createCursorAcp({ name: 'cursor-acp', workspace, executable: fakeAgent }).languageModel(
+        'cursor-acp/auto',
+      )
+      const { stream } = await model.doStream({
+        prompt: userPrompt('greet me'),
+        headers: { 'x-session-id': 'ses_a' },
+      } as any)
       const parts = await collect(stream)
       assert.equal(parts[0].type, 'stream-start')
       assert.equal(parts[1].type, 'response-metadata')
       assert.ok(parts[1].timestamp instanceof Date)
-      const text = parts.filter((part) => part.type === 'text-delta').map((part) => part.delta).join('')
+      const text = parts
+        .filter((part) => part.type === 'text-delta')
+        .map((part) => part.delta)
+        .join('')
       assert.equal(text, 'Hello there, friend.')
       const finish = parts.at(-1)
       assert.equal(finish.type, 'finish')
@@ -559,20 +701,26 @@ describe('the provider over the fake cursor-agent', () => {
     await withEnv({ FAKE_CURSOR_LOG_DIR: logDir, FAKE_CURSOR_STREAM: 'text:Collected answer.' }, async () => {
       const model = createCursorAcp({ name: 'cursor-acp', workspace, executable: fakeAgent }).languageModel('auto')
       const result = await model.doGenerate({ prompt: userPrompt('answer') } as any)
-      const text = result.content.filter((part: any) => part.type === 'text').map((part: any) => part.text).join('')
+      const text = result.content
+        .filter((part: any) => part.type === 'text')
+        .map((part: any) => part.text)
+        .join('')
       assert.equal(text, 'Collected answer.')
       assert.deepEqual(result.finishReason, { unified: 'stop', raw: 'stop' })
     })
     await withEnv({ FAKE_CURSOR_LOG_DIR: logDir, FAKE_CURSOR_SCENARIO: 'auth' }, async () => {
       const model = createCursorAcp({ name: 'cursor-acp', workspace, executable: fakeAgent }).languageModel('auto')
-      await assert.rejects(async () => model.doGenerate({ prompt: userPrompt('answer') } as any), (thrown: unknown) => {
-        const error = thrown as Error & { code?: string; isRetryable?: boolean }
-        assert.ok(error instanceof Error)
-        assert.equal(error.code, 'E_AUTH')
-        assert.equal(error.isRetryable, false)
-        assert.ok(!error.message.startsWith('{'))
-        return true
-      })
+      await assert.rejects(
+        async () => model.doGenerate({ prompt: userPrompt('answer') } as any),
+        (thrown: unknown) => {
+          const error = thrown as Error & { code?: string; isRetryable?: boolean }
+          assert.ok(error instanceof Error)
+          assert.equal(error.code, 'E_AUTH')
+          assert.equal(error.isRetryable, false)
+          assert.ok(!error.message.startsWith('{'))
+          return true
+        },
+      )
     })
   })
 
@@ -623,13 +771,22 @@ describe('the provider over the fake cursor-agent', () => {
     ]
     assert.deepEqual(fromCursor, { models: fakeList, source: 'cursor' })
     const missing = join(scratch, 'no-such-agent')
-    assert.deepEqual(await cursorModels({ cacheFile, executable: missing, env: childEnvironment() }), { models: fakeList, source: 'cache' })
+    assert.deepEqual(await cursorModels({ cacheFile, executable: missing, env: childEnvironment() }), {
+      models: fakeList,
+      source: 'cache',
+    })
     const later = () => Date.now() + 7 * 3_600_000
-    assert.deepEqual(await cursorModels({ cacheFile, executable: missing, env: childEnvironment(), now: later }), { models: fakeList, source: 'stale-cache' })
+    assert.deepEqual(await cursorModels({ cacheFile, executable: missing, env: childEnvironment(), now: later }), {
+      models: fakeList,
+      source: 'stale-cache',
+    })
     const noCache = join(scratch, 'models-none', 'models.json')
     const fallback = await cursorModels({ cacheFile: noCache, executable: missing, env: childEnvironment() })
     assert.equal(fallback.source, 'fallback')
-    assert.deepEqual(fallback.models.map(({ id, name }) => ({ id, name })), [...FALLBACK_MODELS])
+    assert.deepEqual(
+      fallback.models.map(({ id, name }) => ({ id, name })),
+      [...FALLBACK_MODELS],
+    )
     for (const model of fallback.models) {
       assert.ok(model.contextWindow >= 128_000 && model.maxOutputTokens > 0, `${model.id} has no limits`)
     }
@@ -638,7 +795,10 @@ describe('the provider over the fake cursor-agent', () => {
     const broken = join(scratch, 'models-broken', 'models.json')
     mkdirSync(join(scratch, 'models-broken'))
     writeFileSync(broken, JSON.stringify({ savedAt: Date.now(), models: [{ name: 'No id' }] }))
-    assert.equal((await cursorModels({ cacheFile: broken, executable: missing, env: childEnvironment() })).source, 'fallback')
+    assert.equal(
+      (await cursorModels({ cacheFile: broken, executable: missing, env: childEnvironment() })).source,
+      'fallback',
+    )
   })
 })
 
@@ -648,7 +808,13 @@ describe('logging', () => {
     const logFile = join(scratch, 'logs', 'cursor.log')
     const cfg: Record<string, any> = {}
     await withEnv(
-      { XDG_DATA_HOME: join(scratch, 'data'), HOME: scratch, CURSOR_ACP_LOG_LEVEL: 'debug', CURSOR_ACP_LOG_FILE: logFile, CURSOR_AGENT_EXECUTABLE: fakeAgent },
+      {
+        XDG_DATA_HOME: join(scratch, 'data'),
+        HOME: scratch,
+        CURSOR_ACP_LOG_LEVEL: 'debug',
+        CURSOR_ACP_LOG_FILE: logFile,
+        CURSOR_AGENT_EXECUTABLE: fakeAgent,
+      },
       async () => {
         const hooks = await CursorAcpPlugin({ directory: scratch, worktree: '/' } as any)
         await hooks.config!(cfg as any)
@@ -671,12 +837,21 @@ describe('the turn module', () => {
     const config = resolveTurnConfig({ workspace, executable: fakeAgent, sessionResume: true }, true)
     assert.equal(config.problem, null)
     const turn1 = [{ role: 'user', content: 'first question' }]
-    const turn2 = [...turn1, { role: 'assistant', content: 'First answer.' }, { role: 'user', content: 'second question' }]
+    const turn2 = [
+      ...turn1,
+      { role: 'assistant', content: 'First answer.' },
+      { role: 'user', content: 'second question' },
+    ]
     const run = async (messages: object[]) => {
       const frames: string[] = []
-      const turn = startTurn(config, { model: 'auto', messages: messages as never, conversationId: 'ses_turn' }, { format: 'openai-sse', includeUsage: true }, (outputs) => {
-        for (const output of outputs) frames.push(output as string)
-      })
+      const turn = startTurn(
+        config,
+        { model: 'auto', messages: messages as never, conversationId: 'ses_turn' },
+        { format: 'openai-sse', includeUsage: true },
+        (outputs) => {
+          for (const output of outputs) frames.push(output as string)
+        },
+      )
       const result = await turn.done
       const text = frames
         .filter((frame) => frame !== 'data: [DONE]\n\n')
@@ -690,7 +865,10 @@ describe('the turn module', () => {
       assert.equal(first.result?.error, undefined)
       assert.equal(first.text, 'First answer.')
 
-      writeFileSync(control, JSON.stringify({ FAKE_CURSOR_STREAM: 'text:Second answer.', FAKE_CURSOR_RESUME: 'replace' }))
+      writeFileSync(
+        control,
+        JSON.stringify({ FAKE_CURSOR_STREAM: 'text:Second answer.', FAKE_CURSOR_RESUME: 'replace' }),
+      )
       const second = await run(turn2)
       assert.equal(second.result?.error, undefined)
       // Only the fresh rerun's answer, once: the replaced run delivered nothing.
@@ -755,14 +933,20 @@ describe('the errors OpenCode is handed', () => {
       assert.equal(readsAsTransient(error.message), false, error.message)
       assert.equal(
         error.message,
-        transient ? 'cursor-agent exited with code 1. [E_AGENT_EXIT]' : `cursor-agent exited with code 1. cursor-agent said: ${said} [E_AGENT_EXIT]`,
+        transient
+          ? 'cursor-agent exited with code 1. [E_AGENT_EXIT]'
+          : `cursor-agent exited with code 1. cursor-agent said: ${said} [E_AGENT_EXIT]`,
       )
     }
   })
 
   test('a run failure part becomes one, with its agent output', async () => {
     const { toCursorAcpError } = await errors()
-    const error = toCursorAcpError({ code: 'E_NETWORK', message: "cursor-agent could not reach Cursor's servers.", agentOutput: 'fetch failed' })
+    const error = toCursorAcpError({
+      code: 'E_NETWORK',
+      message: "cursor-agent could not reach Cursor's servers.",
+      agentOutput: 'fetch failed',
+    })
     assert.equal(error.code, 'E_NETWORK')
     assert.equal(error.agentOutput, 'fetch failed')
     assert.equal(error.message, "cursor-agent could not reach Cursor's servers. [E_NETWORK]")
@@ -780,12 +964,38 @@ describe('the tool bridge on the host side', () => {
   test('only trailing results that answer exactly the held calls continue a run', async () => {
     const { continuationAnswers } = await load.toolBridge()
     const table: Array<[unknown[], string[], boolean]> = [
-      [[{ role: 'tool', content: [call('a', { type: 'text', value: 'x' }), call('b', { type: 'text', value: 'y' })] }], ['a', 'b'], true],
-      [[{ role: 'tool', content: [call('a', { type: 'text', value: 'x' })] }, { role: 'tool', content: [call('b', { type: 'text', value: 'y' })] }], ['b', 'a'], true],
+      [
+        [{ role: 'tool', content: [call('a', { type: 'text', value: 'x' }), call('b', { type: 'text', value: 'y' })] }],
+        ['a', 'b'],
+        true,
+      ],
+      [
+        [
+          { role: 'tool', content: [call('a', { type: 'text', value: 'x' })] },
+          { role: 'tool', content: [call('b', { type: 'text', value: 'y' })] },
+        ],
+        ['b', 'a'],
+        true,
+      ],
       [[{ role: 'tool', content: [call('a', { type: 'text', value: 'x' })] }], ['a', 'b'], false],
-      [[{ role: 'tool', content: [call('a', { type: 'text', value: 'x' }), call('c', { type: 'text', value: 'y' })] }], ['a', 'b'], false],
-      [[{ role: 'tool', content: [call('a', { type: 'text', value: 'x' }), call('a', { type: 'text', value: 'x' })] }], ['a', 'b'], false],
-      [[{ role: 'tool', content: [call('a', { type: 'text', value: 'x' })] }, { role: 'user', content: 'go on' }], ['a'], false],
+      [
+        [{ role: 'tool', content: [call('a', { type: 'text', value: 'x' }), call('c', { type: 'text', value: 'y' })] }],
+        ['a', 'b'],
+        false,
+      ],
+      [
+        [{ role: 'tool', content: [call('a', { type: 'text', value: 'x' }), call('a', { type: 'text', value: 'x' })] }],
+        ['a', 'b'],
+        false,
+      ],
+      [
+        [
+          { role: 'tool', content: [call('a', { type: 'text', value: 'x' })] },
+          { role: 'user', content: 'go on' },
+        ],
+        ['a'],
+        false,
+      ],
       [[], ['a'], false],
       [[{ role: 'tool', tool_call_id: 'a', content: 'openai shape' }], ['a'], true],
     ]
@@ -800,12 +1010,28 @@ describe('the tool bridge on the host side', () => {
     const outputs: Array<[unknown, { output: string; isError?: boolean; images?: unknown[] }]> = [
       [{ type: 'text', value: 'file content' }, { output: 'file content' }],
       [{ type: 'json', value: { n: 1 } }, { output: '{"n":1}' }],
-      [{ type: 'error-text', value: 'denied by rule' }, { output: 'denied by rule', isError: true }],
-      [{ type: 'error-json', value: { why: 'no' } }, { output: '{"why":"no"}', isError: true }],
-      [{ type: 'execution-denied', reason: 'The user rejected it' }, { output: 'The user rejected it', isError: true }],
+      [
+        { type: 'error-text', value: 'denied by rule' },
+        { output: 'denied by rule', isError: true },
+      ],
+      [
+        { type: 'error-json', value: { why: 'no' } },
+        { output: '{"why":"no"}', isError: true },
+      ],
+      [
+        { type: 'execution-denied', reason: 'The user rejected it' },
+        { output: 'The user rejected it', isError: true },
+      ],
       [{ type: 'execution-denied' }, { output: 'The user denied this tool call.', isError: true }],
       [
-        { type: 'content', value: [{ type: 'text', text: 'a picture' }, { type: 'media', data: 'iVBO', mediaType: 'image/png' }, { type: 'media', data: 'JVBE', mediaType: 'application/pdf' }] },
+        {
+          type: 'content',
+          value: [
+            { type: 'text', text: 'a picture' },
+            { type: 'media', data: 'iVBO', mediaType: 'image/png' },
+            { type: 'media', data: 'JVBE', mediaType: 'application/pdf' },
+          ],
+        },
         { output: 'a picture', images: [{ data: 'iVBO', mimeType: 'image/png' }] },
       ],
     ]
@@ -821,20 +1047,53 @@ describe('the tool bridge on the host side', () => {
       handedOver([
         { type: 'tool-call', toolCallId: 'own', toolName: 'bash', input: '{}', providerExecuted: true, dynamic: true },
         { type: 'tool-call', toolCallId: 'h1', toolName: 'read', input: '{}' },
-        { type: 'finish', finishReason: { unified: 'tool-calls', raw: 'tool-calls' }, usage: { inputTokens: {}, outputTokens: {} } },
+        {
+          type: 'finish',
+          finishReason: { unified: 'tool-calls', raw: 'tool-calls' },
+          usage: { inputTokens: {}, outputTokens: {} },
+        },
       ] as never),
       { ids: ['h1'], ends: true },
     )
-    assert.deepEqual(handedOver([{ type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: { inputTokens: {}, outputTokens: {} } }] as never), { ids: [], ends: false })
+    assert.deepEqual(
+      handedOver([
+        {
+          type: 'finish',
+          finishReason: { unified: 'stop', raw: 'stop' },
+          usage: { inputTokens: {}, outputTokens: {} },
+        },
+      ] as never),
+      { ids: [], ends: false },
+    )
   })
 
   test('SSE frames hand over the tool_calls they carry, and end with finish_reason tool_calls', async () => {
     const { handedOver } = await load.toolBridge()
-    const frame = (choice: object) => `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'auto', choices: [{ index: 0, ...choice }] })}\n\n`
-    const call = (id: string, index: number) => ({ index, id, type: 'function', function: { name: 'read', arguments: '{}' } })
+    const frame = (choice: object) =>
+      `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'auto', choices: [{ index: 0, ...choice }] })}\n\n`
+    const call = (id: string, index: number) => ({
+      index,
+      id,
+      type: 'function',
+      function: { name: 'read', arguments: '{}' },
+    })
     const table: Array<[string[], { ids: string[]; ends: boolean }]> = [
-      [[frame({ delta: { role: 'assistant', tool_calls: [call('h1', 0)] }, finish_reason: null }), frame({ delta: { tool_calls: [call('h2', 1)] }, finish_reason: null }), frame({ delta: {}, finish_reason: 'tool_calls' }), 'data: [DONE]\n\n'], { ids: ['h1', 'h2'], ends: true }],
-      [[frame({ delta: { content: 'a "tool_calls":[ in the text' }, finish_reason: null }), frame({ delta: {}, finish_reason: 'stop' })], { ids: [], ends: false }],
+      [
+        [
+          frame({ delta: { role: 'assistant', tool_calls: [call('h1', 0)] }, finish_reason: null }),
+          frame({ delta: { tool_calls: [call('h2', 1)] }, finish_reason: null }),
+          frame({ delta: {}, finish_reason: 'tool_calls' }),
+          'data: [DONE]\n\n',
+        ],
+        { ids: ['h1', 'h2'], ends: true },
+      ],
+      [
+        [
+          frame({ delta: { content: 'a "tool_calls":[ in the text' }, finish_reason: null }),
+          frame({ delta: {}, finish_reason: 'stop' }),
+        ],
+        { ids: [], ends: false },
+      ],
       [['data: [DONE]\n\n'], { ids: [], ends: false }],
     ]
     for (const [frames, expected] of table) assert.deepEqual(handedOver(frames), expected, frames.join(''))

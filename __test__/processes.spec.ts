@@ -51,11 +51,17 @@ function invocations(logDir: string): Invocation[] {
 
 /** Every pid an invocation recorded: the agent, its wrapper, its own child. */
 function pidsOf(invocation: Invocation): number[] {
-  return [invocation.pid, invocation.wrapperPid, invocation.grandchildPid].filter((pid): pid is number => pid !== undefined)
+  return [invocation.pid, invocation.wrapperPid, invocation.grandchildPid].filter(
+    (pid): pid is number => pid !== undefined,
+  )
 }
 
 function agentEnv(logDir: string, scenario: string): Record<string, string> {
-  return { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, FAKE_CURSOR_LOG_DIR: logDir, FAKE_CURSOR_SCENARIO: scenario }
+  return {
+    PATH: `${dirname(process.execPath)}:/usr/bin:/bin`,
+    FAKE_CURSOR_LOG_DIR: logDir,
+    FAKE_CURSOR_SCENARIO: scenario,
+  }
 }
 
 /** The watchdog is a child of this process by design and outlives every run; leave it out. */
@@ -122,10 +128,13 @@ describe('a terminated worker leaves nothing behind', { skip: linuxOnly }, () =>
     const pids = recorded.flatMap(pidsOf)
     assert.equal(pids.length, runs * 3, 'a wrapper, an agent and a grandchild per run')
     assert.ok(pids.every(isAlive))
-    assert.equal(ownChildren().length, before.length + runs, 'the wrappers are this process\'s children')
+    assert.equal(ownChildren().length, before.length + runs, "the wrappers are this process's children")
 
     await worker.terminate()
-    await until(() => recorded.every((invocation) => groupMembers(invocation.pgid).length === 0), 'every group to be gone')
+    await until(
+      () => recorded.every((invocation) => groupMembers(invocation.pgid).length === 0),
+      'every group to be gone',
+    )
     assert.ok(pids.every((pid) => !isAlive(pid)))
     // The wrappers were children of this process: reaped, not left as zombies.
     await until(() => recorded.every((invocation) => isReaped(invocation.wrapperPid!)), 'the wrappers to be reaped')
@@ -137,7 +146,9 @@ describe('a host that dies by a signal leaves nothing behind', { skip: linuxOnly
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGKILL'] as const) {
     it(`${signal}: the agent and its whole group are gone`, async () => {
       const pidFile = join(freshDir(signal), 'pids')
-      const host = spawn(process.execPath, [exitHost, hangAgent, pidFile, workspace, 'idle'], { stdio: ['ignore', 'pipe', 'inherit'] })
+      const host = spawn(process.execPath, [exitHost, hangAgent, pidFile, workspace, 'idle'], {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      })
       const exited = new Promise<NodeJS.Signals | null>((resolve) => host.on('exit', (_code, got) => resolve(got)))
       await new Promise<void>((resolve) => host.stdout!.once('data', () => resolve()))
       const [agentPid, grandchild] = readFileSync(pidFile, 'utf8').trim().split(/\s+/).map(Number)

@@ -20,7 +20,12 @@ const WEATHER = {
   function: {
     name: 'get_weather',
     description: 'The weather in a city.',
-    parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false },
+    parameters: {
+      type: 'object',
+      properties: { city: { type: 'string' } },
+      required: ['city'],
+      additionalProperties: false,
+    },
   },
 }
 
@@ -54,7 +59,10 @@ after(async () => {
   rmSync(scratch, { recursive: true, force: true })
 })
 
-const invocations = () => readdirSync(logDir).filter((file) => file.startsWith('invocation-')).map((file) => JSON.parse(readFileSync(join(logDir, file), 'utf8')))
+const invocations = () =>
+  readdirSync(logDir)
+    .filter((file) => file.startsWith('invocation-'))
+    .map((file) => JSON.parse(readFileSync(join(logDir, file), 'utf8')))
 
 describe('the server in tool mode opencode', () => {
   it("a client's tool call goes out as tool_calls, and its result continues the same run", async () => {

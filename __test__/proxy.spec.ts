@@ -38,7 +38,13 @@ let main: RunningProxy
 before(async () => {
   savedEnv = { ...process.env }
   for (const name of Object.keys(process.env)) if (/^(CURSOR_ACP_|FAKE_CURSOR_)/.test(name)) delete process.env[name]
-  Object.assign(process.env, { HOME: scratch, XDG_DATA_HOME: join(scratch, 'data'), CURSOR_ACP_WORKSPACE: workspace, CURSOR_AGENT_EXECUTABLE: fakeAgent, CURSOR_ACP_TOOL_MODE: 'cursor' })
+  Object.assign(process.env, {
+    HOME: scratch,
+    XDG_DATA_HOME: join(scratch, 'data'),
+    CURSOR_ACP_WORKSPACE: workspace,
+    CURSOR_AGENT_EXECUTABLE: fakeAgent,
+    CURSOR_ACP_TOOL_MODE: 'cursor',
+  })
   ;({ startProxy } = await import('../plugin/proxy.ts'))
   main = await start()
 })
@@ -92,16 +98,37 @@ describe('chat completions through the openai client', () => {
     const chunks: OpenAI.ChatCompletionChunk[] = []
     for await (const chunk of plain) chunks.push(chunk)
     assert.equal(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join(''), 'Hello from the proxy.')
-    assert.equal(chunks.map((chunk) => (chunk.choices[0]?.delta as { reasoning_content?: string })?.reasoning_content ?? '').join(''), THINKING)
-    assert.deepEqual(chunks.flatMap((chunk) => chunk.choices.map((choice) => choice.finish_reason).filter((reason) => reason != null)), ['stop'])
-    assert.ok(chunks.every((chunk) => chunk.object === 'chat.completion.chunk' && chunk.id === chunks[0]!.id && chunk.model === 'fake-model'))
-    assert.ok(chunks.every((chunk) => chunk.usage == null), 'no usage without stream_options.include_usage')
+    assert.equal(
+      chunks
+        .map((chunk) => (chunk.choices[0]?.delta as { reasoning_content?: string })?.reasoning_content ?? '')
+        .join(''),
+      THINKING,
+    )
+    assert.deepEqual(
+      chunks.flatMap((chunk) => chunk.choices.map((choice) => choice.finish_reason).filter((reason) => reason != null)),
+      ['stop'],
+    )
+    assert.ok(
+      chunks.every(
+        (chunk) =>
+          chunk.object === 'chat.completion.chunk' && chunk.id === chunks[0]!.id && chunk.model === 'fake-model',
+      ),
+    )
+    assert.ok(
+      chunks.every((chunk) => chunk.usage == null),
+      'no usage without stream_options.include_usage',
+    )
     const [run] = runs(logDir)
     assert.equal(runs(logDir).length, 1)
     assert.equal(run!.argv[run!.argv.indexOf('--model') + 1], 'fake-model')
     assert.ok(run!.stdin.includes('Say hello to the proxy'), 'the prompt carries the message')
 
-    const counted = await client().chat.completions.create({ model: 'auto', messages: ask, stream: true, stream_options: { include_usage: true } })
+    const counted = await client().chat.completions.create({
+      model: 'auto',
+      messages: ask,
+      stream: true,
+      stream_options: { include_usage: true },
+    })
     const withUsage: OpenAI.ChatCompletionChunk[] = []
     for await (const chunk of counted) withUsage.push(chunk)
     const last = withUsage.at(-1)!
@@ -121,7 +148,10 @@ describe('chat completions through the openai client', () => {
     assert.equal(choice!.message.content, 'All in one piece.')
     assert.equal((choice!.message as { reasoning_content?: string }).reasoning_content, THINKING)
     assert.equal(choice!.finish_reason, 'stop')
-    assert.deepEqual([completion.usage?.prompt_tokens, completion.usage?.completion_tokens, completion.usage?.total_tokens], [10, 5, 15])
+    assert.deepEqual(
+      [completion.usage?.prompt_tokens, completion.usage?.completion_tokens, completion.usage?.total_tokens],
+      [10, 5, 15],
+    )
     assert.equal(runs(logDir).length, 1)
   })
 
@@ -144,38 +174,68 @@ function quotaText(days: number): { stderr: string; resetsAt: number } {
 
 describe('failures before any output are OpenAI errors, and are not retried', () => {
   const quota = quotaText(40)
-  const cases: Array<{ name: string; fake: Record<string, string>; body?: Record<string, unknown>; status: number; code: string; runs: number }> = [
+  const cases: Array<{
+    name: string
+    fake: Record<string, string>
+    body?: Record<string, unknown>
+    status: number
+    code: string
+    runs: number
+  }> = [
     { name: 'not logged in', fake: { FAKE_CURSOR_SCENARIO: 'auth' }, status: 401, code: 'E_AUTH', runs: 1 },
-    { name: 'the usage limit', fake: { FAKE_CURSOR_SCENARIO: 'fail', FAKE_CURSOR_STDERR: quota.stderr }, status: 429, code: 'E_QUOTA', runs: 1 },
+    {
+      name: 'the usage limit',
+      fake: { FAKE_CURSOR_SCENARIO: 'fail', FAKE_CURSOR_STDERR: quota.stderr },
+      status: 429,
+      code: 'E_QUOTA',
+      runs: 1,
+    },
     { name: 'an unknown model', fake: { FAKE_CURSOR_SCENARIO: 'model' }, status: 404, code: 'E_MODEL', runs: 1 },
-    { name: 'cursor-agent failing', fake: { FAKE_CURSOR_SCENARIO: 'fail' }, status: 502, code: 'E_AGENT_EXIT', runs: 1 },
+    {
+      name: 'cursor-agent failing',
+      fake: { FAKE_CURSOR_SCENARIO: 'fail' },
+      status: 502,
+      code: 'E_AGENT_EXIT',
+      runs: 1,
+    },
     { name: 'a body without messages', fake: {}, body: { messages: [] }, status: 400, code: 'E_INVALID_ARG', runs: 0 },
     { name: 'a body without a model', fake: {}, body: { model: '' }, status: 400, code: 'E_INVALID_ARG', runs: 0 },
   ]
   for (const stream of [false, true]) {
     for (const expected of cases) {
-      it(`${expected.name} (${stream ? 'streaming' : 'not streaming'}): ${expected.status} ${expected.code}`, LIMIT, async () => {
-        const logDir = fake(expected.fake)
-        const body = { model: 'auto', messages: ask, stream, ...expected.body } as OpenAI.ChatCompletionCreateParamsNonStreaming
-        const sentAt = Date.now()
-        const error = await client().chat.completions.create(body).then(
-          () => assert.fail('the request succeeded'),
-          (thrown: unknown) => thrown,
-        )
-        assert.ok(error instanceof OpenAI.APIError, `an APIError, not ${String(error)}`)
-        assert.equal(error.status, expected.status)
-        assert.equal(error.code, expected.code)
-        assert.equal(error.type, 'cursor_agent_error')
-        assert.ok(typeof error.error === 'object' && error.message.length > 0)
-        assert.equal(error.headers?.get('x-should-retry'), 'false')
-        assert.equal(runs(logDir).length, expected.runs, 'cursor-agent runs for this request')
-        if (expected.code === 'E_QUOTA') {
-          assert.match(error.message, /usage limit/)
-          const retryAfter = Number(error.headers?.get('retry-after'))
-          const wanted = (quota.resetsAt - sentAt) / 1000
-          assert.ok(Math.abs(retryAfter - wanted) < 120, `Retry-After ${retryAfter} s, the reset is in ${wanted} s`)
-        }
-      })
+      it(
+        `${expected.name} (${stream ? 'streaming' : 'not streaming'}): ${expected.status} ${expected.code}`,
+        LIMIT,
+        async () => {
+          const logDir = fake(expected.fake)
+          const body = {
+            model: 'auto',
+            messages: ask,
+            stream,
+            ...expected.body,
+          } as OpenAI.ChatCompletionCreateParamsNonStreaming
+          const sentAt = Date.now()
+          const error = await client()
+            .chat.completions.create(body)
+            .then(
+              () => assert.fail('the request succeeded'),
+              (thrown: unknown) => thrown,
+            )
+          assert.ok(error instanceof OpenAI.APIError, `an APIError, not ${String(error)}`)
+          assert.equal(error.status, expected.status)
+          assert.equal(error.code, expected.code)
+          assert.equal(error.type, 'cursor_agent_error')
+          assert.ok(typeof error.error === 'object' && error.message.length > 0)
+          assert.equal(error.headers?.get('x-should-retry'), 'false')
+          assert.equal(runs(logDir).length, expected.runs, 'cursor-agent runs for this request')
+          if (expected.code === 'E_QUOTA') {
+            assert.match(error.message, /usage limit/)
+            const retryAfter = Number(error.headers?.get('retry-after'))
+            const wanted = (quota.resetsAt - sentAt) / 1000
+            assert.ok(Math.abs(retryAfter - wanted) < 120, `Retry-After ${retryAfter} s, the reset is in ${wanted} s`)
+          }
+        },
+      )
     }
   }
 })
@@ -200,20 +260,36 @@ interface RawRequest {
 /** One request over node:http (which, unlike fetch, sends the Host header it is given). */
 function send(proxy: RunningProxy, options: RawRequest = {}): Promise<Raw> {
   const headers: Record<string, string> = {}
-  const given = { host: `127.0.0.1:${proxy.port}`, authorization: `Bearer ${proxy.token}`, 'content-type': 'application/json', ...options.headers }
+  const given = {
+    host: `127.0.0.1:${proxy.port}`,
+    authorization: `Bearer ${proxy.token}`,
+    'content-type': 'application/json',
+    ...options.headers,
+  }
   for (const [name, value] of Object.entries(given)) if (value !== undefined) headers[name] = value
   return new Promise((resolve, reject) => {
-    const request = httpRequest({ host: '127.0.0.1', port: proxy.port, method: options.method ?? 'POST', path: options.path ?? '/v1/chat/completions', headers }, (response) => {
-      let body = ''
-      response.setEncoding('utf8')
-      response.on('data', (text: string) => (body += text))
-      response.on('end', () => {
-        resolve({ status: response.statusCode ?? 0, headers: response.headers, body })
-        request.destroy()
-      })
-    })
+    const request = httpRequest(
+      {
+        host: '127.0.0.1',
+        port: proxy.port,
+        method: options.method ?? 'POST',
+        path: options.path ?? '/v1/chat/completions',
+        headers,
+      },
+      (response) => {
+        let body = ''
+        response.setEncoding('utf8')
+        response.on('data', (text: string) => (body += text))
+        response.on('end', () => {
+          resolve({ status: response.statusCode ?? 0, headers: response.headers, body })
+          request.destroy()
+        })
+      },
+    )
     request.on('error', reject)
-    for (const piece of options.body ?? (options.method === 'GET' ? [] : [JSON.stringify({ model: 'auto', messages: ask })])) request.write(piece)
+    for (const piece of options.body ??
+      (options.method === 'GET' ? [] : [JSON.stringify({ model: 'auto', messages: ask })]))
+      request.write(piece)
     if (options.stall !== true) request.end()
   })
 }
@@ -226,39 +302,79 @@ describe('the security gate and the request limits', () => {
     strict = await start({ maxBodyBytes: MAX_BODY, bodyTimeoutMs: BODY_TIMEOUT })
   })
 
-  it('refuses each unsafe or malformed request with its status and code, before any cursor-agent starts', LIMIT, async () => {
-    const logDir = fake()
-    const big = JSON.stringify({ model: 'auto', messages: [{ role: 'user', content: 'x'.repeat(2 * MAX_BODY) }] })
-    const half = JSON.stringify({ model: 'auto', messages: ask })
-    const rows: Array<[string, RawRequest, number, string]> = [
-      ['no token', { headers: { authorization: undefined } }, 401, 'E_UNAUTHORIZED'],
-      ['a wrong token', { headers: { authorization: `Bearer ${'0'.repeat(strict.token.length)}` } }, 401, 'E_UNAUTHORIZED'],
-      ['the token of another scheme', { headers: { authorization: `Basic ${strict.token}` } }, 401, 'E_UNAUTHORIZED'],
-      ['a foreign Host', { headers: { host: `rebound.example:${strict.port}` } }, 403, 'E_FORBIDDEN'],
-      ['a loopback-looking foreign Host', { headers: { host: `127.0.0.1.rebound.example:${strict.port}` } }, 403, 'E_FORBIDDEN'],
-      ['an Origin', { headers: { origin: 'https://example.com' } }, 403, 'E_FORBIDDEN'],
-      ['a loopback Origin', { headers: { origin: `http://127.0.0.1:${strict.port}` } }, 403, 'E_FORBIDDEN'],
-      ['a text/plain body', { headers: { 'content-type': 'text/plain' } }, 415, 'E_UNSUPPORTED_MEDIA_TYPE'],
-      ['an oversized body (declared)', { headers: { 'content-length': String(big.length) }, body: [big] }, 413, 'E_PAYLOAD_TOO_LARGE'],
-      ['an oversized body (chunked)', { body: [big.slice(0, 3000), big.slice(3000, 6000), big.slice(6000)] }, 413, 'E_PAYLOAD_TOO_LARGE'],
-      ['an 8 MiB body, still being sent', { body: Array.from({ length: 512 }, () => 'x'.repeat(16_384)) }, 413, 'E_PAYLOAD_TOO_LARGE'],
-      ['a body that stops halfway', { headers: { 'content-length': String(half.length) }, body: [half.slice(0, 20)], stall: true }, 408, 'E_REQUEST_TIMEOUT'],
-      ['an unknown path', { path: '/v1/completions' }, 404, 'E_NOT_FOUND'],
-      ['/health from a foreign Host', { method: 'GET', path: '/health', headers: { host: 'rebound.example' } }, 403, 'E_FORBIDDEN'],
-    ]
-    for (const [name, request, status, code] of rows) {
-      const sentAt = Date.now()
-      const answer = await send(strict, request).catch((error: Error) => assert.fail(`${name}: ${error.message}`))
-      assert.equal(answer.status, status, `${name}: ${answer.body}`)
-      assert.equal(JSON.parse(answer.body).error?.code, code, name)
-      assert.equal(answer.headers['x-should-retry'], 'false', name)
-      if (status === 401) assert.equal(answer.headers['www-authenticate'], 'Bearer', name)
-      // The rest of the body is not read: the connection must not be used again.
-      if (status === 413 || status === 408) assert.equal(answer.headers.connection, 'close', name)
-      if (status === 408) assert.ok(Date.now() - sentAt >= BODY_TIMEOUT - 50, `${name}: refused before the body timeout`)
-    }
-    assert.deepEqual(runs(logDir), [], 'no cursor-agent started')
-  })
+  it(
+    'refuses each unsafe or malformed request with its status and code, before any cursor-agent starts',
+    LIMIT,
+    async () => {
+      const logDir = fake()
+      const big = JSON.stringify({ model: 'auto', messages: [{ role: 'user', content: 'x'.repeat(2 * MAX_BODY) }] })
+      const half = JSON.stringify({ model: 'auto', messages: ask })
+      const rows: Array<[string, RawRequest, number, string]> = [
+        ['no token', { headers: { authorization: undefined } }, 401, 'E_UNAUTHORIZED'],
+        [
+          'a wrong token',
+          { headers: { authorization: `Bearer ${'0'.repeat(strict.token.length)}` } },
+          401,
+          'E_UNAUTHORIZED',
+        ],
+        ['the token of another scheme', { headers: { authorization: `Basic ${strict.token}` } }, 401, 'E_UNAUTHORIZED'],
+        ['a foreign Host', { headers: { host: `rebound.example:${strict.port}` } }, 403, 'E_FORBIDDEN'],
+        [
+          'a loopback-looking foreign Host',
+          { headers: { host: `127.0.0.1.rebound.example:${strict.port}` } },
+          403,
+          'E_FORBIDDEN',
+        ],
+        ['an Origin', { headers: { origin: 'https://example.com' } }, 403, 'E_FORBIDDEN'],
+        ['a loopback Origin', { headers: { origin: `http://127.0.0.1:${strict.port}` } }, 403, 'E_FORBIDDEN'],
+        ['a text/plain body', { headers: { 'content-type': 'text/plain' } }, 415, 'E_UNSUPPORTED_MEDIA_TYPE'],
+        [
+          'an oversized body (declared)',
+          { headers: { 'content-length': String(big.length) }, body: [big] },
+          413,
+          'E_PAYLOAD_TOO_LARGE',
+        ],
+        [
+          'an oversized body (chunked)',
+          { body: [big.slice(0, 3000), big.slice(3000, 6000), big.slice(6000)] },
+          413,
+          'E_PAYLOAD_TOO_LARGE',
+        ],
+        [
+          'an 8 MiB body, still being sent',
+          { body: Array.from({ length: 512 }, () => 'x'.repeat(16_384)) },
+          413,
+          'E_PAYLOAD_TOO_LARGE',
+        ],
+        [
+          'a body that stops halfway',
+          { headers: { 'content-length': String(half.length) }, body: [half.slice(0, 20)], stall: true },
+          408,
+          'E_REQUEST_TIMEOUT',
+        ],
+        ['an unknown path', { path: '/v1/completions' }, 404, 'E_NOT_FOUND'],
+        [
+          '/health from a foreign Host',
+          { method: 'GET', path: '/health', headers: { host: 'rebound.example' } },
+          403,
+          'E_FORBIDDEN',
+        ],
+      ]
+      for (const [name, request, status, code] of rows) {
+        const sentAt = Date.now()
+        const answer = await send(strict, request).catch((error: Error) => assert.fail(`${name}: ${error.message}`))
+        assert.equal(answer.status, status, `${name}: ${answer.body}`)
+        assert.equal(JSON.parse(answer.body).error?.code, code, name)
+        assert.equal(answer.headers['x-should-retry'], 'false', name)
+        if (status === 401) assert.equal(answer.headers['www-authenticate'], 'Bearer', name)
+        // The rest of the body is not read: the connection must not be used again.
+        if (status === 413 || status === 408) assert.equal(answer.headers.connection, 'close', name)
+        if (status === 408)
+          assert.ok(Date.now() - sentAt >= BODY_TIMEOUT - 50, `${name}: refused before the body timeout`)
+      }
+      assert.deepEqual(runs(logDir), [], 'no cursor-agent started')
+    },
+  )
 
   it('/health answers without a token; the same request with valid credentials runs cursor-agent', LIMIT, async () => {
     const logDir = fake({ FAKE_CURSOR_STREAM: 'text:Through raw HTTP.' })
@@ -277,10 +393,16 @@ describe('the security gate and the request limits', () => {
 })
 
 describe('a client that goes away', () => {
-  it('stops cursor-agent and its whole process group within 2 s of aborting mid-stream', { ...LIMIT, skip: linuxOnly }, async () => {
+  it('stops cursor-agent and its whole process group within 2 s of aborting mid-stream', {
+    ...LIMIT,
+    skip: linuxOnly,
+  }, async () => {
     const logDir = fake({ FAKE_CURSOR_SCENARIO: 'long' })
     const controller = new AbortController()
-    const stream = await client().chat.completions.create({ model: 'auto', messages: ask, stream: true }, { signal: controller.signal })
+    const stream = await client().chat.completions.create(
+      { model: 'auto', messages: ask, stream: true },
+      { signal: controller.signal },
+    )
     const chunks = stream[Symbol.asyncIterator]()
     for (;;) {
       const { done, value } = await chunks.next()
@@ -292,12 +414,18 @@ describe('a client that goes away', () => {
     seenGroups.add(run.pgid)
     assert.notEqual(run.pgid, groupOf(process.pid), 'cursor-agent runs in a group of its own')
     const members = groupMembers(run.pgid)
-    assert.ok(members.includes(run.pid) && members.includes(run.grandchildPid), `group ${run.pgid} holds the agent and its child: ${members}`)
+    assert.ok(
+      members.includes(run.pid) && members.includes(run.grandchildPid),
+      `group ${run.pgid} holds the agent and its child: ${members}`,
+    )
     const abortedAt = Date.now()
     controller.abort()
     await chunks.next().catch(() => undefined)
     const gone = await waitFor(() => groupMembers(run.pgid).length === 0, 2000, 20)
-    assert.ok(gone, `group ${run.pgid} still runs ${groupMembers(run.pgid)} ${Date.now() - abortedAt} ms after the abort`)
+    assert.ok(
+      gone,
+      `group ${run.pgid} still runs ${groupMembers(run.pgid)} ${Date.now() - abortedAt} ms after the abort`,
+    )
     // Its slot is free again: the next request is served.
     fake({ FAKE_CURSOR_STREAM: 'text:Next one.' })
     const next = await client().chat.completions.create({ model: 'auto', messages: ask })
@@ -322,12 +450,16 @@ function liveAgents(): number {
 }
 
 describe('the concurrency cap', () => {
-  it('serves 50 clients at once with at most 8 runs: each gets a whole stream or 429 E_BUSY', { ...LIMIT, timeout: 60_000 }, async () => {
+  it('serves 50 clients at once with at most 8 runs: each gets a whole stream or 429 E_BUSY', {
+    ...LIMIT,
+    timeout: 60_000,
+  }, async () => {
     const capped = await start({ maxConcurrent: 8 })
     const answer = 'One two three four.'
     const logDir = fake({ FAKE_CURSOR_STREAM: `text:${answer}`, FAKE_CURSOR_LINE_DELAY_MS: '40' })
     let most = 0
-    const watch = process.platform === 'linux' ? setInterval(() => (most = Math.max(most, liveAgents())), 10) : undefined
+    const watch =
+      process.platform === 'linux' ? setInterval(() => (most = Math.max(most, liveAgents())), 10) : undefined
     const responses = await Promise.all(
       Array.from({ length: 50 }, async () => {
         const response = await fetch(`${capped.url}/chat/completions`, {
@@ -354,18 +486,33 @@ describe('the concurrency cap', () => {
       assert.match(headers.get('content-type') ?? '', /^text\/event-stream/)
       assert.ok(body.endsWith('\n\n'), 'frames end with a blank line')
       const frames = body.split('\n\n').slice(0, -1)
-      assert.ok(frames.every((frame) => frame.startsWith('data: ')), 'only data frames')
+      assert.ok(
+        frames.every((frame) => frame.startsWith('data: ')),
+        'only data frames',
+      )
       assert.equal(frames.at(-1), 'data: [DONE]')
       const chunks = frames.slice(0, -1).map((frame) => JSON.parse(frame.slice(6)))
-      assert.ok(chunks.every((chunk) => chunk.error === undefined), 'no error frame')
-      assert.deepEqual(chunks.flatMap((chunk) => chunk.choices.map((choice: { finish_reason: string | null }) => choice.finish_reason).filter((reason: unknown) => reason != null)), ['stop'])
+      assert.ok(
+        chunks.every((chunk) => chunk.error === undefined),
+        'no error frame',
+      )
+      assert.deepEqual(
+        chunks.flatMap((chunk) =>
+          chunk.choices
+            .map((choice: { finish_reason: string | null }) => choice.finish_reason)
+            .filter((reason: unknown) => reason != null),
+        ),
+        ['stop'],
+      )
       assert.equal(chunks.map((chunk) => chunk.choices[0]?.delta?.content ?? '').join(''), answer)
     }
     assert.ok(streamed >= 1 && busy >= 1, `${streamed} streamed, ${busy} refused busy`)
     assert.equal(runs(logDir).length, streamed, 'only the streamed requests ran cursor-agent')
     if (watch !== undefined) assert.ok(most >= 2 && most <= 8, `${most} cursor-agents at once`)
     // Every slot was given back.
-    const again = await Promise.all(Array.from({ length: 8 }, () => client(capped).chat.completions.create({ model: 'auto', messages: ask })))
+    const again = await Promise.all(
+      Array.from({ length: 8 }, () => client(capped).chat.completions.create({ model: 'auto', messages: ask })),
+    )
     assert.ok(again.every((completion) => completion.choices[0]!.message.content === answer))
   })
 })

@@ -138,7 +138,9 @@ describe('SessionResumeManager: an OpenCode conversation in the OpenAI shape', (
       'Available agent types and the tools they have access to:\n- reviewer: Reviews diffs.\n',
     )
     const next = manager.plan(
-      openaiRequest([system, opener, { role: 'assistant', content: 'hi' }, { role: 'user', content: 'next' }], { tools }),
+      openaiRequest([system, opener, { role: 'assistant', content: 'hi' }, { role: 'user', content: 'next' }], {
+        tools,
+      }),
     )
     assert.equal(next.resumeChatId, null)
     assert.equal(manager.size, 0)
@@ -147,7 +149,9 @@ describe('SessionResumeManager: an OpenCode conversation in the OpenAI shape', (
     const bare = manager.plan(openaiRequest([system, opener], { tools: [] }))
     manager.record(bare, 'chat-bare')
     assert.equal(manager.size, 1)
-    manager.plan(openaiRequest([system, opener, { role: 'assistant', content: 'hi' }, { role: 'user', content: 'next' }]))
+    manager.plan(
+      openaiRequest([system, opener, { role: 'assistant', content: 'hi' }, { role: 'user', content: 'next' }]),
+    )
     assert.equal(manager.size, 0)
   })
 })
@@ -222,7 +226,12 @@ describe('SessionResumeManager: an OpenCode conversation in the AI SDK V3 shape'
     const next = (conversationId: string) =>
       manager.plan(
         v3Request(
-          [system, opener, { role: 'assistant', content: [{ type: 'text', text: 'ok' }] }, { role: 'user', content: 'more' }],
+          [
+            system,
+            opener,
+            { role: 'assistant', content: [{ type: 'text', text: 'ok' }] },
+            { role: 'user', content: 'more' },
+          ],
           { conversationId },
         ),
       ).resumeChatId
@@ -270,7 +279,20 @@ describe('SessionResumeManager: limits', () => {
   it('refuses hostile chat ids and never returns them', () => {
     const manager = enabledManager()
     const plan = manager.plan(opener(1))
-    for (const id of ['abc;rm -rf /', '-1', '--continue', '', ' abc', 'abc ', 'a b', '../x', 'x\n', '$(id)', '_x', 'é']) {
+    for (const id of [
+      'abc;rm -rf /',
+      '-1',
+      '--continue',
+      '',
+      ' abc',
+      'abc ',
+      'a b',
+      '../x',
+      'x\n',
+      '$(id)',
+      '_x',
+      'é',
+    ]) {
       assert.equal(manager.record(plan, id), false, JSON.stringify(id))
     }
     assert.equal(manager.record(plan, null), false)
@@ -282,7 +304,13 @@ describe('SessionResumeManager: limits', () => {
   it('is disabled by default: fresh full prompts and no records', () => {
     const manager = new SessionResumeManager()
     const plan = manager.plan(opener(1))
-    assert.deepEqual(plan, { sessionKey: null, resumeChatId: null, prompt: 'USER: task number 1', incremental: false, recordToken: null })
+    assert.deepEqual(plan, {
+      sessionKey: null,
+      resumeChatId: null,
+      prompt: 'USER: task number 1',
+      incremental: false,
+      recordToken: null,
+    })
     assert.equal(manager.record(plan, 'chat-1'), false)
     assert.equal(manager.size, 0)
   })
@@ -358,7 +386,10 @@ describe('SessionResumeManager: failures', () => {
     assert.equal(fresh.prompt, buildPrompt({ messages: second.messages }))
     assert.equal(fresh.sessionKey, resumed.sessionKey)
     assert.equal(manager.record(fresh, 'chat-2'), true)
-    const third = { ...second, messages: [...second.messages, { role: 'assistant', content: 'hi again' }, { role: 'user', content: 'bye' }] }
+    const third = {
+      ...second,
+      messages: [...second.messages, { role: 'assistant', content: 'hi again' }, { role: 'user', content: 'bye' }],
+    }
     assert.equal(manager.plan(third).resumeChatId, 'chat-2')
 
     // Disabled: a fresh plan is the plan, with no key to record under.
@@ -380,16 +411,46 @@ describe('SessionResumeManager: failures', () => {
 
   it('throws E_INVALID_ARG for bad input', () => {
     const manager = enabledManager()
-    assert.equal(codeOf(() => manager.plan({} as ResumeRequest)), 'E_INVALID_ARG')
-    assert.equal(codeOf(() => manager.plan({ ...first, messages: [{ role: 'robot', content: 'x' }] })), 'E_INVALID_ARG')
-    assert.equal(codeOf(() => manager.plan({ ...first, workspace: 5 as unknown as string })), 'E_INVALID_ARG')
-    assert.equal(codeOf(() => manager.record('x' as unknown as ResumePlan, 'chat-1')), 'E_INVALID_ARG')
-    assert.equal(codeOf(() => manager.reportFailure(manager.plan(first), 5 as unknown as string)), 'E_INVALID_ARG')
-    assert.equal(codeOf(() => new SessionResumeManager({ maxEntries: 0 })), 'E_INVALID_ARG')
-    assert.equal(codeOf(() => new SessionResumeManager({ ttlMs: -1 })), 'E_INVALID_ARG')
-    assert.equal(codeOf(() => new SessionResumeManager({ maxEntries: '64' as unknown as number })), 'E_INVALID_ARG')
-    assert.equal(codeOf(() => manager.record(manager.plan(first), 42 as unknown as string)), 'E_INVALID_ARG')
-    assert.equal(codeOf(() => buildPrompt({ messages: 'hi' as unknown as object[] })), 'E_INVALID_ARG')
+    assert.equal(
+      codeOf(() => manager.plan({} as ResumeRequest)),
+      'E_INVALID_ARG',
+    )
+    assert.equal(
+      codeOf(() => manager.plan({ ...first, messages: [{ role: 'robot', content: 'x' }] })),
+      'E_INVALID_ARG',
+    )
+    assert.equal(
+      codeOf(() => manager.plan({ ...first, workspace: 5 as unknown as string })),
+      'E_INVALID_ARG',
+    )
+    assert.equal(
+      codeOf(() => manager.record('x' as unknown as ResumePlan, 'chat-1')),
+      'E_INVALID_ARG',
+    )
+    assert.equal(
+      codeOf(() => manager.reportFailure(manager.plan(first), 5 as unknown as string)),
+      'E_INVALID_ARG',
+    )
+    assert.equal(
+      codeOf(() => new SessionResumeManager({ maxEntries: 0 })),
+      'E_INVALID_ARG',
+    )
+    assert.equal(
+      codeOf(() => new SessionResumeManager({ ttlMs: -1 })),
+      'E_INVALID_ARG',
+    )
+    assert.equal(
+      codeOf(() => new SessionResumeManager({ maxEntries: '64' as unknown as number })),
+      'E_INVALID_ARG',
+    )
+    assert.equal(
+      codeOf(() => manager.record(manager.plan(first), 42 as unknown as string)),
+      'E_INVALID_ARG',
+    )
+    assert.equal(
+      codeOf(() => buildPrompt({ messages: 'hi' as unknown as object[] })),
+      'E_INVALID_ARG',
+    )
   })
 })
 
@@ -404,15 +465,27 @@ describe('title requests', () => {
     // A provider answers it from buildPrompt; the manager is never involved.
     const manager = enabledManager()
     const route = (request: ResumeRequest) =>
-      isTitleRequest(request) ? { prompt: buildPrompt(request), cached: false } : { prompt: manager.plan(request).prompt, cached: true }
-    const routed = route({ workspace: WORKSPACE, model: 'auto', messages: v3Title.prompt, conversationId: v3Title.headers['X-Session-Id'] })
+      isTitleRequest(request)
+        ? { prompt: buildPrompt(request), cached: false }
+        : { prompt: manager.plan(request).prompt, cached: true }
+    const routed = route({
+      workspace: WORKSPACE,
+      model: 'auto',
+      messages: v3Title.prompt,
+      conversationId: v3Title.headers['X-Session-Id'],
+    })
     assert.equal(routed.cached, false)
     assert.ok(routed.prompt.startsWith('SYSTEM: You are a title generator.'))
     assert.ok(routed.prompt.endsWith('USER: Generate a title for this conversation:\n\n\nUSER: say hi'))
     assert.equal(manager.size, 0)
 
     // Even if one is planned by mistake, it gets no key and cannot be recorded.
-    const plan = manager.plan({ workspace: WORKSPACE, model: 'auto', messages: v3Title.prompt, conversationId: 'ses_x' })
+    const plan = manager.plan({
+      workspace: WORKSPACE,
+      model: 'auto',
+      messages: v3Title.prompt,
+      conversationId: 'ses_x',
+    })
     assert.equal(plan.sessionKey, null)
     assert.equal(manager.record(plan, 'chat-title'), false)
     assert.equal(manager.size, 0)
@@ -435,8 +508,14 @@ describe('buildPrompt', () => {
   it('leaves reasoning out and labels tool calls and results with name and id', () => {
     const prompt = buildPrompt({ messages: v3ToolTurn.prompt })
     assert.ok(!prompt.includes('Thinking locally.'))
-    assert.ok(prompt.includes('ASSISTANT: tool_call(id: call_local_1, name: read, args: {"filePath":"/home/user/project/hello.txt"})'))
-    assert.ok(prompt.includes('TOOL_RESULT (name: read, call_id: call_local_1): <path>/home/user/project/hello.txt</path>'))
+    assert.ok(
+      prompt.includes(
+        'ASSISTANT: tool_call(id: call_local_1, name: read, args: {"filePath":"/home/user/project/hello.txt"})',
+      ),
+    )
+    assert.ok(
+      prompt.includes('TOOL_RESULT (name: read, call_id: call_local_1): <path>/home/user/project/hello.txt</path>'),
+    )
     assert.ok(prompt.endsWith(CONTINUATION))
   })
 
@@ -449,7 +528,12 @@ describe('buildPrompt', () => {
             { type: 'text', text: 'compare' },
             { type: 'image_url', image_url: { url: 'https://example.com/a.png' } },
             { type: 'image_url', image_url: { url: 'data:image/jpeg;base64,/9j/4AAQ' } },
-            { type: 'file', mediaType: 'application/pdf', data: 'file:///home/user/project/spec.pdf', filename: 'spec.pdf' },
+            {
+              type: 'file',
+              mediaType: 'application/pdf',
+              data: 'file:///home/user/project/spec.pdf',
+              filename: 'spec.pdf',
+            },
           ],
         },
       ],

@@ -156,8 +156,8 @@ function capturedArgs(bytes: Buffer): Map<string, Record<string, unknown>> {
   const args = new Map<string, Record<string, unknown>>()
   for (const event of records(bytes)) {
     if (event.type !== 'tool_call' || event.subtype !== 'started') continue
-    const [call] = Object.values(event.tool_call).filter((v): v is { args: Record<string, unknown> } =>
-      typeof v === 'object' && v !== null && 'args' in v,
+    const [call] = Object.values(event.tool_call).filter(
+      (v): v is { args: Record<string, unknown> } => typeof v === 'object' && v !== null && 'args' in v,
     )
     args.set(event.call_id, call!.args)
   }
@@ -178,7 +178,16 @@ function captureCase(file: string, about: string): Case {
     blocks: want.blocks.map((b): Expected => (b.kind === 'tool' ? ['tool', b.id] : [b.kind, b.text])),
     tools: want.blocks.flatMap((b) =>
       b.kind === 'tool'
-        ? [{ id: b.id, name: b.name, args: b.args ?? {}, argsSubset: true, wholeArgs: whole.get(b.id), opencode: b.opencode }]
+        ? [
+            {
+              id: b.id,
+              name: b.name,
+              args: b.args ?? {},
+              argsSubset: true,
+              wholeArgs: whole.get(b.id),
+              opencode: b.opencode,
+            },
+          ]
         : [],
     ),
     ending: want.finish,
@@ -188,7 +197,8 @@ function captureCase(file: string, about: string): Case {
   }
 }
 
-type CaseSpec = Omit<Case, 'input' | 'outcome' | 'ending' | 'usage'> & Partial<Pick<Case, 'outcome' | 'ending' | 'usage'>>
+type CaseSpec = Omit<Case, 'input' | 'outcome' | 'ending' | 'usage'> &
+  Partial<Pick<Case, 'outcome' | 'ending' | 'usage'>>
 
 /**
  * A case over one of our own stream fixtures (`null`: the agent printed nothing). Unless the spec
@@ -227,7 +237,13 @@ const cases: Case[] = [
         id: 'toolu_vrtx_01Read',
         name: 'read',
         args: { path: 'README.md' },
-        opencode: { tool: 'read', input: { filePath: 'README.md' }, status: 'completed', title: 'README.md', output: '# Title\n' },
+        opencode: {
+          tool: 'read',
+          input: { filePath: 'README.md' },
+          status: 'completed',
+          title: 'README.md',
+          output: '# Title\n',
+        },
       },
     ],
     usage: fullUsage({ inputTokens: 10, outputTokens: 5, cacheReadTokens: 2, cacheWriteTokens: 1 }),
@@ -277,12 +293,23 @@ const cases: Case[] = [
         id: 'tool_grep_1',
         name: 'grep',
         args: { pattern: 'TODO', path: '/w' },
-        opencode: { tool: 'grep', input: { pattern: 'TODO', path: '/w' }, status: 'error', errorIncludes: 'rg: not found' },
+        opencode: {
+          tool: 'grep',
+          input: { pattern: 'TODO', path: '/w' },
+          status: 'error',
+          errorIncludes: 'rg: not found',
+        },
       },
       {
         id: 'toolu_bdrk_mcp1',
         name: 'search',
-        args: { name: 'docs-search', args: { q: 'napi' }, toolCallId: 'toolu_bdrk_mcp1', providerIdentifier: 'docs', toolName: 'search' },
+        args: {
+          name: 'docs-search',
+          args: { q: 'napi' },
+          toolCallId: 'toolu_bdrk_mcp1',
+          providerIdentifier: 'docs',
+          toolName: 'search',
+        },
         opencode: { tool: 'docs_search', input: { q: 'napi' }, status: 'completed', output: 'found' },
       },
       // Where a `function` entry carries its result is undocumented: only its presence is checked.
@@ -305,13 +332,25 @@ const cases: Case[] = [
         name: 'shell',
         args: { command: 'false', workingDirectory: '' },
         // A command that ran and exited 1 is a result with its exit code, as OpenCode's own bash shows it.
-        opencode: { tool: 'bash', input: { command: 'false' }, status: 'completed', title: 'false', output: '', metadata: { exit: 1 } },
+        opencode: {
+          tool: 'bash',
+          input: { command: 'false' },
+          status: 'completed',
+          title: 'false',
+          output: '',
+          metadata: { exit: 1 },
+        },
       },
       {
         id: 'edit_open',
         name: 'edit',
         args: { path: '/w/x.txt', streamContent: 'x' },
-        opencode: { tool: 'edit', input: { filePath: '/w/x.txt' }, status: 'error', errorIncludes: 'ended before Cursor reported' },
+        opencode: {
+          tool: 'edit',
+          input: { filePath: '/w/x.txt' },
+          status: 'error',
+          errorIncludes: 'ended before Cursor reported',
+        },
       },
     ],
     sessionId: 'fixture-tool-kinds',
@@ -522,7 +561,10 @@ function checkV3(c: Case, chunks: Buffer[]) {
   const blocks = v3Blocks(parts).map((b): Expected => (b.kind === 'tool' ? ['tool', b.id] : [b.kind, b.text]))
   assert.deepEqual(blocks, c.blocks, 'blocks')
   if (c.resultText !== undefined) {
-    const visible = c.blocks.filter((b) => b[0] === 'text').map((b) => b[1]).join('')
+    const visible = c.blocks
+      .filter((b) => b[0] === 'text')
+      .map((b) => b[1])
+      .join('')
     assert.equal(visible, c.resultText, 'the capture`s own result text is the visible text')
   }
 
@@ -570,7 +612,7 @@ function checkV3(c: Case, chunks: Buffer[]) {
     if (c.ending.message) assert.match(errors[0]!.error.message, c.ending.message)
     if (c.ending.agentOutput) {
       assert.match(String(errors[0]!.error.agentOutput), c.ending.agentOutput)
-      assert.doesNotMatch(errors[0]!.error.message, c.ending.agentOutput, 'Cursor\'s words stay out of the explanation')
+      assert.doesNotMatch(errors[0]!.error.message, c.ending.agentOutput, "Cursor's words stay out of the explanation")
     }
     assert.deepEqual(finish.finishReason, { unified: 'error', raw: c.ending.code }, 'finishReason')
   }
@@ -606,7 +648,11 @@ function checkSse(c: Case, chunks: Buffer[], options: StreamTransformerOptions =
   assertSseInvariants(frames, pinned)
   const summary = summarizeSse(frames)
 
-  const join = (kind: 'text' | 'reasoning') => c.blocks.filter((b) => b[0] === kind).map((b) => b[1]).join('')
+  const join = (kind: 'text' | 'reasoning') =>
+    c.blocks
+      .filter((b) => b[0] === kind)
+      .map((b) => b[1])
+      .join('')
   assert.equal(summary.text, sseContentOf(c.blocks.map(([kind, text]) => ({ kind, text }))), 'content')
   assert.equal(summary.reasoning, join('reasoning'), 'reasoning_content')
 
@@ -934,7 +980,9 @@ describe('setLogging', () => {
   })
 
   it('rejects unknown levels, and turning on with no file after off closed it', () => {
-    assert.throws(() => setLogging({ level: 'loud' as never, file: join(tmpdir(), 'x.log') }), { code: 'E_INVALID_ARG' })
+    assert.throws(() => setLogging({ level: 'loud' as never, file: join(tmpdir(), 'x.log') }), {
+      code: 'E_INVALID_ARG',
+    })
     setLogging({ level: 'off' })
     assert.throws(() => setLogging({ level: 'debug' }), { code: 'E_INVALID_ARG' })
   })

@@ -18,7 +18,7 @@ const scratch = mkdtempSync(join(tmpdir(), 'ocn-agent-bench-'))
 const stampingAgent = join(scratch, 'stamping-agent.mjs')
 writeFileSync(
   stampingAgent,
-  `#!${process.execPath}\n` + readFileSync(join(here, 'stamping-agent.mjs'), 'utf8').replace(/^#!.*\n/, ''),
+  `#!${process.execPath}\n${readFileSync(join(here, 'stamping-agent.mjs'), 'utf8').replace(/^#!.*\n/, '')}`,
   { mode: 0o755 },
 )
 const workspace = scratch
@@ -60,7 +60,13 @@ async function overheadOnce(i) {
   let firstStamp = null
   const t0 = now()
   const run = runCursorAgent(
-    { prompt: 'x', model: 'auto', workspace, executable: stampingAgent, env: { ...baseEnv, BENCH_START_FILE: startFile } },
+    {
+      prompt: 'x',
+      model: 'auto',
+      workspace,
+      executable: stampingAgent,
+      env: { ...baseEnv, BENCH_START_FILE: startFile },
+    },
     (outputs) => {
       if (firstArrival !== null) return
       for (const part of outputs) {
@@ -113,7 +119,13 @@ function baselineOnce(i) {
 async function latency(events, intervalMs) {
   const latencies = []
   const run = runCursorAgent(
-    { prompt: 'x', model: 'auto', workspace, executable: stampingAgent, env: { ...baseEnv, BENCH_EVENTS: String(events), BENCH_INTERVAL_MS: String(intervalMs) } },
+    {
+      prompt: 'x',
+      model: 'auto',
+      workspace,
+      executable: stampingAgent,
+      env: { ...baseEnv, BENCH_EVENTS: String(events), BENCH_INTERVAL_MS: String(intervalMs) },
+    },
     (outputs) => {
       const arrival = now()
       for (const part of outputs) {
@@ -132,17 +144,32 @@ async function sequential(runs) {
   const stream = join(scratch, 'stream.ndjson')
   const lines = [
     { type: 'system', subtype: 'init', session_id: 's', model: 'Auto' },
-    ...Array.from({ length: 20 }, (_, i) => ({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: `token ${i} ` }] }, session_id: 's', timestamp_ms: 1 })),
-    { type: 'result', subtype: 'success', is_error: false, result: '', session_id: 's', usage: { inputTokens: 5, outputTokens: 20 } },
+    ...Array.from({ length: 20 }, (_, i) => ({
+      type: 'assistant',
+      message: { role: 'assistant', content: [{ type: 'text', text: `token ${i} ` }] },
+      session_id: 's',
+      timestamp_ms: 1,
+    })),
+    {
+      type: 'result',
+      subtype: 'success',
+      is_error: false,
+      result: '',
+      session_id: 's',
+      usage: { inputTokens: 5, outputTokens: 20 },
+    },
   ]
-  writeFileSync(stream, lines.map((l) => JSON.stringify(l)).join('\n') + '\n')
+  writeFileSync(stream, `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`)
   const agent = join(scratch, 'cat-agent.sh')
   writeFileSync(agent, `#!/bin/sh\ncat > /dev/null\ncat '${stream}'\n`, { mode: 0o755 })
   const samples = [[0, rssMb()]]
   const t0 = now()
   for (let i = 1; i <= runs; i++) {
     let parts = 0
-    const run = runCursorAgent({ prompt: 'x', model: 'auto', workspace, executable: agent, env: baseEnv }, (o) => (parts += o.length))
+    const run = runCursorAgent(
+      { prompt: 'x', model: 'auto', workspace, executable: agent, env: baseEnv },
+      (o) => (parts += o.length),
+    )
     const result = await run.wait()
     if (result.error || parts === 0) throw new Error(`run ${i} failed: ${result.error?.code}`)
     if (i % Math.max(1, Math.floor(runs / 4)) === 0) samples.push([i, rssMb()])
@@ -156,7 +183,13 @@ async function concurrent(n) {
   const runs = Array.from({ length: n }, (_, i) => {
     const startFile = join(scratch, `c-${i}`)
     const run = runCursorAgent(
-      { prompt: 'x', model: 'auto', workspace, executable: stampingAgent, env: { ...baseEnv, BENCH_EVENTS: '50', BENCH_INTERVAL_MS: '2', BENCH_START_FILE: startFile } },
+      {
+        prompt: 'x',
+        model: 'auto',
+        workspace,
+        executable: stampingAgent,
+        env: { ...baseEnv, BENCH_EVENTS: '50', BENCH_INTERVAL_MS: '2', BENCH_START_FILE: startFile },
+      },
       () => {},
     )
     return run.wait().then((result) => ({ result, pid: Number(readFileSync(startFile, 'utf8').split(' ')[1]) }))
@@ -177,7 +210,9 @@ for (let i = 0; i < OVERHEAD_RUNS; i++) {
   baseline.push(await baselineOnce(i))
 }
 const total = (pairs) => pairs.map(([a, b]) => a + b)
-console.log(`overhead, call -> first part in JS, minus the agent's own start-up: ${summary(total(overhead))}  (target p50 < 5 ms)`)
+console.log(
+  `overhead, call -> first part in JS, minus the agent's own start-up: ${summary(total(overhead))}  (target p50 < 5 ms)`,
+)
 console.log(`  of which call -> agent process start: ${summary(overhead.map((p) => p[0]))}`)
 console.log(`  of which agent write -> JS callback:  ${summary(overhead.map((p) => p[1]))}`)
 console.log(`  reference, node:child_process + JSON.parse: ${summary(total(baseline))}`)
@@ -186,11 +221,17 @@ console.log(`    of which agent write -> 'data' event:  ${summary(baseline.map((
 console.log(`per-event latency, 1 ms apart:   ${summary(await latency(LATENCY_EVENTS, 1))}  (target p99 < 2 ms)`)
 console.log(`per-event latency, back to back: ${summary(await latency(LATENCY_EVENTS, 0))}`)
 const seq = await sequential(SEQUENTIAL_RUNS)
-console.log(`RSS over ${SEQUENTIAL_RUNS} sequential runs (${seq.msPerRun.toFixed(2)} ms/run): ${seq.samples.map(([i, mb]) => `${i}: ${mb.toFixed(1)} MB`).join(', ')}`)
+console.log(
+  `RSS over ${SEQUENTIAL_RUNS} sequential runs (${seq.msPerRun.toFixed(2)} ms/run): ${seq.samples.map(([i, mb]) => `${i}: ${mb.toFixed(1)} MB`).join(', ')}`,
+)
 const first = seq.samples[1][1]
 const last = seq.samples.at(-1)[1]
-console.log(`  trend after warm-up (run ${seq.samples[1][0]} -> ${SEQUENTIAL_RUNS}): ${(last - first >= 0 ? '+' : '') + (last - first).toFixed(1)} MB`)
+console.log(
+  `  trend after warm-up (run ${seq.samples[1][0]} -> ${SEQUENTIAL_RUNS}): ${(last - first >= 0 ? '+' : '') + (last - first).toFixed(1)} MB`,
+)
 const conc = await concurrent(CONCURRENT_RUNS)
-console.log(`${CONCURRENT_RUNS} concurrent runs: ${conc.ms.toFixed(0)} ms, ${CONCURRENT_RUNS - conc.failed}/${CONCURRENT_RUNS} completed, ${CONCURRENT_RUNS - conc.notReaped}/${CONCURRENT_RUNS} children reaped`)
+console.log(
+  `${CONCURRENT_RUNS} concurrent runs: ${conc.ms.toFixed(0)} ms, ${CONCURRENT_RUNS - conc.failed}/${CONCURRENT_RUNS} completed, ${CONCURRENT_RUNS - conc.notReaped}/${CONCURRENT_RUNS} children reaped`,
+)
 rmSync(scratch, { recursive: true, force: true })
 if (conc.failed || conc.notReaped) process.exit(1)

@@ -30,7 +30,11 @@ const script = (steps) => [
   ...Array.from({ length: steps }, (_, i) => ({ calls: [{ tool: 'read', args: { filePath: `/w/file-${i}.txt` } }] })),
   { text: 'Done.' },
 ]
-const env = (steps) => ({ ...process.env, FAKE_CURSOR_SCENARIO: 'mcp', FAKE_CURSOR_MCP_SCRIPT: JSON.stringify(script(steps)) })
+const env = (steps) => ({
+  ...process.env,
+  FAKE_CURSOR_SCENARIO: 'mcp',
+  FAKE_CURSOR_MCP_SCRIPT: JSON.stringify(script(steps)),
+})
 
 function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
@@ -45,7 +49,14 @@ async function bridged(loop) {
   let run
   const started = performance.now()
   run = runCursorAgent(
-    { prompt: PROMPT, model: 'auto', workspace: scratch, executable: fakeAgent, env: env(STEPS), hostTools: { tools, folder, quietMs: 0 } },
+    {
+      prompt: PROMPT,
+      model: 'auto',
+      workspace: scratch,
+      executable: fakeAgent,
+      env: env(STEPS),
+      hostTools: { tools, folder, quietMs: 0 },
+    },
     (outputs) => {
       const calls = outputs.filter((o) => typeof o === 'object' && o.type === 'tool-call')
       if (calls.length === 0) return
@@ -66,7 +77,16 @@ async function restarted() {
   const started = performance.now()
   for (let step = 0; step <= STEPS; step += 1) {
     promptBytes += Buffer.byteLength(prompt)
-    const run = runCursorAgent({ prompt, model: 'auto', workspace: scratch, executable: fakeAgent, env: { ...process.env, FAKE_CURSOR_STREAM: 'text:ok' } }, () => {})
+    const run = runCursorAgent(
+      {
+        prompt,
+        model: 'auto',
+        workspace: scratch,
+        executable: fakeAgent,
+        env: { ...process.env, FAKE_CURSOR_STREAM: 'text:ok' },
+      },
+      () => {},
+    )
     const result = await run.wait()
     if (result.error) throw new Error(`baseline run failed: ${result.error.message}`)
     prompt += `\nassistant: [tool call read {"filePath":"/w/file-${step}.txt"}]\ntool result: ${RESULT}`

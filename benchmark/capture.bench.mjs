@@ -15,7 +15,11 @@ const here = dirname(fileURLToPath(import.meta.url))
 const scratch = mkdtempSync(join(tmpdir(), 'ocn-capture-bench-'))
 const captures = join(scratch, 'captures')
 const stampingAgent = join(scratch, 'stamping-agent.mjs')
-writeFileSync(stampingAgent, `#!${process.execPath}\n` + readFileSync(join(here, 'stamping-agent.mjs'), 'utf8').replace(/^#!.*\n/, ''), { mode: 0o755 })
+writeFileSync(
+  stampingAgent,
+  `#!${process.execPath}\n${readFileSync(join(here, 'stamping-agent.mjs'), 'utf8').replace(/^#!.*\n/, '')}`,
+  { mode: 0o755 },
+)
 const baseEnv = { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, CURSOR_API_KEY: 'bench_key_0123456789' }
 const now = () => performance.timeOrigin + performance.now()
 const EVENTS = Number(process.env.BENCH_LATENCY_EVENTS ?? 2000)
@@ -23,7 +27,11 @@ const LONG_MB = Number(process.env.BENCH_LONG_MB ?? 20)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)
 
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
-const median = (values) => percentile([...values].sort((a, b) => a - b), 50)
+const median = (values) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  )
 function summary(values) {
   const s = [...values].sort((a, b) => a - b)
   return `p50 ${percentile(s, 50).toFixed(3)} ms, p99 ${percentile(s, 99).toFixed(3)} ms (n=${s.length})`
@@ -33,7 +41,14 @@ const capture = (on) => (on ? { capture: { folder: captures } } : {})
 async function latency(on, intervalMs) {
   const latencies = []
   const run = runCursorAgent(
-    { prompt: 'x', model: 'auto', workspace: scratch, executable: stampingAgent, env: { ...baseEnv, BENCH_EVENTS: String(EVENTS), BENCH_INTERVAL_MS: String(intervalMs) }, ...capture(on) },
+    {
+      prompt: 'x',
+      model: 'auto',
+      workspace: scratch,
+      executable: stampingAgent,
+      env: { ...baseEnv, BENCH_EVENTS: String(EVENTS), BENCH_INTERVAL_MS: String(intervalMs) },
+      ...capture(on),
+    },
     (outputs) => {
       const arrival = now()
       for (const part of outputs) {
@@ -53,8 +68,22 @@ async function latency(on, intervalMs) {
 const stream = join(scratch, 'long.ndjson')
 const delta = 'x'.repeat(1000)
 const lines = [JSON.stringify({ type: 'system', subtype: 'init', session_id: 's', model: 'Auto' })]
-lines.push(JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'text', text: 'the prompt' }] }, session_id: 's' }))
-for (let i = 0; i < LONG_MB * 1024; i++) lines.push(JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: delta }] }, session_id: 's', timestamp_ms: 1 }))
+lines.push(
+  JSON.stringify({
+    type: 'user',
+    message: { role: 'user', content: [{ type: 'text', text: 'the prompt' }] },
+    session_id: 's',
+  }),
+)
+for (let i = 0; i < LONG_MB * 1024; i++)
+  lines.push(
+    JSON.stringify({
+      type: 'assistant',
+      message: { role: 'assistant', content: [{ type: 'text', text: delta }] },
+      session_id: 's',
+      timestamp_ms: 1,
+    }),
+  )
 lines.push(JSON.stringify({ type: 'result', subtype: 'success', is_error: false, result: '', session_id: 's' }))
 writeFileSync(stream, `${lines.join('\n')}\n`)
 const catAgent = join(scratch, 'cat-agent.sh')
@@ -63,7 +92,17 @@ writeFileSync(catAgent, `#!/bin/sh\ncat > /dev/null\ncat '${stream}'\n`, { mode:
 async function longRun(on) {
   const t0 = now()
   let outputs = 0
-  const run = runCursorAgent({ prompt: 'x', model: 'auto', workspace: scratch, executable: catAgent, env: baseEnv, ...(on ? { capture: { folder: captures, maxBytes: LONG_MB * 1024 * 1024 * 16 } } : {}) }, (o) => (outputs += o.length))
+  const run = runCursorAgent(
+    {
+      prompt: 'x',
+      model: 'auto',
+      workspace: scratch,
+      executable: catAgent,
+      env: baseEnv,
+      ...(on ? { capture: { folder: captures, maxBytes: LONG_MB * 1024 * 1024 * 16 } } : {}),
+    },
+    (o) => (outputs += o.length),
+  )
   const result = await run.wait()
   if (result.error) throw new Error(`run failed: ${result.error.code}`)
   return { ms: now() - t0, name: result.capture, outputs }
@@ -84,7 +123,9 @@ for (let round = 0; round < ROUNDS; round++) {
   times.on.push(last.ms)
 }
 const size = statSync(join(captures, `${last.name}.ndjson`)).size
-console.log(`${LONG_MB} MiB answer (${last.outputs} outputs): median without capture ${median(times.off).toFixed(0)} ms, with capture ${median(times.on).toFixed(0)} ms (x${(median(times.on) / median(times.off)).toFixed(2)}, ${ROUNDS} rounds); capture ${(size / 1048576).toFixed(1)} MiB`)
+console.log(
+  `${LONG_MB} MiB answer (${last.outputs} outputs): median without capture ${median(times.off).toFixed(0)} ms, with capture ${median(times.on).toFixed(0)} ms (x${(median(times.on) / median(times.off)).toFixed(2)}, ${ROUNDS} rounds); capture ${(size / 1048576).toFixed(1)} MiB`,
+)
 const replays = []
 for (let round = 0; round < 3; round++) {
   const t0 = now()

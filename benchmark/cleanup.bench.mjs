@@ -58,7 +58,13 @@ const afterRun = []
 for (let index = 0; index < RUNS; index += 1) {
   const logDir = join(scratch, `run-${index}`)
   const run = runCursorAgent(
-    { prompt: 'hi', model: 'auto', workspace: scratch, executable: join(agents, 'fake-cursor-agent.mjs'), env: { ...env, FAKE_CURSOR_LOG_DIR: logDir } },
+    {
+      prompt: 'hi',
+      model: 'auto',
+      workspace: scratch,
+      executable: join(agents, 'fake-cursor-agent.mjs'),
+      env: { ...env, FAKE_CURSOR_LOG_DIR: logDir },
+    },
     () => {},
   )
   await run.wait()
@@ -72,7 +78,9 @@ for (const signal of ['SIGTERM', 'SIGKILL']) {
   const afterHost = []
   for (let index = 0; index < HOST_KILLS; index += 1) {
     const pidFile = join(scratch, `host-${signal}-${index}`)
-    const host = spawn(process.execPath, [exitHost, join(agents, 'hang-agent.sh'), pidFile, scratch, 'idle'], { stdio: ['ignore', 'pipe', 'inherit'] })
+    const host = spawn(process.execPath, [exitHost, join(agents, 'hang-agent.sh'), pidFile, scratch, 'idle'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
     const exited = new Promise((done) => host.once('exit', done))
     await new Promise((done) => host.stdout.once('data', done))
     const [pgid] = readFileSync(pidFile, 'utf8').trim().split(/\s+/).map(Number)

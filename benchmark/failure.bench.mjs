@@ -11,10 +11,20 @@ const RUNS = Number(process.env.BENCH_FAILURE_RUNS ?? 3)
 const cases = [
   ['success', {}],
   ['E_NETWORK: "fetch failed"', { FAKE_CURSOR_SCENARIO: 'fail', FAKE_CURSOR_STDERR: 'TypeError: fetch failed' }],
-  ['E_QUOTA: "rate limit exceeded"', { FAKE_CURSOR_SCENARIO: 'fail', FAKE_CURSOR_STDERR: 'Error: rate limit exceeded' }],
+  [
+    'E_QUOTA: "rate limit exceeded"',
+    { FAKE_CURSOR_SCENARIO: 'fail', FAKE_CURSOR_STDERR: 'Error: rate limit exceeded' },
+  ],
   ['E_NETWORK: "HTTP 500"', { FAKE_CURSOR_SCENARIO: 'fail', FAKE_CURSOR_STDERR: 'Request failed with HTTP 500' }],
   ['E_TIMEOUT: idle 1500 ms', { FAKE_CURSOR_SCENARIO: 'long', CURSOR_ACP_IDLE_TIMEOUT_MS: '1500' }],
-  ['E_QUOTA after part of an answer', { FAKE_CURSOR_SCENARIO: 'fail', FAKE_CURSOR_PARTIAL: 'Half.', FAKE_CURSOR_STDERR: "Error: You've hit your usage limit" }],
+  [
+    'E_QUOTA after part of an answer',
+    {
+      FAKE_CURSOR_SCENARIO: 'fail',
+      FAKE_CURSOR_PARTIAL: 'Half.',
+      FAKE_CURSOR_STDERR: "Error: You've hit your usage limit",
+    },
+  ],
 ]
 
 await installOpenCode()
@@ -29,7 +39,9 @@ for (const [name, env] of cases) {
     const sandbox = await createSandbox({ env })
     try {
       const start = performance.now()
-      const result = await sandbox.run(['run', '--format', 'json', '--model', 'cursor-acp/auto', 'say', 'hi'], { timeoutMs: 180_000 })
+      const result = await sandbox.run(['run', '--format', 'json', '--model', 'cursor-acp/auto', 'say', 'hi'], {
+        timeoutMs: 180_000,
+      })
       times.push(performance.now() - start)
       runs.add(sandbox.invocations().length)
       codes.add(result.code)
@@ -37,5 +49,7 @@ for (const [name, env] of cases) {
       await sandbox.dispose()
     }
   }
-  console.log(`| ${name} | ${(median(times) / 1000).toFixed(2)} s | ${[...runs].join(', ')} | ${[...codes].join(', ')} |`)
+  console.log(
+    `| ${name} | ${(median(times) / 1000).toFixed(2)} s | ${[...runs].join(', ')} | ${[...codes].join(', ')} |`,
+  )
 }

@@ -16,7 +16,11 @@ const { startProxy } = await import('../dist/plugin/proxy.js')
 const here = dirname(fileURLToPath(import.meta.url))
 const scratch = mkdtempSync(join(tmpdir(), 'ocn-proxy-bench-'))
 const stampingAgent = join(scratch, 'stamping-agent.mjs')
-writeFileSync(stampingAgent, `#!${process.execPath}\n` + readFileSync(join(here, 'stamping-agent.mjs'), 'utf8').replace(/^#!.*\n/, ''), { mode: 0o755 })
+writeFileSync(
+  stampingAgent,
+  `#!${process.execPath}\n${readFileSync(join(here, 'stamping-agent.mjs'), 'utf8').replace(/^#!.*\n/, '')}`,
+  { mode: 0o755 },
+)
 const now = () => performance.timeOrigin + performance.now()
 const EVENTS = Number(process.env.BENCH_PROXY_EVENTS ?? 1000)
 const REQUESTS = Number(process.env.BENCH_PROXY_REQUESTS ?? 200)
@@ -38,22 +42,37 @@ const agentEnv = { BENCH_EVENTS: String(EVENTS), BENCH_INTERVAL_MS: '2' }
 // 1a. In process: runCursorAgent with format openai-sse.
 async function inProcess() {
   const latencies = []
-  const run = runCursorAgent({ prompt: 'x', model: 'auto', workspace: scratch, format: 'openai-sse', executable: stampingAgent, env: { ...process.env, ...agentEnv } }, (frames) => {
-    const arrival = now()
-    for (const frame of frames) for (const stamp of stampsIn(frame)) latencies.push(arrival - stamp)
-  })
+  const run = runCursorAgent(
+    {
+      prompt: 'x',
+      model: 'auto',
+      workspace: scratch,
+      format: 'openai-sse',
+      executable: stampingAgent,
+      env: { ...process.env, ...agentEnv },
+    },
+    (frames) => {
+      const arrival = now()
+      for (const frame of frames) for (const stamp of stampsIn(frame)) latencies.push(arrival - stamp)
+    },
+  )
   const result = await run.wait()
-  if (result.error != null || latencies.length === 0) throw new Error(`the run got ${result.error?.code} and ${latencies.length} events`)
+  if (result.error != null || latencies.length === 0)
+    throw new Error(`the run got ${result.error?.code} and ${latencies.length} events`)
   return latencies
 }
 
 function post(proxy, body, onData) {
   return new Promise((done, failed) => {
-    const req = request(`${proxy.url}/chat/completions`, { method: 'POST', headers: { authorization: `Bearer ${proxy.token}`, 'content-type': 'application/json' } }, (res) => {
-      res.setEncoding('utf8')
-      res.on('data', (chunk) => onData?.(chunk, now()))
-      res.on('end', () => done(res.statusCode))
-    })
+    const req = request(
+      `${proxy.url}/chat/completions`,
+      { method: 'POST', headers: { authorization: `Bearer ${proxy.token}`, 'content-type': 'application/json' } },
+      (res) => {
+        res.setEncoding('utf8')
+        res.on('data', (chunk) => onData?.(chunk, now()))
+        res.on('end', () => done(res.statusCode))
+      },
+    )
     req.on('error', failed)
     req.end(JSON.stringify(body))
   })
@@ -63,10 +82,15 @@ function post(proxy, body, onData) {
 async function throughServer(proxy) {
   const latencies = []
   Object.assign(process.env, agentEnv)
-  const status = await post(proxy, { model: "auto", stream: true, messages: [{ role: "user", content: "x" }] }, (chunk, arrival) => {
-    for (const stamp of stampsIn(chunk)) latencies.push(arrival - stamp)
-  })
-  if (status !== 200 || latencies.length === 0) throw new Error(`the streaming request got ${status} and ${latencies.length} events`)
+  const status = await post(
+    proxy,
+    { model: 'auto', stream: true, messages: [{ role: 'user', content: 'x' }] },
+    (chunk, arrival) => {
+      for (const stamp of stampsIn(chunk)) latencies.push(arrival - stamp)
+    },
+  )
+  if (status !== 200 || latencies.length === 0)
+    throw new Error(`the streaming request got ${status} and ${latencies.length} events`)
   return latencies
 }
 
@@ -75,7 +99,11 @@ try {
   await inProcess()
   const direct = await inProcess()
   const served = await throughServer(proxy)
-  const median = (values) => percentile([...values].sort((a, b) => a - b), 50)
+  const median = (values) =>
+    percentile(
+      [...values].sort((a, b) => a - b),
+      50,
+    )
   console.log(`per-event latency, agent write -> JS, in process:        ${summary(direct)}`)
   console.log(`per-event latency, agent write -> HTTP client, server:   ${summary(served)}`)
   console.log(`added by the server (p50): ${(median(served) - median(direct)).toFixed(3)} ms`)
@@ -93,7 +121,9 @@ try {
   }
   await Promise.all(Array.from({ length: CONCURRENCY }, client))
   const seconds = (now() - started) / 1000
-  console.log(`${REQUESTS} non-streaming requests, ${CONCURRENCY} clients: ${(REQUESTS / seconds).toFixed(1)} requests/s (each one cursor-agent process)`)
+  console.log(
+    `${REQUESTS} non-streaming requests, ${CONCURRENCY} clients: ${(REQUESTS / seconds).toFixed(1)} requests/s (each one cursor-agent process)`,
+  )
 } finally {
   await proxy.close()
   rmSync(scratch, { recursive: true, force: true })

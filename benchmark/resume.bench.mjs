@@ -11,8 +11,28 @@ const MODEL = 'cursor-acp/auto'
 
 // Deterministic filler text (no randomness: runs are comparable).
 function words(count, seed) {
-  const vocabulary = ['the', 'file', 'function', 'returns', 'value', 'when', 'called', 'with', 'a', 'path', 'error',
-    'test', 'build', 'module', 'import', 'config', 'user', 'project', 'change', 'review']
+  const vocabulary = [
+    'the',
+    'file',
+    'function',
+    'returns',
+    'value',
+    'when',
+    'called',
+    'with',
+    'a',
+    'path',
+    'error',
+    'test',
+    'build',
+    'module',
+    'import',
+    'config',
+    'user',
+    'project',
+    'change',
+    'review',
+  ]
   const out = []
   for (let i = 0; i < count; i++) out.push(vocabulary[(i * 7 + seed * 13) % vocabulary.length])
   return out.join(' ')
@@ -21,7 +41,7 @@ function words(count, seed) {
 function textOfBytes(bytes, seed) {
   let text = ''
   let n = 0
-  while (text.length < bytes) text += words(40, seed + n++) + '.\n'
+  while (text.length < bytes) text += `${words(40, seed + n++)}.\n`
   return text.slice(0, bytes)
 }
 
@@ -54,7 +74,13 @@ function conversation(messageCount) {
       messages.push({
         role: 'assistant',
         content: '',
-        tool_calls: [{ id, type: 'function', function: { name: 'read', arguments: JSON.stringify({ filePath: `${WORKSPACE}/src/file${call}.ts` }) } }],
+        tool_calls: [
+          {
+            id,
+            type: 'function',
+            function: { name: 'read', arguments: JSON.stringify({ filePath: `${WORKSPACE}/src/file${call}.ts` }) },
+          },
+        ],
       })
       messages.push({ role: 'tool', tool_call_id: id, content: textOfBytes(1500, call) })
     }
@@ -84,14 +110,25 @@ function measure(iterations, fn) {
 const toolDefs = tools()
 const messages = conversation(200)
 // turn N (the entry Cursor holds) and turn N+1 (one assistant answer and one new user message later).
-const turnN = { workspace: WORKSPACE, model: MODEL, messages: messages.slice(0, -2).concat([{ role: 'user', content: 'first ask' }]), tools: toolDefs, conversationId: 'ses_bench' }
-const turnNext = { ...turnN, messages: [...turnN.messages, { role: 'assistant', content: 'done' }, { role: 'user', content: 'now run the tests' }] }
+const turnN = {
+  workspace: WORKSPACE,
+  model: MODEL,
+  messages: messages.slice(0, -2).concat([{ role: 'user', content: 'first ask' }]),
+  tools: toolDefs,
+  conversationId: 'ses_bench',
+}
+const turnNext = {
+  ...turnN,
+  messages: [...turnN.messages, { role: 'assistant', content: 'done' }, { role: 'user', content: 'now run the tests' }],
+}
 
 const requestBytes = Buffer.byteLength(JSON.stringify(turnNext))
 const toolBytes = Buffer.byteLength(JSON.stringify(toolDefs))
 const systemBytes = Buffer.byteLength(messages[0].content)
-console.log(`request: ${turnNext.messages.length} messages, ${(systemBytes / 1024).toFixed(1)} KB system prompt, ` +
-  `${toolDefs.length} tools (${(toolBytes / 1024).toFixed(1)} KB), ${(requestBytes / 1024).toFixed(1)} KB as JSON`)
+console.log(
+  `request: ${turnNext.messages.length} messages, ${(systemBytes / 1024).toFixed(1)} KB system prompt, ` +
+    `${toolDefs.length} tools (${(toolBytes / 1024).toFixed(1)} KB), ${(requestBytes / 1024).toFixed(1)} KB as JSON`,
+)
 
 const ITERATIONS = 2000
 const rows = []
@@ -132,11 +169,19 @@ for (const [name, { median, p99 }] of rows) {
   const promptBytes = Buffer.byteLength(buildPrompt(turnNext))
   const { median } = measure(ITERATIONS, () => buildPrompt(turnNext))
   const seconds = median / 1e3
-  console.log(`buildPrompt(): ${(promptBytes / 1024).toFixed(1)} KB prompt in ${median.toFixed(3)} ms (median): ` +
-    `${(promptBytes / 1e6 / seconds).toFixed(0)} MB/s of prompt, ${(requestBytes / 1e6 / seconds).toFixed(0)} MB/s of request JSON`)
-  const big = { ...turnNext, toolsInPrompt: true, messages: [...turnNext.messages, ...turnNext.messages.slice(1), ...turnNext.messages.slice(1)] }
+  console.log(
+    `buildPrompt(): ${(promptBytes / 1024).toFixed(1)} KB prompt in ${median.toFixed(3)} ms (median): ` +
+      `${(promptBytes / 1e6 / seconds).toFixed(0)} MB/s of prompt, ${(requestBytes / 1e6 / seconds).toFixed(0)} MB/s of request JSON`,
+  )
+  const big = {
+    ...turnNext,
+    toolsInPrompt: true,
+    messages: [...turnNext.messages, ...turnNext.messages.slice(1), ...turnNext.messages.slice(1)],
+  }
   const bigBytes = Buffer.byteLength(buildPrompt(big))
   const bigRun = measure(200, () => buildPrompt(big))
-  console.log(`buildPrompt(), ${big.messages.length} messages with tools in the prompt: ${(bigBytes / 1024).toFixed(1)} KB in ` +
-    `${bigRun.median.toFixed(3)} ms (median): ${(bigBytes / 1e6 / (bigRun.median / 1e3)).toFixed(0)} MB/s`)
+  console.log(
+    `buildPrompt(), ${big.messages.length} messages with tools in the prompt: ${(bigBytes / 1024).toFixed(1)} KB in ` +
+      `${bigRun.median.toFixed(3)} ms (median): ${(bigBytes / 1e6 / (bigRun.median / 1e3)).toFixed(0)} MB/s`,
+  )
 }

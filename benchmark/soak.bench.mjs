@@ -35,7 +35,9 @@ printf '%s\\n' '{"type":"result","subtype":"success","is_error":false,"result":"
   { mode: 0o755 },
 )
 
-const model = createCursorAcp({ name: 'cursor-acp', workspace: scratch, executable: agent }).languageModel('cursor-acp/auto')
+const model = createCursorAcp({ name: 'cursor-acp', workspace: scratch, executable: agent }).languageModel(
+  'cursor-acp/auto',
+)
 const prompt = [{ role: 'user', content: [{ type: 'text', text: 'soak' }] }]
 const groups = new Set()
 
@@ -50,7 +52,8 @@ async function oneRun() {
     else if (part.type === 'error') throw new Error(`run failed: ${JSON.stringify(part.error)}`)
   }
   const pid = /^pid (\d+) done\.$/.exec(text)?.[1]
-  if (finish?.finishReason.unified !== 'stop' || pid === undefined) throw new Error(`unexpected answer ${JSON.stringify(text)}`)
+  if (finish?.finishReason.unified !== 'stop' || pid === undefined)
+    throw new Error(`unexpected answer ${JSON.stringify(text)}`)
   groups.add(Number(pid))
   return performance.now() - started
 }
@@ -137,6 +140,8 @@ const descriptorsAfter = openDescriptors()
 const mb = (bytes) => (bytes / (1024 * 1024)).toFixed(1)
 console.log(`RSS: ${mb(rssBefore)} MB before, peak ${mb(peakRss)} MB, ${mb(process.memoryUsage().rss)} MB after`)
 console.log(`open descriptors: ${descriptorsBefore} before, ${descriptorsAfter} after`)
-console.log(`runs: ${SEQUENTIAL + CONCURRENT + 1}, distinct agent pids ${groups.size}; zombies ${leftZombies}, orphans ${leftOrphans}`)
+console.log(
+  `runs: ${SEQUENTIAL + CONCURRENT + 1}, distinct agent pids ${groups.size}; zombies ${leftZombies}, orphans ${leftOrphans}`,
+)
 rmSync(scratch, { recursive: true, force: true })
 if (leftZombies !== 0 || leftOrphans !== 0 || descriptorsAfter > descriptorsBefore) process.exitCode = 1

@@ -14,7 +14,7 @@ const session = 'bench-session'
 const events = Number(env.BENCH_EVENTS ?? 1)
 const interval = Number(env.BENCH_INTERVAL_MS ?? 0)
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
-const write = (line) => new Promise((r) => (process.stdout.write(line + '\n') ? r() : process.stdout.once('drain', r)))
+const write = (line) => new Promise((r) => (process.stdout.write(`${line}\n`) ? r() : process.stdout.once('drain', r)))
 
 await write(JSON.stringify({ type: 'system', subtype: 'init', session_id: session, model: 'Auto' }))
 for (let i = 0; i < events; i++) {

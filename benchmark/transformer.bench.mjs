@@ -40,9 +40,14 @@ function generator(seed) {
 const SESSION = '4e91ef8b-e38e-4793-a875-a4818b4318ed'
 let clock = 1_787_030_680_000
 const ts = () => (clock += 3)
-const line = (event) => JSON.stringify(event) + '\n'
+const line = (event) => `${JSON.stringify(event)}\n`
 const assistant = (text, extra) =>
-  line({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text }] }, session_id: SESSION, ...extra })
+  line({
+    type: 'assistant',
+    message: { role: 'assistant', content: [{ type: 'text', text }] },
+    session_id: SESSION,
+    ...extra,
+  })
 const thinking = (text) => line({ type: 'thinking', subtype: 'delta', text, session_id: SESSION, timestamp_ms: ts() })
 const thinkingDone = () => line({ type: 'thinking', subtype: 'completed', session_id: SESSION, timestamp_ms: ts() })
 function toolCall(subtype, callId, command, modelCallId) {
@@ -59,7 +64,15 @@ function toolCall(subtype, callId, command, modelCallId) {
   const shellToolCall = { args, description: `Run ${command}` }
   if (subtype === 'completed') {
     shellToolCall.result = {
-      success: { command, workingDirectory: '', exitCode: 0, signal: '', stdout: 'ok\n'.repeat(8), stderr: '', executionTime: 12 },
+      success: {
+        command,
+        workingDirectory: '',
+        exitCode: 0,
+        signal: '',
+        stdout: 'ok\n'.repeat(8),
+        stderr: '',
+        executionTime: 12,
+      },
       isBackground: false,
     }
   }
@@ -74,12 +87,31 @@ function toolCall(subtype, callId, command, modelCallId) {
   })
 }
 const header = () =>
-  line({ type: 'system', subtype: 'init', apiKeySource: 'login', cwd: '/w', session_id: SESSION, model: 'Auto', permissionMode: 'default' }) +
-  line({ type: 'user', message: { role: 'user', content: [{ type: 'text', text: 'Benchmark me.' }] }, session_id: SESSION })
+  line({
+    type: 'system',
+    subtype: 'init',
+    apiKeySource: 'login',
+    cwd: '/w',
+    session_id: SESSION,
+    model: 'Auto',
+    permissionMode: 'default',
+  }) +
+  line({
+    type: 'user',
+    message: { role: 'user', content: [{ type: 'text', text: 'Benchmark me.' }] },
+    session_id: SESSION,
+  })
 const footer = () =>
   line({
-    type: 'result', subtype: 'success', duration_ms: 1, duration_api_ms: 1, is_error: false, result: '', session_id: SESSION,
-    request_id: 'bench', usage: { inputTokens: 21994, outputTokens: 261, cacheReadTokens: 22528, cacheWriteTokens: 0 },
+    type: 'result',
+    subtype: 'success',
+    duration_ms: 1,
+    duration_api_ms: 1,
+    is_error: false,
+    result: '',
+    session_id: SESSION,
+    request_id: 'bench',
+    usage: { inputTokens: 21994, outputTokens: 261, cacheReadTokens: 22528, cacheWriteTokens: 0 },
   })
 
 /**
@@ -117,7 +149,12 @@ function partialStream() {
     }
     return chunk + assistant(segment, { model_call_id: modelCallId, timestamp_ms: ts() })
   }
-  return stream('abcd', turn, (call) => `ls -la dir${call}`, () => assistant('Done.', { timestamp_ms: ts() }))
+  return stream(
+    'abcd',
+    turn,
+    (call) => `ls -la dir${call}`,
+    () => assistant('Done.', { timestamp_ms: ts() }),
+  )
 }
 
 /** No partial output: every event repeats all text of its segment so far. */
@@ -132,7 +169,12 @@ function snapshotStream() {
     }
     return chunk
   }
-  return stream('wxyz', turn, (call) => `cat file${call}.txt`, () => assistant('Done.'))
+  return stream(
+    'wxyz',
+    turn,
+    (call) => `cat file${call}.txt`,
+    () => assistant('Done.'),
+  )
 }
 
 function chunks(bytes) {
@@ -181,7 +223,16 @@ for (const [name, bytes] of streams) {
     const ms = median(times)
     const mb = bytes.length / 1e6
     const best = Math.min(...times)
-    rows.push({ stream: name, format, mb, ms, mbps: mb / (ms / 1000), best: mb / (best / 1000), outputs, kps: outputs / ms })
+    rows.push({
+      stream: name,
+      format,
+      mb,
+      ms,
+      mbps: mb / (ms / 1000),
+      best: mb / (best / 1000),
+      outputs,
+      kps: outputs / ms,
+    })
   }
 }
 

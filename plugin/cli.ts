@@ -41,7 +41,11 @@ function version(): string {
 async function doctor(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { json: { type: 'boolean', default: false }, live: { type: 'boolean', default: false }, model: { type: 'string', default: DEFAULT_LIVE_MODEL } },
+    options: {
+      json: { type: 'boolean', default: false },
+      live: { type: 'boolean', default: false },
+      model: { type: 'string', default: DEFAULT_LIVE_MODEL },
+    },
     strict: true,
   })
   const report = await runDoctor({ live: values.live, model: values.model, cwd: process.cwd(), env: process.env })
@@ -51,9 +55,15 @@ async function doctor(args: string[]): Promise<number> {
 
 async function replay(args: string[]): Promise<number> {
   const { replayCapture, formatReplay } = await import('./replay.js')
-  const { values, positionals } = parseArgs({ args, options: { json: { type: 'boolean', default: false } }, allowPositionals: true, strict: true })
+  const { values, positionals } = parseArgs({
+    args,
+    options: { json: { type: 'boolean', default: false } },
+    allowPositionals: true,
+    strict: true,
+  })
   const [target] = positionals
-  if (target === undefined || positionals.length > 1) throw new Error('replay needs one capture: its name (cap-...) or its file')
+  if (target === undefined || positionals.length > 1)
+    throw new Error('replay needs one capture: its name (cap-...) or its file')
   const report = replayCapture(target)
   process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReplay(report))
   return report.matches ? 0 : 1
@@ -64,17 +74,30 @@ async function serve(args: string[]): Promise<number> {
   const { DEFAULT_HOST, DEFAULT_PORT, startProxy } = await import('./proxy.js')
   const { values } = parseArgs({
     args,
-    options: { port: { type: 'string' }, host: { type: 'string' }, workspace: { type: 'string' }, 'tool-mode': { type: 'string' } },
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      workspace: { type: 'string' },
+      'tool-mode': { type: 'string' },
+    },
     strict: true,
   })
   const port = values.port === undefined ? DEFAULT_PORT : Number(values.port)
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port ${values.port} is not a port number`)
   const toolMode = values['tool-mode']
-  if (toolMode !== undefined && !(TOOL_MODES as readonly string[]).includes(toolMode)) throw new Error(`--tool-mode must be one of ${TOOL_MODES.join(', ')}`)
+  if (toolMode !== undefined && !(TOOL_MODES as readonly string[]).includes(toolMode))
+    throw new Error(`--tool-mode must be one of ${TOOL_MODES.join(', ')}`)
   const host = values.host ?? DEFAULT_HOST
-  const proxy = await startProxy({ port, host, ...(values.workspace === undefined ? {} : { workspace: values.workspace }), ...(toolMode === undefined ? {} : { toolMode: toolMode as ToolMode }) })
+  const proxy = await startProxy({
+    port,
+    host,
+    ...(values.workspace === undefined ? {} : { workspace: values.workspace }),
+    ...(toolMode === undefined ? {} : { toolMode: toolMode as ToolMode }),
+  })
   if (!['127.0.0.1', 'localhost', '::1'].includes(host)) {
-    process.stderr.write(`warning: listening on ${host}: anyone who can reach it and has the token can run cursor-agent on this machine\n`)
+    process.stderr.write(
+      `warning: listening on ${host}: anyone who can reach it and has the token can run cursor-agent on this machine\n`,
+    )
   }
   process.stdout.write(`opencode-cursor-native ${version()} serving ${proxy.url}\ntoken: ${proxy.token}\n`)
   await new Promise<void>((stop) => {

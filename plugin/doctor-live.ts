@@ -93,8 +93,13 @@ export async function checkRoundTrip(setup: LiveSetup): Promise<LiveOutcome> {
     const failed = failure(result)
     if (failed !== undefined) return { passed: false, detail: failed, code: result.error?.code }
     if (text.trim() === '') return { passed: false, detail: `${setup.model} ended the run without any answer text` }
-    const word = text.toLowerCase().includes(ROUND_TRIP_WORD) ? `it said "${ROUND_TRIP_WORD}"` : `its answer did not contain "${ROUND_TRIP_WORD}"`
-    return { passed: true, detail: `${setup.model} answered in ${seconds(total)} (first text after ${seconds(firstText ?? total)}); ${word}` }
+    const word = text.toLowerCase().includes(ROUND_TRIP_WORD)
+      ? `it said "${ROUND_TRIP_WORD}"`
+      : `its answer did not contain "${ROUND_TRIP_WORD}"`
+    return {
+      passed: true,
+      detail: `${setup.model} answered in ${seconds(total)} (first text after ${seconds(firstText ?? total)}); ${word}`,
+    }
   } finally {
     rmSync(workspace, { recursive: true, force: true })
   }
@@ -114,7 +119,10 @@ export async function checkBridgeTools(setup: LiveSetup): Promise<LiveOutcome> {
     return { passed: true, detail: `cursor-agent lists the bridge's tool ${PROBE_TOOL.name}` }
   }
   const ended = listed.exitCode === undefined ? `was ended by ${listed.signal}` : `exited with ${listed.exitCode}`
-  return { passed: false, detail: `\`cursor-agent mcp list-tools opencode\` ${ended} without listing ${PROBE_TOOL.name}: ${lastLines(printed)}` }
+  return {
+    passed: false,
+    detail: `\`cursor-agent mcp list-tools opencode\` ${ended} without listing ${PROBE_TOOL.name}: ${lastLines(printed)}`,
+  }
 }
 
 interface SeenCall {
@@ -186,9 +194,12 @@ export async function checkProbeCall(setup: LiveSetup): Promise<LiveOutcome> {
   } catch {
     word = undefined
   }
-  if (word !== 'ready') return { passed: false, detail: `${PROBE_TOOL.name} arrived with unexpected arguments ${probeCall.input}` }
+  if (word !== 'ready')
+    return { passed: false, detail: `${PROBE_TOOL.name} arrived with unexpected arguments ${probeCall.input}` }
   if (failed !== undefined) return { passed: false, detail: `${PROBE_TOOL.name} arrived, but ${failed}` }
-  const echoed = probe.text.includes(PROBE_ANSWER) ? 'and the model read its answer' : 'but the model did not repeat its answer'
+  const echoed = probe.text.includes(PROBE_ANSWER)
+    ? 'and the model read its answer'
+    : 'but the model did not repeat its answer'
   return { passed: true, detail: `${PROBE_TOOL.name} arrived at the bridge with word "ready", ${echoed}` }
 }
 
@@ -206,11 +217,15 @@ export async function checkNativeRefused(setup: LiveSetup): Promise<LiveOutcome>
   }
   const failed = failure(probe.result)
   if (failed !== undefined) return { passed: false, detail: failed }
-  if (native.length === 0) return { passed: true, detail: 'asked to run a shell command itself, Cursor ran no tool of its own' }
+  if (native.length === 0)
+    return { passed: true, detail: 'asked to run a shell command itself, Cursor ran no tool of its own' }
   return { passed: true, detail: `Cursor tried its own ${native.join(', ')}, and it was refused` }
 }
 
 function lastLines(text: string, count = 3): string {
-  const lines = text.split('\n').map((line) => line.trim()).filter((line) => line !== '')
+  const lines = text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
   return lines.length === 0 ? '(nothing printed)' : lines.slice(-count).join(' / ')
 }

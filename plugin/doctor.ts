@@ -4,8 +4,22 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
-import { checkBridgeTools, checkNativeRefused, checkProbeCall, checkRoundTrip, type LiveOutcome, type LiveSetup } from './doctor-live.js'
-import { captureFolder, childEnvironment, dataDirectory, readSettings, withApiKey, type CursorAcpSettings } from './env.js'
+import {
+  checkBridgeTools,
+  checkNativeRefused,
+  checkProbeCall,
+  checkRoundTrip,
+  type LiveOutcome,
+  type LiveSetup,
+} from './doctor-live.js'
+import {
+  captureFolder,
+  childEnvironment,
+  dataDirectory,
+  readSettings,
+  withApiKey,
+  type CursorAcpSettings,
+} from './env.js'
 import { native, packageRoot, type NativeApi } from './native.js'
 import { openCodeAuthFile, storedApiKey } from './opencode-auth.js'
 import { findOpenCodeConfigs, PROVIDER_ID } from './opencode-config.js'
@@ -41,7 +55,8 @@ export interface DoctorOptions {
 type Env = DoctorOptions['env']
 
 const LOGIN_FIX = 'Run `cursor-agent login`, `opencode auth login` (Cursor API key), or set CURSOR_API_KEY.'
-const INSTALL_FIX = 'Install it with `curl https://cursor.com/install -fsS | bash`, or set CURSOR_AGENT_EXECUTABLE to its path.'
+const INSTALL_FIX =
+  'Install it with `curl https://cursor.com/install -fsS | bash`, or set CURSOR_AGENT_EXECUTABLE to its path.'
 
 /** The addon's file: the `.node` module the loader picked. */
 function loadedAddonFile(): string | undefined {
@@ -52,7 +67,14 @@ function loadedAddonFile(): string | undefined {
 function addonCheck(): { check: Check; api?: NativeApi } {
   try {
     const api = native()
-    return { api, check: { id: 'addon', status: 'ok', detail: `the native addon loads: ${loadedAddonFile() ?? join(packageRoot(), 'index.js')}` } }
+    return {
+      api,
+      check: {
+        id: 'addon',
+        status: 'ok',
+        detail: `the native addon loads: ${loadedAddonFile() ?? join(packageRoot(), 'index.js')}`,
+      },
+    }
   } catch (error) {
     return {
       check: {
@@ -79,18 +101,44 @@ function settingsCheck(api: NativeApi, env: Env): { check: Check; settings: Curs
   const capture = settings.capture ? `on (${captureFolder(env)})` : 'off'
   const summary = `tool mode ${settings.toolMode}, session resume ${settings.sessionResume ? 'on' : 'off'}, capture ${capture}`
   if (warnings.length === 0) return { settings, logFile, check: { id: 'settings', status: 'ok', detail: summary } }
-  return { settings, logFile, check: { id: 'settings', status: 'warning', detail: `${summary}; ${warnings.join(' ')}`, fix: 'Correct or remove the CURSOR_ACP_* values named.' } }
+  return {
+    settings,
+    logFile,
+    check: {
+      id: 'settings',
+      status: 'warning',
+      detail: `${summary}; ${warnings.join(' ')}`,
+      fix: 'Correct or remove the CURSOR_ACP_* values named.',
+    },
+  }
 }
 
-function agentCheck(api: NativeApi, settings: CursorAcpSettings, env: Record<string, string>): { check: Check; found: boolean } {
+function agentCheck(
+  api: NativeApi,
+  settings: CursorAcpSettings,
+  env: Record<string, string>,
+): { check: Check; found: boolean } {
   const lookup = { ...(settings.executable === undefined ? {} : { executable: settings.executable }), env }
   const resolution = api.resolveCursorAgent(lookup)
-  if (resolution.path !== undefined) return { found: true, check: { id: 'agent', status: 'ok', detail: `cursor-agent found: ${resolution.path}` } }
-  return { found: false, check: { id: 'agent', status: 'problem', detail: `cursor-agent not found; looked at ${[...new Set(resolution.tried)].join(', ')}`, fix: INSTALL_FIX } }
+  if (resolution.path !== undefined)
+    return { found: true, check: { id: 'agent', status: 'ok', detail: `cursor-agent found: ${resolution.path}` } }
+  return {
+    found: false,
+    check: {
+      id: 'agent',
+      status: 'problem',
+      detail: `cursor-agent not found; looked at ${[...new Set(resolution.tried)].join(', ')}`,
+      fix: INSTALL_FIX,
+    },
+  }
 }
 
 async function command(api: NativeApi, settings: CursorAcpSettings, env: Record<string, string>, args: string[]) {
-  return api.runCursorAgentCommand({ args, ...(settings.executable === undefined ? {} : { executable: settings.executable }), env })
+  return api.runCursorAgentCommand({
+    args,
+    ...(settings.executable === undefined ? {} : { executable: settings.executable }),
+    env,
+  })
 }
 
 function errorText(error: unknown): string {
@@ -103,36 +151,83 @@ async function versionCheck(api: NativeApi, settings: CursorAcpSettings, env: Re
     const ran = await command(api, settings, env, ['--version'])
     const version = ran.stdout.trim().split('\n')[0]
     if (ran.exitCode === 0 && version) return { id: 'version', status: 'ok', detail: `cursor-agent ${version}` }
-    return { id: 'version', status: 'warning', detail: `\`cursor-agent --version\` exited with ${ran.exitCode ?? ran.signal}`, fix: 'Update it with `cursor-agent update`.' }
+    return {
+      id: 'version',
+      status: 'warning',
+      detail: `\`cursor-agent --version\` exited with ${ran.exitCode ?? ran.signal}`,
+      fix: 'Update it with `cursor-agent update`.',
+    }
   } catch (error) {
-    return { id: 'version', status: 'problem', detail: `cursor-agent does not start: ${errorText(error)}`, fix: INSTALL_FIX }
+    return {
+      id: 'version',
+      status: 'problem',
+      detail: `cursor-agent does not start: ${errorText(error)}`,
+      fix: INSTALL_FIX,
+    }
   }
 }
 
 /** `cursor-agent status` says whether a login is stored; an API key in the environment counts too. */
-async function loginCheck(api: NativeApi, settings: CursorAcpSettings, env: Record<string, string>, hostEnv: Env): Promise<Check> {
-  if (storedApiKey(PROVIDER_ID, hostEnv) !== undefined) return { id: 'login', status: 'ok', detail: `an API key is stored in OpenCode (${openCodeAuthFile(hostEnv)})` }
-  if ((env.CURSOR_API_KEY ?? '').trim() !== '') return { id: 'login', status: 'ok', detail: 'an API key is set (CURSOR_API_KEY)' }
+async function loginCheck(
+  api: NativeApi,
+  settings: CursorAcpSettings,
+  env: Record<string, string>,
+  hostEnv: Env,
+): Promise<Check> {
+  if (storedApiKey(PROVIDER_ID, hostEnv) !== undefined)
+    return { id: 'login', status: 'ok', detail: `an API key is stored in OpenCode (${openCodeAuthFile(hostEnv)})` }
+  if ((env.CURSOR_API_KEY ?? '').trim() !== '')
+    return { id: 'login', status: 'ok', detail: 'an API key is set (CURSOR_API_KEY)' }
   try {
     const ran = await command(api, settings, env, ['status'])
     const said = `${ran.stdout}\n${ran.stderr}`
-    if (/not logged in|unauthenticated|authentication required/i.test(said)) return { id: 'login', status: 'problem', detail: 'cursor-agent is not logged in', fix: LOGIN_FIX }
-    if (ran.exitCode === 0 && /logged in|authenticated/i.test(said)) return { id: 'login', status: 'ok', detail: 'cursor-agent is logged in' }
-    return { id: 'login', status: 'warning', detail: `\`cursor-agent status\` gave no clear answer (exit ${ran.exitCode ?? ran.signal})`, fix: LOGIN_FIX }
+    if (/not logged in|unauthenticated|authentication required/i.test(said))
+      return { id: 'login', status: 'problem', detail: 'cursor-agent is not logged in', fix: LOGIN_FIX }
+    if (ran.exitCode === 0 && /logged in|authenticated/i.test(said))
+      return { id: 'login', status: 'ok', detail: 'cursor-agent is logged in' }
+    return {
+      id: 'login',
+      status: 'warning',
+      detail: `\`cursor-agent status\` gave no clear answer (exit ${ran.exitCode ?? ran.signal})`,
+      fix: LOGIN_FIX,
+    }
   } catch (error) {
-    return { id: 'login', status: 'problem', detail: `\`cursor-agent status\` failed: ${errorText(error)}`, fix: LOGIN_FIX }
+    return {
+      id: 'login',
+      status: 'problem',
+      detail: `\`cursor-agent status\` failed: ${errorText(error)}`,
+      fix: LOGIN_FIX,
+    }
   }
 }
 
 async function modelsCheck(api: NativeApi, settings: CursorAcpSettings, env: Record<string, string>): Promise<Check> {
   try {
-    const models = await api.listCursorModels({ ...(settings.executable === undefined ? {} : { executable: settings.executable }), env })
-    if (models.length === 0) return { id: 'models', status: 'problem', detail: 'Cursor offers this account no models', fix: 'Check the plan of the account cursor-agent is logged in with.' }
+    const models = await api.listCursorModels({
+      ...(settings.executable === undefined ? {} : { executable: settings.executable }),
+      env,
+    })
+    if (models.length === 0)
+      return {
+        id: 'models',
+        status: 'problem',
+        detail: 'Cursor offers this account no models',
+        fix: 'Check the plan of the account cursor-agent is logged in with.',
+      }
     const shown = models.slice(0, 8).map((model) => model.id)
-    return { id: 'models', status: 'ok', detail: `${models.length} models: ${shown.join(', ')}${models.length > shown.length ? ', ...' : ''}` }
+    return {
+      id: 'models',
+      status: 'ok',
+      detail: `${models.length} models: ${shown.join(', ')}${models.length > shown.length ? ', ...' : ''}`,
+    }
   } catch (error) {
     const code = (error as { code?: string }).code
-    return { id: 'models', status: 'problem', detail: `\`cursor-agent models\` failed: ${errorText(error)}`, fix: code === 'E_AUTH' ? LOGIN_FIX : 'Run `cursor-agent models` to see what it says.' }
+    return {
+      id: 'models',
+      status: 'problem',
+      detail: `\`cursor-agent models\` failed: ${errorText(error)}`,
+      fix: code === 'E_AUTH' ? LOGIN_FIX : 'Run `cursor-agent models` to see what it says.',
+    }
   }
 }
 
@@ -141,7 +236,12 @@ function configCheck(cwd: string, env: Env): Check {
   const listed = findings.filter((finding) => finding.state === 'listed')
   const unreadable = findings.filter((finding) => finding.state === 'unreadable').map((finding) => finding.source)
   const note = unreadable.length > 0 ? `; not readable as JSON: ${unreadable.join(', ')}` : ''
-  if (listed.length > 0) return { id: 'opencode-config', status: 'ok', detail: `the plugin is listed in ${listed.map((finding) => `${finding.source} (${finding.scope})`).join(', ')}${note}` }
+  if (listed.length > 0)
+    return {
+      id: 'opencode-config',
+      status: 'ok',
+      detail: `the plugin is listed in ${listed.map((finding) => `${finding.source} (${finding.scope})`).join(', ')}${note}`,
+    }
   return {
     id: 'opencode-config',
     status: 'warning',
@@ -159,7 +259,12 @@ function dataCheck(env: Env): Check {
     rmSync(probe)
     return { id: 'data-dir', status: 'ok', detail: `${folder} is writable` }
   } catch (error) {
-    return { id: 'data-dir', status: 'problem', detail: `${folder} is not writable: ${(error as Error).message}`, fix: 'Make the folder writable, or set XDG_DATA_HOME to a writable folder.' }
+    return {
+      id: 'data-dir',
+      status: 'problem',
+      detail: `${folder} is not writable: ${(error as Error).message}`,
+      fix: 'Make the folder writable, or set XDG_DATA_HOME to a writable folder.',
+    }
   }
 }
 
@@ -178,7 +283,8 @@ const ROUND_TRIP_FIX: Readonly<Partial<Record<string, string>>> = {
   E_AUTH: LOGIN_FIX,
   E_MODEL: 'Pick another model with `--model <id>`, one of those the models check lists.',
   E_QUOTA: 'Wait for the usage limit to reset, or pick another model with `--model <id>`.',
-  E_NETWORK: "Check the connection to Cursor's servers (and HTTPS_PROXY, if you need a proxy), then run the doctor again.",
+  E_NETWORK:
+    "Check the connection to Cursor's servers (and HTTPS_PROXY, if you need a proxy), then run the doctor again.",
 }
 const debugFix = (logFile: string) => `Rerun with CURSOR_ACP_LOG_LEVEL=debug and read the log, ${logFile}.`
 
@@ -200,18 +306,28 @@ async function liveChecks(setup: LiveSetup, settings: CursorAcpSettings, logFile
   const roundTrip = await outcomeOf(checkRoundTrip, setup)
   if (!roundTrip.passed) {
     const fix = (roundTrip.code === undefined ? undefined : ROUND_TRIP_FIX[roundTrip.code]) ?? debugFix(logFile)
-    const rest = LIVE_IDS.filter((id) => id !== ROUND_TRIP_ID).map((id) => skipped(id, `needs the ${ROUND_TRIP_ID} check to pass`))
+    const rest = LIVE_IDS.filter((id) => id !== ROUND_TRIP_ID).map((id) =>
+      skipped(id, `needs the ${ROUND_TRIP_ID} check to pass`),
+    )
     return [{ id: ROUND_TRIP_ID, status: 'problem', detail: roundTrip.detail, fix }, ...rest]
   }
   const failing: CheckStatus = settings.toolMode === 'opencode' ? 'problem' : 'warning'
   const bridge: Check[] = []
   for (const { id, run } of BRIDGE_CHECKS) {
     const outcome = await outcomeOf(run, setup)
-    bridge.push(outcome.passed ? { id, status: 'ok', detail: outcome.detail } : { id, status: failing, detail: outcome.detail, fix: 'Please report this output.' })
+    bridge.push(
+      outcome.passed
+        ? { id, status: 'ok', detail: outcome.detail }
+        : { id, status: failing, detail: outcome.detail, fix: 'Please report this output.' },
+    )
   }
   const passed = bridge.every((check) => check.status === 'ok')
   const verdict: Check = passed
-    ? { id: VERDICT_ID, status: 'ok', detail: 'tool mode opencode can be used on this machine (CURSOR_ACP_TOOL_MODE=opencode)' }
+    ? {
+        id: VERDICT_ID,
+        status: 'ok',
+        detail: 'tool mode opencode can be used on this machine (CURSOR_ACP_TOOL_MODE=opencode)',
+      }
     : {
         id: VERDICT_ID,
         status: failing,
@@ -221,7 +337,12 @@ async function liveChecks(setup: LiveSetup, settings: CursorAcpSettings, logFile
   return [{ id: ROUND_TRIP_ID, status: 'ok', detail: roundTrip.detail }, ...bridge, verdict]
 }
 
-const skipped = (id: string, detail: string, fix?: string): Check => ({ id, status: 'skipped', detail, ...(fix === undefined ? {} : { fix }) })
+const skipped = (id: string, detail: string, fix?: string): Check => ({
+  id,
+  status: 'skipped',
+  detail,
+  ...(fix === undefined ? {} : { fix }),
+})
 
 export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const checks: Check[] = []
@@ -256,7 +377,15 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   checks.push(data)
   const blocked = checks.find((found) => found.status === 'problem')
   if (!options.live) {
-    checks.push(...LIVE_IDS.map((id, index) => skipped(id, 'uses the Cursor account', index === 0 ? 'Run `npx opencode-cursor-native doctor --live`.' : undefined)))
+    checks.push(
+      ...LIVE_IDS.map((id, index) =>
+        skipped(
+          id,
+          'uses the Cursor account',
+          index === 0 ? 'Run `npx opencode-cursor-native doctor --live`.' : undefined,
+        ),
+      ),
+    )
   } else if (blocked !== undefined) {
     checks.push(...LIVE_IDS.map((id) => skipped(id, `needs the ${blocked.id} check to pass`)))
   } else {
@@ -273,7 +402,12 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   return { ok: checks.every((found) => found.status !== 'problem'), checks }
 }
 
-const LABEL: Readonly<Record<CheckStatus, string>> = { ok: 'ok', problem: 'PROBLEM', warning: 'warning', skipped: 'skipped' }
+const LABEL: Readonly<Record<CheckStatus, string>> = {
+  ok: 'ok',
+  problem: 'PROBLEM',
+  warning: 'warning',
+  skipped: 'skipped',
+}
 
 /** The report for a person: a line per check, its fix below. */
 export function formatReport(report: DoctorReport, version: string): string {

@@ -58,7 +58,10 @@ export type ChildEnvChoice = 'all' | 'minimal' | string[]
  * user's environment (as OpenCode's own `bash` has it); a mode in which the host runs the tools
  * gives cursor-agent only what it needs itself, so a command the model runs cannot read the rest.
  */
-export const CHILD_ENV_BY_TOOL_MODE: Readonly<Record<ToolMode, 'all' | 'minimal'>> = Object.freeze({ cursor: 'all', opencode: 'minimal' })
+export const CHILD_ENV_BY_TOOL_MODE: Readonly<Record<ToolMode, 'all' | 'minimal'>> = Object.freeze({
+  cursor: 'all',
+  opencode: 'minimal',
+})
 
 /** A variable name, or a prefix ending in `*`; `anyCase` matches the name in any letter case. */
 interface EnvPattern {
@@ -94,7 +97,9 @@ export const MINIMAL_CHILD_ENV: readonly EnvPattern[] = Object.freeze([
 
 /** On Windows, where names have no case, a program does not start without these. */
 export const WINDOWS_CHILD_ENV: readonly EnvPattern[] = Object.freeze(
-  ['SYSTEMROOT', 'WINDIR', 'COMSPEC', 'PATHEXT', 'USERPROFILE', 'APPDATA', 'LOCALAPPDATA', 'TEMP', 'TMP'].map((pattern) => ({ pattern })),
+  ['SYSTEMROOT', 'WINDIR', 'COMSPEC', 'PATHEXT', 'USERPROFILE', 'APPDATA', 'LOCALAPPDATA', 'TEMP', 'TMP'].map(
+    (pattern) => ({ pattern }),
+  ),
 )
 
 const ENV_NAME_OR_PREFIX = /^[A-Za-z_][A-Za-z0-9_]*\*?$/
@@ -129,7 +134,12 @@ function text(env: Env, name: string): string | undefined {
  * number from `min` to `max`, never past `Number.MAX_SAFE_INTEGER` (2^53 - 1).
  */
 export function isWholeNumber(value: unknown, min = 0, max = Number.MAX_SAFE_INTEGER): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value >= min && value <= Math.min(max, Number.MAX_SAFE_INTEGER)
+  return (
+    typeof value === 'number' &&
+    Number.isSafeInteger(value) &&
+    value >= min &&
+    value <= Math.min(max, Number.MAX_SAFE_INTEGER)
+  )
 }
 
 function wholeNumber(env: Env, name: string, fallback: number, warnings: string[], unit: string, min = 0): number {
@@ -163,7 +173,10 @@ function childEnvChoice(env: Env, warnings: string[]): ChildEnvChoice | undefine
   for (const entry of value.split(',').map((item) => item.trim())) {
     if (entry === '') continue
     if (ENV_NAME_OR_PREFIX.test(entry)) extra.push(entry)
-    else warnings.push(`CURSOR_ACP_CHILD_ENV entry ${JSON.stringify(entry)} is not a variable name or a PREFIX_* pattern; ignored.`)
+    else
+      warnings.push(
+        `CURSOR_ACP_CHILD_ENV entry ${JSON.stringify(entry)} is not a variable name or a PREFIX_* pattern; ignored.`,
+      )
   }
   return extra
 }
@@ -182,7 +195,14 @@ export function readSettings(env: Env = process.env): SettingsReading {
     timeoutMs: milliseconds(env, 'CURSOR_ACP_TIMEOUT_MS', DEFAULT_SETTINGS.timeoutMs, warnings),
     capture: parseSwitch(env.CURSOR_ACP_CAPTURE, DEFAULT_SETTINGS.capture),
     capturePrompt: parseSwitch(env.CURSOR_ACP_CAPTURE_PROMPT, DEFAULT_SETTINGS.capturePrompt),
-    captureMaxBytes: wholeNumber(env, 'CURSOR_ACP_CAPTURE_MAX_BYTES', DEFAULT_SETTINGS.captureMaxBytes, warnings, 'bytes', 1),
+    captureMaxBytes: wholeNumber(
+      env,
+      'CURSOR_ACP_CAPTURE_MAX_BYTES',
+      DEFAULT_SETTINGS.captureMaxBytes,
+      warnings,
+      'bytes',
+      1,
+    ),
   }
   const executable = text(env, 'CURSOR_AGENT_EXECUTABLE')
   if (executable !== undefined) settings.executable = executable
@@ -236,7 +256,11 @@ export function childEnvironment(
   const patterns: EnvPattern[] | undefined =
     choice === 'all'
       ? undefined
-      : [...MINIMAL_CHILD_ENV, ...(windows ? WINDOWS_CHILD_ENV : []), ...(choice === 'minimal' ? [] : choice).map((pattern) => ({ pattern }))]
+      : [
+          ...MINIMAL_CHILD_ENV,
+          ...(windows ? WINDOWS_CHILD_ENV : []),
+          ...(choice === 'minimal' ? [] : choice).map((pattern) => ({ pattern })),
+        ]
   const result: Record<string, string> = {}
   for (const [name, value] of Object.entries(env)) {
     if (typeof value !== 'string') continue

@@ -44,7 +44,13 @@ export class CursorAcpError extends APICallError {
     const said = agentOutput?.trim() || undefined
     const quoted = said !== undefined && !readsAsTransient(said) ? ` cursor-agent said: ${said}` : ''
     const withCode = message.endsWith(`[${code}]`) ? message : `${message}${quoted} [${code}]`
-    super({ message: withCode, url: 'cursor-agent', requestBodyValues: {}, isRetryable: false, data: { code, agentOutput: said } })
+    super({
+      message: withCode,
+      url: 'cursor-agent',
+      requestBodyValues: {},
+      isRetryable: false,
+      data: { code, agentOutput: said },
+    })
     this.code = code
     this.agentOutput = said
   }

@@ -55,7 +55,12 @@ function readCache(file: string): CacheRecord | null {
     const record = JSON.parse(readFileSync(file, 'utf8')) as CacheRecord
     const named = (model: Partial<ModelName> | null): boolean =>
       typeof model?.id === 'string' && model.id.trim() !== '' && typeof model.name === 'string'
-    if (typeof record.savedAt === 'number' && Array.isArray(record.models) && record.models.length > 0 && record.models.every(named)) {
+    if (
+      typeof record.savedAt === 'number' &&
+      Array.isArray(record.models) &&
+      record.models.length > 0 &&
+      record.models.every(named)
+    ) {
       return record
     }
   } catch {
@@ -86,7 +91,8 @@ function discover(options: ModelDiscoveryOptions, now: () => number): Promise<Cu
     pending = Promise.resolve()
       .then(() => native().listCursorModels(query))
       .then((models) => {
-        if (models.length > 0) writeCache(options.cacheFile, { savedAt: now(), models: models.map(({ id, name }) => ({ id, name })) })
+        if (models.length > 0)
+          writeCache(options.cacheFile, { savedAt: now(), models: models.map(({ id, name }) => ({ id, name })) })
         return models
       })
       .finally(() => inFlight.delete(options.cacheFile))
@@ -106,9 +112,10 @@ export async function cursorModels(options: ModelDiscoveryOptions): Promise<Mode
   if (cached !== null && now() - cached.savedAt < (options.ttlMs ?? 6 * 3_600_000)) {
     return { models: described(cached.models), source: 'cache' }
   }
-  const late: ModelList = cached !== null
-    ? { models: described(cached.models), source: 'stale-cache' }
-    : { models: described(FALLBACK_MODELS), source: 'fallback' }
+  const late: ModelList =
+    cached !== null
+      ? { models: described(cached.models), source: 'stale-cache' }
+      : { models: described(FALLBACK_MODELS), source: 'fallback' }
   let timer: NodeJS.Timeout | undefined
   const deadline = new Promise<ModelList>((settle) => {
     timer = setTimeout(() => settle(late), options.waitMs ?? 1500)

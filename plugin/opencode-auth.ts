@@ -15,8 +15,12 @@ export function openCodeAuthFile(env: Env = process.env): string {
 /** The API key stored for `providerId`, if any; an unreadable store counts as none. */
 export function storedApiKey(providerId: string, env: Env = process.env): string | undefined {
   try {
-    const entry = (JSON.parse(readFileSync(openCodeAuthFile(env), 'utf8')) as Record<string, { type?: unknown; key?: unknown }>)[providerId]
-    return entry?.type === 'api' && typeof entry.key === 'string' && entry.key.trim() !== '' ? entry.key.trim() : undefined
+    const entry = (
+      JSON.parse(readFileSync(openCodeAuthFile(env), 'utf8')) as Record<string, { type?: unknown; key?: unknown }>
+    )[providerId]
+    return entry?.type === 'api' && typeof entry.key === 'string' && entry.key.trim() !== ''
+      ? entry.key.trim()
+      : undefined
   } catch {
     return undefined
   }

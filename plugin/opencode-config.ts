@@ -49,7 +49,9 @@ export function jsoncToJson(text: string): string {
 export function namesThisPlugin(entry: unknown): boolean {
   const spec = Array.isArray(entry) ? entry[0] : entry
   if (typeof spec !== 'string') return false
-  return spec === PLUGIN_NAME || spec.startsWith(`${PLUGIN_NAME}@`) || /[\\/]opencode-cursor-native(?:[\\/@]|$)/.test(spec)
+  return (
+    spec === PLUGIN_NAME || spec.startsWith(`${PLUGIN_NAME}@`) || /[\\/]opencode-cursor-native(?:[\\/@]|$)/.test(spec)
+  )
 }
 
 function judge(text: string): ConfigFinding['state'] {
@@ -78,10 +80,13 @@ export function findOpenCodeConfigs(cwd: string, env: Env = process.env): Config
   const configHome = env.XDG_CONFIG_HOME ?? join(home, '.config')
   const global = ['config.json', ...FILE_NAMES].map((name) => join(configHome, 'opencode', name))
   if (env.OPENCODE_CONFIG) global.push(env.OPENCODE_CONFIG)
-  if (env.OPENCODE_CONFIG_DIR) global.push(...FILE_NAMES.map((name) => join(env.OPENCODE_CONFIG_DIR!, name)))
+  const configDir = env.OPENCODE_CONFIG_DIR
+  if (configDir) global.push(...FILE_NAMES.map((name) => join(configDir, name)))
   const candidates: Array<{ source: string; scope: ConfigFinding['scope'] }> = [
     ...global.map((source) => ({ source, scope: 'global' as const })),
-    ...(env.OPENCODE_DISABLE_PROJECT_CONFIG ? [] : projectFiles(cwd).map((source) => ({ source, scope: 'project' as const }))),
+    ...(env.OPENCODE_DISABLE_PROJECT_CONFIG
+      ? []
+      : projectFiles(cwd).map((source) => ({ source, scope: 'project' as const }))),
   ]
   const findings: ConfigFinding[] = []
   for (const { source, scope } of candidates) {
@@ -95,6 +100,7 @@ export function findOpenCodeConfigs(cwd: string, env: Env = process.env): Config
     }
     findings.push({ source, scope, state: judge(text) })
   }
-  if (env.OPENCODE_CONFIG_CONTENT) findings.push({ source: 'OPENCODE_CONFIG_CONTENT', scope: 'global', state: judge(env.OPENCODE_CONFIG_CONTENT) })
+  if (env.OPENCODE_CONFIG_CONTENT)
+    findings.push({ source: 'OPENCODE_CONFIG_CONTENT', scope: 'global', state: judge(env.OPENCODE_CONFIG_CONTENT) })
   return findings
 }

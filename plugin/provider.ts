@@ -12,7 +12,7 @@ import type {
   SharedV3Warning,
 } from '@ai-sdk/provider'
 import type { StreamOutput } from 'opencode-cursor-native'
-import { CursorAcpError, toCursorAcpError } from './errors.js'
+import { type CursorAcpError, toCursorAcpError } from './errors.js'
 import type { PromptMessage, ToolDefinition } from './native.js'
 import { PROVIDER_ID } from './opencode-config.js'
 import { resolveTurnConfig, startTurn, titleOf, type TurnConfig, type TurnOptions, type TurnRequest } from './turn.js'
@@ -47,7 +47,8 @@ function headerValue(headers: Record<string, string | undefined> | undefined, na
 function jsonPrompt(prompt: LanguageModelV3CallOptions['prompt']): PromptMessage[] {
   return JSON.parse(
     JSON.stringify(prompt, (_key, value: unknown) => {
-      if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64')
+      if (value instanceof Uint8Array)
+        return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64')
       if (value instanceof URL) return value.href
       return value
     }),
@@ -80,7 +81,11 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
 
   async doStream(call: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
     const warnings = this.#warnings
-    const metadata: LanguageModelV3StreamPart = { type: 'response-metadata', modelId: this.modelId, timestamp: new Date() }
+    const metadata: LanguageModelV3StreamPart = {
+      type: 'response-metadata',
+      modelId: this.modelId,
+      timestamp: new Date(),
+    }
     if (this.#config.problem !== null) return { stream: failedStream(this.#config.problem, warnings, metadata) }
     const request: TurnRequest = { model: this.modelId, messages: jsonPrompt(call.prompt) }
     const tools = jsonTools(call.tools)
@@ -167,7 +172,11 @@ function streamOf(parts: LanguageModelV3StreamPart[]): ReadableStream<LanguageMo
   })
 }
 
-function titleStream(title: string, warnings: SharedV3Warning[], metadata: LanguageModelV3StreamPart): ReadableStream<LanguageModelV3StreamPart> {
+function titleStream(
+  title: string,
+  warnings: SharedV3Warning[],
+  metadata: LanguageModelV3StreamPart,
+): ReadableStream<LanguageModelV3StreamPart> {
   return streamOf([
     { type: 'stream-start', warnings },
     metadata,
@@ -178,7 +187,11 @@ function titleStream(title: string, warnings: SharedV3Warning[], metadata: Langu
   ])
 }
 
-function failedStream(error: CursorAcpError, warnings: SharedV3Warning[], metadata: LanguageModelV3StreamPart): ReadableStream<LanguageModelV3StreamPart> {
+function failedStream(
+  error: CursorAcpError,
+  warnings: SharedV3Warning[],
+  metadata: LanguageModelV3StreamPart,
+): ReadableStream<LanguageModelV3StreamPart> {
   return streamOf([
     { type: 'stream-start', warnings },
     metadata,

@@ -64,15 +64,21 @@ export function refusalOf(error: { code: string; message: string }): Refusal {
   return refusal
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** The request body as a turn, or why not (400). */
-export function readChatRequest(body: unknown): { request: TurnRequest; stream: boolean; includeUsage: boolean } | Refusal {
+export function readChatRequest(
+  body: unknown,
+): { request: TurnRequest; stream: boolean; includeUsage: boolean } | Refusal {
   const invalid = (message: string): Refusal => ({ status: 400, code: 'E_INVALID_ARG', message })
   if (!isRecord(body)) return invalid('The body must be a JSON object.')
-  if (typeof body.model !== 'string' || body.model.trim() === '') return invalid('`model` must be a Cursor model id, e.g. "auto".')
-  if (!Array.isArray(body.messages) || body.messages.length === 0) return invalid('`messages` must be a non-empty array.')
-  if (body.tools !== undefined && body.tools !== null && !Array.isArray(body.tools)) return invalid('`tools` must be an array.')
+  if (typeof body.model !== 'string' || body.model.trim() === '')
+    return invalid('`model` must be a Cursor model id, e.g. "auto".')
+  if (!Array.isArray(body.messages) || body.messages.length === 0)
+    return invalid('`messages` must be a non-empty array.')
+  if (body.tools !== undefined && body.tools !== null && !Array.isArray(body.tools))
+    return invalid('`tools` must be an array.')
   const request: TurnRequest = { model: body.model, messages: body.messages as PromptMessage[] }
   if (Array.isArray(body.tools) && body.tools.length > 0) request.tools = body.tools as ToolDefinition[]
   const options = isRecord(body.stream_options) ? body.stream_options : {}
@@ -124,7 +130,9 @@ function startsTheAnswer(chunk: Chunk): boolean {
   const choice = chunk.choices?.[0]
   if (choice === undefined) return false
   const delta = choice.delta ?? {}
-  return choice.finish_reason != null || delta.content != null || delta.reasoning_content != null || delta.tool_calls != null
+  return (
+    choice.finish_reason != null || delta.content != null || delta.reasoning_content != null || delta.tool_calls != null
+  )
 }
 
 function gather(into: Gathered, chunk: Chunk): void {
@@ -137,12 +145,16 @@ function gather(into: Gathered, chunk: Chunk): void {
   const delta = choice.delta ?? {}
   if (typeof delta.content === 'string') into.content += delta.content
   if (typeof delta.reasoning_content === 'string') into.reasoning += delta.reasoning_content
-  for (const call of (delta.tool_calls as Gathered['toolCalls'] | undefined) ?? []) into.toolCalls.push({ id: call.id, type: 'function', function: call.function })
+  for (const call of (delta.tool_calls as Gathered['toolCalls'] | undefined) ?? [])
+    into.toolCalls.push({ id: call.id, type: 'function', function: call.function })
   if (choice.finish_reason != null) into.finishReason = choice.finish_reason
 }
 
 function completionOf(gathered: Gathered, model: string): Record<string, unknown> {
-  const message: Record<string, unknown> = { role: 'assistant', content: gathered.content === '' && gathered.toolCalls.length > 0 ? null : gathered.content }
+  const message: Record<string, unknown> = {
+    role: 'assistant',
+    content: gathered.content === '' && gathered.toolCalls.length > 0 ? null : gathered.content,
+  }
   if (gathered.reasoning !== '') message.reasoning_content = gathered.reasoning
   if (gathered.toolCalls.length > 0) message.tool_calls = gathered.toolCalls
   const completion: Record<string, unknown> = {
@@ -170,7 +182,13 @@ function titleFrames(title: string, model: string, created: number): string[] {
  * Serves one chat completion. `release` is called once the response is over (the turn ended,
  * handed over tool calls, or was cancelled because the client went away).
  */
-export function serveChat(config: TurnConfig, body: unknown, response: ServerResponse, request: IncomingMessage, release: () => void): void {
+export function serveChat(
+  config: TurnConfig,
+  body: unknown,
+  response: ServerResponse,
+  request: IncomingMessage,
+  release: () => void,
+): void {
   const read = readChatRequest(body)
   if ('status' in read) {
     sendError(response, read)
@@ -181,7 +199,16 @@ export function serveChat(config: TurnConfig, body: unknown, response: ServerRes
   if (config.settings.toolMode !== 'opencode') delete turnRequest.tools
   const conversationId = conversationOf(config, turnRequest)
   if (conversationId !== undefined) turnRequest.conversationId = conversationId
-  const gathered: Gathered = { content: '', reasoning: '', toolCalls: [], finishReason: null, usage: null, error: null, id: `chatcmpl-${randomUUID()}`, created: Math.floor(Date.now() / 1000) }
+  const gathered: Gathered = {
+    content: '',
+    reasoning: '',
+    toolCalls: [],
+    finishReason: null,
+    usage: null,
+    error: null,
+    id: `chatcmpl-${randomUUID()}`,
+    created: Math.floor(Date.now() / 1000),
+  }
   // Frames wait until the answer starts, so that a failure before it gets its real status.
   const waiting: string[] = []
   let started = false
@@ -201,20 +228,29 @@ export function serveChat(config: TurnConfig, body: unknown, response: ServerRes
       waiting.push(output)
       if (chunk !== null && chunk !== 'done' && startsTheAnswer(chunk)) {
         started = true
-        response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', ...NO_RETRY })
+        response.writeHead(200, {
+          'content-type': 'text/event-stream',
+          'cache-control': 'no-cache',
+          connection: 'keep-alive',
+          ...NO_RETRY,
+        })
         for (const frame of waiting.splice(0)) response.write(frame)
       }
     }
   }
   const finishResponse = (): void => {
     if (response.writableEnded) return
-    if (gathered.error !== null && !started) return sendError(response, refusalOf(gathered.error))
+    if (gathered.error !== null && !started) {
+      sendError(response, refusalOf(gathered.error))
+      return
+    }
     if (!stream) {
       response.writeHead(200, { 'content-type': 'application/json' })
       response.end(JSON.stringify(completionOf(gathered, turnRequest.model)))
       return
     }
-    if (!started) response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...NO_RETRY })
+    if (!started)
+      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...NO_RETRY })
     // An error after the answer started went out as its error frame; the addon's [DONE] ends it.
     for (const frame of waiting.splice(0)) response.write(frame)
     response.end()
@@ -241,12 +277,14 @@ export function serveChat(config: TurnConfig, body: unknown, response: ServerRes
   }
   response.on('close', onClose)
   request.on('aborted', onClose)
-  turn.done.then(
-    () => finishResponse(),
-    (error: unknown) => {
-      const failure = toCursorAcpError(error)
-      if (!started) sendError(response, refusalOf({ code: failure.code, message: failure.message }))
-      else response.end()
-    },
-  ).finally(release)
+  turn.done
+    .then(
+      () => finishResponse(),
+      (error: unknown) => {
+        const failure = toCursorAcpError(error)
+        if (!started) sendError(response, refusalOf({ code: failure.code, message: failure.message }))
+        else response.end()
+      },
+    )
+    .finally(release)
 }

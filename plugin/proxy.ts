@@ -50,7 +50,7 @@ function hostName(header: string | undefined): string | undefined {
   if (header === undefined) return undefined
   const bracketed = /^\[([^\]]+)\]/.exec(header)
   if (bracketed !== null) return `[${bracketed[1]}]`
-  return header.split(':')[0]!.toLowerCase()
+  return (header.split(':')[0] ?? '').toLowerCase()
 }
 
 function tokenMatches(header: string | undefined, token: string): boolean {
@@ -62,11 +62,22 @@ function tokenMatches(header: string | undefined, token: string): boolean {
 /** Why a request is refused before anything runs, or `null`. Checked in this order. */
 function gate(request: IncomingMessage, allowedHosts: Set<string>, token: string): Refusal | null {
   const host = hostName(request.headers.host)
-  if (host === undefined || !allowedHosts.has(host)) return { status: 403, code: 'E_FORBIDDEN', message: 'This Host is not served: only loopback names and the --host value are.' }
-  if (request.headers.origin !== undefined) return { status: 403, code: 'E_FORBIDDEN', message: 'Requests from web pages (with an Origin) are refused.' }
+  if (host === undefined || !allowedHosts.has(host))
+    return {
+      status: 403,
+      code: 'E_FORBIDDEN',
+      message: 'This Host is not served: only loopback names and the --host value are.',
+    }
+  if (request.headers.origin !== undefined)
+    return { status: 403, code: 'E_FORBIDDEN', message: 'Requests from web pages (with an Origin) are refused.' }
   const path = (request.url ?? '').split('?')[0]
   if (path === '/health') return null
-  if (!tokenMatches(request.headers.authorization, token)) return { status: 401, code: 'E_UNAUTHORIZED', message: 'A bearer token is required: Authorization: Bearer <the token serve printed>.' }
+  if (!tokenMatches(request.headers.authorization, token))
+    return {
+      status: 401,
+      code: 'E_UNAUTHORIZED',
+      message: 'A bearer token is required: Authorization: Bearer <the token serve printed>.',
+    }
   return null
 }
 
@@ -82,16 +93,28 @@ function readBody(request: IncomingMessage, limit: number, timeoutMs: number): P
       clearTimeout(timer)
       settle(value)
     }
-    const timer = setTimeout(() => finish({ status: 408, code: 'E_REQUEST_TIMEOUT', message: `The request body did not arrive within ${timeoutMs / 1000} s.` }), timeoutMs)
+    const timer = setTimeout(
+      () =>
+        finish({
+          status: 408,
+          code: 'E_REQUEST_TIMEOUT',
+          message: `The request body did not arrive within ${timeoutMs / 1000} s.`,
+        }),
+      timeoutMs,
+    )
     const declared = Number(request.headers['content-length'] ?? Number.NaN)
-    if (declared > limit) finish({ status: 413, code: 'E_PAYLOAD_TOO_LARGE', message: `The request body is larger than ${limit} bytes.` })
+    if (declared > limit)
+      finish({ status: 413, code: 'E_PAYLOAD_TOO_LARGE', message: `The request body is larger than ${limit} bytes.` })
     request.on('data', (chunk: Buffer) => {
       size += chunk.length
-      if (size > limit) finish({ status: 413, code: 'E_PAYLOAD_TOO_LARGE', message: `The request body is larger than ${limit} bytes.` })
+      if (size > limit)
+        finish({ status: 413, code: 'E_PAYLOAD_TOO_LARGE', message: `The request body is larger than ${limit} bytes.` })
       else chunks.push(chunk)
     })
     request.on('end', () => finish(Buffer.concat(chunks)))
-    request.on('error', () => finish({ status: 400, code: 'E_INVALID_ARG', message: 'The request body could not be read.' }))
+    request.on('error', () =>
+      finish({ status: 400, code: 'E_INVALID_ARG', message: 'The request body could not be read.' }),
+    )
   })
 }
 
@@ -123,9 +146,26 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
 
 /** `GET /v1/models`: the cached discovery (never waiting for cursor-agent), refreshed in the background. */
 async function listModels(config: TurnConfig): Promise<unknown> {
-  const options = { cacheFile: modelCacheFile(dataDirectory()), waitMs: 0, env: childEnvironment(process.env, config.settings) }
-  const { models } = await cursorModels(config.settings.executable === undefined ? options : { ...options, executable: config.settings.executable })
-  return { object: 'list', data: models.map((model) => ({ id: model.id, object: 'model', created: 0, owned_by: 'cursor', name: model.name, context_window: model.contextWindow, max_output_tokens: model.maxOutputTokens })) }
+  const options = {
+    cacheFile: modelCacheFile(dataDirectory()),
+    waitMs: 0,
+    env: childEnvironment(process.env, config.settings),
+  }
+  const { models } = await cursorModels(
+    config.settings.executable === undefined ? options : { ...options, executable: config.settings.executable },
+  )
+  return {
+    object: 'list',
+    data: models.map((model) => ({
+      id: model.id,
+      object: 'model',
+      created: 0,
+      owned_by: 'cursor',
+      name: model.name,
+      context_window: model.contextWindow,
+      max_output_tokens: model.maxOutputTokens,
+    })),
+  }
 }
 
 export async function startProxy(options: ProxyOptions = {}): Promise<RunningProxy> {
@@ -139,7 +179,10 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   if (options.toolMode !== undefined) turnOptions.toolMode = options.toolMode
   const config = resolveTurnConfig(turnOptions, false)
   // An IPv6 address is bracketed in a Host header: `::1` is `[::1]` there.
-  const allowedHosts = new Set([...LOOPBACK_NAMES, hostName(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host)!])
+  const allowedHosts = new Set([
+    ...LOOPBACK_NAMES,
+    hostName(host.includes(':') && !host.startsWith('[') ? `[${host}]` : host) ?? host,
+  ])
   let active = 0
   const sockets = new Set<import('node:net').Socket>()
 
@@ -155,16 +198,29 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     if (request.method === 'GET' && path === '/v1/models') return sendJson(response, 200, await listModels(config))
     if (request.method !== 'POST' || path !== '/v1/chat/completions') {
       request.resume()
-      return sendError(response, { status: 404, code: 'E_NOT_FOUND', message: `${request.method} ${path} is not served.` })
+      return sendError(response, {
+        status: 404,
+        code: 'E_NOT_FOUND',
+        message: `${request.method} ${path} is not served.`,
+      })
     }
-    const type = (request.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
+    const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase()
     if (type !== 'application/json') {
       request.resume()
-      return sendError(response, { status: 415, code: 'E_UNSUPPORTED_MEDIA_TYPE', message: 'The body must be application/json.' })
+      return sendError(response, {
+        status: 415,
+        code: 'E_UNSUPPORTED_MEDIA_TYPE',
+        message: 'The body must be application/json.',
+      })
     }
     if (active + heldRunCount() >= maxConcurrent) {
       request.resume()
-      return sendError(response, { status: 429, code: 'E_BUSY', message: `${maxConcurrent} requests are in progress; try again shortly.`, retryAfter: 1 })
+      return sendError(response, {
+        status: 429,
+        code: 'E_BUSY',
+        message: `${maxConcurrent} requests are in progress; try again shortly.`,
+        retryAfter: 1,
+      })
     }
     active += 1
     let released = false
@@ -195,7 +251,12 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
 
   const server: Server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
-      if (!response.headersSent) sendError(response, { status: 500, code: 'E_CALLBACK', message: `The server failed: ${(error as Error).message}` })
+      if (!response.headersSent)
+        sendError(response, {
+          status: 500,
+          code: 'E_CALLBACK',
+          message: `The server failed: ${(error as Error).message}`,
+        })
       else response.end()
     })
   })
@@ -224,4 +285,3 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
       }),
   }
 }
-

@@ -16,7 +16,9 @@ export function capturePath(target: string, env: Record<string, string | undefin
   if (CAPTURE_NAME.test(target)) {
     const path = join(captureFolder(env), `${target}.ndjson`)
     if (existsSync(path)) return path
-    throw new Error(`there is no capture ${target} in ${captureFolder(env)} (captures are rotated by size: CURSOR_ACP_CAPTURE_MAX_BYTES)`)
+    throw new Error(
+      `there is no capture ${target} in ${captureFolder(env)} (captures are rotated by size: CURSOR_ACP_CAPTURE_MAX_BYTES)`,
+    )
   }
   throw new Error(`${target} is neither a capture file nor a capture name (cap-...)`)
 }
@@ -30,8 +32,10 @@ const SHOWN_DECISIONS = 8
 /** How much of the end of the answer the text report quotes. */
 const QUOTED_TAIL = 120
 
-const counted = (counts: Array<[string, number]>): string => counts.map(([what, count]) => `${count} ${what}`).join(', ')
-const ms = (value: number | null): string => (value === null ? '?' : value < 1000 ? `${Math.round(value)} ms` : `${(value / 1000).toFixed(1)} s`)
+const counted = (counts: Array<[string, number]>): string =>
+  counts.map(([what, count]) => `${count} ${what}`).join(', ')
+const ms = (value: number | null): string =>
+  value === null ? '?' : value < 1000 ? `${Math.round(value)} ms` : `${(value / 1000).toFixed(1)} s`
 
 function tail(text: string): string {
   if (text === '') return 'no answer text'
@@ -51,29 +55,49 @@ export function formatReplay(report: ReplayReport): string {
   out.push(`Capture ${report.name} (opencode-cursor-native ${report.package}, model ${report.model}, ${report.format})`)
   out.push(`  ${report.argv.join(' ')}`)
   out.push('')
-  const exit = run.signal !== null ? `ended by ${run.signal}` : run.exitCode === null ? 'no exit status' : `exit ${run.exitCode}`
-  out.push(`1. process         ${run.ending ?? 'no end recorded'}, ${exit}, ${ms(run.durationMs)} in all; first stdout after ${ms(run.firstStdoutMs)}; ${run.stdoutBytes} bytes in ${run.reads} ${run.reads === 1 ? 'read' : 'reads'}`)
+  const exit =
+    run.signal !== null ? `ended by ${run.signal}` : run.exitCode === null ? 'no exit status' : `exit ${run.exitCode}`
+  out.push(
+    `1. process         ${run.ending ?? 'no end recorded'}, ${exit}, ${ms(run.durationMs)} in all; first stdout after ${ms(run.firstStdoutMs)}; ${run.stdoutBytes} bytes in ${run.reads} ${run.reads === 1 ? 'read' : 'reads'}`,
+  )
   out.push(`                   stderr: ${lastLines(run.stderr)}`)
   if (run.error !== undefined) out.push(`                   error: ${run.error.code} ${run.error.message}`)
-  out.push(`2. framing         ${framing.records} records: ${counted(framing.kinds) || 'none'}; ${framing.sawResult ? 'the result record arrived' : 'no result record'}`)
+  out.push(
+    `2. framing         ${framing.records} records: ${counted(framing.kinds) || 'none'}; ${framing.sawResult ? 'the result record arrived' : 'no result record'}`,
+  )
   for (const skipped of framing.skipped) {
-    out.push(`                   skipped record ${skipped.record} (${skipped.bytes} bytes): ${skipped.reason}${skipped.prefix ? `, begins ${JSON.stringify(skipped.prefix)}` : ''}`)
+    out.push(
+      `                   skipped record ${skipped.record} (${skipped.bytes} bytes): ${skipped.reason}${skipped.prefix ? `, begins ${JSON.stringify(skipped.prefix)}` : ''}`,
+    )
   }
-  out.push(`3. reconciliation  ${reconciliation.decisions.length} decisions: ${counted(reconciliation.counts) || 'none'}`)
+  out.push(
+    `3. reconciliation  ${reconciliation.decisions.length} decisions: ${counted(reconciliation.counts) || 'none'}`,
+  )
   for (const d of reconciliation.decisions.slice(-SHOWN_DECISIONS)) {
     const where = d.record === null ? d.event : `record ${d.record} ${d.event}${d.partial ? ' (delta)' : ''}`
-    out.push(`                   ${where}: ${[d.channel, d.decision].filter((word) => word !== null).join(' ')}, ${d.inputBytes} bytes in, ${d.emittedBytes} out`)
+    out.push(
+      `                   ${where}: ${[d.channel, d.decision].filter((word) => word !== null).join(' ')}, ${d.inputBytes} bytes in, ${d.emittedBytes} out`,
+    )
   }
   const delivered = consumer.delivered === null ? 'delivery unknown' : `${consumer.delivered} delivered`
-  out.push(`4. consumer        ${consumer.outputs.length} outputs (the run produced ${consumer.liveOutputs}, ${delivered}); ${tail(consumer.text)}`)
+  out.push(
+    `4. consumer        ${consumer.outputs.length} outputs (the run produced ${consumer.liveOutputs}, ${delivered}); ${tail(consumer.text)}`,
+  )
   out.push('')
   if (report.matches) out.push('The replay matches the live run: the same outputs, in the same order.')
-  else if (report.truncated) out.push('The capture reached its size limit (CURSOR_ACP_CAPTURE_MAX_BYTES), so the replay cannot match past it.')
+  else if (report.truncated)
+    out.push('The capture reached its size limit (CURSOR_ACP_CAPTURE_MAX_BYTES), so the replay cannot match past it.')
   else {
     const m = report.mismatch
-    out.push(`The replay does NOT match the live run${m ? ` from output ${m.index}: live ${JSON.stringify(m.live)}, replayed ${JSON.stringify(m.replayed)}` : ''}.`)
+    out.push(
+      `The replay does NOT match the live run${m ? ` from output ${m.index}: live ${JSON.stringify(m.live)}, replayed ${JSON.stringify(m.replayed)}` : ''}.`,
+    )
   }
   const stopped = report.textStopped
-  out.push(stopped === undefined ? 'The answer is complete at every stage.' : `The answer stopped at the ${stopped.stage} stage: ${stopped.reason.replace(/\.$/, '')}.`)
+  out.push(
+    stopped === undefined
+      ? 'The answer is complete at every stage.'
+      : `The answer stopped at the ${stopped.stage} stage: ${stopped.reason.replace(/\.$/, '')}.`,
+  )
   return `${out.join('\n')}\n`
 }

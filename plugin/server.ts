@@ -36,7 +36,11 @@ export const CursorAcpPlugin: Plugin = async (input) => {
     if (reading.warnings.length > 0) options.configurationWarnings = reading.warnings
     const { logLevel: _level, logFile: _file, ...providerSettings } = settings
     Object.assign(options, providerSettings)
-    options.workspace = pickWorkspace({ explicit: settings.workspace, worktree: input.worktree, directory: input.directory })
+    options.workspace = pickWorkspace({
+      explicit: settings.workspace,
+      worktree: input.worktree,
+      directory: input.directory,
+    })
   } catch (error) {
     // Configuration and loading problems surface on the first request, where the user sees them.
     const failure = toCursorAcpError(error, 'E_INVALID_ARG')

@@ -10,7 +10,9 @@ function messageText(message: PromptMessage): string {
   if (typeof content === 'string') return content
   if (!Array.isArray(content)) return ''
   return content
-    .map((part: { type?: unknown; text?: unknown }) => (part?.type === 'text' && typeof part.text === 'string' ? part.text : ''))
+    .map((part: { type?: unknown; text?: unknown }) =>
+      part?.type === 'text' && typeof part.text === 'string' ? part.text : '',
+    )
     .join(' ')
 }
 
@@ -21,9 +23,16 @@ function messageText(message: PromptMessage): string {
  */
 export function localTitle(messages: readonly PromptMessage[]): string {
   const users = messages.filter((message) => message.role === 'user')
-  const source = users.length > 0 ? messageText(users[users.length - 1]!) : ''
-  const line = source.split(/\r?\n/).map((part) => part.trim()).find((part) => part !== '') ?? ''
-  let title = line.replace(/\s+/g, ' ').replace(/^["'`]+|["'`]+$/g, '').trim()
+  const source = users.length > 0 ? messageText(users[users.length - 1] as PromptMessage) : ''
+  const line =
+    source
+      .split(/\r?\n/)
+      .map((part) => part.trim())
+      .find((part) => part !== '') ?? ''
+  let title = line
+    .replace(/\s+/g, ' ')
+    .replace(/^["'`]+|["'`]+$/g, '')
+    .trim()
   if ([...title].length > TITLE_MAX_CHARS) {
     const characters = [...title].slice(0, TITLE_MAX_CHARS)
     const cut = characters.join('')

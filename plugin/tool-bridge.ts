@@ -11,7 +11,11 @@ import type { PromptMessage } from './native.js'
  * run of the conversation (Cursor keys its chats by the workspace path), another one for each
  * other conversation (a subagent's child session among them).
  */
-export function conversationFolder(dataDirectory: string, workspace: string, conversationId: string | undefined): string {
+export function conversationFolder(
+  dataDirectory: string,
+  workspace: string,
+  conversationId: string | undefined,
+): string {
   const key = createHash('sha256')
     .update(workspace)
     .update('\0')
@@ -113,7 +117,11 @@ function answerOf(id: string, output: unknown): ToolAnswer {
     case 'error-json':
       return { id, output: stringify(output.value), isError: true }
     case 'execution-denied':
-      return { id, output: typeof output.reason === 'string' ? output.reason : 'The user denied this tool call.', isError: true }
+      return {
+        id,
+        output: typeof output.reason === 'string' ? output.reason : 'The user denied this tool call.',
+        isError: true,
+      }
     case 'content': {
       const texts: string[] = []
       const images: { data: string; mimeType: string }[] = []
@@ -121,7 +129,8 @@ function answerOf(id: string, output: unknown): ToolAnswer {
         if (!isRecord(item)) continue
         if (item.type === 'text' && typeof item.text === 'string') texts.push(item.text)
         const mediaType = typeof item.mediaType === 'string' ? item.mediaType : undefined
-        if (typeof item.data === 'string' && mediaType?.startsWith('image/')) images.push({ data: item.data, mimeType: mediaType })
+        if (typeof item.data === 'string' && mediaType?.startsWith('image/'))
+          images.push({ data: item.data, mimeType: mediaType })
       }
       const answer: ToolAnswer = { id, output: texts.join('\n') }
       if (images.length > 0) answer.images = images
@@ -134,7 +143,8 @@ function answerOf(id: string, output: unknown): ToolAnswer {
 
 /** The results in one `tool` message: V3 `tool-result` parts, or an OpenAI `tool_call_id` message. */
 function resultsOf(message: PromptMessage): ToolAnswer[] {
-  if (typeof message.tool_call_id === 'string') return [{ id: message.tool_call_id, output: stringify(message.content) }]
+  if (typeof message.tool_call_id === 'string')
+    return [{ id: message.tool_call_id, output: stringify(message.content) }]
   const answers: ToolAnswer[] = []
   for (const part of Array.isArray(message.content) ? message.content : []) {
     if (isRecord(part) && part.type === 'tool-result' && typeof part.toolCallId === 'string') {
@@ -148,7 +158,10 @@ function resultsOf(message: PromptMessage): ToolAnswer[] {
  * The answers to `callIds` when the request's trailing `tool` messages are exactly the results
  * of those calls (each once, nothing else), else `null`: the request is not a continuation.
  */
-export function continuationAnswers(messages: readonly PromptMessage[], callIds: readonly string[]): ToolAnswer[] | null {
+export function continuationAnswers(
+  messages: readonly PromptMessage[],
+  callIds: readonly string[],
+): ToolAnswer[] | null {
   let first = messages.length
   while (first > 0 && messages[first - 1]?.role === 'tool') first -= 1
   const answers = messages.slice(first).flatMap(resultsOf)
@@ -175,15 +188,20 @@ export function handedOver(outputs: readonly StreamOutput[]): { ids: string[]; e
       if (output.includes('"finish_reason":"tool_calls"')) ends = true
       if (!output.includes('"tool_calls":[')) continue
       try {
-        const chunk = JSON.parse(output.slice('data: '.length)) as { choices?: Array<{ delta?: { tool_calls?: Array<{ id?: unknown }> } }> }
-        for (const call of chunk.choices?.[0]?.delta?.tool_calls ?? []) if (typeof call.id === 'string') ids.push(call.id)
+        const chunk = JSON.parse(output.slice('data: '.length)) as {
+          choices?: Array<{ delta?: { tool_calls?: Array<{ id?: unknown }> } }>
+        }
+        for (const call of chunk.choices?.[0]?.delta?.tool_calls ?? [])
+          if (typeof call.id === 'string') ids.push(call.id)
       } catch {
         // Not a chunk: nothing handed over.
       }
       continue
     }
-    if (output.type === 'tool-call' && output.providerExecuted !== true && typeof output.toolCallId === 'string') ids.push(output.toolCallId)
-    if (output.type === 'finish' && isRecord(output.finishReason) && output.finishReason.unified === 'tool-calls') ends = true
+    if (output.type === 'tool-call' && output.providerExecuted !== true && typeof output.toolCallId === 'string')
+      ids.push(output.toolCallId)
+    if (output.type === 'finish' && isRecord(output.finishReason) && output.finishReason.unified === 'tool-calls')
+      ends = true
   }
   return { ids, ends }
 }

@@ -11,10 +11,28 @@ import type {
   StreamOutput,
 } from 'opencode-cursor-native'
 import { CursorAcpError, toCursorAcpError } from './errors.js'
-import { captureFolder, childEnvironment, dataDirectory, DEFAULT_SETTINGS, isWholeNumber, readSettings, TOOL_MODES, withApiKey, type CursorAcpSettings } from './env.js'
+import {
+  captureFolder,
+  childEnvironment,
+  dataDirectory,
+  DEFAULT_SETTINGS,
+  isWholeNumber,
+  readSettings,
+  TOOL_MODES,
+  withApiKey,
+  type CursorAcpSettings,
+} from './env.js'
 import { native, type PromptMessage, type ToolDefinition } from './native.js'
 import { localTitle } from './title.js'
-import { continuationAnswers, conversationFolder, handedOver, heldRun, holdRun, releaseRun, type StepEnd } from './tool-bridge.js'
+import {
+  continuationAnswers,
+  conversationFolder,
+  handedOver,
+  heldRun,
+  holdRun,
+  releaseRun,
+  type StepEnd,
+} from './tool-bridge.js'
 import { pickWorkspace } from './workspace.js'
 
 /** Settings as a front end receives them; what is absent comes from the environment. */
@@ -72,7 +90,9 @@ export function resolveTurnConfig(options: TurnOptions, fromPlugin: boolean): Tu
       else warnings.push(`Provider option ${key}=${JSON.stringify(value)} is not a valid ${type}; ignored.`)
     }
     if (!(TOOL_MODES as readonly unknown[]).includes(settings.toolMode)) {
-      warnings.push(`Tool mode ${JSON.stringify(settings.toolMode)} is not one of ${TOOL_MODES.join(', ')}; Cursor runs its own tools.`)
+      warnings.push(
+        `Tool mode ${JSON.stringify(settings.toolMode)} is not one of ${TOOL_MODES.join(', ')}; Cursor runs its own tools.`,
+      )
       settings.toolMode = 'cursor'
     }
     workspace = pickWorkspace({ explicit: settings.workspace, directory: process.cwd() })
@@ -82,7 +102,6 @@ export function resolveTurnConfig(options: TurnOptions, fromPlugin: boolean): Tu
   const apiKey = typeof options.apiKey === 'string' && options.apiKey.trim() !== '' ? options.apiKey.trim() : undefined
   return { settings, workspace, warnings, problem, ...(apiKey === undefined ? {} : { apiKey }) }
 }
-
 
 /** What a front end asks in one turn. */
 export interface TurnRequest {
@@ -100,7 +119,8 @@ export interface TurnRequest {
  */
 export function titleOf(request: TurnRequest): string | null {
   const { isTitleRequest } = native()
-  const input = request.tools === undefined ? { messages: request.messages } : { messages: request.messages, tools: request.tools }
+  const input =
+    request.tools === undefined ? { messages: request.messages } : { messages: request.messages, tools: request.tools }
   return isTitleRequest(input) ? localTitle(request.messages) : null
 }
 
@@ -136,13 +156,21 @@ export interface Turn {
  */
 export type TurnFormat = 'ai-sdk' | { format: 'openai-sse'; includeUsage: boolean }
 
-function runOptions(config: TurnConfig, request: TurnRequest, plan: ResumePlan, format: TurnFormat, folder: string | null): RunCursorAgentOptions {
+function runOptions(
+  config: TurnConfig,
+  request: TurnRequest,
+  plan: ResumePlan,
+  format: TurnFormat,
+  folder: string | null,
+): RunCursorAgentOptions {
   const { settings, workspace } = config
   const options: RunCursorAgentOptions = {
     prompt: plan.prompt,
     model: request.model,
     workspace,
-    ...(format === 'ai-sdk' ? { format } : { format: format.format, includeUsage: format.includeUsage, toolCalls: 'omit' as const }),
+    ...(format === 'ai-sdk'
+      ? { format }
+      : { format: format.format, includeUsage: format.includeUsage, toolCalls: 'omit' as const }),
     force: settings.force,
     env: withApiKey(childEnvironment(process.env, settings), config.apiKey),
     idleTimeoutMs: settings.idleTimeoutMs,
@@ -150,8 +178,14 @@ function runOptions(config: TurnConfig, request: TurnRequest, plan: ResumePlan, 
   }
   // A request without tools (a compaction summary, say) still runs in the private folder, with
   // no tools at all: in this mode Cursor never runs its own.
-  if (folder !== null) options.hostTools = { tools: request.tools ?? [], folder, waitMs: Math.max(1, settings.toolWaitMs) }
-  if (settings.capture) options.capture = { folder: captureFolder(), maxBytes: settings.captureMaxBytes, includePrompt: settings.capturePrompt }
+  if (folder !== null)
+    options.hostTools = { tools: request.tools ?? [], folder, waitMs: Math.max(1, settings.toolWaitMs) }
+  if (settings.capture)
+    options.capture = {
+      folder: captureFolder(),
+      maxBytes: settings.captureMaxBytes,
+      includePrompt: settings.capturePrompt,
+    }
   if (plan.resumeChatId != null) options.resumeChatId = plan.resumeChatId
   if (settings.executable !== undefined) options.executable = settings.executable
   return options
@@ -210,7 +244,12 @@ function freshTurn(
 ): Turn {
   const manager = resumeManager(config.settings.sessionResume)
   // With the bridge, Cursor's chat lives in the conversation's private folder: that is its key.
-  const resumeRequest: ResumeRequest = { workspace: folder ?? config.workspace, model: request.model, messages: request.messages, toolsInPrompt: false }
+  const resumeRequest: ResumeRequest = {
+    workspace: folder ?? config.workspace,
+    model: request.model,
+    messages: request.messages,
+    toolsInPrompt: false,
+  }
   if (request.tools !== undefined) resumeRequest.tools = request.tools
   if (request.conversationId !== undefined) resumeRequest.conversationId = request.conversationId
   let current: CursorAgentRun | undefined
@@ -278,7 +317,9 @@ function freshTurn(
   )
   return {
     cancel,
-    done: Promise.race([finished.then(() => 'run-ended' as const), firstStep]).then((end) => (end === 'handed-over' ? null : finished)),
+    done: Promise.race([finished.then(() => 'run-ended' as const), firstStep]).then((end) =>
+      end === 'handed-over' ? null : finished,
+    ),
   }
 }
 

@@ -33,7 +33,11 @@ function realCursorAgent() {
 
 function loggedIn(executable) {
   try {
-    const status = execFileSync(executable, ['status'], { encoding: 'utf8', timeout: 20_000, stdio: ['ignore', 'pipe', 'pipe'] })
+    const status = execFileSync(executable, ['status'], {
+      encoding: 'utf8',
+      timeout: 20_000,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
     return /logged in/i.test(status) && !/not logged in/i.test(status)
   } catch {
     return false
@@ -53,16 +57,22 @@ const sandbox = await harness.createSandbox({
   binary,
   isolateHome: false,
   agentExecutable: useReal ? real : harness.FAKE_AGENT,
-  env: useReal ? {} : { FAKE_CURSOR_STREAM: 'text:OpenCode is an open-source AI coding agent that runs in your terminal.' },
+  env: useReal
+    ? {}
+    : { FAKE_CURSOR_STREAM: 'text:OpenCode is an open-source AI coding agent that runs in your terminal.' },
 })
 try {
   console.log(`$ opencode run --thinking --model cursor-acp/auto ${PROMPT.join(' ')}\n`)
   const started = Date.now()
-  const result = await sandbox.run(['run', '--thinking', '--model', 'cursor-acp/auto', ...PROMPT], { timeoutMs: 300_000 })
+  const result = await sandbox.run(['run', '--thinking', '--model', 'cursor-acp/auto', ...PROMPT], {
+    timeoutMs: 300_000,
+  })
   // OpenCode writes its header (`> build · auto`) to stderr and the answer to stdout.
   if (result.stderr.trim() !== '') process.stderr.write(result.stderr)
   process.stdout.write(result.stdout)
-  console.log(`\n(OpenCode exited with ${result.timedOut ? 'a timeout' : result.code} after ${((Date.now() - started) / 1000).toFixed(1)} s)`)
+  console.log(
+    `\n(OpenCode exited with ${result.timedOut ? 'a timeout' : result.code} after ${((Date.now() - started) / 1000).toFixed(1)} s)`,
+  )
   process.exitCode = result.code === 0 ? 0 : 1
 } finally {
   await sandbox.dispose()

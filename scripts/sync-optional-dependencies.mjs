@@ -17,7 +17,7 @@ for (const target of manifest.napi.targets) {
   optionalDependencies[dir.name] = manifest.version
 }
 manifest.optionalDependencies = optionalDependencies
-const updated = JSON.stringify(manifest, null, 2) + '\n'
+const updated = `${JSON.stringify(manifest, null, 2)}\n`
 if (updated !== text) writeFileSync(manifestPath, updated)
 
 // napi-rs's folder names: <platform>-<arch>[-<abi>].

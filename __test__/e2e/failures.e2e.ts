@@ -51,7 +51,10 @@ describe('a failing cursor-agent runs once and says why', { concurrency: 2 }, ()
     ['ConnectError: [resource_exhausted] resource exhausted', 'E_QUOTA'],
     ['ConnectError: [unavailable] upstream unavailable', 'E_NETWORK'],
     ['Error: timeout', 'E_NETWORK'],
-    ["Error: Authentication required. Please run 'agent login' first, or set CURSOR_API_KEY environment variable.", 'E_AUTH'],
+    [
+      "Error: Authentication required. Please run 'agent login' first, or set CURSOR_API_KEY environment variable.",
+      'E_AUTH',
+    ],
     ['Cannot use this model: auto. Available models: composer-2.5, sonnet-4.6', 'E_MODEL'],
     ['Error: the agent crashed after 1500 ms (internal error 500)', 'E_NETWORK'],
     ['Error: something odd happened', 'E_AGENT_EXIT'],
@@ -64,8 +67,11 @@ describe('a failing cursor-agent runs once and says why', { concurrency: 2 }, ()
     })
   }
 
-  test('Cursor\'s own words are quoted when OpenCode would not read them as transient', async () => {
-    const failed = await runFailing({ FAKE_CURSOR_SCENARIO: 'fail', FAKE_CURSOR_STDERR: 'Error: something odd happened' })
+  test("Cursor's own words are quoted when OpenCode would not read them as transient", async () => {
+    const failed = await runFailing({
+      FAKE_CURSOR_SCENARIO: 'fail',
+      FAKE_CURSOR_STDERR: 'Error: something odd happened',
+    })
     assertFailedOnce(failed, 'E_AGENT_EXIT')
     assert.match(failed.message, /cursor-agent said: Error: something odd happened \[E_AGENT_EXIT\]$/, failed.why)
   })
@@ -88,17 +94,28 @@ describe('an answer that was cut off says so', { concurrency: 2 }, () => {
     "Error: You've hit your usage limit\nchatMessage: *You've hit your free requests limit. It will reset when your monthly cycle ends on 1/1/2027.*"
 
   test('a usage limit after part of an answer: the text stays, the error says why and when it resets', async () => {
-    const failed = await runFailing({ FAKE_CURSOR_SCENARIO: 'fail', FAKE_CURSOR_PARTIAL: partial, FAKE_CURSOR_STDERR: quota })
+    const failed = await runFailing({
+      FAKE_CURSOR_SCENARIO: 'fail',
+      FAKE_CURSOR_PARTIAL: partial,
+      FAKE_CURSOR_STDERR: quota,
+    })
     assertFailedOnce(failed, 'E_QUOTA')
     assert.equal(textOf(failed.result), partial, failed.why)
     assert.match(failed.message, /usage limit/i)
     assert.ok(failed.message.includes('resets on 1/1/2027'), failed.message)
     // The quota message must not suggest the model in use.
-    assert.ok(!failed.message.includes(MODEL) && !/\bauto\b/i.test(failed.message.replace(/cursor-agent said:.*$/s, '')), failed.message)
+    assert.ok(
+      !failed.message.includes(MODEL) && !/\bauto\b/i.test(failed.message.replace(/cursor-agent said:.*$/s, '')),
+      failed.message,
+    )
   })
 
   test('a network failure after part of an answer: the text stays, the error says why', async () => {
-    const failed = await runFailing({ FAKE_CURSOR_SCENARIO: 'fail', FAKE_CURSOR_PARTIAL: partial, FAKE_CURSOR_STDERR: 'TypeError: fetch failed' })
+    const failed = await runFailing({
+      FAKE_CURSOR_SCENARIO: 'fail',
+      FAKE_CURSOR_PARTIAL: partial,
+      FAKE_CURSOR_STDERR: 'TypeError: fetch failed',
+    })
     assertFailedOnce(failed, 'E_NETWORK')
     assert.equal(textOf(failed.result), partial, failed.why)
   })
@@ -107,9 +124,9 @@ describe('an answer that was cut off says so', { concurrency: 2 }, () => {
 describe('the OpenCode TUI shows a cut-off answer as cut off', () => {
   test('the partial text stays on screen, followed by the usage-limit error with its reset date', async () => {
     const sandbox = await e2e.sandboxWith({
-        FAKE_CURSOR_SCENARIO: 'fail',
-        FAKE_CURSOR_PARTIAL: 'The first half of the answer',
-        FAKE_CURSOR_STDERR: "Error: You've hit your usage limit. It will reset when your monthly cycle ends on 1/1/2027.",
+      FAKE_CURSOR_SCENARIO: 'fail',
+      FAKE_CURSOR_PARTIAL: 'The first half of the answer',
+      FAKE_CURSOR_STDERR: "Error: You've hit your usage limit. It will reset when your monthly cycle ends on 1/1/2027.",
     })
     const tui = await sandbox.tui()
     await tui.ask('say hi')
@@ -123,4 +140,3 @@ describe('the OpenCode TUI shows a cut-off answer as cut off', () => {
     await tui.close()
   })
 })
-

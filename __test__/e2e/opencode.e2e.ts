@@ -17,7 +17,10 @@ const MODEL = 'cursor-acp/auto'
 const e2e = e2eFile()
 const sandboxWith = e2e.sandboxWith
 
-const reasoningOf = (result: RunResult) => eventsOf(result, 'reasoning').map((event) => event.part.text as string).join('')
+const reasoningOf = (result: RunResult) =>
+  eventsOf(result, 'reasoning')
+    .map((event) => event.part.text as string)
+    .join('')
 const toolsOf = (result: RunResult) => eventsOf(result, 'tool_use').map((event) => event.part)
 
 const textBlocks = (expected: CaptureExpectation, kind: 'text' | 'reasoning') =>
@@ -48,11 +51,20 @@ function storeApiKey(xdgDataHome: string, key: string): void {
 /** The plugin's capture folder on Linux: `$XDG_DATA_HOME/opencode-cursor-native/captures`. */
 const captureFolderOf = (xdgDataHome: string) => join(xdgDataHome, 'opencode-cursor-native', 'captures')
 
-
 describe('opencode run with the cursor-acp plugin', () => {
   test('partial output and recaps: the answer appears exactly once, thinking as reasoning (capture 04)', async () => {
     const sandbox = await sandboxWith({ FAKE_CURSOR_STREAM: 'maestro/04_partial_output.jsonl' })
-    const result = await sandbox.run(['run', '--format', 'json', '--thinking', '--model', MODEL, 'check', 'the', 'sample'])
+    const result = await sandbox.run([
+      'run',
+      '--format',
+      'json',
+      '--thinking',
+      '--model',
+      MODEL,
+      'check',
+      'the',
+      'sample',
+    ])
     const why = explain(result, sandbox)
     assert.equal(result.code, 0, why)
     const expected = captureExpectation('maestro/04_partial_output.jsonl')
@@ -74,15 +86,24 @@ describe('opencode run with the cursor-acp plugin', () => {
 
   test("CURSOR_ACP_CHILD_ENV keeps OpenCode's other variables from cursor-agent; by default it has them all", async () => {
     const answer = 'text:Answered with a trimmed environment.'
-    const trimmed = await sandboxWith({ FAKE_CURSOR_STREAM: answer, UNRELATED_SECRET: 's3cret', CURSOR_ACP_CHILD_ENV: 'FAKE_CURSOR_*' })
+    const trimmed = await sandboxWith({
+      FAKE_CURSOR_STREAM: answer,
+      UNRELATED_SECRET: 's3cret',
+      CURSOR_ACP_CHILD_ENV: 'FAKE_CURSOR_*',
+    })
     const result = await trimmed.run(['run', '--format', 'json', '--model', MODEL, 'say', 'hi'])
     assert.equal(result.code, 0, explain(result, trimmed))
     assert.equal(textOf(result), 'Answered with a trimmed environment.')
     const [run] = trimmed.invocations()
     assert.ok(run !== undefined && !run.envNames.includes('UNRELATED_SECRET'), JSON.stringify(run?.envNames))
-    assert.ok(run.envNames.includes('PATH') && run.envNames.includes('HOME') && run.envNames.includes('FAKE_CURSOR_STREAM'))
+    assert.ok(
+      run.envNames.includes('PATH') && run.envNames.includes('HOME') && run.envNames.includes('FAKE_CURSOR_STREAM'),
+    )
     // OpenCode's own variables (OPENCODE_*) are not in the base list either.
-    assert.deepEqual(run.envNames.filter((name) => name.startsWith('OPENCODE')), [])
+    assert.deepEqual(
+      run.envNames.filter((name) => name.startsWith('OPENCODE')),
+      [],
+    )
 
     const full = await sandboxWith({ FAKE_CURSOR_STREAM: answer, UNRELATED_SECRET: 's3cret' })
     const fullResult = await full.run(['run', '--format', 'json', '--model', MODEL, 'say', 'hi'])
@@ -90,9 +111,12 @@ describe('opencode run with the cursor-acp plugin', () => {
     assert.ok(full.invocations()[0]?.envNames.includes('UNRELATED_SECRET'))
   })
 
-  test("an API key stored with opencode auth login reaches cursor-agent, and no log holds it", async () => {
+  test('an API key stored with opencode auth login reaches cursor-agent, and no log holds it', async () => {
     const key = 'crsr_e2e_0123456789abcdef0123456789abcdef'
-    const sandbox = await sandboxWith({ FAKE_CURSOR_STREAM: 'text:Answered with the stored key.', CURSOR_ACP_LOG_LEVEL: 'debug' })
+    const sandbox = await sandboxWith({
+      FAKE_CURSOR_STREAM: 'text:Answered with the stored key.',
+      CURSOR_ACP_LOG_LEVEL: 'debug',
+    })
     // Where `opencode auth login` keeps it (OpenCode's data folder), in its format.
     const store = join(sandbox.env.XDG_DATA_HOME!, 'opencode')
     mkdirSync(store, { recursive: true })
@@ -106,14 +130,22 @@ describe('opencode run with the cursor-acp plugin', () => {
     for (const run of runs) assert.equal(run.apiKeySha256, hash, `${run.subcommand ?? 'the run'} got the stored key`)
     const pluginLog = join(sandbox.env.XDG_DATA_HOME!, 'opencode-cursor-native', 'log')
     assert.ok(existsSync(pluginLog), 'the plugin logged at debug level')
-    for (const [name, text] of [['OpenCode\'s log', sandbox.openCodeLog()], ["the plugin's log", readFileSync(pluginLog, 'utf8')], ['the output', result.stdout + result.stderr]] as const) {
+    for (const [name, text] of [
+      ["OpenCode's log", sandbox.openCodeLog()],
+      ["the plugin's log", readFileSync(pluginLog, 'utf8')],
+      ['the output', result.stdout + result.stderr],
+    ] as const) {
       assert.ok(!text.includes(key), `${name} does not hold the key`)
     }
   })
 
   test('CURSOR_ACP_CAPTURE=1 captures the turn without the stored API key, and the capture replays to the same outputs', async () => {
     const key = 'crsr_e2e_capture_0123456789abcdef0123456789abcdef'
-    const sandbox = await sandboxWith({ FAKE_CURSOR_STREAM: 'text:Answered and captured.', CURSOR_ACP_CAPTURE: '1', CURSOR_ACP_LOG_LEVEL: 'debug' })
+    const sandbox = await sandboxWith({
+      FAKE_CURSOR_STREAM: 'text:Answered and captured.',
+      CURSOR_ACP_CAPTURE: '1',
+      CURSOR_ACP_LOG_LEVEL: 'debug',
+    })
     const data = sandbox.env.XDG_DATA_HOME!
     storeApiKey(data, key)
     const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'say', 'hi'])
@@ -163,7 +195,10 @@ describe('opencode run with the cursor-acp plugin', () => {
     const errors = eventsOf(result, 'error')
     assert.equal(errors.length, 1, why)
     const message = String(errors[0]!.error.data?.message ?? '')
-    const named = /The run was captured as (cap-[a-z]+-[a-z]+): `npx opencode-cursor-native replay \1` shows where it went wrong\./.exec(message)
+    const named =
+      /The run was captured as (cap-[a-z]+-[a-z]+): `npx opencode-cursor-native replay \1` shows where it went wrong\./.exec(
+        message,
+      )
     assert.ok(named, `the message names the capture: ${message}`)
     assert.match(message, /\[E_[A-Z_]+\]$/, 'and still ends with its code')
     assert.equal(sandbox.invocations().length, 1, `OpenCode did not retry "${message}"`)
@@ -202,8 +237,16 @@ describe('opencode run with the cursor-acp plugin', () => {
   // piece of the final answer that must appear exactly once (a piece, so a partly repeated answer
   // fails too).
   const toolCases = [
-    { capture: '02_shell_tool_call.jsonl', output: 'stream1.raw.jsonl', answer: 'There are **4** files in this directory' },
-    { capture: '03_edit_tool_call.jsonl', output: 'spike.txt', answer: 'Created `spike.txt` with the single line `HELLO`.' },
+    {
+      capture: '02_shell_tool_call.jsonl',
+      output: 'stream1.raw.jsonl',
+      answer: 'There are **4** files in this directory',
+    },
+    {
+      capture: '03_edit_tool_call.jsonl',
+      output: 'spike.txt',
+      answer: 'Created `spike.txt` with the single line `HELLO`.',
+    },
     { capture: '05_rejected_shell.jsonl', output: '', answer: 'The shell runner blocked `uname -a` twice' },
   ]
   for (const expected of toolCases) {
@@ -232,10 +275,30 @@ describe('opencode run with the cursor-acp plugin', () => {
 
   // Each message says what to do (README, Troubleshooting) and ends with its code.
   const failures: { name: string; env: Record<string, string>; message: RegExp; runs: number }[] = [
-    { name: 'not logged in', env: { FAKE_CURSOR_SCENARIO: 'auth' }, message: /cursor-agent login[^]*\[E_AUTH\]$/, runs: 1 },
-    { name: 'usage limit', env: { FAKE_CURSOR_SCENARIO: 'quota' }, message: /usage limit[^]*\[E_QUOTA\]$/i, runs: 1 },
-    { name: 'unknown model', env: { FAKE_CURSOR_SCENARIO: 'model' }, message: /auto, fake-model, composer-2\.5[^]*\[E_MODEL\]$/, runs: 1 },
-    { name: 'cursor-agent not found', env: { CURSOR_AGENT_EXECUTABLE: '/nonexistent/cursor-agent' }, message: /not found[^]*\/nonexistent\/cursor-agent[^]*install[^]*\[E_AGENT_NOT_FOUND\]$/i, runs: 0 },
+    {
+      name: 'not logged in',
+      env: { FAKE_CURSOR_SCENARIO: 'auth' },
+      message: /cursor-agent login[\s\S]*\[E_AUTH\]$/,
+      runs: 1,
+    },
+    {
+      name: 'usage limit',
+      env: { FAKE_CURSOR_SCENARIO: 'quota' },
+      message: /usage limit[\s\S]*\[E_QUOTA\]$/i,
+      runs: 1,
+    },
+    {
+      name: 'unknown model',
+      env: { FAKE_CURSOR_SCENARIO: 'model' },
+      message: /auto, fake-model, composer-2\.5[\s\S]*\[E_MODEL\]$/,
+      runs: 1,
+    },
+    {
+      name: 'cursor-agent not found',
+      env: { CURSOR_AGENT_EXECUTABLE: '/nonexistent/cursor-agent' },
+      message: /not found[\s\S]*\/nonexistent\/cursor-agent[\s\S]*install[\s\S]*\[E_AGENT_NOT_FOUND\]$/i,
+      runs: 0,
+    },
   ]
   for (const failure of failures) {
     test(`${failure.name}: the run fails with a clear message and no retry`, async () => {
@@ -298,8 +361,12 @@ describe('opencode serve with the cursor-acp plugin', () => {
     assert.equal(runs.length, 4, JSON.stringify(runs.map((run) => run.argv)))
     assert.ok(runs[2]!.argv.includes('--resume'))
     assert.ok(!runs[3]!.argv.includes('--resume'))
-    for (const text of ['first question', 'second question', 'third question']) assert.ok(runs[3]!.stdin!.includes(text), runs[3]!.stdin)
-    const answer = third.parts.filter((part: any) => part.type === 'text').map((part: any) => part.text).join('')
+    for (const text of ['first question', 'second question', 'third question'])
+      assert.ok(runs[3]!.stdin!.includes(text), runs[3]!.stdin)
+    const answer = third.parts
+      .filter((part: any) => part.type === 'text')
+      .map((part: any) => part.text)
+      .join('')
     assert.equal(answer, 'Third answer.')
   })
 
@@ -308,12 +375,18 @@ describe('opencode serve with the cursor-acp plugin', () => {
     const server = await sandbox.serve()
     const session = await server.createSession()
     const reply = server.prompt(session, 'work for a long time').catch((error: unknown) => error)
-    assert.ok(await waitFor(() => sandbox.invocations().some((run) => run.grandchildPid !== undefined), 60_000), server.output())
+    assert.ok(
+      await waitFor(() => sandbox.invocations().some((run) => run.grandchildPid !== undefined), 60_000),
+      server.output(),
+    )
     const run = sandbox.invocations()[0]!
     assert.ok(isAlive(run.pid) && isAlive(run.grandchildPid!))
     await server.abort(session)
     await reply
-    const gone = await waitFor(() => !isAlive(run.pid) && !isAlive(run.grandchildPid!) && (run.pgid === null || !groupAlive(run.pgid)), 30_000)
+    const gone = await waitFor(
+      () => !isAlive(run.pid) && !isAlive(run.grandchildPid!) && (run.pgid === null || !groupAlive(run.pgid)),
+      30_000,
+    )
     assert.ok(gone, `cursor-agent ${run.pid} (group ${run.pgid}) or its child ${run.grandchildPid} survived the abort`)
   })
 })

@@ -8,7 +8,17 @@
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFileSync, spawnSync } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -41,11 +51,28 @@ function npm(args: string[], cwd: string): string {
 const SESSION = 'pack-e2e-session'
 const STREAM = [
   { type: 'system', subtype: 'init', session_id: SESSION, model: 'Auto' },
-  { type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'Hello from' }] }, session_id: SESSION, timestamp_ms: 1 },
-  { type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: ' the package' }] }, session_id: SESSION, timestamp_ms: 2 },
-  { type: 'result', subtype: 'success', is_error: false, result: 'Hello from the package', session_id: SESSION, usage: { inputTokens: 3, outputTokens: 4 } },
+  {
+    type: 'assistant',
+    message: { role: 'assistant', content: [{ type: 'text', text: 'Hello from' }] },
+    session_id: SESSION,
+    timestamp_ms: 1,
+  },
+  {
+    type: 'assistant',
+    message: { role: 'assistant', content: [{ type: 'text', text: ' the package' }] },
+    session_id: SESSION,
+    timestamp_ms: 2,
+  },
+  {
+    type: 'result',
+    subtype: 'success',
+    is_error: false,
+    result: 'Hello from the package',
+    session_id: SESSION,
+    usage: { inputTokens: 3, outputTokens: 4 },
+  },
 ]
-  .map((record) => JSON.stringify(record) + '\n')
+  .map((record) => `${JSON.stringify(record)}\n`)
   .join('')
 
 // Run by Node and by Bun from inside the temporary project, so the package name
@@ -66,7 +93,9 @@ console.log(JSON.stringify({
 function runtimeDependencies(root: string): string[] {
   const found = new Map<string, string>()
   const visit = (manifestDir: string) => {
-    const manifest = JSON.parse(readFileSync(join(manifestDir, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> }
+    const manifest = JSON.parse(readFileSync(join(manifestDir, 'package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>
+    }
     for (const name of Object.keys(manifest.dependencies ?? {})) {
       if (found.has(name)) continue
       const dir = join(root, 'node_modules', name)
@@ -104,11 +133,25 @@ before(async () => {
   const dependencies = join(work, 'dependencies')
   mkdirSync(dependencies)
   for (const dir of runtime) npm(['pack', '--ignore-scripts', '--pack-destination', dependencies, dir], root)
-  const tarballs = [work, dependencies].flatMap((dir) => readdirSync(dir).filter((f) => f.endsWith('.tgz')).map((f) => join(dir, f)))
+  const tarballs = [work, dependencies].flatMap((dir) =>
+    readdirSync(dir)
+      .filter((f) => f.endsWith('.tgz'))
+      .map((f) => join(dir, f)),
+  )
   assert.equal(tarballs.length, 2 + runtime.length)
   // An empty cache plus --offline: the install can use nothing but these tarballs.
   npm(
-    ['install', '--offline', '--omit=optional', '--no-audit', '--no-fund', '--ignore-scripts', '--cache', join(work, 'npm-cache'), ...tarballs],
+    [
+      'install',
+      '--offline',
+      '--omit=optional',
+      '--no-audit',
+      '--no-fund',
+      '--ignore-scripts',
+      '--cache',
+      join(work, 'npm-cache'),
+      ...tarballs,
+    ],
     project,
   )
   await installOpenCode()
@@ -154,7 +197,10 @@ function runCheck(runtime: string): CheckResult {
 describe(`installed from tarballs (${platformPackage})`, () => {
   it('the root package ships no binary; the platform package does', () => {
     const installed = join(project, 'node_modules', pkg.name)
-    assert.deepEqual(readdirSync(installed).filter((f) => f.endsWith('.node')), [])
+    assert.deepEqual(
+      readdirSync(installed).filter((f) => f.endsWith('.node')),
+      [],
+    )
     assert.ok(existsSync(join(project, 'node_modules', platformPackage, binaryFile)))
     // --omit=optional left out every other platform package.
     const others = readdirSync(join(project, 'node_modules')).filter((d) => d.startsWith(`${pkg.name}-`))
@@ -172,7 +218,15 @@ describe(`installed from tarballs (${platformPackage})`, () => {
   it('the bin runs: `npx opencode-cursor-native doctor` loads the addon from the platform package', () => {
     const bin = join(project, 'node_modules', '.bin', 'opencode-cursor-native')
     assert.ok(existsSync(bin), 'npm linked the bin')
-    const out = spawnSync(bin, ['doctor', '--json'], { cwd: project, encoding: 'utf8', env: { PATH: `${dirname(process.execPath)}:/usr/bin:/bin`, HOME: project, CURSOR_AGENT_EXECUTABLE: join(project, 'no-agent-here') } })
+    const out = spawnSync(bin, ['doctor', '--json'], {
+      cwd: project,
+      encoding: 'utf8',
+      env: {
+        PATH: `${dirname(process.execPath)}:/usr/bin:/bin`,
+        HOME: project,
+        CURSOR_AGENT_EXECUTABLE: join(project, 'no-agent-here'),
+      },
+    })
     const report = JSON.parse(out.stdout) as { checks: Array<{ id: string; status: string; detail: string }> }
     const addon = report.checks.find((check) => check.id === 'addon')!
     assert.equal(addon.status, 'ok', addon.detail)
@@ -201,7 +255,17 @@ describe(`installed from tarballs (${platformPackage})`, () => {
       ].join('\n'),
     )
     const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
-    const args = ['--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', 'false', 'types.mts']
+    const args = [
+      '--noEmit',
+      '--strict',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--skipLibCheck',
+      'false',
+      'types.mts',
+    ]
     const out = spawnSync(process.execPath, [tsc, ...args], { cwd: project, encoding: 'utf8' })
     assert.equal(out.status, 0, out.stdout + out.stderr)
   })
@@ -216,7 +280,10 @@ describe(`installed from tarballs (${platformPackage})`, () => {
       const result = await sandbox.run(['run', '--format', 'json', '--model', 'cursor-acp/auto', 'say', 'hi'])
       const why = `exit ${result.code}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}\nlog:\n${sandbox.openCodeLog().slice(-4000)}`
       assert.equal(result.code, 0, why)
-      const text = result.events.filter((event) => event.type === 'text').map((event) => event.part.text).join('')
+      const text = result.events
+        .filter((event) => event.type === 'text')
+        .map((event) => event.part.text)
+        .join('')
       assert.equal(text, answer, why)
       assert.equal(sandbox.invocations().length, 1, why)
     } finally {

@@ -24,7 +24,9 @@ async function sandboxWith(scenario: string): Promise<Sandbox> {
 
 /** Every pid the run recorded (wrapper, agent, the agent's own child), and its group. */
 function recorded(invocation: Invocation): { pids: number[]; pgid: number } {
-  const pids = [invocation.wrapperPid, invocation.pid, invocation.grandchildPid].filter((pid): pid is number => pid !== undefined)
+  const pids = [invocation.wrapperPid, invocation.pid, invocation.grandchildPid].filter(
+    (pid): pid is number => pid !== undefined,
+  )
   assert.equal(pids.length, 3, `wrapper, agent and child recorded: ${JSON.stringify(invocation)}`)
   assert.equal(invocation.pgid, invocation.wrapperPid, 'the wrapper leads the group')
   seenGroups.add(invocation.pgid!)

@@ -95,7 +95,12 @@ async function runThroughProxy(options: {
   flags?: string[]
   timeoutMs?: number
 }): Promise<ProxyRun> {
-  const sandbox = await e2e.sandbox({ plugin: null, agentExecutable: null, files: options.files ?? {}, config: PROXY_CONFIG })
+  const sandbox = await e2e.sandbox({
+    plugin: null,
+    agentExecutable: null,
+    files: options.files ?? {},
+    config: PROXY_CONFIG,
+  })
   const fake: Record<string, string> = { FAKE_CURSOR_LOG_DIR: sandbox.agentLog, ...options.fake }
   if (options.script !== undefined) fake.FAKE_CURSOR_MCP_SCRIPT = JSON.stringify(options.script(sandbox.workspace))
   Object.assign(process.env, fake)
@@ -104,18 +109,28 @@ async function runThroughProxy(options: {
     sandbox.env.PROXY_E2E_BASE_URL = proxy.url
     sandbox.env.PROXY_E2E_TOKEN = proxy.token
     const started = Date.now()
-    const result = await sandbox.run(['run', '--format', 'json', ...(options.flags ?? []), '--model', MODEL, ...options.prompt], {
-      timeoutMs: options.timeoutMs ?? 120_000,
-    })
+    const result = await sandbox.run(
+      ['run', '--format', 'json', ...(options.flags ?? []), '--model', MODEL, ...options.prompt],
+      {
+        timeoutMs: options.timeoutMs ?? 120_000,
+      },
+    )
     const ms = Date.now() - started
-    return { result, sandbox, why: explain(result, sandbox), invocations: sandbox.invocations() as BridgedInvocation[], ms }
+    return {
+      result,
+      sandbox,
+      why: explain(result, sandbox),
+      invocations: sandbox.invocations() as BridgedInvocation[],
+      ms,
+    }
   } finally {
     await proxy.close()
     for (const name of Object.keys(fake)) delete process.env[name]
   }
 }
 
-const resultText = (call: McpCall | null | undefined) => (call?.result?.content ?? []).map((item) => item.text ?? '').join('\n')
+const resultText = (call: McpCall | null | undefined) =>
+  (call?.result?.content ?? []).map((item) => item.text ?? '').join('\n')
 
 describe('the OpenAI-compatible server under the real OpenCode CLI, without the plugin', { skip: linuxOnly }, () => {
   test('a text answer arrives, from one cursor-agent run in the workspace', async () => {
@@ -125,7 +140,7 @@ describe('the OpenAI-compatible server under the real OpenCode CLI, without the 
     })
     assert.equal(result.code, 0, why)
     const config = JSON.parse(readFileSync(join(sandbox.workspace, 'opencode.json'), 'utf8'))
-    assert.equal(config.plugin, undefined, 'OpenCode runs without this package\'s plugin')
+    assert.equal(config.plugin, undefined, "OpenCode runs without this package's plugin")
     assert.equal(textOf(result), 'Answered through the proxy.', why)
     assert.deepEqual(steps(result), [{ tools: [], reason: 'stop' }], why)
     // The fake's usage (10 in, 5 out) came through `stream_options.include_usage`.
@@ -135,7 +150,7 @@ describe('the OpenAI-compatible server under the real OpenCode CLI, without the 
     // OpenCode's title request is answered by the proxy itself: the answer is the only run.
     assert.equal(invocations.length, 1, why)
     const [run] = invocations
-    assert.equal(run!.cwd, sandbox.workspace, 'in tool mode cursor, cursor-agent works in the proxy\'s workspace')
+    assert.equal(run!.cwd, sandbox.workspace, "in tool mode cursor, cursor-agent works in the proxy's workspace")
     assert.equal(run!.argv[run!.argv.indexOf('--model') + 1], 'auto')
     assert.match(run!.stdin ?? '', /USER: say hi$/, 'the prompt ends with the user message, unquoted')
   })
@@ -157,14 +172,16 @@ describe('the OpenAI-compatible server under the real OpenCode CLI, without the 
       `the fake's thinking delta is one reasoning part\n${why}`,
     )
     assert.equal(textOf(result), 'Thought it through.', why)
-    const order = result.events.filter((event) => event.type === 'reasoning' || event.type === 'text').map((event) => event.type)
+    const order = result.events
+      .filter((event) => event.type === 'reasoning' || event.type === 'text')
+      .map((event) => event.type)
     assert.deepEqual(order, ['reasoning', 'text'], why)
   })
 
   // The proxy's outputs are SSE frames (strings), so the turn must recognise the hand-over in
   // them (`tool_calls`, then `finish_reason: "tool_calls"`) to end the first response and hold
   // the run; otherwise the first response never ends and OpenCode waits until the run times out.
-  test("tool mode opencode: OpenCode runs its own read for the call, the next request answers it, and the same run finishes", async () => {
+  test('tool mode opencode: OpenCode runs its own read for the call, the next request answers it, and the same run finishes', async () => {
     const { result, why, invocations } = await runThroughProxy({
       prompt: ['what', 'do', 'the', 'notes', 'say'],
       toolMode: 'opencode',
@@ -178,7 +195,14 @@ describe('the OpenAI-compatible server under the real OpenCode CLI, without the 
     })
     assert.equal(result.code, 0, why)
     // The first response ended with the call (`finish_reason: "tool_calls"`), the second with the answer.
-    assert.deepEqual(steps(result), [{ tools: ['read'], reason: 'tool-calls' }, { tools: [], reason: 'stop' }], why)
+    assert.deepEqual(
+      steps(result),
+      [
+        { tools: ['read'], reason: 'tool-calls' },
+        { tools: [], reason: 'stop' },
+      ],
+      why,
+    )
     const [read] = eventsOf(result, 'tool_use').map((event) => event.part)
     assert.equal(read?.state.status, 'completed', why)
     // OpenCode's own read (its numbered <content> block), not anything Cursor ran.
@@ -190,7 +214,11 @@ describe('the OpenAI-compatible server under the real OpenCode CLI, without the 
     // The held call got exactly what OpenCode sent back in its next request's `role: "tool"` message.
     assert.equal(run!.mcpCalls?.length, 1, why)
     assert.equal(run!.mcpCalls?.[0]?.tool, 'read')
-    assert.equal(resultText(run!.mcpCalls?.[0]), read?.state.output, 'the tool message of the next request reached the held call')
+    assert.equal(
+      resultText(run!.mcpCalls?.[0]),
+      read?.state.output,
+      'the tool message of the next request reached the held call',
+    )
     assert.match(textOf(result), /Reading the notes\.[\s\S]*The notes say: [\s\S]*the secret word is teapot/, why)
   })
 
@@ -203,7 +231,10 @@ describe('the OpenAI-compatible server under the real OpenCode CLI, without the 
   // the response had no headers), up to 5 retries. The proxy answers a cursor-agent that is not
   // logged in with 401 E_AUTH, none of the above: OpenCode gives up at once, one run.
   test('a failure OpenCode does not retry: not logged in is one run, a 401 and exit 1', async () => {
-    const { result, why, invocations, ms } = await runThroughProxy({ prompt: ['say', 'hi'], fake: { FAKE_CURSOR_SCENARIO: 'auth' } })
+    const { result, why, invocations, ms } = await runThroughProxy({
+      prompt: ['say', 'hi'],
+      fake: { FAKE_CURSOR_SCENARIO: 'auth' },
+    })
     assert.equal(result.timedOut, false, why)
     assert.equal(result.code, 1, why)
     const errors = eventsOf(result, 'error')
@@ -215,7 +246,11 @@ describe('the OpenAI-compatible server under the real OpenCode CLI, without the 
     assert.equal(data.responseHeaders['x-should-retry'], 'false', why)
     assert.equal(JSON.parse(data.responseBody).error.code, 'E_AUTH', why)
     assert.match(data.message, /not logged in/, why)
-    assert.equal(invocations.length, 1, `observed: OpenCode did not retry the 401 (cursor-agent ran ${invocations.length} times)\n${why}`)
+    assert.equal(
+      invocations.length,
+      1,
+      `observed: OpenCode did not retry the 401 (cursor-agent ran ${invocations.length} times)\n${why}`,
+    )
     assert.ok(ms < 30_000, `no backoff wait (took ${ms} ms)`)
   })
 

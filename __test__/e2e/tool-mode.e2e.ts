@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
 import { e2eFile, eventsOf, explain, textOf, steps } from '../support/e2e.ts'
-import { groupAlive, waitFor, type Invocation, type OpenCodeServer, type RunResult, type Sandbox } from '../support/opencode.ts'
+import { groupAlive, waitFor, type Invocation, type OpenCodeServer, type Sandbox } from '../support/opencode.ts'
 import { killGroupsAfter } from '../support/process.ts'
 
 const MODEL = 'cursor-acp/auto'
@@ -21,7 +21,11 @@ interface McpCall {
   result: { content?: Array<{ type: string; text?: string }>; isError?: boolean } | null
   isError?: boolean
 }
-type BridgedInvocation = Invocation & { mcpCalls?: Array<McpCall | null>; mcpTools?: Array<{ name: string }>; finished?: boolean }
+type BridgedInvocation = Invocation & {
+  mcpCalls?: Array<McpCall | null>
+  mcpTools?: Array<{ name: string }>
+  finished?: boolean
+}
 
 /** A sandbox in tool mode `opencode` whose fake agent runs `script` (built from the workspace path). */
 async function toolModeSandbox(
@@ -40,10 +44,12 @@ async function toolModeSandbox(
 const seenGroups = killGroupsAfter(after)
 
 const invocationsOf = (sandbox: Sandbox) => sandbox.invocations() as BridgedInvocation[]
-const resultText = (call: McpCall | null | undefined) => (call?.result?.content ?? []).map((c) => c.text ?? '').join('\n')
+const resultText = (call: McpCall | null | undefined) =>
+  (call?.result?.content ?? []).map((c) => c.text ?? '').join('\n')
 
 type SessionMessage = { info: Record<string, any>; parts: Array<Record<string, any>> }
-const messagesOf = (server: OpenCodeServer, session: string) => server.request('GET', `/session/${session}/message`) as Promise<SessionMessage[]>
+const messagesOf = (server: OpenCodeServer, session: string) =>
+  server.request('GET', `/session/${session}/message`) as Promise<SessionMessage[]>
 
 /** Polls `check` every 100 ms until it holds, up to `timeoutMs`; says whether it did. */
 async function eventually(check: () => Promise<boolean>, timeoutMs = 30_000): Promise<boolean> {
@@ -81,9 +87,15 @@ describe('tool mode opencode through the real OpenCode CLI', { skip: linuxOnly }
     assert.equal(invocation!.stdin?.split('what do the notes say').length, 2, 'the prompt was written once')
     assert.ok(invocation!.argv.includes('--approve-mcps'))
     assert.ok(!invocation!.argv.includes('--force'))
-    assert.ok(!invocation!.cwd.startsWith(sandbox.workspace), `cursor-agent works in the private folder, not the project: ${invocation!.cwd}`)
+    assert.ok(
+      !invocation!.cwd.startsWith(sandbox.workspace),
+      `cursor-agent works in the private folder, not the project: ${invocation!.cwd}`,
+    )
     assert.deepEqual(
-      invocation!.mcpTools?.map((tool) => tool.name).filter((name) => ['read', 'bash', 'edit'].includes(name)).sort(),
+      invocation!.mcpTools
+        ?.map((tool) => tool.name)
+        .filter((name) => ['read', 'bash', 'edit'].includes(name))
+        .sort(),
       ['bash', 'edit', 'read'],
       "OpenCode's own tools are offered",
     )
@@ -92,10 +104,19 @@ describe('tool mode opencode through the real OpenCode CLI', { skip: linuxOnly }
   })
 
   test('two calls of one step are handed over together and both results come back', async () => {
-    const sandbox = await toolModeSandbox((ws) => [
-      { calls: [{ tool: 'read', args: { filePath: join(ws, 'notes.txt') } }, { tool: 'read', args: { filePath: join(ws, 'more.txt') } }], parallel: true },
-      { text: 'Read: {{result:0}} And: {{result:1}}' },
-    ], { files: { 'more.txt': 'and a kettle\n' } })
+    const sandbox = await toolModeSandbox(
+      (ws) => [
+        {
+          calls: [
+            { tool: 'read', args: { filePath: join(ws, 'notes.txt') } },
+            { tool: 'read', args: { filePath: join(ws, 'more.txt') } },
+          ],
+          parallel: true,
+        },
+        { text: 'Read: {{result:0}} And: {{result:1}}' },
+      ],
+      { files: { 'more.txt': 'and a kettle\n' } },
+    )
     const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'look around'])
     const why = explain(result, sandbox)
     assert.equal(result.code, 0, why)
@@ -123,21 +144,30 @@ describe('tool mode opencode through the real OpenCode CLI', { skip: linuxOnly }
     const [invocation] = invocationsOf(sandbox)
     assert.equal(invocationsOf(sandbox).length, 1)
     const call = invocation!.mcpCalls?.[0]
-    assert.ok(call?.isError === true || call?.result?.isError === true, `the refusal reached the held call: ${JSON.stringify(call)}`)
+    assert.ok(
+      call?.isError === true || call?.result?.isError === true,
+      `the refusal reached the held call: ${JSON.stringify(call)}`,
+    )
     assert.match(textOf(result), /The command failed: true/, why)
     assert.equal(existsSync(join(sandbox.workspace, 'made-by-cursor')), false, 'nothing ran')
   })
 
   test("a call that needs 'ask' under opencode run stops OpenCode: the held run ends, no process is left", async () => {
     const sandbox = await toolModeSandbox(
-      () => [{ calls: [{ tool: 'bash', args: { command: 'touch asked', description: 'Make a file' } }] }, { text: 'never shown' }],
+      () => [
+        { calls: [{ tool: 'bash', args: { command: 'touch asked', description: 'Make a file' } }] },
+        { text: 'never shown' },
+      ],
       { config: { permission: { bash: 'ask' } } },
     )
     const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'make the file'])
     const why = explain(result, sandbox)
     const [invocation] = invocationsOf(sandbox)
     assert.ok(invocation?.pgid != null, why)
-    assert.ok(await waitFor(() => !groupAlive(invocation!.pgid!), 30_000), `cursor-agent's group ${invocation!.pgid} is gone`)
+    assert.ok(
+      await waitFor(() => !groupAlive(invocation!.pgid!), 30_000),
+      `cursor-agent's group ${invocation!.pgid} is gone`,
+    )
     assert.doesNotMatch(textOf(result), /never shown/, why)
     const [bash] = eventsOf(result, 'tool_use').map((event) => event.part)
     assert.equal(bash?.tool, 'bash', why)
@@ -149,7 +179,10 @@ describe('tool mode opencode through the real OpenCode CLI', { skip: linuxOnly }
 
   test('an abort while a call is held (OpenCode waits for a permission) stops the run', async () => {
     const sandbox = await toolModeSandbox(
-      () => [{ calls: [{ tool: 'bash', args: { command: 'touch asked', description: 'Make a file' } }] }, { text: 'never shown' }],
+      () => [
+        { calls: [{ tool: 'bash', args: { command: 'touch asked', description: 'Make a file' } }] },
+        { text: 'never shown' },
+      ],
       { config: { permission: { bash: 'ask' } } },
     )
     const server = await sandbox.serve()
@@ -159,13 +192,20 @@ describe('tool mode opencode through the real OpenCode CLI', { skip: linuxOnly }
       // The call is held while OpenCode waits for the permission reply: OpenCode shows its bash
       // call as running.
       const held = await eventually(async () =>
-        (await messagesOf(server, session)).some((message) => message.parts.some((part) => part.type === 'tool' && part.tool === 'bash' && part.state?.status === 'running')),
+        (await messagesOf(server, session)).some((message) =>
+          message.parts.some(
+            (part) => part.type === 'tool' && part.tool === 'bash' && part.state?.status === 'running',
+          ),
+        ),
       )
       assert.ok(held, `OpenCode waits for the permission: ${server.output()}`)
       const [invocation] = invocationsOf(sandbox)
       assert.ok(groupAlive(invocation!.pgid!), 'the run is held, alive')
       await server.abort(session)
-      assert.ok(await waitFor(() => !groupAlive(invocation!.pgid!), 30_000), `cursor-agent's group ${invocation!.pgid} is gone after the abort`)
+      assert.ok(
+        await waitFor(() => !groupAlive(invocation!.pgid!), 30_000),
+        `cursor-agent's group ${invocation!.pgid} is gone after the abort`,
+      )
       await answer
       assert.equal(invocationsOf(sandbox).length, 1)
     } finally {
@@ -178,11 +218,18 @@ describe('tool mode opencode through the real OpenCode CLI', { skip: linuxOnly }
     const sandbox = await toolModeSandbox((ws) => [
       // OpenCode's edit refuses a file the session has not read.
       { calls: [{ tool: 'read', args: { filePath: join(ws, 'notes.txt') } }] },
-      { calls: [{ tool: 'edit', args: { filePath: join(ws, 'notes.txt'), oldString: 'teapot', newString: 'kettle' } }] },
+      {
+        calls: [{ tool: 'edit', args: { filePath: join(ws, 'notes.txt'), oldString: 'teapot', newString: 'kettle' } }],
+      },
       { text: 'Edited: {{result:1}}' },
     ])
     // OpenCode's snapshots, which revert restores, need the project in git.
-    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=e2e', '-c', 'user.email=e2e@example.com', ...args], { cwd: sandbox.workspace, env: sandbox.env, stdio: 'pipe' })
+    const git = (...args: string[]) =>
+      execFileSync('git', ['-c', 'user.name=e2e', '-c', 'user.email=e2e@example.com', ...args], {
+        cwd: sandbox.workspace,
+        env: sandbox.env,
+        stdio: 'pipe',
+      })
     git('init', '-q')
     git('add', '-A')
     git('commit', '-q', '-m', 'start')
@@ -198,12 +245,19 @@ describe('tool mode opencode through the real OpenCode CLI', { skip: linuxOnly }
       assert.equal(read?.isError, false, `OpenCode's read answered the first held call: ${JSON.stringify(read)}`)
       assert.equal(edit?.tool, 'edit', why)
       assert.equal(edit?.isError, false, `OpenCode's edit answered the held call with success: ${JSON.stringify(edit)}`)
-      assert.equal(readFileSync(notes, 'utf8'), 'the secret word is kettle\n', `OpenCode's edit changed the file: ${why}`)
+      assert.equal(
+        readFileSync(notes, 'utf8'),
+        'the secret word is kettle\n',
+        `OpenCode's edit changed the file: ${why}`,
+      )
       const messages = await messagesOf(server, session)
       const parts = messages.flatMap((message) => message.parts)
       const editPart = parts.find((part) => part.type === 'tool' && part.tool === 'edit')
       assert.equal(editPart?.state?.status, 'completed', why)
-      assert.ok(parts.some((part) => part.type === 'text' && /Edited: /.test(part.text)), `the same run finished the answer: ${why}`)
+      assert.ok(
+        parts.some((part) => part.type === 'text' && /Edited: /.test(part.text)),
+        `the same run finished the answer: ${why}`,
+      )
       const user = messages.find((message) => message.info.role === 'user')
       assert.ok(user, why)
       // Reverting the turn's user message undoes everything after it, the edit included.
@@ -232,7 +286,9 @@ describe('tool mode opencode through the real OpenCode CLI', { skip: linuxOnly }
       const streaming = await eventually(async () =>
         (await messagesOf(server, session)).some(
           (message) =>
-            message.info.role === 'assistant' && message.parts.some((part) => part.type === 'text') && !message.parts.some((part) => part.type === 'step-finish'),
+            message.info.role === 'assistant' &&
+            message.parts.some((part) => part.type === 'text') &&
+            !message.parts.some((part) => part.type === 'step-finish'),
         ),
       )
       assert.ok(streaming, `the text streams: ${server.output()}`)
@@ -241,7 +297,10 @@ describe('tool mode opencode through the real OpenCode CLI', { skip: linuxOnly }
       seenGroups.add(invocation.pgid)
       assert.ok(groupAlive(invocation.pgid), 'the run still streams')
       await server.abort(session)
-      assert.ok(await waitFor(() => !groupAlive(invocation.pgid!), 30_000), `cursor-agent's group ${invocation.pgid} is gone after the abort`)
+      assert.ok(
+        await waitFor(() => !groupAlive(invocation.pgid!), 30_000),
+        `cursor-agent's group ${invocation.pgid} is gone after the abort`,
+      )
       await answer
       const [ended] = invocationsOf(sandbox)
       assert.equal(invocationsOf(sandbox).length, 1)
@@ -270,7 +329,10 @@ describe('tool mode opencode in the OpenCode TUI', { skip: linuxOnly }, () => {
     const made = join(sandbox.workspace, 'made-by-opencode.txt')
     const tui = await sandbox.tui()
     await tui.ask('make the file')
-    const asked = await tui.screenWhen((screen) => screen.includes('Permission required') && screen.includes('Allow once'), "OpenCode's permission prompt")
+    const asked = await tui.screenWhen(
+      (screen) => screen.includes('Permission required') && screen.includes('Allow once'),
+      "OpenCode's permission prompt",
+    )
     assert.match(asked, /\$ touch made-by-opencode\.txt/, asked)
     assert.match(asked, /Allow once\s+Allow always\s+Reject/, asked)
     const [held] = invocationsOf(sandbox)

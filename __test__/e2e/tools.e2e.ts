@@ -7,6 +7,7 @@
 // kinds the captures lack (written from the protocol reference), what OpenCode's renderers read.
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
+import { stripVTControlCharacters } from 'node:util'
 import { describe, test } from 'node:test'
 import { captureExpectation, type OpenCodeToolView } from '../support/captures.ts'
 import { e2eFile, explain } from '../support/e2e.ts'
@@ -17,14 +18,20 @@ const STREAMS = join(REPO_ROOT, '__test__', 'fixtures', 'streams')
 const e2e = e2eFile()
 const sandboxWith = e2e.sandboxWith
 
-const toolParts = (result: RunResult) => result.events.filter((event) => event.type === 'tool_use').map((event) => event.part)
-
+const toolParts = (result: RunResult) =>
+  result.events.filter((event) => event.type === 'tool_use').map((event) => event.part)
 
 type Shown = OpenCodeToolView
 
 /** `opencode-tools.ndjson`, call by call, as OpenCode must store it. */
 const FIXTURE_TOOLS: Shown[] = [
-  { tool: 'read', status: 'completed', input: { filePath: '/w/notes.txt' }, title: '/w/notes.txt', output: 'first line\nsecond line\n' },
+  {
+    tool: 'read',
+    status: 'completed',
+    input: { filePath: '/w/notes.txt' },
+    title: '/w/notes.txt',
+    output: 'first line\nsecond line\n',
+  },
   {
     tool: 'bash',
     status: 'completed',
@@ -70,7 +77,13 @@ const FIXTURE_TOOLS: Shown[] = [
     output: 'notes.txt\ndocs/a.txt',
     metadata: { count: 2 },
   },
-  { tool: 'list', status: 'completed', input: { path: '/w' }, title: '/w', output: '/w/\n  docs/\n    a.txt\n  notes.txt' },
+  {
+    tool: 'list',
+    status: 'completed',
+    input: { path: '/w' },
+    title: '/w',
+    output: '/w/\n  docs/\n    a.txt\n  notes.txt',
+  },
   {
     tool: 'todowrite',
     status: 'completed',
@@ -118,7 +131,8 @@ function assertShown(part: Record<string, any>, want: Shown, why: string) {
   assert.ok(part.state.title.trim() !== '', what)
   if (want.title !== undefined) assert.equal(part.state.title, want.title, what)
   if (want.output !== undefined) assert.equal(part.state.output, want.output, what)
-  for (const [key, value] of Object.entries(want.metadata ?? {})) assert.deepEqual(part.state.metadata[key], value, `${what}: metadata.${key}`)
+  for (const [key, value] of Object.entries(want.metadata ?? {}))
+    assert.deepEqual(part.state.metadata[key], value, `${what}: metadata.${key}`)
 }
 
 describe('opencode run --format json shows Cursor tools as OpenCode tools', () => {
@@ -135,7 +149,12 @@ describe('opencode run --format json shows Cursor tools as OpenCode tools', () =
     assert.equal(sandbox.invocations().length, 1, why)
   })
 
-  for (const capture of ['02_shell_tool_call.jsonl', '03_edit_tool_call.jsonl', '04_partial_output.jsonl', '05_rejected_shell.jsonl']) {
+  for (const capture of [
+    '02_shell_tool_call.jsonl',
+    '03_edit_tool_call.jsonl',
+    '04_partial_output.jsonl',
+    '05_rejected_shell.jsonl',
+  ]) {
     test(`the real capture ${capture}`, async () => {
       const expected = captureExpectation(`maestro/${capture}`)
       const calls = expected.blocks.flatMap((block) => (block.kind === 'tool' ? [block.opencode] : []))
@@ -155,7 +174,7 @@ describe('opencode run --format json shows Cursor tools as OpenCode tools', () =
     const why = explain(result, sandbox)
     assert.equal(result.code, 0, why)
     // The printer colours its lines; the words are what a person reads.
-    const shown = (result.stdout + result.stderr).replace(/\x1b\[[0-9;]*m/g, '')
+    const shown = stripVTControlCharacters(result.stdout + result.stderr)
     assert.match(shown, /Read \/w\/notes\.txt/, why)
     assert.match(shown, /Edit \/w\/notes\.txt/, why)
     assert.match(shown, /\$ echo hi/, why)
@@ -175,7 +194,8 @@ describe('the OpenCode TUI shows Cursor tools as OpenCode tools', () => {
     assert.match(screen, /2nd line/, screen)
     assert.match(screen, /echo hi/, screen)
     assert.match(screen, /grep -q missing notes\.txt/, screen)
-    for (const pending of ['Preparing edit', 'Reading file', 'Writing command']) assert.ok(!screen.includes(pending), `${pending} left on screen:\n${screen}`)
+    for (const pending of ['Preparing edit', 'Reading file', 'Writing command'])
+      assert.ok(!screen.includes(pending), `${pending} left on screen:\n${screen}`)
     assert.doesNotMatch(screen, /toolCallId|parsingResult|adminCommandDenylist/, screen)
     await tui.close()
   })

@@ -5,7 +5,14 @@ import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before } from 'node:test'
-import { createSandbox, installOpenCode, REPO_ROOT, type RunResult, type Sandbox, type SandboxOptions } from './opencode.ts'
+import {
+  createSandbox,
+  installOpenCode,
+  REPO_ROOT,
+  type RunResult,
+  type Sandbox,
+  type SandboxOptions,
+} from './opencode.ts'
 
 export interface E2eFile {
   /** A sandbox, disposed of after the file. */
@@ -44,7 +51,10 @@ export function explain(result: RunResult, sandbox: Sandbox): string {
 }
 
 export const eventsOf = (result: RunResult, type: string) => result.events.filter((event) => event.type === type)
-export const textOf = (result: RunResult) => eventsOf(result, 'text').map((event) => event.part.text as string).join('')
+export const textOf = (result: RunResult) =>
+  eventsOf(result, 'text')
+    .map((event) => event.part.text as string)
+    .join('')
 
 /** The `tool_use` events between each `step_start` and its `step_finish`, with the finish reason. */
 export function steps(result: RunResult): Array<{ tools: string[]; reason: string }> {

@@ -45,7 +45,12 @@ export function execute(
   options: { cwd?: string; env?: NodeJS.ProcessEnv; timeoutMs: number; input?: string },
 ): Promise<Exit> {
   return new Promise((settle, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] })
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    })
     let stdout = ''
     let stderr = ''
     let timedOut = false
@@ -87,7 +92,10 @@ export async function installOpenCode(cacheDir: string = DEFAULT_CACHE): Promise
   const name = openCodePackage()
   const manifest = join(cacheDir, 'node_modules', name, 'package.json')
   const binary = join(cacheDir, 'node_modules', name, 'bin', 'opencode')
-  const installed = () => existsSync(binary) && existsSync(manifest) && JSON.parse(readFileSync(manifest, 'utf8')).version === OPENCODE_VERSION
+  const installed = () =>
+    existsSync(binary) &&
+    existsSync(manifest) &&
+    JSON.parse(readFileSync(manifest, 'utf8')).version === OPENCODE_VERSION
   if (installed()) return binary
   mkdirSync(cacheDir, { recursive: true })
   // Test files run in parallel processes: one installs, the others wait for it.
@@ -115,11 +123,15 @@ async function npmInstall(cacheDir: string, name: string): Promise<void> {
   const binary = join(cacheDir, 'node_modules', name, 'bin', 'opencode')
   if (!existsSync(join(cacheDir, 'package.json'))) writeFileSync(join(cacheDir, 'package.json'), '{"private":true}\n')
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
-  const result = await execute(npm, ['install', '--no-audit', '--no-fund', '--ignore-scripts', `${name}@${OPENCODE_VERSION}`], {
-    cwd: cacheDir,
-    env: process.env,
-    timeoutMs: 300_000,
-  })
+  const result = await execute(
+    npm,
+    ['install', '--no-audit', '--no-fund', '--ignore-scripts', `${name}@${OPENCODE_VERSION}`],
+    {
+      cwd: cacheDir,
+      env: process.env,
+      timeoutMs: 300_000,
+    },
+  )
   if (result.code !== 0 || !existsSync(binary)) {
     throw new Error(`installing ${name}@${OPENCODE_VERSION} failed (exit ${result.code}):\n${result.stderr}`)
   }
@@ -265,8 +277,10 @@ async function startTui(binary: string, workspace: string, env: NodeJS.ProcessEn
   // tmux starts the command through a shell with the server's environment: a script sets ours.
   const script = join(root, 'tui.sh')
   const quote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`
-  const exports = Object.entries(env).flatMap(([key, value]) => (value === undefined ? [] : [`export ${key}=${quote(value)}`]))
-  writeFileSync(script, [...exports, `cd ${quote(workspace)}`, `exec ${quote(binary)}`].join('\n') + '\n')
+  const exports = Object.entries(env).flatMap(([key, value]) =>
+    value === undefined ? [] : [`export ${key}=${quote(value)}`],
+  )
+  writeFileSync(script, `${[...exports, `cd ${quote(workspace)}`, `exec ${quote(binary)}`].join('\n')}\n`)
   await tmux(['new-session', '-d', '-s', name, '-x', '160', '-y', '45', `sh ${quote(script)}`])
   let closed = false
   const tui: Tui = {
@@ -316,7 +330,8 @@ async function startTui(binary: string, workspace: string, env: NodeJS.ProcessEn
 function inheritedEnvironment(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {}
   for (const [name, value] of Object.entries(process.env)) {
-    if (/^(CURSOR_ACP_|CURSOR_AGENT_EXECUTABLE$|OPENCODE_|XDG_|OLDPWD$)|^FAKE_CURSOR_(?!CAPTURES_DIR$)/.test(name)) continue
+    if (/^(CURSOR_ACP_|CURSOR_AGENT_EXECUTABLE$|OPENCODE_|XDG_|OLDPWD$)|^FAKE_CURSOR_(?!CAPTURES_DIR$)/.test(name))
+      continue
     env[name] = value
   }
   return env
@@ -325,7 +340,7 @@ function inheritedEnvironment(): NodeJS.ProcessEnv {
 export async function createSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const binary = options.binary ?? (await installOpenCode())
   const root = mkdtempSync(join(tmpdir(), 'opencode-e2e-'))
-  const home = options.isolateHome === false ? process.env.HOME ?? root : join(root, 'home')
+  const home = options.isolateHome === false ? (process.env.HOME ?? root) : join(root, 'home')
   const dataRoot = join(root, 'home')
   const workspace = join(root, 'ws')
   const agentLog = join(root, 'agent-log')
@@ -425,7 +440,12 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
   }
 }
 
-async function startServer(binary: string, workspace: string, env: NodeJS.ProcessEnv, startTimeoutMs: number): Promise<OpenCodeServer> {
+async function startServer(
+  binary: string,
+  workspace: string,
+  env: NodeJS.ProcessEnv,
+  startTimeoutMs: number,
+): Promise<OpenCodeServer> {
   const child = spawn(binary, ['serve', '--hostname', '127.0.0.1', '--port', '0'], {
     cwd: workspace,
     env,

@@ -200,14 +200,19 @@ export function assertSseInvariants(frames: SseFrame[], expected: { id: string; 
   const chunks = frames.flatMap((f) => (f.kind === 'chunk' ? [f.chunk] : []))
   const errors = frames.flatMap((f, i) => (f.kind === 'error' ? [i] : []))
   assert.ok(errors.length <= 1, 'at most one error frame')
-  if (chunks.length > 0) assert.equal(chunks[0]!.choices[0]?.delta.role, 'assistant', 'the first chunk carries role assistant')
+  if (chunks.length > 0)
+    assert.equal(chunks[0]!.choices[0]?.delta.role, 'assistant', 'the first chunk carries role assistant')
   for (const chunk of chunks) {
     assert.equal(chunk.object, 'chat.completion.chunk')
     assert.equal(chunk.id, expected.id)
     assert.equal(chunk.created, expected.created)
     assert.equal(chunk.model, expected.model)
     for (const choice of chunk.choices) {
-      if (choice.finish_reason != null) assert.ok(OPENAI_FINISH_REASONS.includes(choice.finish_reason), `finish_reason ${choice.finish_reason} is OpenAI's`)
+      if (choice.finish_reason != null)
+        assert.ok(
+          OPENAI_FINISH_REASONS.includes(choice.finish_reason),
+          `finish_reason ${choice.finish_reason} is OpenAI's`,
+        )
     }
   }
   const finishes = frames.flatMap((f, i) =>
@@ -248,7 +253,7 @@ export type Block =
   | { kind: 'tool'; id: string; toolName: string }
 
 export function asParts(outputs: StreamOutput[]): StreamPart[] {
-  outputs.forEach((o, i) => assert.equal(typeof o, 'object', `V3 output ${i} is an object`))
+  for (const [i, o] of outputs.entries()) assert.equal(typeof o, 'object', `V3 output ${i} is an object`)
   return outputs as StreamPart[]
 }
 
@@ -385,7 +390,8 @@ export function assertV3Invariants(parts: StreamPart[]) {
     // OpenCode stores a failed call's result as its error text, any other as {title, output, metadata}.
     const shown = tool.result.result as any
     if (tool.result.isError) assert.equal(typeof shown, 'string', 'a failed call: its error text')
-    else assert.deepEqual(Object.keys(shown).sort(), ['metadata', 'output', 'title'], 'a result: title, output, metadata')
+    else
+      assert.deepEqual(Object.keys(shown).sort(), ['metadata', 'output', 'title'], 'a result: title, output, metadata')
   }
 }
 

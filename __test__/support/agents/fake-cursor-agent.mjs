@@ -99,8 +99,20 @@ function record(entry) {
   // The names of the variables it was given (not their values, which may be secrets).
   const envNames = Object.keys(process.env).sort()
   // An API key is logged as its hash only: a test compares it, and no log holds the key.
-  const apiKeySha256 = process.env.CURSOR_API_KEY ? createHash('sha256').update(process.env.CURSOR_API_KEY).digest('hex') : undefined
-  logEntry = { argv, pid: process.pid, pgid: readProcStatGroup(), cwd: process.cwd(), wrapperPid, envNames, apiKeySha256, ...runFields, ...entry }
+  const apiKeySha256 = process.env.CURSOR_API_KEY
+    ? createHash('sha256').update(process.env.CURSOR_API_KEY).digest('hex')
+    : undefined
+  logEntry = {
+    argv,
+    pid: process.pid,
+    pgid: readProcStatGroup(),
+    cwd: process.cwd(),
+    wrapperPid,
+    envNames,
+    apiKeySha256,
+    ...runFields,
+    ...entry,
+  }
   writeLog()
 }
 
@@ -125,7 +137,7 @@ function parseRunArguments(args) {
     trust: false,
     approveMcps: false,
   }
-  const valueOf = (index, name) => {
+  const valueAfter = (index, name) => {
     const value = args[index + 1]
     if (value === undefined) fail(`${name} needs a value`)
     return value
@@ -155,9 +167,15 @@ function parseRunArguments(args) {
       case '--model':
       case '--resume':
       case '--allowed-tools': {
-        const key = { '--output-format': 'outputFormat', '--workspace': 'workspace', '--model': 'model', '--resume': 'resume', '--allowed-tools': 'allowedTools' }[arg]
+        const key = {
+          '--output-format': 'outputFormat',
+          '--workspace': 'workspace',
+          '--model': 'model',
+          '--resume': 'resume',
+          '--allowed-tools': 'allowedTools',
+        }[arg]
         if (flags[key] !== null) fail(`${arg} given twice`)
-        flags[key] = valueOf(index, arg)
+        flags[key] = valueAfter(index, arg)
         index += 1
         break
       }
@@ -169,10 +187,13 @@ function parseRunArguments(args) {
   if (flags.outputFormat !== 'stream-json') fail('--output-format stream-json is required')
   if (!flags.partial) fail('--stream-partial-output is required')
   if (flags.workspace === null || !isAbsolute(flags.workspace)) fail('--workspace <absolute path> is required')
-  if (resolve(process.cwd()) !== resolve(flags.workspace)) fail(`cwd ${process.cwd()} is not the workspace ${flags.workspace}`)
-  if (flags.model === null || flags.model === '' || flags.model.startsWith('cursor-acp/')) fail('--model <cursor model id> is required')
+  if (resolve(process.cwd()) !== resolve(flags.workspace))
+    fail(`cwd ${process.cwd()} is not the workspace ${flags.workspace}`)
+  if (flags.model === null || flags.model === '' || flags.model.startsWith('cursor-acp/'))
+    fail('--model <cursor model id> is required')
   if (flags.force === flags.trust) fail('exactly one of --force and --trust is required')
-  if (flags.resume !== null && !CHAT_ID.test(flags.resume)) fail(`--resume ${JSON.stringify(flags.resume)} is not a chat id`)
+  if (flags.resume !== null && !CHAT_ID.test(flags.resume))
+    fail(`--resume ${JSON.stringify(flags.resume)} is not a chat id`)
   if (flags.allowedTools !== null && flags.allowedTools.trim() === '') fail('--allowed-tools needs a tool list')
   return flags
 }
@@ -189,7 +210,8 @@ function readMcpServers(workspace) {
       process.stderr.write(`Error: Failed to load MCP config ${path}: ${error.message}\n`)
       process.exit(1)
     }
-    for (const [name, server] of Object.entries(config?.mcpServers ?? {})) if (!(name in servers)) servers[name] = server
+    for (const [name, server] of Object.entries(config?.mcpServers ?? {}))
+      if (!(name in servers)) servers[name] = server
   }
   return servers
 }
@@ -208,7 +230,15 @@ function openingEvents(sessionId, prompt) {
   const base = { session_id: sessionId }
   const ts = Date.now()
   return [
-    { type: 'system', subtype: 'init', apiKeySource: 'login', cwd: process.cwd(), ...base, model: 'Fake', permissionMode: 'default' },
+    {
+      type: 'system',
+      subtype: 'init',
+      apiKeySource: 'login',
+      cwd: process.cwd(),
+      ...base,
+      model: 'Fake',
+      permissionMode: 'default',
+    },
     { type: 'user', message: { role: 'user', content: [{ type: 'text', text: prompt }] }, ...base },
     { type: 'thinking', subtype: 'delta', text: 'Thinking about the answer.', ...base, timestamp_ms: ts },
     { type: 'thinking', subtype: 'completed', ...base, timestamp_ms: ts },
@@ -221,21 +251,36 @@ function answerEvents(answer, sessionId) {
   const ts = Date.now()
   const words = answer.match(/\S+\s*/g) ?? [answer]
   return [
-    ...words.map((word) => ({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: word }] }, ...base, timestamp_ms: ts })),
+    ...words.map((word) => ({
+      type: 'assistant',
+      message: { role: 'assistant', content: [{ type: 'text', text: word }] },
+      ...base,
+      timestamp_ms: ts,
+    })),
     { type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: answer }] }, ...base },
   ]
 }
 
 function resultEvent(answer, sessionId) {
   const usage = { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 }
-  return { type: 'result', subtype: 'success', duration_ms: 5, is_error: false, result: answer, session_id: sessionId, usage }
+  return {
+    type: 'result',
+    subtype: 'success',
+    duration_ms: 5,
+    is_error: false,
+    result: answer,
+    session_id: sessionId,
+    usage,
+  }
 }
 
 function generatedStream(answer, sessionId, prompt) {
-  return [...openingEvents(sessionId, prompt), ...answerEvents(answer, sessionId), resultEvent(answer, sessionId)].map((event) => JSON.stringify(event))
+  return [...openingEvents(sessionId, prompt), ...answerEvents(answer, sessionId), resultEvent(answer, sessionId)].map(
+    (event) => JSON.stringify(event),
+  )
 }
 
-function streamLines(flags, sessionId, prompt) {
+function streamLines(_flags, sessionId, prompt) {
   const source = env.FAKE_CURSOR_STREAM ?? 'text:Hello from the fake cursor-agent.'
   if (source.startsWith('text:')) return generatedStream(source.slice('text:'.length), sessionId, prompt)
   const path = isAbsolute(source) ? source : findCapture(source)
@@ -266,7 +311,8 @@ function readMcpScript(prompt) {
   }
   if (source !== null && typeof source === 'object' && !Array.isArray(source)) {
     const word = Object.keys(source).find((key) => prompt.includes(key))
-    if (word === undefined) fail(`FAKE_CURSOR_MCP_SCRIPT: the prompt contains none of ${Object.keys(source).join(', ')}`)
+    if (word === undefined)
+      fail(`FAKE_CURSOR_MCP_SCRIPT: the prompt contains none of ${Object.keys(source).join(', ')}`)
     source = source[word]
   }
   if (!Array.isArray(source)) fail('FAKE_CURSOR_MCP_SCRIPT is not an array of steps')
@@ -283,8 +329,10 @@ function cursorContent(item) {
 
 /** Both shapes Cursor names an MCP tool call in (captured from different CLI versions). */
 function mcpToolCallArgs(shape, server, tool, args, callId) {
-  if (shape === 'server') return { name: `${server}:${tool}`, args, toolCallId: callId, serverIdentifier: server, toolName: tool }
-  if (shape === 'provider') return { name: `${server}-${tool}`, args, toolCallId: callId, providerIdentifier: server, toolName: tool }
+  if (shape === 'server')
+    return { name: `${server}:${tool}`, args, toolCallId: callId, serverIdentifier: server, toolName: tool }
+  if (shape === 'provider')
+    return { name: `${server}-${tool}`, args, toolCallId: callId, providerIdentifier: server, toolName: tool }
   fail(`unknown mcpToolCall shape ${JSON.stringify(shape)}`)
 }
 
@@ -324,7 +372,13 @@ async function runMcpScript(steps, servers, sessionId, prompt) {
     type: 'tool_call',
     subtype,
     call_id: callId,
-    tool_call: { ...toolCall, hookAdditionalContexts: [], toolCallId: callId, startedAtMs: String(startedAtMs), ...(completedAtMs === undefined ? {} : { completedAtMs: String(completedAtMs) }) },
+    tool_call: {
+      ...toolCall,
+      hookAdditionalContexts: [],
+      toolCallId: callId,
+      startedAtMs: String(startedAtMs),
+      ...(completedAtMs === undefined ? {} : { completedAtMs: String(completedAtMs) }),
+    },
     model_call_id: modelCallId,
     session_id: sessionId,
     timestamp_ms: Date.now(),
@@ -347,7 +401,8 @@ async function runMcpScript(steps, servers, sessionId, prompt) {
     }
     // Steps of text and native tools alone need no server: a plain run (no bridge) can be scripted too.
     const needsServer = steps.some((step) => Array.isArray(step?.calls) || step?.listTools === true)
-    if (connections.size === 0 && needsServer) fail('the mcp scenario needs an MCP server with a url in .cursor/mcp.json')
+    if (connections.size === 0 && needsServer)
+      fail('the mcp scenario needs an MCP server with a url in .cursor/mcp.json')
     toolLists.push(await listAll())
     recordMore({ mcpTools: toolLists.at(-1), mcpToolLists: toolLists, mcpCalls })
 
@@ -376,14 +431,36 @@ async function runMcpScript(steps, servers, sessionId, prompt) {
           callCount += 1
           const callId = `toolu_fake_mcp_${index}`
           const args = call.args ?? {}
-          return { index, callId, connection, tool: call.tool, args, mcpArgs: mcpToolCallArgs(call.shape ?? step.shape ?? 'provider', server, call.tool, args, callId) }
+          return {
+            index,
+            callId,
+            connection,
+            tool: call.tool,
+            args,
+            mcpArgs: mcpToolCallArgs(call.shape ?? step.shape ?? 'provider', server, call.tool, args, callId),
+          }
         })
         const emitBefore = step.emitBefore !== false
         const batch = async (calls) => {
           const startedAtMs = Date.now()
-          const announce = () => Promise.all(calls.map((call) => emit(toolCallEvent('started', call.callId, { mcpToolCall: { args: call.mcpArgs } }, modelCallId, startedAtMs))))
+          const announce = () =>
+            Promise.all(
+              calls.map((call) =>
+                emit(
+                  toolCallEvent(
+                    'started',
+                    call.callId,
+                    { mcpToolCall: { args: call.mcpArgs } },
+                    modelCallId,
+                    startedAtMs,
+                  ),
+                ),
+              ),
+            )
           if (emitBefore) await announce()
-          const answered = calls.map((call) => call.connection.callTool(call.tool, call.args).then((outcome) => ({ call, outcome })))
+          const answered = calls.map((call) =>
+            call.connection.callTool(call.tool, call.args).then((outcome) => ({ call, outcome })),
+          )
           // Cursor's stdout can lag the request it has already sent to the server.
           const announced = emitBefore ? Promise.resolve() : sleep(30).then(announce)
           await Promise.all(
@@ -391,14 +468,44 @@ async function runMcpScript(steps, servers, sessionId, prompt) {
               const { call, outcome } = await pending
               await announced
               const failed = 'error' in outcome
-              const text = failed ? outcome.error : outcome.content.filter((item) => item.type === 'text').map((item) => item.text).join('\n')
+              const text = failed
+                ? outcome.error
+                : outcome.content
+                    .filter((item) => item.type === 'text')
+                    .map((item) => item.text)
+                    .join('\n')
               results[call.index] = { text, isError: failed || outcome.isError }
               mcpCalls[call.index] = failed
-                ? { server: call.connection.name, tool: call.tool, args: call.args, result: null, isError: true, error: outcome.error, code: outcome.code }
-                : { server: call.connection.name, tool: call.tool, args: call.args, result: { content: outcome.content, isError: outcome.isError }, isError: outcome.isError }
+                ? {
+                    server: call.connection.name,
+                    tool: call.tool,
+                    args: call.args,
+                    result: null,
+                    isError: true,
+                    error: outcome.error,
+                    code: outcome.code,
+                  }
+                : {
+                    server: call.connection.name,
+                    tool: call.tool,
+                    args: call.args,
+                    result: { content: outcome.content, isError: outcome.isError },
+                    isError: outcome.isError,
+                  }
               recordMore({ mcpCalls })
-              const result = failed ? { error: { error: outcome.error } } : { success: { content: outcome.content.map(cursorContent), isError: outcome.isError } }
-              await emit(toolCallEvent('completed', call.callId, { mcpToolCall: { args: call.mcpArgs, result } }, modelCallId, startedAtMs, Date.now()))
+              const result = failed
+                ? { error: { error: outcome.error } }
+                : { success: { content: outcome.content.map(cursorContent), isError: outcome.isError } }
+              await emit(
+                toolCallEvent(
+                  'completed',
+                  call.callId,
+                  { mcpToolCall: { args: call.mcpArgs, result } },
+                  modelCallId,
+                  startedAtMs,
+                  Date.now(),
+                ),
+              )
             }),
           )
         }
@@ -408,15 +515,41 @@ async function runMcpScript(steps, servers, sessionId, prompt) {
         if (typeof step.command !== 'string') fail(`step ${stepIndex}: a native shell step needs a command`)
         const callId = `toolu_fake_shell_${nativeCount}`
         nativeCount += 1
-        const args = { command: step.command, workingDirectory: '', timeout: 30000, toolCallId: callId, isBackground: false }
+        const args = {
+          command: step.command,
+          workingDirectory: '',
+          timeout: 30000,
+          toolCallId: callId,
+          isBackground: false,
+        }
         const startedAtMs = Date.now()
         emit(toolCallEvent('started', callId, { shellToolCall: { args } }, modelCallId, startedAtMs))
         // As captured: a command the CLI's permissions refuse is `rejected`, and never runs.
         const result =
           step.refused === true
             ? { rejected: { command: step.command, reason: '', isReadonly: false } }
-            : { success: { command: step.command, workingDirectory: '', exitCode: 0, signal: '', stdout: 'fake output', stderr: '', executionTime: 1, interleavedOutput: 'fake output' } }
-        await emit(toolCallEvent('completed', callId, { shellToolCall: { args, result, isBackground: false } }, modelCallId, startedAtMs, Date.now()))
+            : {
+                success: {
+                  command: step.command,
+                  workingDirectory: '',
+                  exitCode: 0,
+                  signal: '',
+                  stdout: 'fake output',
+                  stderr: '',
+                  executionTime: 1,
+                  interleavedOutput: 'fake output',
+                },
+              }
+        await emit(
+          toolCallEvent(
+            'completed',
+            callId,
+            { shellToolCall: { args, result, isBackground: false } },
+            modelCallId,
+            startedAtMs,
+            Date.now(),
+          ),
+        )
       } else if (step?.listTools === true) {
         toolLists.push(await listAll())
         recordMore({ mcpTools: toolLists.at(-1), mcpToolLists: toolLists })
@@ -459,7 +592,9 @@ async function listServerTools(args) {
     connection = await connectMcp(server, config)
     const tools = await connection.listTools()
     recordMore({ mcpTools: tools })
-    process.stdout.write(`Tools for ${server} (${tools.length}):\n${tools.map((tool) => `- ${tool.name}: ${tool.description ?? ''}\n`).join('')}`)
+    process.stdout.write(
+      `Tools for ${server} (${tools.length}):\n${tools.map((tool) => `- ${tool.name}: ${tool.description ?? ''}\n`).join('')}`,
+    )
   } catch (error) {
     if (!(error instanceof McpFatalError)) throw error
     process.stderr.write(`Error: ${error.message}\n`)
@@ -496,14 +631,21 @@ async function run() {
     const pairs = (env.FAKE_CURSOR_MODELS ?? DEFAULT_MODELS).split(';').filter((pair) => pair.trim() !== '')
     // What Cursor prints for an account whose plan offers none.
     if (pairs.length === 0) process.stdout.write('No models available for this account.\n')
-    else process.stdout.write(`Available models\n\n${pairs.map((pair) => pair.trim()).join('\n')}\n\nTip: use --model <id> to switch.\n`)
+    else
+      process.stdout.write(
+        `Available models\n\n${pairs.map((pair) => pair.trim()).join('\n')}\n\nTip: use --model <id> to switch.\n`,
+      )
     return
   }
 
   const flags = parseRunArguments(argv)
   const mcpServers = readMcpServers(flags.workspace)
   const mcpNames = Object.keys(mcpServers)
-  runFields = { mcpServers: mcpNames, approveMcps: flags.approveMcps, allowedTools: flags.allowedTools?.split(',') ?? null }
+  runFields = {
+    mcpServers: mcpNames,
+    approveMcps: flags.approveMcps,
+    allowedTools: flags.allowedTools?.split(',') ?? null,
+  }
   const stdin = await readStdin()
   const scenario = env.FAKE_CURSOR_SCENARIO ?? 'replay'
   let sessionId = env.FAKE_CURSOR_SESSION_ID ?? randomUUID()
@@ -512,7 +654,9 @@ async function run() {
   if (mcpNames.length > 0 && !flags.approveMcps) {
     // The real CLI stops to ask, and waits for an answer that a pipe never gives.
     record({ stdin, scenario })
-    process.stderr.write(`Error: MCP servers need approval before this run can use them: ${mcpNames.join(', ')}\nRun with --approve-mcps to approve them, or run 'agent mcp enable <name>'.\n`)
+    process.stderr.write(
+      `Error: MCP servers need approval before this run can use them: ${mcpNames.join(', ')}\nRun with --approve-mcps to approve them, or run 'agent mcp enable <name>'.\n`,
+    )
     process.exit(1)
   }
   if (scenario === 'mcp') {
@@ -529,14 +673,19 @@ async function run() {
   }
   if (scenario === 'model') {
     record({ stdin, scenario })
-    const available = (env.FAKE_CURSOR_MODELS ?? DEFAULT_MODELS).split(';').map((pair) => pair.split(' - ')[0].trim()).join(', ')
+    const available = (env.FAKE_CURSOR_MODELS ?? DEFAULT_MODELS)
+      .split(';')
+      .map((pair) => pair.split(' - ')[0].trim())
+      .join(', ')
     process.stderr.write(`Cannot use this model: ${flags.model}. Available models: ${available}\n`)
     process.exit(1)
   }
   if (scenario === 'fail') {
     record({ stdin, scenario })
     if (env.FAKE_CURSOR_PARTIAL) {
-      const lines = generatedStream(env.FAKE_CURSOR_PARTIAL, sessionId, stdin).filter((line) => !line.includes('"type":"result"'))
+      const lines = generatedStream(env.FAKE_CURSOR_PARTIAL, sessionId, stdin).filter(
+        (line) => !line.includes('"type":"result"'),
+      )
       for (const line of lines) process.stdout.write(`${line}\n`)
     }
     process.stderr.write(`${env.FAKE_CURSOR_STDERR ?? 'Error: something went wrong'}\n`)
@@ -547,8 +696,12 @@ async function run() {
     const grandchild = spawn('sleep', ['600'], { stdio: 'ignore' })
     record({ stdin, scenario, grandchildPid: grandchild.pid })
     const base = { session_id: sessionId }
-    process.stdout.write(`${JSON.stringify({ type: 'system', subtype: 'init', cwd: process.cwd(), ...base, model: 'Fake' })}\n`)
-    process.stdout.write(`${JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'Working on it' }] }, ...base, timestamp_ms: Date.now() })}\n`)
+    process.stdout.write(
+      `${JSON.stringify({ type: 'system', subtype: 'init', cwd: process.cwd(), ...base, model: 'Fake' })}\n`,
+    )
+    process.stdout.write(
+      `${JSON.stringify({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'Working on it' }] }, ...base, timestamp_ms: Date.now() })}\n`,
+    )
     await sleep(600_000)
     return
   }

@@ -63,7 +63,12 @@ function untimedFetch(onPost) {
       const target = new URL(url)
       const method = init.method ?? 'GET'
       const headers = Object.fromEntries(new Headers(init.headers ?? {}))
-      const request = (target.protocol === 'https:' ? https : http).request(target, { method, headers, agent: false, signal: init.signal })
+      const request = (target.protocol === 'https:' ? https : http).request(target, {
+        method,
+        headers,
+        agent: false,
+        signal: init.signal,
+      })
       request.on('error', reject)
       request.on('response', (incoming) => {
         const responseHeaders = new Headers()
@@ -97,7 +102,9 @@ function untimedFetch(onPost) {
 /** The error's message, with the HTTP status when the server answered with one (401 for a wrong token). */
 function errorText(error) {
   if (!(error instanceof Error)) return String(error)
-  return error instanceof StreamableHTTPError && typeof error.code === 'number' && error.code > 0 ? `HTTP ${error.code}: ${error.message}` : error.message
+  return error instanceof StreamableHTTPError && typeof error.code === 'number' && error.code > 0
+    ? `HTTP ${error.code}: ${error.message}`
+    : error.message
 }
 
 /**
@@ -105,17 +112,22 @@ function errorText(error) {
  * `notifications/initialized`. Throws McpFatalError when it is unreachable or refuses.
  */
 export async function connectMcp(name, config) {
-  if (typeof config?.url !== 'string') throw new McpFatalError(`MCP server "${name}" has no url (only Streamable HTTP servers are supported)`)
+  if (typeof config?.url !== 'string')
+    throw new McpFatalError(`MCP server "${name}" has no url (only Streamable HTTP servers are supported)`)
   let lost = null
   const lostCall = new Promise((_, reject) => {
     lost = reject
   })
   lostCall.catch(() => {})
   const watchPost = (message, headers) => {
-    const isCall = message !== null && !Array.isArray(message) && message.method === 'tools/call' && message.id !== undefined
+    const isCall =
+      message !== null && !Array.isArray(message) && message.method === 'tools/call' && message.id !== undefined
     if (!isCall || !(headers.get('content-type') ?? '').startsWith('text/event-stream')) return null
     const tool = message.params?.name
-    return (stream) => watchAnswer(stream, message.id, () => lost(new McpFatalError(`MCP server "${name}" closed the connection during tools/call ${tool}`)))
+    return (stream) =>
+      watchAnswer(stream, message.id, () =>
+        lost(new McpFatalError(`MCP server "${name}" closed the connection during tools/call ${tool}`)),
+      )
   }
   const transport = new StreamableHTTPClientTransport(new URL(config.url), {
     requestInit: { headers: config.headers ?? {} },
@@ -154,11 +166,17 @@ export async function connectMcp(name, config) {
    */
   async function callTool(tool, args) {
     try {
-      const result = await Promise.race([client.callTool({ name: tool, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS }), lostCall])
+      const result = await Promise.race([
+        client.callTool({ name: tool, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS }),
+        lostCall,
+      ])
       return { content: result.content ?? [], isError: result.isError === true }
     } catch (error) {
-      const local = error instanceof McpError && (error.code === ErrorCode.RequestTimeout || error.code === ErrorCode.ConnectionClosed)
-      if (error instanceof McpError && !local) return { error: error.message.replace(/^MCP error -?\d+: /, ''), code: error.code }
+      const local =
+        error instanceof McpError &&
+        (error.code === ErrorCode.RequestTimeout || error.code === ErrorCode.ConnectionClosed)
+      if (error instanceof McpError && !local)
+        return { error: error.message.replace(/^MCP error -?\d+: /, ''), code: error.code }
       if (error instanceof McpFatalError) throw error
       throw new McpFatalError(`tools/call ${tool} on MCP server "${name}" failed: ${errorText(error)}`)
     }

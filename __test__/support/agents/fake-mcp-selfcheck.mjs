@@ -33,20 +33,25 @@ const reads = []
 
 function mcpServer() {
   const server = new McpServer({ name: 'selfcheck', version: '1.0.0' })
-  server.registerTool('read', { description: 'Reads a file', inputSchema: { path: z.string() } }, async ({ path: file }) => {
-    const entry = { path: file, start: Date.now(), end: null }
-    reads.push(entry)
-    await new Promise((done) => setTimeout(done, HOLD_MS))
-    entry.end = Date.now()
-    return { content: [{ type: 'text', text: `contents of ${file}` }] }
-  })
+  server.registerTool(
+    'read',
+    { description: 'Reads a file', inputSchema: { path: z.string() } },
+    async ({ path: file }) => {
+      const entry = { path: file, start: Date.now(), end: null }
+      reads.push(entry)
+      await new Promise((done) => setTimeout(done, HOLD_MS))
+      entry.end = Date.now()
+      return { content: [{ type: 'text', text: `contents of ${file}` }] }
+    },
+  )
   return server
 }
 
 // Stateless: a server and a transport per request.
 const http = createServer(async (request, response) => {
   if (request.url !== path) return response.writeHead(404).end()
-  if (request.headers.authorization !== `Bearer ${token}`) return response.writeHead(401, { 'content-type': 'text/plain' }).end('unauthorized')
+  if (request.headers.authorization !== `Bearer ${token}`)
+    return response.writeHead(401, { 'content-type': 'text/plain' }).end('unauthorized')
   if (request.method !== 'POST') return response.writeHead(405, { allow: 'POST' }).end()
   const server = mcpServer()
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined })
@@ -68,14 +73,33 @@ async function runAgent({ script, bearer = token, approve = true }) {
   const home = mkdtempSync(join(root, 'home-'))
   const logDir = join(root, `log-${randomUUID()}`)
   mkdirSync(join(workspace, '.cursor'))
-  writeFileSync(join(workspace, '.cursor', 'mcp.json'), JSON.stringify({ mcpServers: { [SERVER]: { url, headers: { Authorization: `Bearer ${bearer}` } } } }))
-  const args = ['--print', '--output-format', 'stream-json', '--stream-partial-output', '--workspace', workspace, '--model', 'fake-model', '--trust']
+  writeFileSync(
+    join(workspace, '.cursor', 'mcp.json'),
+    JSON.stringify({ mcpServers: { [SERVER]: { url, headers: { Authorization: `Bearer ${bearer}` } } } }),
+  )
+  const args = [
+    '--print',
+    '--output-format',
+    'stream-json',
+    '--stream-partial-output',
+    '--workspace',
+    workspace,
+    '--model',
+    'fake-model',
+    '--trust',
+  ]
   if (approve) args.push('--approve-mcps')
   args.push('--allowed-tools', 'mcp_tool_call,get_mcp_tools_tool_call')
   const started = Date.now()
   const child = spawn(process.execPath, [agent, ...args], {
     cwd: workspace,
-    env: { PATH: process.env.PATH, HOME: home, FAKE_CURSOR_LOG_DIR: logDir, FAKE_CURSOR_SCENARIO: 'mcp', FAKE_CURSOR_MCP_SCRIPT: JSON.stringify(script) },
+    env: {
+      PATH: process.env.PATH,
+      HOME: home,
+      FAKE_CURSOR_LOG_DIR: logDir,
+      FAKE_CURSOR_SCENARIO: 'mcp',
+      FAKE_CURSOR_MCP_SCRIPT: JSON.stringify(script),
+    },
     stdio: ['pipe', 'pipe', 'pipe'],
   })
   let stdout = ''
@@ -94,13 +118,25 @@ async function runAgent({ script, bearer = token, approve = true }) {
 }
 
 const toolCalls = (events, subtype) => events.filter((event) => event.type === 'tool_call' && event.subtype === subtype)
-const finalTexts = (events) => events.filter((event) => event.type === 'assistant' && event.timestamp_ms === undefined).map((event) => event.message.content[0].text)
+const finalTexts = (events) =>
+  events
+    .filter((event) => event.type === 'assistant' && event.timestamp_ms === undefined)
+    .map((event) => event.message.content[0].text)
 
 try {
   // Two held calls at once, then text quoting both.
   {
     const run = await runAgent({
-      script: [{ calls: [{ tool: 'read', args: { path: 'a.txt' } }, { tool: 'read', args: { path: 'b.txt' } }], parallel: true }, { text: 'A: {{result:0}} B: {{result:1}} failed: {{error:0}}' }],
+      script: [
+        {
+          calls: [
+            { tool: 'read', args: { path: 'a.txt' } },
+            { tool: 'read', args: { path: 'b.txt' } },
+          ],
+          parallel: true,
+        },
+        { text: 'A: {{result:0}} B: {{result:1}} failed: {{error:0}}' },
+      ],
     })
     assert.equal(run.code, 0, run.stderr)
     const [init, user] = run.events
@@ -111,8 +147,17 @@ try {
     const completed = toolCalls(run.events, 'completed')
     assert.equal(started.length, 2)
     assert.equal(completed.length, 2)
-    assert.ok(run.events.indexOf(started[1]) < run.events.indexOf(completed[0]), 'both calls start before either completes')
-    assert.deepEqual(started[0].tool_call.mcpToolCall.args, { name: `${SERVER}-read`, args: { path: 'a.txt' }, toolCallId: started[0].call_id, providerIdentifier: SERVER, toolName: 'read' })
+    assert.ok(
+      run.events.indexOf(started[1]) < run.events.indexOf(completed[0]),
+      'both calls start before either completes',
+    )
+    assert.deepEqual(started[0].tool_call.mcpToolCall.args, {
+      name: `${SERVER}-read`,
+      args: { path: 'a.txt' },
+      toolCallId: started[0].call_id,
+      providerIdentifier: SERVER,
+      toolName: 'read',
+    })
     for (const event of [...started, ...completed]) {
       assert.equal(event.session_id, sessionId)
       assert.equal(typeof event.model_call_id, 'string')
@@ -121,8 +166,12 @@ try {
       assert.equal(event.tool_call.toolCallId, event.call_id)
     }
     const byId = Object.fromEntries(completed.map((event) => [event.call_id, event.tool_call.mcpToolCall.result]))
-    assert.deepEqual(byId[started[0].call_id], { success: { content: [{ text: { text: 'contents of a.txt' } }], isError: false } })
-    assert.deepEqual(byId[started[1].call_id], { success: { content: [{ text: { text: 'contents of b.txt' } }], isError: false } })
+    assert.deepEqual(byId[started[0].call_id], {
+      success: { content: [{ text: { text: 'contents of a.txt' } }], isError: false },
+    })
+    assert.deepEqual(byId[started[1].call_id], {
+      success: { content: [{ text: { text: 'contents of b.txt' } }], isError: false },
+    })
     assert.deepEqual(finalTexts(run.events), ['A: contents of a.txt B: contents of b.txt failed: false'])
     const result = run.events.at(-1)
     assert.equal(result.type, 'result')
@@ -131,7 +180,10 @@ try {
     assert.ok(result.usage)
     // Held on the server, side by side.
     const [first, second] = reads
-    assert.ok(first.end - first.start >= HOLD_MS - 50 && second.start < first.end, `the calls overlap: ${JSON.stringify(reads)}`)
+    assert.ok(
+      first.end - first.start >= HOLD_MS - 50 && second.start < first.end,
+      `the calls overlap: ${JSON.stringify(reads)}`,
+    )
     assert.ok(run.ms < 2 * HOLD_MS, `parallel calls take one hold, not two (${run.ms} ms)`)
 
     assert.deepEqual(run.log.mcpServers, [SERVER])
@@ -143,7 +195,12 @@ try {
     assert.equal(read.inputSchema.properties.path.type, 'string')
     assert.deepEqual(
       run.log.mcpCalls.map(({ tool, args, result, isError }) => ({ tool, args, result, isError })),
-      ['a.txt', 'b.txt'].map((file) => ({ tool: 'read', args: { path: file }, result: { content: [{ type: 'text', text: `contents of ${file}` }], isError: false }, isError: false })),
+      ['a.txt', 'b.txt'].map((file) => ({
+        tool: 'read',
+        args: { path: file },
+        result: { content: [{ type: 'text', text: `contents of ${file}` }], isError: false },
+        isError: false,
+      })),
     )
   }
 
@@ -160,7 +217,13 @@ try {
     })
     assert.equal(run.code, 0, run.stderr)
     const started = toolCalls(run.events, 'started')
-    assert.deepEqual(started[0].tool_call.mcpToolCall.args, { name: `${SERVER}:read`, args: { path: 'c.txt' }, toolCallId: started[0].call_id, serverIdentifier: SERVER, toolName: 'read' })
+    assert.deepEqual(started[0].tool_call.mcpToolCall.args, {
+      name: `${SERVER}:read`,
+      args: { path: 'c.txt' },
+      toolCallId: started[0].call_id,
+      serverIdentifier: SERVER,
+      toolName: 'read',
+    })
     assert.equal(started[1].tool_call.shellToolCall.args.command, 'ls')
     const shellDone = toolCalls(run.events, 'completed')[1].tool_call.shellToolCall.result.success
     assert.equal(shellDone.exitCode, 0)

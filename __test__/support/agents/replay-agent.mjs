@@ -44,7 +44,9 @@ if (env.FAKE_AGENT_RECORD) {
 }
 
 const lines = env.FAKE_AGENT_REPLAY
-  ? readFileSync(env.FAKE_AGENT_REPLAY, 'utf8').split('\n').filter((l) => l.length > 0)
+  ? readFileSync(env.FAKE_AGENT_REPLAY, 'utf8')
+      .split('\n')
+      .filter((l) => l.length > 0)
   : []
 const delay = Number(env.FAKE_AGENT_DELAY_MS ?? 0)
 const hangAfter = env.FAKE_AGENT_HANG_AFTER === undefined ? Infinity : Number(env.FAKE_AGENT_HANG_AFTER)
@@ -62,7 +64,7 @@ for (let i = 0; i < lines.length; i++) {
     await sleep(JSON.parse(line).__sleep_ms)
     continue
   }
-  await write(line + '\n')
+  await write(`${line}\n`)
 }
 if (hangAfter !== Infinity && lines.length <= hangAfter) {
   setInterval(() => {}, 1 << 30)

@@ -161,9 +161,10 @@ export declare class CursorAgentRun {
   /**
    * Answer every tool call the run handed over (`hostTools`): the run goes on, and its
    * outputs continue through `onOutput`. Returns false when the run is already over (then
-   * nothing was answered); answers for calls that were not handed over are ignored.
+   * nothing was answered); answers for calls that were not handed over are ignored. Throws
+   * `E_INVALID_ARG` for answers of another shape.
    */
-  answerToolCalls(answers: Array<ToolAnswer>): boolean
+  answerToolCalls(answers: ToolAnswer[]): boolean
   /**
    * Settles after the last `onOutput` batch was delivered; never rejects for run failures
    * (they are in `RunResult.error`). May be called any number of times.
@@ -238,12 +239,12 @@ export declare class StreamTransformer {
    *
    * A failure after output (a usage limit hit mid-answer among them) closes like any
    * failure: the output already returned stands, then the error. The `ai-sdk` error part is
-   * `{code, message, agentOutput?}`; the `openai-sse` error frame's message ends with what
-   * cursor-agent said. SSE `content` is one string, so the first text after a tool call
-   * starts with a blank line (`
+   * `{code, message, agentOutput?, resetsAt?}`; the `openai-sse` error frame's message ends
+   * with what cursor-agent said. SSE `content` is one string, so the first text after a tool
+   * call starts with a blank line (`
 
-  `) when text came before it; `completion_tokens_details`
-   * appears only when Cursor reported reasoning tokens.
+  `) when text came before it;
+   * `completion_tokens_details` appears only when Cursor reported reasoning tokens.
    */
   finish(outcome?: StreamOutcome | undefined | null): Array<StreamOutput>
   /** The Cursor chat id (`session_id`) seen in the stream, `null` before any. */
@@ -263,7 +264,7 @@ export declare class StreamTransformer {
  */
 export declare function buildPrompt(request: PromptRequest): string
 
-/** Options of `runCursorAgentCommand`. */
+/** Options of `runCursorAgentCommand`; any other field is refused. */
 export interface CursorAgentCommandOptions {
   /**
    * cursor-agent's arguments, e.g. `['--version']` or `['mcp', 'list-tools', 'opencode']`.
@@ -296,7 +297,7 @@ export interface CursorAgentCommandResult {
   stderr: string
 }
 
-/** Where to look for cursor-agent. */
+/** Where to look for cursor-agent; any other field is refused. */
 export interface CursorAgentLookupOptions {
   /** Tried first: a path, or a name looked up on `PATH`. Default none. */
   executable?: string
@@ -350,64 +351,53 @@ export interface CursorUsage {
 export declare function describeCursorModel(id: string, name?: string | undefined | null): CursorModel
 
 /**
- * Every `code` the package reports: `err.code` of thrown errors, `error.code` of `error`
- * stream parts, SSE error frames and run results. Cancellation is not an error. Messages are
- * the package's own words, free of millisecond counts and of phrases hosts take as transient
- * ("fetch failed", HTTP status numbers); what cursor-agent printed is `agentOutput`.
+ * Every `code` the native API reports: `err.code` of thrown errors, `error.code` of
+ * `error` stream parts, SSE error frames and run results. Cancellation is not an error.
+ * Messages are the package's own words, free of millisecond counts and of phrases hosts
+ * take as transient ("fetch failed", HTTP status numbers); what cursor-agent printed is
+ * `agentOutput`. The OpenAI-compatible server adds its own refusal codes
+ * (`opencode-cursor-native/proxy` exports `ProxyErrorCode` and the union of both).
  */
 export declare const enum ErrorCode {
   /**
-   * The cursor-agent binary cannot be found or started; the message lists where it looked
-   * and how to install it.
+   * The cursor-agent binary cannot be found or started; the message lists where it
+   * looked and how to install it.
    */
   AgentNotFound = 'E_AGENT_NOT_FOUND',
   /** Not logged in or invalid key: run `cursor-agent login` or set `CURSOR_API_KEY`. */
   Auth = 'E_AUTH',
   /**
-   * Cursor's usage limit was reached, before or during the answer (what arrived stays, and the
-   * message says the answer was cut off and, when Cursor says, when the limit resets).
+   * Cursor's usage limit was reached, before or during the answer (what arrived stays,
+   * and the message says the answer was cut off and, when Cursor says, when the limit
+   * resets; `resetsAt` holds that date).
    */
   Quota = 'E_QUOTA',
   /** Unknown or unavailable model; the message lists what the account can use. */
   Model = 'E_MODEL',
-  /** The resumed chat is gone or was silently replaced: evict it and rerun as a fresh chat. */
+  /**
+   * The resumed chat is gone or was silently replaced: evict it and rerun as a fresh
+   * chat.
+   */
   Resume = 'E_RESUME',
   /**
-   * Cursor's servers could not be reached, or failed to answer (HTTP 5xx, overloaded), after
-   * Cursor's own retries.
+   * Cursor's servers could not be reached, or failed to answer (HTTP 5xx,
+   * overloaded), after Cursor's own retries.
    */
   Network = 'E_NETWORK',
   /** The idle or the overall timeout was hit. */
   Timeout = 'E_TIMEOUT',
   /** The JS output callback threw. */
   Callback = 'E_CALLBACK',
-  /** Any other failure of the agent process; `agentOutput` holds the last lines of stderr. */
+  /**
+   * Any other failure of the agent process; `agentOutput` holds the last lines of
+   * stderr.
+   */
   AgentExit = 'E_AGENT_EXIT',
-  /** Bad options or arguments from the caller, or a call the object's state does not allow. */
+  /**
+   * Bad options or arguments from the caller, or a call the object's state does not
+   * allow.
+   */
   InvalidArg = 'E_INVALID_ARG',
-  /**
-   * The OpenAI-compatible server (`serve`, `startProxy`): a request without the server's
-   * bearer token (401, with `WWW-Authenticate: Bearer`). The refusals below start no agent.
-   */
-  Unauthorized = 'E_UNAUTHORIZED',
-  /**
-   * The server: a `Host` that is neither a loopback name nor the `--host` value (DNS
-   * rebinding), or any `Origin` (a web page) (403).
-   */
-  Forbidden = 'E_FORBIDDEN',
-  /** The server: no such endpoint (404). */
-  NotFound = 'E_NOT_FOUND',
-  /** The server: a body that is not `application/json` (415). */
-  UnsupportedMediaType = 'E_UNSUPPORTED_MEDIA_TYPE',
-  /** The server: a body over the size cap, 32 MiB by default (413). */
-  PayloadTooLarge = 'E_PAYLOAD_TOO_LARGE',
-  /** The server: a body still arriving after 10 s (408). */
-  RequestTimeout = 'E_REQUEST_TIMEOUT',
-  /**
-   * The server: the concurrency cap (8 by default, runs waiting for tool results included)
-   * is reached (429, with `Retry-After`).
-   */
-  Busy = 'E_BUSY',
 }
 
 /**
@@ -488,7 +478,10 @@ export interface LoggingOptions {
  */
 export declare function parseSwitch(value: string | undefined | null, defaultValue: boolean): boolean
 
-/** What a prompt is built from. */
+/**
+ * What a prompt is built from; read as the JSON data `JSON.stringify` makes of it. Other
+ * fields (those of a `ResumeRequest`, say) are not read.
+ */
 export interface PromptRequest {
   /** OpenAI chat messages or AI SDK V3 prompt messages. */
   messages: Array<object>
@@ -517,15 +510,23 @@ export declare function replayCapture(path: string): ReplayReport
  */
 export declare function resolveCursorAgent(options?: CursorAgentLookupOptions | undefined | null): CursorAgentResolution
 
-/** A failure reported by `runCursorAgent` (`RunResult.error`). */
+/**
+ * A failure reported by `runCursorAgent` (`RunResult.error`), or any object with a `code` or a
+ * `message`; its other fields are not read.
+ */
 export interface ResumeFailure {
   /** A stable code such as `E_RESUME` or `E_NETWORK`. */
-  code: string
+  code?: string
   /** The error text. */
-  message: string
+  message?: string
+  /** What cursor-agent said, which tells a gone chat from a transient fault. */
+  agentOutput?: string
 }
 
-/** How to run one turn. Plain JSON-safe data: a JSON round trip keeps it usable. */
+/**
+ * How to run one turn. Plain JSON-safe data: a JSON round trip keeps it usable, and fields a
+ * caller adds are ignored when it is handed back.
+ */
 export interface ResumePlan {
   /**
    * The conversation's cache key; `null` when resume is disabled, for a title request, or
@@ -542,7 +543,7 @@ export interface ResumePlan {
   recordToken: string | null
 }
 
-/** One turn to plan. */
+/** One turn to plan; read as the JSON data `JSON.stringify` makes of it. */
 export interface ResumeRequest {
   /** The workspace cursor-agent runs in (part of the key). */
   workspace: string
@@ -619,8 +620,9 @@ export declare function runCursorAgent(options: RunCursorAgentOptions, onOutput:
 export declare function runCursorAgentCommand(options: CursorAgentCommandOptions): Promise<CursorAgentCommandResult>
 
 /**
- * Options of `runCursorAgent`. Numbers are whole numbers in the range each states; any other
- * value of an option is refused with `E_INVALID_ARG`.
+ * Options of `runCursorAgent`. Numbers are whole numbers in the range each states; any
+ * other value of an option, and a field that is not one of these, is refused with
+ * `E_INVALID_ARG`.
  */
 export interface RunCursorAgentOptions {
   /**
@@ -631,24 +633,22 @@ export interface RunCursorAgentOptions {
   /** Cursor model id (`--model`); a `cursor-acp/` prefix is removed. Required. */
   model: string
   /**
-   * Existing folder: `--workspace` and the child's working directory (with `hostTools`, the
-   * private workspace in `hostTools.folder` is used instead). Required.
+   * Existing folder: `--workspace` and the child's working directory (with
+   * `hostTools`, the private workspace in `hostTools.folder` is used instead). Required.
    */
   workspace: string
   /**
-   * Resume this Cursor chat (`--resume`); must match `^[A-Za-z0-9][A-Za-z0-9_-]*$` and be at
-   * most 256 characters.
-   * When Cursor reports another chat, or fails with resume-specific text, before any output,
-   * the run ends with `E_RESUME` and `onOutput` is never called. Output is held until the
-   * chat is named, at most 1 MiB of stdout; past that the run is an ordinary one (it can no
-   * longer end in `E_RESUME`). Default: a fresh chat.
+   * Resume this Cursor chat (`--resume`); must match `^[A-Za-z0-9][A-Za-z0-9_-]*$` and
+   * be at most 256 characters. When Cursor reports another chat, or fails with
+   * resume-specific text, before any output, the run ends with `E_RESUME` and
+   * `onOutput` is never called. Output is held until the chat is named, at most 1 MiB of
+   * stdout; past that the run is an ordinary one (it can no longer end in `E_RESUME`).
+   * Default: a fresh chat.
    */
   resumeChatId?: string
-  /** Output encoding. Default `'ai-sdk'`. */
-  format?: 'openai-sse' | 'ai-sdk'
   /**
-   * The cursor-agent binary (a path, made absolute against the host's working folder, or a
-   * name looked up on the absolute entries of `PATH`). Default: resolved as
+   * The binary (a path, made absolute against the host's working folder, or a name
+   * looked up on the absolute entries of `PATH`). Default: resolved as
    * `resolveCursorAgent` does.
    */
   executable?: string
@@ -671,20 +671,10 @@ export interface RunCursorAgentOptions {
    */
   idleTimeoutMs?: number
   /**
-   * End the run with `E_TIMEOUT` after this long in total. From 0 to 2^53 - 1; default 0
-   * (no limit).
+   * End the run with `E_TIMEOUT` after this long in total. From 0 to 2^53 - 1; default
+   * 0 (no limit).
    */
   timeoutMs?: number
-  /** SSE only: Cursor's tool calls as `tool_calls` deltas. Default `'emit'`. */
-  toolCalls?: 'emit' | 'omit'
-  /** SSE only: emit the usage chunk. Default true. */
-  includeUsage?: boolean
-  /** SSE chunk id. Default generated. */
-  id?: string
-  /** SSE `created` (epoch seconds), from 0 to 2^53 - 1. Default now. */
-  created?: number
-  /** Largest stdout record accepted, in bytes, from 1 to 2^53 - 1. Default 64 MiB. */
-  maxLineBytes?: number
   /**
    * Let the host run its own tools instead of Cursor (the tool bridge). Default none:
    * Cursor runs its own tools.
@@ -692,9 +682,39 @@ export interface RunCursorAgentOptions {
   hostTools?: HostToolsOptions
   /** Capture the run into one file for `replayCapture`. Default none. */
   capture?: RunCaptureOptions
+  /**
+   * `'openai-sse'` (SSE frame strings) or `'ai-sdk'` (V3 stream part objects).
+   * Default `'openai-sse'` for a `StreamTransformer`, `'ai-sdk'` for a run.
+   */
+  format?: 'openai-sse' | 'ai-sdk'
+  /** SSE chunk `id`. Default: generated. */
+  id?: string
+  /**
+   * SSE chunk `created`, epoch seconds: a whole number from 0 to 2^53 - 1. Default:
+   * now.
+   */
+  created?: number
+  /**
+   * SSE only: `'emit'` Cursor's tool calls as `tool_calls` deltas (with Cursor's
+   * names and arguments), or `'omit'` them. Default `'emit'`.
+   *
+   * Cursor has already run these calls. An OpenAI client receives them as ordinary
+   * `message.tool_calls` beside `finish_reason: "stop"` (the official `openai`
+   * package's `finalChatCompletion()` does), and an agent loop that runs every tool
+   * call it gets would run them a second time. Use `'omit'` where the client runs
+   * tools.
+   */
+  toolCalls?: 'emit' | 'omit'
+  /** SSE only: send the usage chunk when Cursor reported usage. Default `true`. */
+  includeUsage?: boolean
+  /**
+   * Size cap of one NDJSON record in bytes, a whole number from 1 to 2^53 - 1; a
+   * longer record is skipped and counted in `skippedLines`. Default 67108864 (64 MiB).
+   */
+  maxLineBytes?: number
 }
 
-/** A failure with a stable code (one of `ErrorCode`). */
+/** A failure with a stable code: what a run's result, an `error` part and a thrown error carry. */
 export interface RunError {
   code: `${ErrorCode}`
   /**
@@ -707,6 +727,11 @@ export interface RunError {
    * stderr lines), verbatim with ANSI removed; absent when it printed nothing.
    */
   agentOutput?: string
+  /**
+   * `E_QUOTA` only: when the usage limit resets, as the date Cursor named: epoch milliseconds
+   * of that day's midnight UTC. Absent when Cursor named no date.
+   */
+  resetsAt?: number
 }
 
 /** How a run ended. Absent fields mean "none" (test with `== null`). */
@@ -734,7 +759,7 @@ export interface RunResult {
   capture?: string
 }
 
-/** Options of `SessionResumeManager`. */
+/** Options of `SessionResumeManager`; any other field is refused. */
 export interface SessionResumeOptions {
   /**
    * Resume cursor-agent chats at all. Default `false`. The OpenCode host sets it from the
@@ -761,14 +786,6 @@ export interface SessionResumeOptions {
  */
 export declare function setLogging(options: LoggingOptions): void
 
-/** Output encoding of a `StreamTransformer`. */
-export declare const enum StreamFormat {
-  /** OpenAI `chat.completion.chunk` frames: each output is one `data: {...}\n\n` string. */
-  OpenAiSse = 'openai-sse',
-  /** AI SDK LanguageModelV3 stream parts: each output is one JSON-safe part object. */
-  AiSdk = 'ai-sdk',
-}
-
 /** How the process behind the stream ended; every field is optional. */
 export interface StreamOutcome {
   /**
@@ -784,34 +801,41 @@ export interface StreamOutcome {
   cancelled?: boolean
 }
 
-/** Options of `new StreamTransformer(options)`; every field is optional. */
+/**
+ * Options of `new StreamTransformer(options)`; every field is optional, any other field is
+ * refused.
+ */
 export interface StreamTransformerOptions {
-  /**
-   * `'openai-sse'` (SSE frame strings) or `'ai-sdk'` (V3 stream part objects).
-   * Default `'openai-sse'`.
-   */
-  format?: 'openai-sse' | 'ai-sdk'
   /** Model name echoed in SSE chunks. Default `'auto'`. */
   model?: string
+  /**
+   * `'openai-sse'` (SSE frame strings) or `'ai-sdk'` (V3 stream part objects).
+   * Default `'openai-sse'` for a `StreamTransformer`, `'ai-sdk'` for a run.
+   */
+  format?: 'openai-sse' | 'ai-sdk'
   /** SSE chunk `id`. Default: generated. */
   id?: string
-  /** SSE chunk `created`, epoch seconds: a whole number from 0 to 2^53 - 1. Default: now. */
+  /**
+   * SSE chunk `created`, epoch seconds: a whole number from 0 to 2^53 - 1. Default:
+   * now.
+   */
   created?: number
   /**
-   * SSE only: `'emit'` Cursor's tool calls as `tool_calls` deltas (with Cursor's names and
-   * arguments), or `'omit'` them. Default `'emit'`.
+   * SSE only: `'emit'` Cursor's tool calls as `tool_calls` deltas (with Cursor's
+   * names and arguments), or `'omit'` them. Default `'emit'`.
    *
    * Cursor has already run these calls. An OpenAI client receives them as ordinary
-   * `message.tool_calls` beside `finish_reason: "stop"` (the official `openai` package's
-   * `finalChatCompletion()` does), and an agent loop that runs every tool call it gets would
-   * run them a second time. Use `'omit'` where the client runs tools.
+   * `message.tool_calls` beside `finish_reason: "stop"` (the official `openai`
+   * package's `finalChatCompletion()` does), and an agent loop that runs every tool
+   * call it gets would run them a second time. Use `'omit'` where the client runs
+   * tools.
    */
   toolCalls?: 'emit' | 'omit'
   /** SSE only: send the usage chunk when Cursor reported usage. Default `true`. */
   includeUsage?: boolean
   /**
-   * Size cap of one NDJSON record in bytes, a whole number from 1 to 2^53 - 1; a longer
-   * record is skipped and counted in `skippedLines`. Default 67108864 (64 MiB).
+   * Size cap of one NDJSON record in bytes, a whole number from 1 to 2^53 - 1; a
+   * longer record is skipped and counted in `skippedLines`. Default 67108864 (64 MiB).
    */
   maxLineBytes?: number
 }
@@ -831,12 +855,4 @@ export interface ToolAnswer {
 export interface ToolAnswerImage {
   data: string
   mimeType: string
-}
-
-/** Whether Cursor's own tool calls appear in `'openai-sse'` output. */
-export declare const enum ToolCallOutput {
-  /** As `tool_calls` deltas, one distinct `index` per call. */
-  Emit = 'emit',
-  /** Not at all. */
-  Omit = 'omit',
 }

@@ -849,5 +849,3 @@ module.exports.resolveCursorAgent = nativeBinding.resolveCursorAgent
 module.exports.runCursorAgent = nativeBinding.runCursorAgent
 module.exports.runCursorAgentCommand = nativeBinding.runCursorAgentCommand
 module.exports.setLogging = nativeBinding.setLogging
-module.exports.StreamFormat = nativeBinding.StreamFormat
-module.exports.ToolCallOutput = nativeBinding.ToolCallOutput

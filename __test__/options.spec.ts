@@ -4,7 +4,7 @@
 // "Expected ..." wording. Numbers follow one whole-number rule, the same as the plugin's
 // (`isWholeNumber` in plugin/env.ts): integers from the option's minimum to 2^53 - 1.
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, describe, it } from 'node:test'
@@ -19,6 +19,7 @@ import {
   parseSwitch,
   resolveCursorAgent,
   runCursorAgent,
+  runCursorAgentCommand,
   setLogging,
   type ResumePlan,
   type ResumeRequest,
@@ -198,6 +199,18 @@ const refusals: Refusal[] = [
     'tools',
     () => buildPrompt({ messages: [], tools: [nested(20_000)] as never }),
   ],
+  // Options are read as JS values, recursively on the caller's stack: a tool definition of a
+  // run may nest 256 levels (no real schema comes near), far less than a conversation's 10,000.
+  [
+    'runCursorAgent hostTools.tools nested past 256 levels',
+    'hostTools.tools',
+    () => runCursorAgent({ ...runBase, hostTools: { tools: [nested(257)], folder: scratch } } as never, () => {}),
+  ],
+  [
+    'runCursorAgent hostTools.tools nested 20,000 levels',
+    'hostTools.tools',
+    () => runCursorAgent({ ...runBase, hostTools: { tools: [nested(20_000)], folder: scratch } } as never, () => {}),
+  ],
   // prompts, logging, switches
   ['buildPrompt messages', 'messages', () => buildPrompt({ messages: 'hi' as never })],
   ['buildPrompt toolsInPrompt', 'toolsInPrompt', () => buildPrompt({ messages: [], toolsInPrompt: 1 as never })],
@@ -236,6 +249,9 @@ describe('one options route', () => {
     ]) {
       assert.doesNotThrow(() => runCursorAgent({ ...runBase, ...limits }, () => {}).cancel())
     }
+    const deepest = { type: 'function', name: 'deep', inputSchema: { type: 'object', default: nested(254) } }
+    const hostTools = { tools: [deepest], folder: join(scratch, 'deep') }
+    assert.doesNotThrow(() => runCursorAgent({ ...runBase, hostTools }, () => {}).cancel())
   })
 
   it('a resumeChatId of 256 characters is accepted, one of 257 is not', async () => {
@@ -304,3 +320,79 @@ export type CodeIsTheUnion = RunError['code'] extends string
   : never
 // @ts-expect-error: not one of ErrorCode
 export const notACode: RunError['code'] = 'E_NOPE'
+
+/** The field names of an interface of index.d.ts, as the declarations spell them. */
+function declaredFields(name: string): string[] {
+  const declarations = readFileSync(join(__dirname, '..', 'index.d.ts'), 'utf8')
+  const body = new RegExp(`export interface ${name} \\{\\n([\\s\\S]*?)\\n\\}`).exec(declarations)?.[1]
+  assert.ok(body !== undefined, `index.d.ts declares ${name}`)
+  return [...body.matchAll(/^ {2}(\w+)\??:/gm)].map((match) => match[1] as string)
+}
+
+/**
+ * [interface, the call that reads it with `fields`, whether a field it does not declare is
+ * refused]. Values of a type no field accepts stand in for each field: a symbol for options
+ * (read as JS values), a BigInt for requests (read as JSON data, which cannot hold one).
+ */
+type Reader = [string, (fields: Record<string, unknown>) => unknown, boolean]
+
+const readers: Reader[] = [
+  ['RunCursorAgentOptions', (fields) => runCursorAgent(fields as never, () => {}), true],
+  ['HostToolsOptions', (fields) => runCursorAgent({ ...runBase, hostTools: fields } as never, () => {}), true],
+  ['RunCaptureOptions', (fields) => runCursorAgent({ ...runBase, capture: fields } as never, () => {}), true],
+  ['StreamTransformerOptions', (fields) => new StreamTransformer(fields as never), true],
+  ['StreamOutcome', (fields) => new StreamTransformer().finish(fields as never), true],
+  ['SessionResumeOptions', (fields) => new SessionResumeManager(fields as never), true],
+  ['ResumeRequest', (fields) => new SessionResumeManager().plan(fields as never), true],
+  ['LoggingOptions', (fields) => setLogging(fields as never), true],
+  ['CursorAgentLookupOptions', (fields) => resolveCursorAgent(fields as never), true],
+  ['CursorAgentCommandOptions', (fields) => runCursorAgentCommand(fields as never), true],
+  ['ToolAnswer', (fields) => idleRun().answerToolCalls([fields as never]), true],
+  [
+    'ToolAnswerImage',
+    (fields) => idleRun().answerToolCalls([{ id: 'c', output: '', images: [fields as never] }]),
+    true,
+  ],
+  // Values the package handed out, or a request that may carry a ResumeRequest's fields, come
+  // back with fields of the caller's: those are not read.
+  ['PromptRequest', (fields) => buildPrompt(fields as never), false],
+  ['ResumePlan', (fields) => new SessionResumeManager().record(fields as never, 'chat-1'), false],
+  ['ResumeFailure', (fields) => new SessionResumeManager().reportFailure({} as ResumePlan, fields as never), false],
+]
+
+/** A run that fails on its own (no such binary): something to hand answers to. */
+function idleRun(): ReturnType<typeof runCursorAgent> {
+  return runCursorAgent(runBase, () => {})
+}
+
+const JSON_READ = new Set(['ResumeRequest', 'PromptRequest'])
+
+describe('the declarations are what is read', () => {
+  for (const [name, call, strict] of readers) {
+    it(`${name}: every declared field is read by that name${strict ? ', and no other field is accepted' : ''}`, () => {
+      const fields = declaredFields(name)
+      assert.ok(fields.length > 0, name)
+      for (const field of fields) {
+        const stand = JSON_READ.has(name) ? 10n : Symbol('no field takes this')
+        const error = thrown(() => call({ [field]: stand }))
+        assert.equal(error.code, 'E_INVALID_ARG', `${name}.${field}: ${String(error.message)}`)
+        const message = String(error.message)
+        assert.ok(message.includes(field), `${name}.${field}: "${message}" does not name it`)
+        assert.doesNotMatch(message, /is not a field/, `${name}.${field} is declared but not read`)
+      }
+      const unknown = 'surelyNotAField'
+      if (strict) {
+        const error = thrown(() => call({ [unknown]: 1 }))
+        assert.equal(error.code, 'E_INVALID_ARG', name)
+        assert.match(String(error.message), /surelyNotAField` is not a field/, name)
+      } else {
+        // Refused for other reasons (required fields missing, say), never for the extra field.
+        try {
+          call({ [unknown]: 1 })
+        } catch (error) {
+          assert.doesNotMatch(String((error as Error).message), /surelyNotAField/, name)
+        }
+      }
+    })
+  }
+})

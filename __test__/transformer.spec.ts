@@ -18,6 +18,7 @@ import {
   type StreamPart,
   type StreamTransformerOptions,
 } from '../index.js'
+import { PROXY_ERROR_CODES } from '../plugin/proxy-chat.ts'
 import { capture, captureExpectation } from './support/captures.ts'
 import {
   asParts,
@@ -895,28 +896,37 @@ describe('StreamTransformer: options', () => {
 })
 
 describe('ErrorCode', () => {
-  it('lists every code of the error contract', () => {
+  it('lists every code of a run, and the server lists its own refusals apart', () => {
     // A const enum in the declarations, a plain object at runtime.
     const { ErrorCode } = binding as unknown as { ErrorCode: Record<string, string> }
-    assert.deepEqual(Object.values(ErrorCode).sort(), [
+    const native = Object.values(ErrorCode).sort()
+    assert.deepEqual(native, [
       'E_AGENT_EXIT',
       'E_AGENT_NOT_FOUND',
       'E_AUTH',
-      'E_BUSY',
       'E_CALLBACK',
-      'E_FORBIDDEN',
       'E_INVALID_ARG',
       'E_MODEL',
       'E_NETWORK',
-      'E_NOT_FOUND',
-      'E_PAYLOAD_TOO_LARGE',
       'E_QUOTA',
-      'E_REQUEST_TIMEOUT',
       'E_RESUME',
       'E_TIMEOUT',
+    ])
+    const server = Object.keys(PROXY_ERROR_CODES).sort()
+    assert.deepEqual(server, [
+      'E_BUSY',
+      'E_FORBIDDEN',
+      'E_NOT_FOUND',
+      'E_PAYLOAD_TOO_LARGE',
+      'E_REQUEST_TIMEOUT',
       'E_UNAUTHORIZED',
       'E_UNSUPPORTED_MEDIA_TYPE',
     ])
+    assert.deepEqual(
+      native.filter((code) => server.includes(code)),
+      [],
+      'a code means one thing',
+    )
   })
 })
 

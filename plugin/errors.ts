@@ -1,4 +1,8 @@
 import { APICallError } from '@ai-sdk/provider'
+import type { ErrorCode } from 'opencode-cursor-native'
+
+/** A code of the native API's error contract, as the text a failure carries (`'E_AUTH'`). */
+export type NativeErrorCode = `${ErrorCode}`
 
 /**
  * Phrases OpenCode (1.18) takes as a transient provider fault wherever they occur in an error's
@@ -37,10 +41,10 @@ export interface FailureReport {
  * the message too when quoting it cannot make OpenCode retry.
  */
 export class CursorAcpError extends APICallError {
-  readonly code: string
+  readonly code: NativeErrorCode
   readonly agentOutput: string | undefined
 
-  constructor(code: string, message: string, agentOutput?: string | null) {
+  constructor(code: NativeErrorCode, message: string, agentOutput?: string | null) {
     const said = agentOutput?.trim() || undefined
     const quoted = said !== undefined && !readsAsTransient(said) ? ` cursor-agent said: ${said}` : ''
     const withCode = message.endsWith(`[${code}]`) ? message : `${message}${quoted} [${code}]`
@@ -57,13 +61,15 @@ export class CursorAcpError extends APICallError {
 }
 
 /** A `{code, message, agentOutput?}` object (or anything thrown) as a `CursorAcpError`. */
-export function toCursorAcpError(error: unknown, fallbackCode = 'E_AGENT_EXIT'): CursorAcpError {
+export function toCursorAcpError(error: unknown, fallbackCode: NativeErrorCode = 'E_AGENT_EXIT'): CursorAcpError {
   if (error instanceof CursorAcpError) return error
   if (error !== null && typeof error === 'object') {
     const { code, message, agentOutput } = error as Partial<Record<keyof FailureReport, unknown>>
     const text = typeof message === 'string' && message !== '' ? message : String(error)
     const said = typeof agentOutput === 'string' ? agentOutput : undefined
-    return new CursorAcpError(typeof code === 'string' && code.startsWith('E_') ? code : fallbackCode, text, said)
+    // A code is the native API's (`RunError.code`, an `error` part's), or none.
+    const known = typeof code === 'string' && code.startsWith('E_') ? (code as NativeErrorCode) : fallbackCode
+    return new CursorAcpError(known, text, said)
   }
   return new CursorAcpError(fallbackCode, String(error))
 }

@@ -4,22 +4,49 @@
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { StreamOutput } from 'opencode-cursor-native'
-import { toCursorAcpError } from './errors.js'
+import { type NativeErrorCode, toCursorAcpError } from './errors.js'
 import type { PromptMessage, ToolDefinition } from './native.js'
 import { conversationContinued } from './tool-bridge.js'
 import { startTurn, titleOf, type TurnConfig, type TurnRequest } from './turn.js'
 
+/**
+ * The codes only the server reports, each a refusal that starts no cursor-agent: the native
+ * API's `ErrorCode` covers every failure of a run.
+ */
+export const PROXY_ERROR_CODES = Object.freeze({
+  /** A request without the server's bearer token (401, with `WWW-Authenticate: Bearer`). */
+  E_UNAUTHORIZED: 401,
+  /** A `Host` that is neither a loopback name nor the `--host` value (DNS rebinding), or any `Origin` (a web page). */
+  E_FORBIDDEN: 403,
+  /** No such endpoint. */
+  E_NOT_FOUND: 404,
+  /** A body that is not `application/json`. */
+  E_UNSUPPORTED_MEDIA_TYPE: 415,
+  /** A body over the size cap, 32 MiB by default. */
+  E_PAYLOAD_TOO_LARGE: 413,
+  /** A body still arriving after 10 s. */
+  E_REQUEST_TIMEOUT: 408,
+  /** The concurrency cap (8 by default, runs waiting for tool results included) is reached (with `Retry-After`). */
+  E_BUSY: 429,
+})
+
+/** A refusal of the server's own (see {@link PROXY_ERROR_CODES}). */
+export type ProxyErrorCode = keyof typeof PROXY_ERROR_CODES
+
+/** Every `code` a client of the server can see: a run's (`ErrorCode`) or the server's own. */
+export type CursorAcpErrorCode = NativeErrorCode | ProxyErrorCode
+
 /** An OpenAI error object's fields, and the status it goes out with. */
 export interface Refusal {
   status: number
-  code: string
+  code: CursorAcpErrorCode
   message: string
   /** Seconds, for `Retry-After`. */
   retryAfter?: number
 }
 
 /** The HTTP status of each failure a turn reports before any output. */
-export const STATUS_OF_CODE: Readonly<Record<string, number>> = Object.freeze({
+export const STATUS_OF_CODE: Readonly<Record<NativeErrorCode, number>> = Object.freeze({
   E_AUTH: 401,
   E_QUOTA: 429,
   E_MODEL: 404,
@@ -55,7 +82,7 @@ export function secondsUntilReset(message: string, now = Date.now()): number | u
   return seconds > 0 ? seconds : undefined
 }
 
-export function refusalOf(error: { code: string; message: string }): Refusal {
+export function refusalOf(error: { code: NativeErrorCode; message: string }): Refusal {
   const refusal: Refusal = { status: STATUS_OF_CODE[error.code] ?? 502, code: error.code, message: error.message }
   if (error.code === 'E_QUOTA') {
     const retryAfter = secondsUntilReset(error.message)
@@ -102,7 +129,7 @@ interface Gathered {
   toolCalls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>
   finishReason: string | null
   usage: unknown
-  error: { code: string; message: string } | null
+  error: { code: NativeErrorCode; message: string } | null
   id: string
   created: number
 }
@@ -112,7 +139,7 @@ type Chunk = {
   created?: number
   choices?: Array<{ delta?: Record<string, unknown>; finish_reason?: string | null }>
   usage?: unknown
-  error?: { code: string; message: string }
+  error?: { code: NativeErrorCode; message: string }
 }
 
 function parseFrame(frame: string): Chunk | 'done' | null {

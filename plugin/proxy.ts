@@ -8,6 +8,8 @@ import type { AddressInfo } from 'node:net'
 import { childEnvironment, dataDirectory, type ToolMode } from './env.js'
 import { cursorModels, modelCacheFile } from './models.js'
 import { sendError, serveChat, type Refusal } from './proxy-chat.js'
+
+export { type CursorAcpErrorCode, PROXY_ERROR_CODES, type ProxyErrorCode } from './proxy-chat.js'
 import { heldRunCount } from './tool-bridge.js'
 import { resolveTurnConfig, type TurnConfig } from './turn.js'
 

@@ -10,7 +10,7 @@ import type {
   SessionResumeManager,
   StreamOutput,
 } from 'opencode-cursor-native'
-import { CursorAcpError, toCursorAcpError } from './errors.js'
+import { CursorAcpError, type NativeErrorCode, toCursorAcpError } from './errors.js'
 import {
   captureFolder,
   childEnvironment,
@@ -43,7 +43,7 @@ export interface TurnOptions extends Partial<CursorAcpSettings> {
    */
   apiKey?: string
   /** A configuration problem found earlier (by the plugin); every turn then fails with it. */
-  configurationError?: { code: string; message: string }
+  configurationError?: { code: NativeErrorCode; message: string }
   /** Non-fatal configuration notes. */
   configurationWarnings?: string[]
   [other: string]: unknown

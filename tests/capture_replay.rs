@@ -10,7 +10,7 @@ use opencode_cursor_native::core::capture::record::Line;
 use opencode_cursor_native::core::capture::{
     fresh_name, replay_file, Capture, CaptureOptions, EndInfo, ReplayReport, Stage, StartInfo,
 };
-use opencode_cursor_native::core::error::CoreError;
+use opencode_cursor_native::core::error::{CoreError, ErrorCode};
 use opencode_cursor_native::core::stream::encode::Output;
 use opencode_cursor_native::core::stream::transformer::{
     Format, StreamTransformer, TransformerOptions,
@@ -314,8 +314,10 @@ fn a_record_framing_could_not_read_is_blamed_on_framing() {
 fn a_consumer_that_threw_or_got_less_is_blamed_on_the_consumer() {
     let dir = folder();
     let bytes = stream(&[INIT, &delta("Hello"), RESULT]);
-    let threw =
-        CoreError::Callback("the onOutput callback threw, so the run was stopped: boom".into());
+    let threw = CoreError::new(
+        ErrorCode::Callback,
+        "the onOutput callback threw, so the run was stopped: boom",
+    );
     let run = captured(
         &dir,
         options(Format::AiSdk),
@@ -338,7 +340,10 @@ fn a_consumer_that_threw_or_got_less_is_blamed_on_the_consumer() {
 fn a_timeout_is_blamed_on_the_process_and_named() {
     let dir = folder();
     let bytes = stream(&[INIT, &delta("Hello")]);
-    let timeout = CoreError::Timeout("cursor-agent printed nothing for 5 minutes".into());
+    let timeout = CoreError::new(
+        ErrorCode::Timeout,
+        "cursor-agent printed nothing for 5 minutes",
+    );
     let run = captured(
         &dir,
         options(Format::AiSdk),

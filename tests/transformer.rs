@@ -4,7 +4,7 @@
 
 mod support;
 
-use opencode_cursor_native::core::error::CoreError;
+use opencode_cursor_native::core::error::{CoreError, ErrorCode};
 use opencode_cursor_native::core::stream::encode::sse::ToolCallMode;
 use opencode_cursor_native::core::stream::encode::Output;
 use opencode_cursor_native::core::stream::tool::INTERRUPTED_MESSAGE;
@@ -74,7 +74,7 @@ proptest! {
 fn json_text_outputs_equal_the_values_after_fail() {
     let input = stream(&[delta("part")]);
     for format in [Format::OpenAiSse, Format::AiSdk] {
-        let error = CoreError::Timeout("too slow".into());
+        let error = CoreError::new(ErrorCode::Timeout, "too slow");
         let mut values = Vec::new();
         let mut t = StreamTransformer::new(options(format));
         t.push(&input, &mut values).unwrap();
@@ -516,7 +516,7 @@ fn finish_table() {
 #[test]
 fn fail_closes_with_the_given_error() {
     let input = stream(&[delta("partial"), result_line()]);
-    let timeout = CoreError::Timeout("no output for 300 s".into());
+    let timeout = CoreError::new(ErrorCode::Timeout, "no output for 300 s");
     let mut t = StreamTransformer::new(options(Format::AiSdk));
     let mut out = Vec::new();
     t.push(&input, &mut out).unwrap();

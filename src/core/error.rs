@@ -1,98 +1,74 @@
-//! The one error contract: every failure the package reports carries a stable code.
+//! The one error contract: every failure the package reports carries a stable code, the
+//! package's explanation, and apart from it what cursor-agent itself said.
 
-/// A failure with a stable code (`err.code` in JS) and a message that says what to do.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum CoreError {
-    /// The cursor-agent binary cannot be found or started.
-    #[error("{0}")]
-    AgentNotFound(String),
-    /// Not logged in or invalid API key.
-    #[error("{0}")]
-    Auth(String),
-    /// Usage limit reached (before or after output: either way the answer is incomplete).
-    #[error("{0}")]
-    Quota(String),
-    /// Unknown or unavailable model.
-    #[error("{0}")]
-    Model(String),
-    /// The resumed chat is gone or was silently replaced.
-    #[error("{0}")]
-    Resume(String),
-    /// Cursor's servers could not be reached, or failed to answer, after Cursor's own retries.
-    #[error("{0}")]
-    Network(String),
-    /// Idle or overall timeout hit.
-    #[error("{0}")]
-    Timeout(String),
-    /// The JS output callback threw.
-    #[error("{0}")]
-    Callback(String),
-    /// Any other failure of the agent process.
-    #[error("{0}")]
-    AgentExit(String),
-    /// Bad options from the caller.
-    #[error("{0}")]
-    InvalidArg(String),
-    /// One of the failures above, with what cursor-agent itself printed about it, kept apart
-    /// from the package's own explanation: a front end decides whether and where to quote it
-    /// (OpenCode, for one, retries any error whose message reads like a transient one).
-    #[error("{error} cursor-agent said: {agent_output}")]
-    WithAgentOutput {
-        error: Box<CoreError>,
-        agent_output: String,
-    },
+/// Calls `$declare!` with the one list of error codes: each code's variant name, its text as JS
+/// sees it, and its documentation (as `#[doc = "..."]`: a doc comment passed through a macro
+/// becomes a raw string, which napi's TypeScript generator would print with its `r"`).
+/// [`ErrorCode`] is declared from it here; the Node binding declares its TypeScript enum from
+/// the same list, so a code added here reaches `index.d.ts` with no second list to keep in step.
+#[macro_export]
+macro_rules! with_error_codes {
+    ($declare:ident) => {
+        $declare! {
+            #[doc = " The cursor-agent binary cannot be found or started; the message lists where it"]
+            #[doc = " looked and how to install it."]
+            AgentNotFound = "E_AGENT_NOT_FOUND",
+            #[doc = " Not logged in or invalid key: run `cursor-agent login` or set `CURSOR_API_KEY`."]
+            Auth = "E_AUTH",
+            #[doc = " Cursor's usage limit was reached, before or during the answer (what arrived stays,"]
+            #[doc = " and the message says the answer was cut off and, when Cursor says, when the limit"]
+            #[doc = " resets; `resetsAt` holds that date)."]
+            Quota = "E_QUOTA",
+            #[doc = " Unknown or unavailable model; the message lists what the account can use."]
+            Model = "E_MODEL",
+            #[doc = " The resumed chat is gone or was silently replaced: evict it and rerun as a fresh"]
+            #[doc = " chat."]
+            Resume = "E_RESUME",
+            #[doc = " Cursor's servers could not be reached, or failed to answer (HTTP 5xx,"]
+            #[doc = " overloaded), after Cursor's own retries."]
+            Network = "E_NETWORK",
+            #[doc = " The idle or the overall timeout was hit."]
+            Timeout = "E_TIMEOUT",
+            #[doc = " The JS output callback threw."]
+            Callback = "E_CALLBACK",
+            #[doc = " Any other failure of the agent process; `agentOutput` holds the last lines of"]
+            #[doc = " stderr."]
+            AgentExit = "E_AGENT_EXIT",
+            #[doc = " Bad options or arguments from the caller, or a call the object's state does not"]
+            #[doc = " allow."]
+            InvalidArg = "E_INVALID_ARG",
+        }
+    };
 }
 
-/// The stable codes, one per [`CoreError`] variant (`err.code` in JS). Bindings map this enum
-/// with an exhaustive match, so a new code cannot reach JS undeclared.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ErrorCode {
-    AgentNotFound,
-    Auth,
-    Quota,
-    Model,
-    Resume,
-    Network,
-    Timeout,
-    Callback,
-    AgentExit,
-    InvalidArg,
+macro_rules! declare_error_code {
+    ($($(#[doc = $doc:literal])* $variant:ident = $text:literal,)*) => {
+        /// The stable codes (`err.code` in JS).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum ErrorCode {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        impl ErrorCode {
+            /// Every code, in declaration order.
+            pub const ALL: &[Self] = &[$(Self::$variant),*];
+
+            /// The code as JS sees it, e.g. `E_AUTH`.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $text,)*
+                }
+            }
+        }
+    };
 }
+
+with_error_codes!(declare_error_code);
 
 impl ErrorCode {
-    /// Every code, in declaration order.
-    pub const ALL: [Self; 10] = [
-        Self::AgentNotFound,
-        Self::Auth,
-        Self::Quota,
-        Self::Model,
-        Self::Resume,
-        Self::Network,
-        Self::Timeout,
-        Self::Callback,
-        Self::AgentExit,
-        Self::InvalidArg,
-    ];
-
     /// The code of its JS text (`E_AUTH`), if it is one.
     pub fn parse(text: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|code| code.as_str() == text)
-    }
-
-    /// The code as JS sees it, e.g. `E_AUTH`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::AgentNotFound => "E_AGENT_NOT_FOUND",
-            Self::Auth => "E_AUTH",
-            Self::Quota => "E_QUOTA",
-            Self::Model => "E_MODEL",
-            Self::Resume => "E_RESUME",
-            Self::Network => "E_NETWORK",
-            Self::Timeout => "E_TIMEOUT",
-            Self::Callback => "E_CALLBACK",
-            Self::AgentExit => "E_AGENT_EXIT",
-            Self::InvalidArg => "E_INVALID_ARG",
-        }
+        Self::ALL.iter().copied().find(|code| code.as_str() == text)
     }
 }
 
@@ -109,147 +85,114 @@ impl PartialEq<&str> for ErrorCode {
     }
 }
 
+/// A failure: its stable code, the package's explanation (what happened and what to do), what
+/// cursor-agent itself printed about it, kept apart so that a front end decides whether and
+/// where to quote it (OpenCode, for one, retries any error whose message reads like a transient
+/// one), and the facts a front end acts on as data rather than by reading the message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CoreError {
+    code: ErrorCode,
+    message: String,
+    agent_output: Option<String>,
+    resets_at: Option<i64>,
+}
+
+impl std::error::Error for CoreError {}
+
+/// The explanation, then Cursor's words when there are any.
+impl std::fmt::Display for CoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)?;
+        match &self.agent_output {
+            Some(said) => write!(f, " cursor-agent said: {said}"),
+            None => Ok(()),
+        }
+    }
+}
+
 impl CoreError {
+    /// The error of `code` with the package's explanation `message`.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            agent_output: None,
+            resets_at: None,
+        }
+    }
+
     /// A bad argument from the caller; `message` names what was wrong.
     pub fn invalid_arg(message: impl Into<String>) -> Self {
-        Self::InvalidArg(message.into())
+        Self::new(ErrorCode::InvalidArg, message)
     }
 
     /// The stable code.
     pub fn code(&self) -> ErrorCode {
-        match self {
-            Self::AgentNotFound(_) => ErrorCode::AgentNotFound,
-            Self::Auth(_) => ErrorCode::Auth,
-            Self::Quota(_) => ErrorCode::Quota,
-            Self::Model(_) => ErrorCode::Model,
-            Self::Resume(_) => ErrorCode::Resume,
-            Self::Network(_) => ErrorCode::Network,
-            Self::Timeout(_) => ErrorCode::Timeout,
-            Self::Callback(_) => ErrorCode::Callback,
-            Self::AgentExit(_) => ErrorCode::AgentExit,
-            Self::InvalidArg(_) => ErrorCode::InvalidArg,
-            Self::WithAgentOutput { error, .. } => error.code(),
-        }
-    }
-
-    /// `self` with what cursor-agent printed about it; blank output adds nothing.
-    pub fn with_agent_output(self, agent_output: impl Into<String>) -> Self {
-        let agent_output = agent_output.into();
-        if agent_output.trim().is_empty() {
-            return self;
-        }
-        match self {
-            Self::WithAgentOutput { error, .. } => Self::WithAgentOutput {
-                error,
-                agent_output,
-            },
-            error => Self::WithAgentOutput {
-                error: Box::new(error),
-                agent_output,
-            },
-        }
-    }
-
-    /// `self` with `note` added to the package's explanation (Cursor's words stay apart).
-    pub fn with_note(self, note: &str) -> Self {
-        match self {
-            Self::WithAgentOutput {
-                error,
-                agent_output,
-            } => Self::WithAgentOutput {
-                error: Box::new(error.with_note(note)),
-                agent_output,
-            },
-            error => {
-                let code = error.code();
-                let message = format!("{} {note}", error.message());
-                Self::new(code, message)
-            }
-        }
-    }
-
-    /// The error of `code` with `message` (the inverse of [`code`](Self::code) and
-    /// [`message`](Self::message)).
-    pub fn new(code: ErrorCode, message: String) -> Self {
-        match code {
-            ErrorCode::AgentNotFound => Self::AgentNotFound(message),
-            ErrorCode::Auth => Self::Auth(message),
-            ErrorCode::Quota => Self::Quota(message),
-            ErrorCode::Model => Self::Model(message),
-            ErrorCode::Resume => Self::Resume(message),
-            ErrorCode::Network => Self::Network(message),
-            ErrorCode::Timeout => Self::Timeout(message),
-            ErrorCode::Callback => Self::Callback(message),
-            ErrorCode::AgentExit => Self::AgentExit(message),
-            ErrorCode::InvalidArg => Self::InvalidArg(message),
-        }
-    }
-
-    /// What cursor-agent itself printed about the failure, verbatim (ANSI removed).
-    pub fn agent_output(&self) -> Option<&str> {
-        match self {
-            Self::WithAgentOutput { agent_output, .. } => Some(agent_output),
-            _ => None,
-        }
+        self.code
     }
 
     /// The package's explanation: what happened and what to do, without Cursor's own words
     /// (those are in [`Self::agent_output`]; `Display` joins both).
     pub fn message(&self) -> &str {
-        match self {
-            Self::AgentNotFound(m)
-            | Self::Auth(m)
-            | Self::Quota(m)
-            | Self::Model(m)
-            | Self::Resume(m)
-            | Self::Network(m)
-            | Self::Timeout(m)
-            | Self::Callback(m)
-            | Self::AgentExit(m)
-            | Self::InvalidArg(m) => m,
-            Self::WithAgentOutput { error, .. } => error.message(),
+        &self.message
+    }
+
+    /// What cursor-agent itself printed about the failure, verbatim (ANSI removed).
+    pub fn agent_output(&self) -> Option<&str> {
+        self.agent_output.as_deref()
+    }
+
+    /// When a usage limit resets, as Cursor named it: epoch milliseconds of that day's midnight
+    /// UTC.
+    pub fn resets_at(&self) -> Option<i64> {
+        self.resets_at
+    }
+
+    /// `self` with what cursor-agent printed about it (replacing what it had); blank output
+    /// adds nothing.
+    pub fn with_agent_output(mut self, agent_output: impl Into<String>) -> Self {
+        let agent_output = agent_output.into();
+        if !agent_output.trim().is_empty() {
+            self.agent_output = Some(agent_output);
         }
+        self
+    }
+
+    /// `self` with `note` added to the package's explanation (Cursor's words stay apart).
+    pub fn with_note(mut self, note: &str) -> Self {
+        self.message = format!("{} {note}", self.message);
+        self
+    }
+
+    /// `self` with the time its usage limit resets (see [`Self::resets_at`]).
+    pub fn with_reset(mut self, resets_at: Option<i64>) -> Self {
+        self.resets_at = resets_at;
+        self
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::CoreError;
+    use super::{CoreError, ErrorCode};
 
     #[test]
-    fn every_variant_has_a_distinct_stable_code() {
-        let all = [
-            CoreError::AgentNotFound(String::new()),
-            CoreError::Auth(String::new()),
-            CoreError::Quota(String::new()),
-            CoreError::Model(String::new()),
-            CoreError::Resume(String::new()),
-            CoreError::Network(String::new()),
-            CoreError::Timeout(String::new()),
-            CoreError::Callback(String::new()),
-            CoreError::AgentExit(String::new()),
-            CoreError::InvalidArg(String::new()),
-        ];
-        let codes: std::collections::HashSet<_> = all.iter().map(|e| e.code().as_str()).collect();
-        assert_eq!(codes.len(), all.len());
-        assert!(codes.iter().all(|c| c.starts_with("E_")));
-    }
-
-    #[test]
-    fn a_code_and_message_make_the_error_again() {
-        for code in super::ErrorCode::ALL {
-            let error = CoreError::new(code, "why".into());
-            assert_eq!(error.code(), code);
-            assert_eq!(error.message(), "why");
-            assert_eq!(super::ErrorCode::parse(code.as_str()), Some(code));
+    fn every_code_is_distinct_stable_and_parses_back() {
+        let texts: std::collections::HashSet<_> =
+            ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(texts.len(), ErrorCode::ALL.len());
+        for &code in ErrorCode::ALL {
+            assert!(code.as_str().starts_with("E_"), "{code}");
+            assert_eq!(ErrorCode::parse(code.as_str()), Some(code));
+            let error = CoreError::new(code, "why");
+            assert_eq!((error.code(), error.message()), (code, "why"));
         }
-        assert_eq!(super::ErrorCode::parse("E_NOPE"), None);
+        assert_eq!(ErrorCode::parse("E_NOPE"), None);
     }
 
     #[test]
     fn a_note_joins_the_explanation_not_cursors_words() {
-        let e =
-            CoreError::Network("check the connection.".into()).with_agent_output("fetch failed");
+        let e = CoreError::new(ErrorCode::Network, "check the connection.")
+            .with_agent_output("fetch failed");
         let noted = e.with_note("Capture: cap-abc.");
         assert_eq!(noted.code(), "E_NETWORK");
         assert_eq!(noted.message(), "check the connection. Capture: cap-abc.");
@@ -258,15 +201,17 @@ mod tests {
 
     #[test]
     fn display_is_the_message() {
-        let e = CoreError::Auth("run `cursor-agent login`".into());
+        let e = CoreError::new(ErrorCode::Auth, "run `cursor-agent login`");
         assert_eq!(e.to_string(), "run `cursor-agent login`");
         assert_eq!(e.message(), "run `cursor-agent login`");
         assert_eq!(e.agent_output(), None);
+        assert_eq!(e.resets_at(), None);
     }
 
     #[test]
     fn agent_output_is_kept_apart_from_the_explanation() {
-        let e = CoreError::Network("check the connection".into()).with_agent_output("fetch failed");
+        let e = CoreError::new(ErrorCode::Network, "check the connection")
+            .with_agent_output("fetch failed");
         assert_eq!(e.code(), "E_NETWORK");
         assert_eq!(e.message(), "check the connection");
         assert_eq!(e.agent_output(), Some("fetch failed"));
@@ -277,7 +222,17 @@ mod tests {
         let replaced = e.with_agent_output("ECONNRESET");
         assert_eq!(replaced.agent_output(), Some("ECONNRESET"));
         assert_eq!(replaced.message(), "check the connection");
-        let blank = CoreError::Auth("log in".into()).with_agent_output("  \n");
-        assert_eq!(blank, CoreError::Auth("log in".into()));
+        let blank = CoreError::new(ErrorCode::Auth, "log in").with_agent_output("  \n");
+        assert_eq!(blank, CoreError::new(ErrorCode::Auth, "log in"));
+    }
+
+    #[test]
+    fn a_reset_time_travels_with_notes_and_cursors_words() {
+        let e = CoreError::new(ErrorCode::Quota, "limit reached.")
+            .with_reset(Some(1_798_761_600_000))
+            .with_agent_output("limit")
+            .with_note("Capture: cap-x.");
+        assert_eq!(e.resets_at(), Some(1_798_761_600_000));
+        assert_eq!(e.message(), "limit reached. Capture: cap-x.");
     }
 }

@@ -114,6 +114,112 @@ pub fn with_stack_for<R>(depth: usize, work: impl FnOnce() -> R) -> R {
     stacker::maybe_grow(needed, needed, work)
 }
 
+/// The deepest nesting of a [`BoundedValue`]: it is read recursively, on whatever stack the
+/// caller has (a JS engine calls in on its own, which cannot be grown), so the bound is far
+/// below [`MAX_DEPTH`]; tool definitions, its use, nest a few levels.
+pub const BOUNDED_DEPTH: usize = 256;
+
+/// A JSON value read from any serde data (a JS value among them), refused past
+/// [`BOUNDED_DEPTH`] levels instead of recursing without end. A number that is no JSON number
+/// (`NaN`, an infinity) reads as `null`, as `JSON.stringify` writes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BoundedValue(pub serde_json::Value);
+
+impl<'de> Deserialize<'de> for BoundedValue {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::DeserializeSeed;
+        Level(0).deserialize(deserializer).map(BoundedValue)
+    }
+}
+
+/// Reads one value `0` levels below the top.
+struct Level(usize);
+
+impl<'de> serde::de::DeserializeSeed<'de> for Level {
+    type Value = serde_json::Value;
+
+    fn deserialize<D: serde::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl Level {
+    fn deeper<E: serde::de::Error>(&self) -> Result<Self, E> {
+        if self.0 >= BOUNDED_DEPTH {
+            return Err(E::custom(format!(
+                "is nested more than {BOUNDED_DEPTH} levels deep"
+            )));
+        }
+        Ok(Self(self.0 + 1))
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Level {
+    type Value = serde_json::Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("JSON data")
+    }
+
+    fn visit_bool<E>(self, value: bool) -> Result<Self::Value, E> {
+        Ok(value.into())
+    }
+
+    fn visit_i64<E>(self, value: i64) -> Result<Self::Value, E> {
+        Ok(value.into())
+    }
+
+    fn visit_u64<E>(self, value: u64) -> Result<Self::Value, E> {
+        Ok(value.into())
+    }
+
+    fn visit_f64<E>(self, value: f64) -> Result<Self::Value, E> {
+        Ok(serde_json::Number::from_f64(value).map_or(serde_json::Value::Null, Into::into))
+    }
+
+    fn visit_str<E>(self, value: &str) -> Result<Self::Value, E> {
+        Ok(value.into())
+    }
+
+    fn visit_string<E>(self, value: String) -> Result<Self::Value, E> {
+        Ok(value.into())
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::Null)
+    }
+
+    fn visit_some<D: serde::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(self.deeper()?)? {
+            items.push(item);
+        }
+        Ok(serde_json::Value::Array(items))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut object = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            object.insert(key, map.next_value_seed(self.deeper()?)?);
+        }
+        Ok(serde_json::Value::Object(object))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,6 +299,22 @@ mod tests {
             assert!(depth_bound(&text) >= nesting_depth(&text), "{text}");
         }
         assert_eq!(depth_bound(&nested(200)), 200);
+    }
+
+    #[test]
+    fn a_bounded_value_reads_up_to_the_limit_and_refuses_deeper() {
+        let read = |levels: usize| {
+            let value: Value = from_str(&nested(levels)).expect("parses");
+            BoundedValue::deserialize(value)
+                .map(|v| v.0.is_array())
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(read(BOUNDED_DEPTH), Ok(true));
+        let refused = read(BOUNDED_DEPTH + 1).expect_err("too deep");
+        assert!(refused.contains("nested more than 256 levels"), "{refused}");
+        let plain =
+            BoundedValue::deserialize(serde_json::json!({"a": [1, 2.5, null, "x"]})).unwrap();
+        assert_eq!(plain.0, serde_json::json!({"a": [1, 2.5, null, "x"]}));
     }
 
     #[test]

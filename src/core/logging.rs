@@ -16,7 +16,7 @@ use tracing_subscriber::fmt::MakeWriter;
 use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::{reload, Registry};
 
-use crate::core::error::CoreError;
+use crate::core::error::{CoreError, ErrorCode};
 
 /// How much is logged; each level includes the ones before it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -55,9 +55,10 @@ impl FromStr for LogLevel {
             "info" => Ok(Self::Info),
             "debug" => Ok(Self::Debug),
             "trace" => Ok(Self::Trace),
-            _ => Err(CoreError::InvalidArg(format!(
-                "unknown log level {value:?}: use off, error, warn, info, debug or trace"
-            ))),
+            _ => Err(CoreError::new(
+                ErrorCode::InvalidArg,
+                format!("unknown log level {value:?}: use off, error, warn, info, debug or trace"),
+            )),
         }
     }
 }
@@ -134,15 +135,21 @@ pub fn configure(level: LogLevel, file: Option<&Path>) -> Result<(), CoreError> 
         } else if let Some(opened) = opened {
             *current = Some(opened);
         } else if current.is_none() {
-            return Err(CoreError::InvalidArg(
-                "logging needs a file: pass `file` with the level".into(),
+            return Err(CoreError::new(
+                ErrorCode::InvalidArg,
+                "logging needs a file: pass `file` with the level",
             ));
         }
     }
     installed
         .level
         .modify(|filter| *filter = level.filter())
-        .map_err(|e| CoreError::InvalidArg(format!("cannot change the log level: {e}")))
+        .map_err(|e| {
+            CoreError::new(
+                ErrorCode::InvalidArg,
+                format!("cannot change the log level: {e}"),
+            )
+        })
 }
 
 /// The file records currently go to, if logging is on.
@@ -164,10 +171,10 @@ fn open_append(path: &Path) -> Result<File, CoreError> {
 }
 
 fn cannot_open(path: &Path, error: &io::Error) -> CoreError {
-    CoreError::InvalidArg(format!(
-        "cannot open the log file {}: {error}",
-        path.display()
-    ))
+    CoreError::new(
+        ErrorCode::InvalidArg,
+        format!("cannot open the log file {}: {error}", path.display()),
+    )
 }
 
 fn install() -> Result<&'static Installed, CoreError> {
@@ -187,7 +194,10 @@ fn install() -> Result<&'static Installed, CoreError> {
     let mut result = Ok(());
     let installed = INSTALLED.get_or_init(|| {
         result = tracing::subscriber::set_global_default(subscriber).map_err(|e| {
-            CoreError::InvalidArg(format!("another logger is already installed: {e}"))
+            CoreError::new(
+                ErrorCode::InvalidArg,
+                format!("another logger is already installed: {e}"),
+            )
         });
         Installed { level, sink }
     });

@@ -5,7 +5,8 @@
 //! * [`stream`]: the translation pipeline, stdout bytes -> records -> events -> neutral parts ->
 //!   an encoder's outputs; [`prompt`]: conversations -> the text cursor-agent reads.
 //! * [`failure`]: what went wrong, from Cursor's own words; [`cursor_id`]: Cursor's model and
-//!   chat identifiers; [`json`]: deeply nested JSON; [`error`], [`switch`], [`logging`].
+//!   chat identifiers; [`json`]: deeply nested JSON; [`whole_number`]: the rule of numeric options;
+//!   [`error`], [`switch`], [`logging`].
 //!
 //! The repository's `ARCHITECTURE.md` draws the same map with the files in each layer.
 
@@ -22,3 +23,4 @@ pub mod prompt;
 pub mod resume;
 pub mod stream;
 pub mod switch;
+pub mod whole_number;

@@ -2,7 +2,7 @@
 
 use napi_derive::napi;
 
-use super::error_code::{to_js_error, Result};
+use super::error::{to_js_error, Result};
 use crate::core::capture::replay_file;
 
 /// Replays the capture file at `path` (made with `RunCursorAgentOptions.capture`) through the

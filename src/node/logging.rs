@@ -2,20 +2,19 @@
 
 use std::path::Path;
 
-use napi::Unknown;
+use napi::{Env, Unknown};
 use napi_derive::napi;
+use serde::Deserialize;
 
 use crate::core::logging::{self, LogLevel};
-use crate::node::error_code::{to_js_error, Result};
-use crate::node::options::Options;
+use crate::node::error::{to_js_error, Result};
+use crate::node::read::read;
 
 /// Where and how much the addon logs. The TS host fills it from `CURSOR_ACP_LOG_LEVEL` and
 /// `CURSOR_ACP_LOG_FILE`; the addon reads no environment.
-#[allow(
-    dead_code,
-    reason = "declares the TypeScript shape; the options are read field by field"
-)]
-#[napi(object)]
+#[napi(object, object_from_js = false, object_to_js = false)]
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LoggingOptions {
     /// `'off'` (the default), `'error'`, `'warn'`, `'info'`, `'debug'` or `'trace'`;
     /// case-insensitive.
@@ -30,12 +29,11 @@ pub struct LoggingOptions {
 /// Logs never go to stdout or stderr. Throws `E_INVALID_ARG` for an unknown level, a file that
 /// cannot be opened, or a level other than `'off'` when no file was ever given.
 #[napi(catch_unwind, ts_args_type = "options: LoggingOptions")]
-pub fn set_logging(options: Unknown) -> Result<()> {
-    let options = Options::required(options, "the logging options")?;
-    let level = match options.string("level")? {
+pub fn set_logging(env: Env, options: Unknown) -> Result<()> {
+    let options: LoggingOptions = read(&env, options, "the logging options")?;
+    let level = match options.level {
         Some(name) => name.parse::<LogLevel>().map_err(to_js_error)?,
         None => LogLevel::Off,
     };
-    let file = options.string("file")?;
-    logging::configure(level, file.as_deref().map(Path::new)).map_err(to_js_error)
+    logging::configure(level, options.file.as_deref().map(Path::new)).map_err(to_js_error)
 }

@@ -1,15 +1,16 @@
-//! `#[napi]` bindings: convert, call core, map errors. A few lines per item.
+//! `#[napi]` bindings: read an argument into the struct that declares it (`read.rs`), call the
+//! core, map results and errors (`error.rs`). A few lines per item.
 
 mod capture;
-mod command;
-mod error_code;
+mod cursor_agent;
+mod error;
 mod init;
 mod logging;
-mod lookup;
-mod options;
 mod output;
 mod prompt;
+mod read;
 mod resume;
 mod run;
+mod sink;
 mod switch;
 mod transformer;

@@ -7,7 +7,7 @@ use napi::bindgen_prelude::{Array, Function, JsObjectValue, Object, Unknown};
 use napi::{Env, JsValue};
 
 use crate::core::stream::encode::Output;
-use crate::node::error_code::{from_napi, invalid_arg, Result};
+use crate::node::error::{from_napi, invalid_arg, Result};
 
 /// Hands a batch of outputs to JS as one array, draining `outputs`.
 pub fn outputs_to_js<'env>(env: &'env Env, outputs: &mut Vec<Output>) -> Result<Unknown<'env>> {

@@ -3,113 +3,24 @@
 use std::num::NonZeroUsize;
 
 use napi::bindgen_prelude::This;
-use napi::{Env, Unknown, ValueType};
+use napi::{Env, Unknown};
 use napi_derive::napi;
+use serde::Deserialize;
 use serde_json::Value;
 
-use super::error_code::{from_napi, invalid_arg, Result};
-use super::options::{argument, require_new, Options, MAX_SAFE_INTEGER};
-use super::prompt::{read_conversation, ConversationJson};
-use crate::core::json;
+use super::error::{invalid_arg, to_js_error, Result};
+use super::read::{read, read_json, read_optional, require_new};
+use crate::core::prompt::Conversation;
 use crate::core::resume::{
-    Failure, ResumeOptions, ResumePlan, ResumeRequest, SessionResumeManager as CoreManager,
-    MAX_ENTRIES_LIMIT,
+    Failure, ResumeOptions, ResumePlan as CorePlan, ResumeRequest as CoreRequest,
+    SessionResumeManager as CoreManager, MAX_ENTRIES_LIMIT,
 };
+use crate::core::whole_number::{Positive, WholeNumber};
 
-/// Reads the fields of a plan that `record` and `reportFailure` use, without copying its prompt.
-fn read_plan(plan: Unknown<'_>) -> Result<ResumePlan> {
-    let plan = Options::required(plan, "the plan")?;
-    Ok(ResumePlan {
-        session_key: plan.string("sessionKey")?,
-        resume_chat_id: plan.string("resumeChatId")?,
-        record_token: plan.string("recordToken")?,
-        ..ResumePlan::default()
-    })
-}
-
-fn read_options(options: Option<Unknown<'_>>) -> Result<ResumeOptions> {
-    let options = Options::new(options, "the SessionResumeManager options")?;
-    let defaults = ResumeOptions::default();
-    let max_entries = options
-        .whole_number("maxEntries", 1..=MAX_ENTRIES_LIMIT as i64)?
-        .and_then(|n| usize::try_from(n).ok())
-        .and_then(NonZeroUsize::new);
-    let ttl_ms = options.whole_number("ttlMs", 1..=MAX_SAFE_INTEGER)?;
-    Ok(ResumeOptions {
-        enabled: options.boolean("enabled")?.unwrap_or(defaults.enabled),
-        max_entries: max_entries.unwrap_or(defaults.max_entries),
-        ttl_ms: ttl_ms.map_or(defaults.ttl_ms, i64::unsigned_abs),
-    })
-}
-
-/// `"text"` or `{code, message, agentOutput?}`: the code (when any) and the text of a failure.
-fn read_failure(error: Unknown<'_>) -> Result<(Option<String>, String)> {
-    const SHAPE: &str = "the error must be a string or {code, message}";
-    match error.get_type().map_err(from_napi)? {
-        ValueType::String => {
-            let message = argument(Some(error), ValueType::String, "the error", "a string")?;
-            Ok((None, message.unwrap_or_default()))
-        }
-        ValueType::Object => {
-            let error = Options::required(error, "the error")?;
-            let (code, message) = (error.string("code")?, error.string("message")?);
-            if code.is_none() && message.is_none() {
-                return Err(invalid_arg(SHAPE));
-            }
-            // Cursor's own words, when given, are what tells a gone chat from a transient fault.
-            let text = match error.string("agentOutput")? {
-                Some(said) => format!("{}\n{said}", message.unwrap_or_default()),
-                None => message.unwrap_or_default(),
-            };
-            Ok((code, text))
-        }
-        _ => Err(invalid_arg(SHAPE)),
-    }
-}
-
-/// `{workspace, model, messages, tools?, toolsInPrompt?, conversationId?}`, read into the
-/// strings and JSON the typed request borrows from.
-struct RequestFields {
-    workspace: String,
-    model: String,
-    conversation_id: Option<String>,
-    /// Use and drop it inside [`json::with_stack_for`] its depth.
-    conversation: ConversationJson,
-}
-
-impl RequestFields {
-    fn read(env: &Env, request: Unknown<'_>) -> Result<Self> {
-        let request = Options::required(request, "the request")?;
-        let required = |name: &str| {
-            request
-                .string(name)?
-                .ok_or_else(|| invalid_arg(format!("`{name}` is required")))
-        };
-        Ok(Self {
-            conversation: read_conversation(env, &request)?,
-            workspace: required("workspace")?,
-            model: required("model")?,
-            conversation_id: request.string("conversationId")?,
-        })
-    }
-
-    fn typed(&self) -> Result<ResumeRequest<'_>> {
-        Ok(ResumeRequest {
-            workspace: &self.workspace,
-            model: &self.model,
-            conversation: self.conversation.conversation()?,
-            tools_in_prompt: self.conversation.tools_in_prompt,
-            conversation_id: self.conversation_id.as_deref().filter(|id| !id.is_empty()),
-        })
-    }
-}
-
-/// Options of `SessionResumeManager`.
-#[allow(
-    dead_code,
-    reason = "declares the TypeScript shape; the argument is read field by field"
-)]
-#[napi(object)]
+/// Options of `SessionResumeManager`; any other field is refused.
+#[napi(object, object_from_js = false, object_to_js = false)]
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SessionResumeOptions {
     /// Resume cursor-agent chats at all. Default `false`. The OpenCode host sets it from the
     /// `CURSOR_ACP_SESSION_RESUME` environment variable:
@@ -117,19 +28,33 @@ pub struct SessionResumeOptions {
     pub enabled: Option<bool>,
     /// Conversations kept; the least recently used is evicted first. A whole number from 1 to
     /// 1,000,000; default `64`. Nothing is reserved up front: memory grows with what is kept.
-    pub max_entries: Option<i64>,
+    #[napi(ts_type = "number")]
+    pub max_entries: Option<WholeNumber<1, { MAX_ENTRIES_LIMIT as i64 }>>,
     /// Lifetime of an entry, counted from its `record`, in milliseconds. A whole number from 1
     /// to 2^53 - 1; default `3_600_000` (one hour).
-    pub ttl_ms: Option<i64>,
+    #[napi(ts_type = "number")]
+    pub ttl_ms: Option<Positive>,
 }
 
-/// One turn to plan.
-#[allow(
-    dead_code,
-    reason = "declares the TypeScript shape; the argument is read field by field"
-)]
-#[napi(object, js_name = "ResumeRequest")]
-pub struct BindingResumeRequest {
+impl From<SessionResumeOptions> for ResumeOptions {
+    fn from(options: SessionResumeOptions) -> Self {
+        let defaults = ResumeOptions::default();
+        Self {
+            enabled: options.enabled.unwrap_or(defaults.enabled),
+            max_entries: options
+                .max_entries
+                .and_then(|n| NonZeroUsize::new(usize::try_from(n.get()).unwrap_or(0)))
+                .unwrap_or(defaults.max_entries),
+            ttl_ms: options.ttl_ms.map_or(defaults.ttl_ms, Positive::unsigned),
+        }
+    }
+}
+
+/// One turn to plan; read as the JSON data `JSON.stringify` makes of it.
+#[napi(object, object_from_js = false, object_to_js = false)]
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ResumeRequest {
     /// The workspace cursor-agent runs in (part of the key).
     pub workspace: String,
     /// The model, with or without the `cursor-acp/` prefix (the concrete model is part of the key).
@@ -149,36 +74,69 @@ pub struct BindingResumeRequest {
     pub conversation_id: Option<String>,
 }
 
-/// A failure reported by `runCursorAgent` (`RunResult.error`).
-#[allow(
-    dead_code,
-    reason = "declares the TypeScript shape; the argument is read field by field"
-)]
-#[napi(object, js_name = "ResumeFailure")]
-pub struct BindingResumeFailure {
-    /// A stable code such as `E_RESUME` or `E_NETWORK`.
-    pub code: String,
-    /// The error text.
-    pub message: String,
+impl ResumeRequest {
+    /// Runs `work` on the typed request, which borrows from this one.
+    fn typed<R>(&self, work: impl FnOnce(&CoreRequest<'_>) -> R) -> Result<R> {
+        let conversation =
+            Conversation::parse(&self.messages, self.tools.as_ref()).map_err(to_js_error)?;
+        Ok(work(&CoreRequest {
+            workspace: &self.workspace,
+            model: &self.model,
+            conversation,
+            tools_in_prompt: self.tools_in_prompt.unwrap_or(false),
+            conversation_id: self.conversation_id.as_deref().filter(|id| !id.is_empty()),
+        }))
+    }
 }
 
-/// How to run one turn. Plain JSON-safe data: a JSON round trip keeps it usable.
-#[napi(object, js_name = "ResumePlan", use_nullable = true)]
-pub struct BindingResumePlan {
+/// A failure reported by `runCursorAgent` (`RunResult.error`), or any object with a `code` or a
+/// `message`; its other fields are not read.
+#[napi(object, object_from_js = false, object_to_js = false)]
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResumeFailure {
+    /// A stable code such as `E_RESUME` or `E_NETWORK`.
+    pub code: Option<String>,
+    /// The error text.
+    pub message: Option<String>,
+    /// What cursor-agent said, which tells a gone chat from a transient fault.
+    pub agent_output: Option<String>,
+}
+
+/// How to run one turn. Plain JSON-safe data: a JSON round trip keeps it usable, and fields a
+/// caller adds are ignored when it is handed back.
+#[napi(object, use_nullable = true)]
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResumePlan {
     /// The conversation's cache key; `null` when resume is disabled, for a title request, or
     /// when the conversation has no anchor.
     pub session_key: Option<String>,
     /// When set, run `cursor-agent --resume <resumeChatId>`.
     pub resume_chat_id: Option<String>,
     /// What to write to cursor-agent's stdin.
+    #[serde(default)]
     pub prompt: String,
     /// `true` when `prompt` holds only the new messages.
+    #[serde(default)]
     pub incremental: bool,
     /// Opaque state for `record`.
     pub record_token: Option<String>,
 }
 
-impl From<ResumePlan> for BindingResumePlan {
+impl From<CorePlan> for ResumePlan {
+    fn from(plan: CorePlan) -> Self {
+        Self {
+            session_key: plan.session_key,
+            resume_chat_id: plan.resume_chat_id,
+            prompt: plan.prompt,
+            incremental: plan.incremental,
+            record_token: plan.record_token,
+        }
+    }
+}
+
+impl From<ResumePlan> for CorePlan {
     fn from(plan: ResumePlan) -> Self {
         Self {
             session_key: plan.session_key,
@@ -207,10 +165,12 @@ impl SessionResumeManager {
         catch_unwind,
         ts_args_type = "options?: SessionResumeOptions | undefined | null"
     )]
-    pub fn new(this: This<Unknown>, options: Option<Unknown>) -> Result<Self> {
+    pub fn new(env: Env, this: This<Unknown>, options: Option<Unknown>) -> Result<Self> {
         require_new(&this.object, "SessionResumeManager")?;
+        let options: Option<SessionResumeOptions> =
+            read_optional(&env, options, "the SessionResumeManager options")?;
         Ok(Self {
-            inner: CoreManager::new(read_options(options)?),
+            inner: CoreManager::new(options.unwrap_or_default().into()),
         })
     }
 
@@ -220,24 +180,20 @@ impl SessionResumeManager {
     /// malformed request, one `JSON.stringify` cannot serialise (a cycle), or one nested more
     /// than 10,000 levels deep.
     #[napi(catch_unwind, ts_args_type = "request: ResumeRequest")]
-    pub fn plan(&mut self, env: &Env, request: Unknown<'_>) -> Result<BindingResumePlan> {
-        let fields = RequestFields::read(env, request)?;
+    pub fn plan(&mut self, env: &Env, request: Unknown<'_>) -> Result<ResumePlan> {
         let inner = &mut self.inner;
-        json::with_stack_for(fields.conversation.depth, move || {
-            Ok(inner.plan(&fields.typed()?).into())
-        })
+        read_json::<ResumeRequest>(env, request, "the request")?
+            .use_with(|request| request.typed(|typed| inner.plan(typed).into()))
     }
 
     /// A fresh chat with the full prompt for the same request, never resumed, that `record` can
     /// still store: for the one rerun after a resumed run failed with `E_RESUME` (report that
     /// failure first, so the gone chat is evicted). Throws `E_INVALID_ARG` as `plan` does.
     #[napi(catch_unwind, ts_args_type = "request: ResumeRequest")]
-    pub fn fresh_plan(&self, env: &Env, request: Unknown<'_>) -> Result<BindingResumePlan> {
-        let fields = RequestFields::read(env, request)?;
+    pub fn fresh_plan(&self, env: &Env, request: Unknown<'_>) -> Result<ResumePlan> {
         let inner = &self.inner;
-        json::with_stack_for(fields.conversation.depth, move || {
-            Ok(inner.fresh_plan(&fields.typed()?).into())
-        })
+        read_json::<ResumeRequest>(env, request, "the request")?
+            .use_with(|request| request.typed(|typed| inner.fresh_plan(typed).into()))
     }
 
     /// Stores the chat id cursor-agent reported for the plan's run. Returns `false` when resume
@@ -247,11 +203,10 @@ impl SessionResumeManager {
         catch_unwind,
         ts_args_type = "plan: ResumePlan, chatId: string | null | undefined"
     )]
-    pub fn record(&mut self, plan: Unknown<'_>, chat_id: Option<Unknown<'_>>) -> Result<bool> {
-        let plan = read_plan(plan)?;
-        let chat_id: Option<String> =
-            argument(chat_id, ValueType::String, "the chat id", "a string")?;
-        Ok(chat_id.is_some_and(|id| self.inner.record(&plan, &id)))
+    pub fn record(&mut self, env: Env, plan: Unknown, chat_id: Option<Unknown>) -> Result<bool> {
+        let plan: ResumePlan = read(&env, plan, "the plan")?;
+        let chat_id: Option<String> = read_optional(&env, chat_id, "the chat id")?;
+        Ok(chat_id.is_some_and(|id| self.inner.record(&plan.into(), &id)))
     }
 
     /// Reports that the plan's run failed. Evicts the resumed chat on `E_RESUME` or on
@@ -261,14 +216,33 @@ impl SessionResumeManager {
         catch_unwind,
         ts_args_type = "plan: ResumePlan, error: string | ResumeFailure"
     )]
-    pub fn report_failure(&mut self, plan: Unknown<'_>, error: Unknown<'_>) -> Result<bool> {
-        let plan = read_plan(plan)?;
-        let (code, message) = read_failure(error)?;
+    pub fn report_failure(&mut self, env: Env, plan: Unknown, error: Unknown) -> Result<bool> {
+        let plan: ResumePlan = read(&env, plan, "the plan")?;
+        let (code, message) = match read::<FailureArgument>(&env, error, "the error")? {
+            FailureArgument::Text(message) => (None, message),
+            FailureArgument::Report(ResumeFailure {
+                code,
+                message,
+                agent_output,
+            }) => {
+                if code.is_none() && message.is_none() {
+                    return Err(invalid_arg("the error must be a string or {code, message}"));
+                }
+                // Cursor's own words, when given, are what tells a gone chat from a transient
+                // fault.
+                let message = message.unwrap_or_default();
+                let text = match agent_output {
+                    Some(said) => format!("{message}\n{said}"),
+                    None => message,
+                };
+                (code, text)
+            }
+        };
         let failure = Failure {
             code: code.as_deref(),
             message: &message,
         };
-        Ok(self.inner.report_failure(&plan, &failure))
+        Ok(self.inner.report_failure(&plan.into(), &failure))
     }
 
     /// Live (unexpired) entries.
@@ -282,4 +256,12 @@ impl SessionResumeManager {
     pub fn clear(&mut self) {
         self.inner.clear();
     }
+}
+
+/// `reportFailure`'s error: the text of a failure, or a failure report.
+#[derive(Deserialize)]
+#[serde(untagged, expecting = "a string or {code, message}")]
+enum FailureArgument {
+    Text(String),
+    Report(ResumeFailure),
 }

@@ -1,98 +1,117 @@
-//! `StreamTransformer` for JS, and the reading of transformer options that `runCursorAgent`
-//! shares.
+//! `StreamTransformer` for JS, and the translation options it shares with `runCursorAgent`.
 
-use napi::bindgen_prelude::{Either, Null, This, Unknown};
+use napi::bindgen_prelude::{This, Unknown};
 use napi::{Env, ValueType};
 use napi_derive::napi;
+use serde::Deserialize;
 
-use crate::core::stream::encode::sse::ToolCallMode;
 use crate::core::stream::transformer::{self as core, Format, TransformerOptions};
 use crate::core::stream::translate::Outcome;
-use crate::node::error_code::{from_napi, invalid_arg, to_js_error, Result};
-use crate::node::options::{argument, require_new, Options, MAX_SAFE_INTEGER};
+use crate::node::error::{from_napi, invalid_arg, to_js_error, Result};
 use crate::node::output::{json_array_to_js, outputs_to_js};
+use crate::node::read::{read, read_optional, require_new};
 
-/// Output encoding of a `StreamTransformer`.
-#[allow(
-    dead_code,
-    reason = "declares the TypeScript enum; the options are read field by field"
-)]
-#[napi(string_enum)]
-pub enum StreamFormat {
-    /// OpenAI `chat.completion.chunk` frames: each output is one `data: {...}\n\n` string.
-    #[napi(value = "openai-sse")]
-    OpenAiSse,
-    /// AI SDK LanguageModelV3 stream parts: each output is one JSON-safe part object.
-    #[napi(value = "ai-sdk")]
-    AiSdk,
+/// Declares an options struct of `$name` with its own fields and the options every translation
+/// takes (`StreamTransformer` and `runCursorAgent` alike), written once here, and reads the
+/// latter over the defaults of the entry point.
+macro_rules! with_translation_options {
+    ($(#[doc = $doc:literal])* pub struct $name:ident { $($fields:tt)* }) => {
+        $(#[doc = $doc])*
+        #[napi(object, object_from_js = false, object_to_js = false)]
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase", deny_unknown_fields)]
+        pub struct $name {
+            $($fields)*
+            /// `'openai-sse'` (SSE frame strings) or `'ai-sdk'` (V3 stream part objects).
+            /// Default `'openai-sse'` for a `StreamTransformer`, `'ai-sdk'` for a run.
+            #[napi(ts_type = "'openai-sse' | 'ai-sdk'")]
+            pub format: Option<crate::core::stream::transformer::Format>,
+            /// SSE chunk `id`. Default: generated.
+            pub id: Option<String>,
+            /// SSE chunk `created`, epoch seconds: a whole number from 0 to 2^53 - 1. Default:
+            /// now.
+            #[napi(ts_type = "number")]
+            pub created: Option<crate::core::whole_number::NonNegative>,
+            /// SSE only: `'emit'` Cursor's tool calls as `tool_calls` deltas (with Cursor's
+            /// names and arguments), or `'omit'` them. Default `'emit'`.
+            ///
+            /// Cursor has already run these calls. An OpenAI client receives them as ordinary
+            /// `message.tool_calls` beside `finish_reason: "stop"` (the official `openai`
+            /// package's `finalChatCompletion()` does), and an agent loop that runs every tool
+            /// call it gets would run them a second time. Use `'omit'` where the client runs
+            /// tools.
+            #[napi(ts_type = "'emit' | 'omit'")]
+            pub tool_calls: Option<crate::core::stream::encode::sse::ToolCallMode>,
+            /// SSE only: send the usage chunk when Cursor reported usage. Default `true`.
+            pub include_usage: Option<bool>,
+            /// Size cap of one NDJSON record in bytes, a whole number from 1 to 2^53 - 1; a
+            /// longer record is skipped and counted in `skippedLines`. Default 67108864 (64 MiB).
+            #[napi(ts_type = "number")]
+            pub max_line_bytes: Option<crate::core::whole_number::Positive>,
+        }
+
+        impl $name {
+            /// The translation options given, over `defaults`.
+            pub fn translation(
+                &self,
+                defaults: crate::core::stream::transformer::TransformerOptions,
+            ) -> crate::core::stream::transformer::TransformerOptions {
+                crate::core::stream::transformer::TransformerOptions {
+                    format: self.format.unwrap_or(defaults.format),
+                    id: self.id.clone().or(defaults.id),
+                    created: self.created.map(|n| n.get()).or(defaults.created),
+                    tool_calls: self.tool_calls.unwrap_or(defaults.tool_calls),
+                    include_usage: self.include_usage.unwrap_or(defaults.include_usage),
+                    max_line_bytes: self
+                        .max_line_bytes
+                        .map_or(defaults.max_line_bytes, |n| usize::try_from(n.get()).unwrap_or(usize::MAX)),
+                    ..defaults
+                }
+            }
+        }
+    };
 }
 
-/// Whether Cursor's own tool calls appear in `'openai-sse'` output.
-#[allow(
-    dead_code,
-    reason = "declares the TypeScript enum; the options are read field by field"
-)]
-#[napi(string_enum)]
-pub enum ToolCallOutput {
-    /// As `tool_calls` deltas, one distinct `index` per call.
-    #[napi(value = "emit")]
-    Emit,
-    /// Not at all.
-    #[napi(value = "omit")]
-    Omit,
-}
+pub(crate) use with_translation_options;
 
-/// Options of `new StreamTransformer(options)`; every field is optional.
-#[allow(
-    dead_code,
-    reason = "declares the TypeScript shape; the options are read field by field"
-)]
-#[napi(object)]
-pub struct StreamTransformerOptions {
-    /// `'openai-sse'` (SSE frame strings) or `'ai-sdk'` (V3 stream part objects).
-    /// Default `'openai-sse'`.
-    #[napi(ts_type = "'openai-sse' | 'ai-sdk'")]
-    pub format: Option<StreamFormat>,
-    /// Model name echoed in SSE chunks. Default `'auto'`.
-    pub model: Option<String>,
-    /// SSE chunk `id`. Default: generated.
-    pub id: Option<String>,
-    /// SSE chunk `created`, epoch seconds: a whole number from 0 to 2^53 - 1. Default: now.
-    pub created: Option<f64>,
-    /// SSE only: `'emit'` Cursor's tool calls as `tool_calls` deltas (with Cursor's names and
-    /// arguments), or `'omit'` them. Default `'emit'`.
-    ///
-    /// Cursor has already run these calls. An OpenAI client receives them as ordinary
-    /// `message.tool_calls` beside `finish_reason: "stop"` (the official `openai` package's
-    /// `finalChatCompletion()` does), and an agent loop that runs every tool call it gets would
-    /// run them a second time. Use `'omit'` where the client runs tools.
-    #[napi(ts_type = "'emit' | 'omit'")]
-    pub tool_calls: Option<ToolCallOutput>,
-    /// SSE only: send the usage chunk when Cursor reported usage. Default `true`.
-    pub include_usage: Option<bool>,
-    /// Size cap of one NDJSON record in bytes, a whole number from 1 to 2^53 - 1; a longer
-    /// record is skipped and counted in `skippedLines`. Default 67108864 (64 MiB).
-    pub max_line_bytes: Option<f64>,
+// Docs are `#[doc = "..."]` in these invocations: a doc comment passed through a macro
+// becomes a raw string, which napi's TypeScript generator would print with its `r"`.
+with_translation_options! {
+    #[doc = " Options of `new StreamTransformer(options)`; every field is optional, any other field is"]
+    #[doc = " refused."]
+    pub struct StreamTransformerOptions {
+        #[doc = " Model name echoed in SSE chunks. Default `'auto'`."]
+        pub model: Option<String>,
+    }
 }
 
 /// How the process behind the stream ended; every field is optional.
-#[allow(
-    dead_code,
-    reason = "declares the TypeScript shape; the outcome is read field by field"
-)]
-#[napi(object)]
+#[napi(object, object_from_js = false, object_to_js = false)]
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct StreamOutcome {
     /// Exit code (a whole number from -2^31 to 2^31 - 1), `null` when killed by a signal.
     /// Default `null`.
     #[napi(ts_type = "number | null")]
-    pub exit_code: Option<Either<i32, Null>>,
+    pub exit_code: Option<i32>,
     /// Name of the signal that ended the process (e.g. `'SIGTERM'`). Default `null`.
     #[napi(ts_type = "string | null")]
-    pub signal: Option<Either<String, Null>>,
+    pub signal: Option<String>,
     /// What the process wrote to stderr; classifies failures. Default `''`.
     pub stderr: Option<String>,
     /// The run was cancelled by the caller: the stream ends without an error. Default `false`.
     pub cancelled: Option<bool>,
+}
+
+impl From<StreamOutcome> for Outcome {
+    fn from(outcome: StreamOutcome) -> Self {
+        Self {
+            exit_code: outcome.exit_code,
+            signal: outcome.signal,
+            stderr: outcome.stderr.unwrap_or_default(),
+            cancelled: outcome.cancelled.unwrap_or(false),
+        }
+    }
 }
 
 /// Translates one cursor-agent `--output-format stream-json` stdout stream into OpenAI SSE
@@ -111,12 +130,16 @@ impl StreamTransformer {
         catch_unwind,
         ts_args_type = "options?: StreamTransformerOptions | undefined | null"
     )]
-    pub fn new(this: This<Unknown>, options: Option<Unknown>) -> Result<Self> {
+    pub fn new(env: Env, this: This<Unknown>, options: Option<Unknown>) -> Result<Self> {
         require_new(&this.object, "StreamTransformer")?;
-        let options = Options::new(options, "the StreamTransformer options")?;
-        let mut merged = read_transformer_options(&options, TransformerOptions::default())?;
-        if let Some(model) = options.string("model")? {
-            merged.model = model;
+        let options: Option<StreamTransformerOptions> =
+            read_optional(&env, options, "the StreamTransformer options")?;
+        let mut merged = TransformerOptions::default();
+        if let Some(options) = options {
+            merged = options.translation(merged);
+            if let Some(model) = options.model {
+                merged.model = model;
+            }
         }
         Ok(Self {
             inner: core::StreamTransformer::new(merged),
@@ -134,8 +157,7 @@ impl StreamTransformer {
     pub fn push<'env>(&mut self, env: &'env Env, chunk: Unknown<'env>) -> Result<Unknown<'env>> {
         let text;
         let bytes: &[u8] = if chunk.get_type().map_err(from_napi)? == ValueType::String {
-            text = argument::<String>(Some(chunk), ValueType::String, "the chunk", "a string")?
-                .unwrap_or_default();
+            text = read::<String>(env, chunk, "the chunk")?;
             text.as_bytes()
         } else {
             // SAFETY: `chunk` is a live handle of this call; a value that is not a Buffer or
@@ -164,10 +186,10 @@ impl StreamTransformer {
     ///
     /// A failure after output (a usage limit hit mid-answer among them) closes like any
     /// failure: the output already returned stands, then the error. The `ai-sdk` error part is
-    /// `{code, message, agentOutput?}`; the `openai-sse` error frame's message ends with what
-    /// cursor-agent said. SSE `content` is one string, so the first text after a tool call
-    /// starts with a blank line (`\n\n`) when text came before it; `completion_tokens_details`
-    /// appears only when Cursor reported reasoning tokens.
+    /// `{code, message, agentOutput?, resetsAt?}`; the `openai-sse` error frame's message ends
+    /// with what cursor-agent said. SSE `content` is one string, so the first text after a tool
+    /// call starts with a blank line (`\n\n`) when text came before it;
+    /// `completion_tokens_details` appears only when Cursor reported reasoning tokens.
     #[napi(
         catch_unwind,
         ts_args_type = "outcome?: StreamOutcome | undefined | null",
@@ -178,7 +200,9 @@ impl StreamTransformer {
         env: &'env Env,
         outcome: Option<Unknown<'env>>,
     ) -> Result<Unknown<'env>> {
-        let outcome = read_outcome(&Options::new(outcome, "the finish outcome")?)?;
+        let outcome: Outcome = read_optional::<StreamOutcome>(env, outcome, "the finish outcome")?
+            .unwrap_or_default()
+            .into();
         if self.inner.options().format == Format::AiSdk {
             let mut json = String::from("[");
             self.inner.finish_json(&outcome, &mut json);
@@ -202,44 +226,4 @@ impl StreamTransformer {
         // Counts stay far below 2^53, where f64 is exact.
         self.inner.skipped_lines() as f64
     }
-}
-
-fn read_outcome(outcome: &Options<'_>) -> Result<Outcome> {
-    let exit_code = outcome.whole_number("exitCode", i64::from(i32::MIN)..=i64::from(i32::MAX))?;
-    Ok(Outcome {
-        exit_code: exit_code.and_then(|code| i32::try_from(code).ok()),
-        signal: outcome.string("signal")?,
-        stderr: outcome.string("stderr")?.unwrap_or_default(),
-        cancelled: outcome.boolean("cancelled")?.unwrap_or(false),
-    })
-}
-
-/// The options every translation takes (`StreamTransformer` and `runCursorAgent` alike) over
-/// `defaults`: `format`, `id`, `created`, `toolCalls`, `includeUsage`, `maxLineBytes`.
-pub fn read_transformer_options(
-    options: &Options<'_>,
-    defaults: TransformerOptions,
-) -> Result<TransformerOptions> {
-    let mut merged = defaults;
-    let formats = [("openai-sse", Format::OpenAiSse), ("ai-sdk", Format::AiSdk)];
-    if let Some(format) = options.choice("format", &formats)? {
-        merged.format = format;
-    }
-    if let Some(id) = options.string("id")? {
-        merged.id = Some(id);
-    }
-    merged.created = options
-        .whole_number("created", 0..=MAX_SAFE_INTEGER)?
-        .or(merged.created);
-    let modes = [("emit", ToolCallMode::Emit), ("omit", ToolCallMode::Omit)];
-    if let Some(tool_calls) = options.choice("toolCalls", &modes)? {
-        merged.tool_calls = tool_calls;
-    }
-    if let Some(include_usage) = options.boolean("includeUsage")? {
-        merged.include_usage = include_usage;
-    }
-    if let Some(max) = options.whole_number("maxLineBytes", 1..=MAX_SAFE_INTEGER)? {
-        merged.max_line_bytes = usize::try_from(max).unwrap_or(usize::MAX);
-    }
-    Ok(merged)
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use crate::core::agent::options::{EnvVars, HostTools};
 use crate::core::bridge::workspace::prepare;
 use crate::core::bridge::ToolBridge;
-use crate::core::error::CoreError;
+use crate::core::error::{CoreError, ErrorCode};
 
 /// Start the bridge and prepare the private folder. The child's environment (`env`, else the
 /// host's) then has `HOME` and `CURSOR_DATA_DIR` in the folder, while `CURSOR_CONFIG_DIR`
@@ -23,10 +23,13 @@ pub(crate) async fn open(
         .map_err(|e| e.to_string())
         .and_then(|prepared| prepared.map_err(|e| e.to_string()))
         .map_err(|error| {
-            CoreError::AgentExit(format!(
-                "The private folder {} for OpenCode's tools could not be prepared: {error}",
-                host.folder
-            ))
+            CoreError::new(
+                ErrorCode::AgentExit,
+                format!(
+                    "The private folder {} for OpenCode's tools could not be prepared: {error}",
+                    host.folder
+                ),
+            )
         })?;
     let mut env: EnvVars = match env {
         Some(env) => env.clone(),

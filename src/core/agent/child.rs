@@ -16,7 +16,7 @@ use super::options::EnvVars;
 use super::process::{self, ProcessGroup};
 use super::registry::{self, Registration};
 use super::resolve::{not_found_message, resolve_agent, Launcher};
-use crate::core::error::CoreError;
+use crate::core::error::{CoreError, ErrorCode};
 
 /// Between SIGTERM and SIGKILL when a child is stopped.
 pub const KILL_GRACE: Duration = Duration::from_secs(2);
@@ -53,9 +53,10 @@ pub(crate) async fn start_agent(
 ) -> Result<Started, CoreError> {
     let resolution = resolve_agent(executable, env);
     let Some(launcher) = resolution.launcher else {
-        return Err(CoreError::AgentNotFound(not_found_message(
-            &resolution.tried,
-        )));
+        return Err(CoreError::new(
+            ErrorCode::AgentNotFound,
+            not_found_message(&resolution.tried),
+        ));
     };
     let mut command = Command::new(&launcher.program);
     command
@@ -98,14 +99,20 @@ pub(crate) fn start_failure(
     env: Option<&EnvVars>,
 ) -> CoreError {
     if UNUSABLE_BINARY.contains(&error.kind()) {
-        return CoreError::AgentNotFound(start_failure_message(launcher, error, env));
+        return CoreError::new(
+            ErrorCode::AgentNotFound,
+            start_failure_message(launcher, error, env),
+        );
     }
-    CoreError::AgentExit(format!(
-        "cursor-agent at {} could not be started: the system refused ({error}). This is not a \
+    CoreError::new(
+        ErrorCode::AgentExit,
+        format!(
+            "cursor-agent at {} could not be started: the system refused ({error}). This is not a \
          problem of cursor-agent: free the resource (close other programs, raise `ulimit -n`) \
          and try again.",
-        launcher.program.display()
-    ))
+            launcher.program.display()
+        ),
+    )
 }
 
 /// Why an existing cursor-agent could not be started, and what to do.

@@ -9,7 +9,7 @@ pub use self::catalog::{model_spec, ModelSpec};
 use super::child::RunContext;
 use super::options::EnvVars;
 use super::subcommand::{run_subcommand, Subcommand};
-use crate::core::error::CoreError;
+use crate::core::error::{CoreError, ErrorCode};
 use crate::core::failure::classify::{classify_failure, quoted_tail, strip_ansi};
 
 /// One model the account can use.
@@ -138,10 +138,13 @@ pub async fn list_models(
     match parse_models(&output.stdout) {
         ModelsOutput::Models(models) => Ok(models),
         ModelsOutput::NoneAvailable => Ok(Vec::new()),
-        ModelsOutput::Unrecognised => Err(CoreError::AgentExit(format!(
-            "`cursor-agent models` printed no model list: {}",
-            quoted_tail(&format!("{}\n{}", output.stdout, output.stderr), 5, "; ")
-        ))),
+        ModelsOutput::Unrecognised => Err(CoreError::new(
+            ErrorCode::AgentExit,
+            format!(
+                "`cursor-agent models` printed no model list: {}",
+                quoted_tail(&format!("{}\n{}", output.stdout, output.stderr), 5, "; ")
+            ),
+        )),
     }
 }
 

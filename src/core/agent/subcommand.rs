@@ -15,7 +15,7 @@ use super::options::{check_lookup, EnvVars, HostTools};
 use super::process;
 use super::tail::StderrTail;
 use crate::core::bridge::workspace::layout;
-use crate::core::error::CoreError;
+use crate::core::error::{CoreError, ErrorCode};
 use crate::core::failure::duration::readable_duration;
 
 /// What of a command's stdout is read; the rest is read and dropped.
@@ -155,16 +155,23 @@ pub async fn run_subcommand(
             let _ = child.start_kill();
             let _ = child.wait().await;
             sweep(&ctx.runtime, group, registration);
-            return Err(CoreError::Timeout(format!(
-                "`cursor-agent {name}` did not finish within {}",
-                readable_duration(command.timeout)
-            )));
+            return Err(CoreError::new(
+                ErrorCode::Timeout,
+                format!(
+                    "`cursor-agent {name}` did not finish within {}",
+                    readable_duration(command.timeout)
+                ),
+            ));
         }
     };
     sweep(&ctx.runtime, group, registration);
     let stderr = stderr_tail.finish().await;
-    let status: ExitStatus =
-        status.map_err(|e| CoreError::AgentExit(format!("waiting for cursor-agent: {e}")))?;
+    let status: ExitStatus = status.map_err(|e| {
+        CoreError::new(
+            ErrorCode::AgentExit,
+            format!("waiting for cursor-agent: {e}"),
+        )
+    })?;
     Ok(SubcommandOutput {
         exit_code: status.code(),
         signal: process::exit_signal(&status),

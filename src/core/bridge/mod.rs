@@ -19,7 +19,7 @@ pub mod workspace;
 
 pub use held::{Answer, AnswerContent, HeldCalls, HostCall};
 
-use crate::core::error::CoreError;
+use crate::core::error::{CoreError, ErrorCode};
 use crate::core::prompt::tools::parse_tools;
 
 /// The name cursor-agent knows the bridge's server by (`.cursor/mcp.json`), and the prefix of
@@ -93,10 +93,13 @@ impl ToolBridge {
         )
         .await
         .map_err(|error| {
-            CoreError::AgentExit(format!(
-                "The tool bridge could not listen on 127.0.0.1 ({error}); OpenCode's tools \
+            CoreError::new(
+                ErrorCode::AgentExit,
+                format!(
+                    "The tool bridge could not listen on 127.0.0.1 ({error}); OpenCode's tools \
                  cannot be offered to Cursor."
-            ))
+                ),
+            )
         })?;
         Ok(Self {
             url: format!("http://127.0.0.1:{port}{path}"),

@@ -5,7 +5,7 @@
 //! first row first. Patterns are whole phrases: a bare "auth" would also match "author" or
 //! "OAuth".
 
-use crate::core::error::CoreError;
+use crate::core::error::{CoreError, ErrorCode};
 
 /// What a row of the table concludes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -276,44 +276,90 @@ fn quota_reset(text: &str) -> Option<String> {
     (!when.is_empty()).then(|| format!("{}{when}", word.trim_start()))
 }
 
+/// The day a reset time in Cursor's words names ("on 1/1/2027": month/day/year), as epoch
+/// milliseconds of its midnight UTC; `None` for anything but a real calendar date.
+fn reset_day(when: &str) -> Option<i64> {
+    let date = when
+        .split_whitespace()
+        .find(|word| word.matches('/').count() == 2)?
+        .trim_end_matches(['.', ',']);
+    let mut fields = date.split('/').map(|field| field.parse::<i64>().ok());
+    let (month, day, year) = (fields.next()??, fields.next()??, fields.next()??);
+    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    let days_in_month = match month {
+        2 if leap => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        1..=12 => 31,
+        _ => return None,
+    };
+    if !(1970..=9999).contains(&year) || !(1..=days_in_month).contains(&day) {
+        return None;
+    }
+    Some(days_since_epoch(year, month, day) * 86_400_000)
+}
+
+/// Days from 1970-01-01 to a date of the proleptic Gregorian calendar (years counted from
+/// March, so that the leap day ends a year).
+fn days_since_epoch(year: i64, month: i64, day: i64) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let year_of_era = year - era * 400;
+    let day_of_year = (153 * ((month + 9) % 12) + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era - 719_468
+}
+
 /// The package's explanation of a classified failure: what happened and what to do. Cursor's
 /// own words travel apart ([`CoreError::with_agent_output`]).
 fn explanation(kind: Kind, text: &str) -> CoreError {
     match kind {
-        Kind::Auth => CoreError::Auth(
+        Kind::Auth => CoreError::new(
+            ErrorCode::Auth,
             "cursor-agent is not logged in. Run `cursor-agent login`, or set CURSOR_API_KEY in \
              the environment OpenCode runs in."
                 .to_owned(),
         ),
         Kind::Quota => {
-            let resets = quota_reset(text)
+            let when = quota_reset(text);
+            let resets = when
+                .as_deref()
                 .map(|when| format!(" It resets {when}."))
                 .unwrap_or_default();
-            CoreError::Quota(format!(
-                "Cursor's usage limit for this account is reached, so the answer stops here.\
+            let resets_at = when.as_deref().and_then(reset_day);
+            CoreError::new(
+                ErrorCode::Quota,
+                format!(
+                    "Cursor's usage limit for this account is reached, so the answer stops here.\
                  {resets} Switch to another Cursor model, raise the spend limit in Cursor's \
                  dashboard, or wait until the limit resets."
-            ))
+                ),
+            )
+            .with_reset(resets_at)
         }
-        Kind::Model => CoreError::Model(model_message(text)),
-        Kind::UntrustedWorkspace => CoreError::AgentExit(
+        Kind::Model => CoreError::new(ErrorCode::Model, model_message(text)),
+        Kind::UntrustedWorkspace => CoreError::new(
+            ErrorCode::AgentExit,
             "cursor-agent refused to run because the workspace is not trusted. Set \
              CURSOR_ACP_FORCE=true (passes --force), or run `cursor-agent` once in the \
              workspace and trust it."
                 .to_owned(),
         ),
-        Kind::RejectedOption => CoreError::AgentExit(
+        Kind::RejectedOption => CoreError::new(
+            ErrorCode::AgentExit,
             "Cursor's servers rejected the request. Remove the option they name from the extra \
              arguments."
                 .to_owned(),
         ),
-        Kind::ServerTrouble => CoreError::Network(
+        Kind::ServerTrouble => CoreError::new(
+            ErrorCode::Network,
             "Cursor's servers failed to answer (a fault on Cursor's side, after its own \
              retries). Send the message again in a few minutes; status.cursor.com shows \
              outages."
                 .to_owned(),
         ),
-        Kind::Network => CoreError::Network(
+        Kind::Network => CoreError::new(
+            ErrorCode::Network,
             "cursor-agent could not reach Cursor's servers, after its own retries. Check the \
              internet connection and any proxy; a self-signed certificate in the chain means a \
              proxy intercepts TLS (give cursor-agent the proxy's CA with NODE_EXTRA_CA_CERTS)."
@@ -359,7 +405,7 @@ pub fn classify_failure(
     } else {
         format!("{status}.")
     };
-    CoreError::AgentExit(message).with_agent_output(said)
+    CoreError::new(ErrorCode::AgentExit, message).with_agent_output(said)
 }
 
 #[cfg(test)]

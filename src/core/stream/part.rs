@@ -89,7 +89,7 @@ mod tests {
 
     #[test]
     fn finish_reason_table() {
-        let error = CoreError::Auth("log in".into());
+        let error = CoreError::new(crate::core::error::ErrorCode::Auth, "log in");
         let table = [
             (None, false, false, FinishReason::Stop),
             (None, false, true, FinishReason::ToolCalls),

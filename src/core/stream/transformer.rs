@@ -2,7 +2,7 @@
 //!
 //! INTERFACE CONTRACT (used by `agent` and `node`): keep these signatures.
 
-use crate::core::error::CoreError;
+use crate::core::error::{CoreError, ErrorCode};
 use crate::core::json;
 use crate::core::stream::encode::ai_sdk::{AiSdkEncoder, JsonParts};
 use crate::core::stream::encode::sse::{SseEncoder, ToolCallMode};
@@ -16,12 +16,14 @@ use crate::core::stream::translate::{Closing, FinishSummary, HandedCall, Outcome
 use crate::core::stream::usage::CursorUsage;
 
 /// Which encoder turns the neutral parts into outputs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
 pub enum Format {
     /// OpenAI `chat.completion.chunk` frames, `data: {...}\n\n`.
     #[default]
+    #[serde(rename = "openai-sse")]
     OpenAiSse,
     /// AI SDK LanguageModelV3 stream parts (JSON values).
+    #[serde(rename = "ai-sdk")]
     AiSdk,
 }
 
@@ -310,8 +312,9 @@ impl StreamTransformer {
 
     fn push_to(&mut self, bytes: &[u8], sink: &mut Sink<'_>) -> Result<(), CoreError> {
         if self.is_finished() {
-            return Err(CoreError::InvalidArg(
-                "push after finish: the stream is already closed".into(),
+            return Err(CoreError::new(
+                ErrorCode::InvalidArg,
+                "push after finish: the stream is already closed",
             ));
         }
         let stages = &mut self.stages;

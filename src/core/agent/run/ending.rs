@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::hold::Hold;
 use super::StopReason;
-use crate::core::error::CoreError;
+use crate::core::error::{CoreError, ErrorCode};
 use crate::core::failure::classify::quoted_tail;
 use crate::core::failure::duration::readable_duration;
 use crate::core::failure::resume::is_resume_specific;
@@ -50,9 +50,10 @@ impl Ending {
 
 /// The `E_CALLBACK` of a consumer that threw `message`.
 pub(super) fn callback_error(message: &str) -> CoreError {
-    CoreError::Callback(format!(
-        "the onOutput callback threw, so the run was stopped: {message}"
-    ))
+    CoreError::new(
+        ErrorCode::Callback,
+        format!("the onOutput callback threw, so the run was stopped: {message}"),
+    )
 }
 
 /// Lines of stderr a resume failure quotes.
@@ -78,35 +79,44 @@ pub(super) fn conclude(
             hold.discard();
             Some(transformer.noted(match reason {
                 StopReason::Callback(message) => callback_error(&message),
-                _ => CoreError::Callback("the onOutput callback is no longer reachable".into()),
+                _ => CoreError::new(
+                    ErrorCode::Callback,
+                    "the onOutput callback is no longer reachable",
+                ),
             }))
         }
         Ending::ResumeReplaced(other) => {
             hold.discard();
-            Some(transformer.noted(CoreError::Resume(format!(
+            Some(transformer.noted(CoreError::new(
+                ErrorCode::Resume,
+                format!(
                 "cursor-agent did not resume chat {chat} (it reported chat {other}); the chat is \
                  gone: start a fresh chat with the full prompt"
-            ))))
+            ),
+            )))
         }
         Ending::Timeout(kind) => {
-            let error = CoreError::Timeout(match kind {
-                TimeoutKind::Idle(d) => format!(
-                    "cursor-agent printed nothing for {} (the idle limit: idleTimeoutMs, \
+            let error = CoreError::new(
+                ErrorCode::Timeout,
+                match kind {
+                    TimeoutKind::Idle(d) => format!(
+                        "cursor-agent printed nothing for {} (the idle limit: idleTimeoutMs, \
                      CURSOR_ACP_IDLE_TIMEOUT_MS) and was stopped. Raise the limit if Cursor \
                      thinks that long, or check that `cursor-agent --print hi` answers.",
-                    readable_duration(d)
-                ),
-                TimeoutKind::ToolWait(d) => format!(
-                    "OpenCode did not answer Cursor's tool calls within {} (the tool wait \
+                        readable_duration(d)
+                    ),
+                    TimeoutKind::ToolWait(d) => format!(
+                        "OpenCode did not answer Cursor's tool calls within {} (the tool wait \
                      limit: CURSOR_ACP_TOOL_WAIT_MS), so the run was stopped.",
-                    readable_duration(d)
-                ),
-                TimeoutKind::Overall(d) => format!(
-                    "cursor-agent ran longer than {} (the overall limit: timeoutMs, \
+                        readable_duration(d)
+                    ),
+                    TimeoutKind::Overall(d) => format!(
+                        "cursor-agent ran longer than {} (the overall limit: timeoutMs, \
                      CURSOR_ACP_TIMEOUT_MS) and was stopped. Raise the limit for long tasks.",
-                    readable_duration(d)
-                ),
-            });
+                        readable_duration(d)
+                    ),
+                },
+            );
             // The closing outputs carry the same error as `RunResult.error`, not the
             // signal-death classification of the killed process.
             transformer.fail(error, &mut closing).error
@@ -117,10 +127,13 @@ pub(super) fn conclude(
                 Some(_) if hold.resume_unconfirmed() && is_resume_specific(&outcome.stderr) => {
                     hold.discard();
                     closing.clear();
-                    Some(transformer.noted(CoreError::Resume(format!(
-                        "cursor-agent could not resume chat {chat}: {}",
-                        quoted_tail(&outcome.stderr, RESUME_QUOTED_LINES, "; ")
-                    ))))
+                    Some(transformer.noted(CoreError::new(
+                        ErrorCode::Resume,
+                        format!(
+                            "cursor-agent could not resume chat {chat}: {}",
+                            quoted_tail(&outcome.stderr, RESUME_QUOTED_LINES, "; ")
+                        ),
+                    )))
                 }
                 error => error,
             }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use tokio::sync::{mpsc, watch, OwnedSemaphorePermit};
 
 use crate::core::bridge::Answer;
-use crate::core::error::CoreError;
+use crate::core::error::{CoreError, ErrorCode};
 use crate::core::stream::usage::CursorUsage;
 
 /// Why a run was asked to stop.
@@ -97,8 +97,9 @@ impl RunHandle {
         match settled {
             Ok(Some(result)) => result,
             _ => RunResult {
-                error: Some(CoreError::AgentExit(
-                    "the run ended without a result".into(),
+                error: Some(CoreError::new(
+                    ErrorCode::AgentExit,
+                    "the run ended without a result",
                 )),
                 ..RunResult::default()
             },

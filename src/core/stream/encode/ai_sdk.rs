@@ -266,14 +266,14 @@ impl AiSdkEncoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::core::error::CoreError;
+    use crate::core::error::{CoreError, ErrorCode};
     use crate::core::stream::encode::encode_all;
 
     /// Both writers describe the same parts.
     #[test]
     fn json_text_and_values_agree() {
         let result = json!({"status": "success", "stdout": "a\"b\n"});
-        let error = CoreError::Auth("run `cursor-agent login`".into());
+        let error = CoreError::new(ErrorCode::Auth, "run `cursor-agent login`");
         let parts = [
             Part::ReasoningDelta("think"),
             Part::ReasoningEnd,

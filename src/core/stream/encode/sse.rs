@@ -9,7 +9,8 @@ use crate::core::stream::part::{Executor, FinishReason, Part};
 use crate::core::stream::usage::openai_usage;
 
 /// Whether Cursor's own tool calls appear as `tool_calls` deltas in SSE output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum ToolCallMode {
     #[default]
     Emit,
@@ -332,7 +333,10 @@ mod tests {
         assert_eq!(cancelled.len(), 2);
         assert!(cancelled[0].contains(r#""content":"hi""#));
         assert_eq!(cancelled[1], "data: [DONE]\n\n");
-        let error = crate::core::error::CoreError::Network("no connection".into());
+        let error = crate::core::error::CoreError::new(
+            crate::core::error::ErrorCode::Network,
+            "no connection",
+        );
         let failed = frames(
             ToolCallMode::Omit,
             &[Part::Finish {

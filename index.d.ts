@@ -6,9 +6,40 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 
 /**
  * One output of the translation: a complete SSE frame string (`data: {...}\n\n`) for the
- * `'openai-sse'` format, a {@link StreamPart} object for `'ai-sdk'`.
+ * `'openai-sse'` format (and, with `completions`, each response's {@link ChatCompletion} or
+ * {@link ChatCompletionFailure} after its frames), a {@link StreamPart} object for `'ai-sdk'`.
  */
-export type StreamOutput = string | StreamPart
+export type StreamOutput = string | StreamPart | ChatCompletion | ChatCompletionFailure
+
+/**
+ * One OpenAI `chat.completion` (`'openai-sse'` with `completions`): a response's text, reasoning
+ * and tool calls gathered, as its SSE frames would gather to.
+ */
+export interface ChatCompletion {
+  id: string
+  object: 'chat.completion'
+  created: number
+  model: string
+  choices: Array<{
+    index: 0
+    message: {
+      role: 'assistant'
+      /** `null` when the response is tool calls alone. */
+      content: string | null
+      reasoning_content?: string
+      tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>
+    }
+    finish_reason: 'stop' | 'tool_calls'
+  }>
+  /** OpenAI's usage counts, when Cursor reported usage and `includeUsage` is on. */
+  usage?: { [key: string]: JsonValue }
+}
+
+/** How a failed response ends among the completions: the SSE error frame's object. */
+export interface ChatCompletionFailure {
+  error: { message: string; type: 'cursor_agent_error'; code: `${ErrorCode}` }
+}
+
 
 /** Token counts of a `finish` part; a count Cursor did not report is absent or `null`. */
 export interface StreamUsage {
@@ -400,6 +431,15 @@ export declare const enum ErrorCode {
   InvalidArg = 'E_INVALID_ARG',
 }
 
+/** A tool call handed to the host. */
+export interface HandedOverCall {
+  id: string
+  /** The host's tool. */
+  name: string
+  /** The arguments as Cursor gave them, as JSON text. */
+  input: string
+}
+
 /**
  * The tool bridge of a run. cursor-agent gets the tools through an MCP server on
  * `127.0.0.1` (random port and path, a bearer token), works in `<folder>/workspace` with
@@ -609,7 +649,7 @@ export interface RunCaptureOptions {
  * any signal, SIGKILL included. Not covered: processes that leave the group (`setsid`); on
  * Windows only cursor-agent itself is stopped (no process group).
  */
-export declare function runCursorAgent(options: RunCursorAgentOptions, onOutput: (outputs: StreamOutput[]) => void): CursorAgentRun
+export declare function runCursorAgent(options: RunCursorAgentOptions, onOutput: (outputs: StreamOutput[], step: RunStep | null) => void): CursorAgentRun
 
 /**
  * Run one of cursor-agent's commands other than a prompt, in its own process group like a
@@ -708,6 +748,13 @@ export interface RunCursorAgentOptions {
   /** SSE only: send the usage chunk when Cursor reported usage. Default `true`. */
   includeUsage?: boolean
   /**
+   * SSE only: after each response's frames, also its whole `chat.completion` object
+   * (`ChatCompletion`, or `ChatCompletionFailure` after a failure), as gathering the
+   * frames would give it: for a server that answers a request that asked for no
+   * stream. Default `false`.
+   */
+  completions?: boolean
+  /**
    * Size cap of one NDJSON record in bytes, a whole number from 1 to 2^53 - 1; a
    * longer record is skipped and counted in `skippedLines`. Default 67108864 (64 MiB).
    */
@@ -757,6 +804,28 @@ export interface RunResult {
   skippedLines: number
   /** The name of the run's capture (with `capture`, once its file was created). */
   capture?: string
+}
+
+/**
+ * How a step of a run ended: `onOutput`'s second argument, with the batch that ends the step
+ * (`null` with every other batch). A run that handed the host tool calls (`hostTools`) says
+ * which; the last batch of a run says how it ended (a run that delivers nothing, `E_RESUME`,
+ * says it only in `RunResult`).
+ */
+export interface RunStep {
+  /** `'tool-calls'`: the run waits for `answerToolCalls()`; otherwise the run is over. */
+  reason: 'stop' | 'tool-calls' | 'error' | 'cancelled'
+  /** The calls handed over (`'tool-calls'`), in order: the ids `answerToolCalls()` answers. */
+  toolCalls: Array<HandedOverCall>
+  /** Cursor's token counts (the last step, when Cursor reported them). */
+  usage?: CursorUsage
+  /** The failure (`'error'`), as `RunResult.error`. */
+  error?: RunError
+  /**
+   * This response put out something before its closing outputs (text, reasoning, a tool
+   * call); false when it ends with its failure alone.
+   */
+  answered: boolean
 }
 
 /** Options of `SessionResumeManager`; any other field is refused. */
@@ -833,6 +902,13 @@ export interface StreamTransformerOptions {
   toolCalls?: 'emit' | 'omit'
   /** SSE only: send the usage chunk when Cursor reported usage. Default `true`. */
   includeUsage?: boolean
+  /**
+   * SSE only: after each response's frames, also its whole `chat.completion` object
+   * (`ChatCompletion`, or `ChatCompletionFailure` after a failure), as gathering the
+   * frames would give it: for a server that answers a request that asked for no
+   * stream. Default `false`.
+   */
+  completions?: boolean
   /**
    * Size cap of one NDJSON record in bytes, a whole number from 1 to 2^53 - 1; a
    * longer record is skipped and counted in `skippedLines`. Default 67108864 (64 MiB).

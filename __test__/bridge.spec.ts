@@ -22,7 +22,7 @@ import { dirname, join, relative, sep } from 'node:path'
 import { after, describe, it } from 'node:test'
 
 import { runCursorAgent } from '../index.js'
-import type { CursorAgentRun, RunResult, StreamOutput, StreamPart, ToolAnswer } from '../index.js'
+import type { CursorAgentRun, RunResult, RunStep, StreamOutput, StreamPart, ToolAnswer } from '../index.js'
 import { groupMembers, killGroupsAfter, waitFor } from './support/process.ts'
 
 type RunCursorAgentOptions = Parameters<typeof runCursorAgent>[0]
@@ -130,6 +130,8 @@ interface Bridged {
   logDir: string
   /** Every part delivered so far, in order. */
   parts: StreamPart[]
+  /** Each step the run said ended, with how many parts had been delivered by then. */
+  steps: Array<{ step: RunStep; afterParts: number }>
   /** The parts split into responses: each starts with a `stream-start`. */
   responses(): StreamPart[][]
   /** Waits for the `n`-th (from 1) `tool-calls` finish; the `tool-call` parts of that response. */
@@ -156,6 +158,7 @@ function bridged(
   mkdirSync(workspace)
   writeFileSync(join(workspace, 'a.txt'), 'alpha')
   const parts: StreamPart[] = []
+  const steps: Bridged['steps'] = []
   const env = {
     PATH: `${dirname(process.execPath)}:/usr/bin:/bin`,
     FAKE_CURSOR_SCENARIO: 'mcp',
@@ -172,11 +175,12 @@ function bridged(
       env,
       hostTools: { tools: TOOLS, folder, ...options.hostTools },
     },
-    (outputs: StreamOutput[]) => {
+    (outputs: StreamOutput[], step: RunStep | null) => {
       for (const output of outputs) {
         assert.equal(typeof output, 'object', 'ai-sdk output is parts')
         parts.push(output as StreamPart)
       }
+      if (step !== null) steps.push({ step, afterParts: parts.length })
     },
   )
   const result = run.wait()
@@ -197,7 +201,7 @@ function bridged(
   void waitFor(() => invocations(logDir).length > 0, 10_000, 20).then(() => {
     for (const invocation of invocations(logDir)) seenGroups.add(invocation.pgid)
   })
-  return { run, folder, workspace, logDir, parts, responses, handOver, result }
+  return { run, folder, workspace, logDir, parts, steps, responses, handOver, result }
 }
 
 /** The visible text of some parts. */
@@ -306,6 +310,17 @@ describe('hostTools: handing calls over', () => {
       assertNoUsage(finish)
       const lastCall = lastIndexWhere(first, (p) => p.type === 'tool-call')
       assert.equal(lastCall, first.length - 2, 'the tool-call parts come right before the finish')
+      // The run says so itself, with the batch that ends the response: which calls, in order.
+      assert.equal(b.steps.length, 1)
+      const [handed] = b.steps
+      assert.equal(handed?.afterParts, first.length, 'told with the batch that ends the response')
+      assert.equal(handed?.step.reason, 'tool-calls')
+      assert.equal(handed?.step.answered, true)
+      assert.equal(handed?.step.error, undefined)
+      assert.deepEqual(
+        handed?.step.toolCalls,
+        calls.map((c) => ({ id: c.toolCallId, name: c.toolName, input: c.input })),
+      )
 
       // Only the handed-over calls: none of Cursor's own reports of these MCP calls (either shape).
       const ids = new Set(calls.map((c) => c.toolCallId))
@@ -340,6 +355,13 @@ describe('hostTools: handing calls over', () => {
       assert.equal(last.finishReason.unified, 'stop')
       assertFakeUsage(last)
       assert.equal(b.parts.filter((p) => p.type === 'finish').length, 2)
+      assert.equal(b.steps.length, 2)
+      const ended = b.steps[1]
+      assert.equal(ended?.afterParts, b.parts.length, 'told with the last batch')
+      assert.equal(ended?.step.reason, 'stop')
+      assert.deepEqual(ended?.step.toolCalls, [])
+      assert.equal(ended?.step.usage?.inputTokens, 10)
+      assert.equal(ended?.step.answered, true)
 
       const invocation = onlyInvocation(b.logDir)
       assert.equal(invocation.finished, true)

@@ -849,7 +849,8 @@ describe('the turn module', () => {
         { model: 'auto', messages: messages as never, conversationId: 'ses_turn' },
         { format: 'openai-sse', includeUsage: true },
         (outputs) => {
-          for (const output of outputs) frames.push(output as string)
+          // The frames; each response's completion object follows them.
+          for (const output of outputs) if (typeof output === 'string') frames.push(output)
         },
       )
       const result = await turn.done
@@ -1039,64 +1040,6 @@ describe('the tool bridge on the host side', () => {
       const answers = continuationAnswers([...history, { role: 'tool', content: [call('a', output)] }] as never, ['a'])
       assert.deepEqual(answers, [{ id: 'a', ...expected }], JSON.stringify(output))
     }
-  })
-
-  test('a batch hands over the calls the provider does not run, and ends with a tool-calls finish', async () => {
-    const { handedOver } = await load.toolBridge()
-    assert.deepEqual(
-      handedOver([
-        { type: 'tool-call', toolCallId: 'own', toolName: 'bash', input: '{}', providerExecuted: true, dynamic: true },
-        { type: 'tool-call', toolCallId: 'h1', toolName: 'read', input: '{}' },
-        {
-          type: 'finish',
-          finishReason: { unified: 'tool-calls', raw: 'tool-calls' },
-          usage: { inputTokens: {}, outputTokens: {} },
-        },
-      ] as never),
-      { ids: ['h1'], ends: true },
-    )
-    assert.deepEqual(
-      handedOver([
-        {
-          type: 'finish',
-          finishReason: { unified: 'stop', raw: 'stop' },
-          usage: { inputTokens: {}, outputTokens: {} },
-        },
-      ] as never),
-      { ids: [], ends: false },
-    )
-  })
-
-  test('SSE frames hand over the tool_calls they carry, and end with finish_reason tool_calls', async () => {
-    const { handedOver } = await load.toolBridge()
-    const frame = (choice: object) =>
-      `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'auto', choices: [{ index: 0, ...choice }] })}\n\n`
-    const call = (id: string, index: number) => ({
-      index,
-      id,
-      type: 'function',
-      function: { name: 'read', arguments: '{}' },
-    })
-    const table: Array<[string[], { ids: string[]; ends: boolean }]> = [
-      [
-        [
-          frame({ delta: { role: 'assistant', tool_calls: [call('h1', 0)] }, finish_reason: null }),
-          frame({ delta: { tool_calls: [call('h2', 1)] }, finish_reason: null }),
-          frame({ delta: {}, finish_reason: 'tool_calls' }),
-          'data: [DONE]\n\n',
-        ],
-        { ids: ['h1', 'h2'], ends: true },
-      ],
-      [
-        [
-          frame({ delta: { content: 'a "tool_calls":[ in the text' }, finish_reason: null }),
-          frame({ delta: {}, finish_reason: 'stop' }),
-        ],
-        { ids: [], ends: false },
-      ],
-      [['data: [DONE]\n\n'], { ids: [], ends: false }],
-    ]
-    for (const [frames, expected] of table) assert.deepEqual(handedOver(frames), expected, frames.join(''))
   })
 
   test('each conversation has its own stable private folder under the data folder', async () => {

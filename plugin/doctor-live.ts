@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { RunResult, StreamOutput } from 'opencode-cursor-native'
+import type { RunResult, RunStep, StreamOutput } from 'opencode-cursor-native'
 import type { NativeApi } from './native.js'
 
 /** The tool served for the live check. */
@@ -82,7 +82,7 @@ export async function checkRoundTrip(setup: LiveSetup): Promise<LiveOutcome> {
       },
       (outputs: StreamOutput[]) => {
         for (const part of outputs) {
-          if (typeof part === 'string' || part.type !== 'text-delta' || part.delta === '') continue
+          if (typeof part === 'string' || !('type' in part) || part.type !== 'text-delta' || part.delta === '') continue
           firstText ??= performance.now() - started
           text += part.delta
         }
@@ -154,19 +154,20 @@ async function probeRun(setup: LiveSetup, prompt: string, tools: object[]): Prom
       hostTools: { tools, folder: setup.folder, waitMs: 60_000 },
       timeoutMs: 180_000,
     },
-    (outputs: StreamOutput[]) => {
-      const answers = []
+    (outputs: StreamOutput[], step: RunStep | null) => {
       for (const part of outputs) {
-        if (typeof part === 'string') continue
+        // The 'ai-sdk' format gives parts only.
+        if (typeof part === 'string' || !('type' in part)) continue
         if (part.type === 'text-delta') text += part.delta
-        if (part.type === 'tool-call') {
-          const hostCall = part.providerExecuted !== true
-          calls.push({ toolName: part.toolName, input: part.input, hostCall })
-          if (hostCall) answers.push({ id: part.toolCallId, output: PROBE_ANSWER })
+        if (part.type === 'tool-call' && part.providerExecuted === true) {
+          calls.push({ toolName: part.toolName, input: part.input, hostCall: false })
         }
         if (part.type === 'tool-result' && !part.isError) nativeSucceeded.push(part.toolName)
       }
-      if (answers.length > 0) run.answerToolCalls(answers)
+      // The run tells which calls it handed over.
+      if (step?.reason !== 'tool-calls') return
+      for (const call of step.toolCalls) calls.push({ toolName: call.name, input: call.input, hostCall: true })
+      run.answerToolCalls(step.toolCalls.map((call) => ({ id: call.id, output: PROBE_ANSWER })))
     },
   )
   return { result: await run.wait(), calls, nativeSucceeded, text }

@@ -113,8 +113,8 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
         }
         const deliver = (outputs: StreamOutput[]): void => {
           for (const output of outputs) {
-            // The 'ai-sdk' format gives parts only; a frame string cannot occur.
-            if (typeof output === 'string') continue
+            // The 'ai-sdk' format gives parts only; a frame string or a completion cannot occur.
+            if (typeof output === 'string' || !('type' in output)) continue
             if (output.type === 'stream-start') {
               enqueue({ type: 'stream-start', warnings: [...warnings, ...(output.warnings as SharedV3Warning[])] })
               enqueue(metadata)

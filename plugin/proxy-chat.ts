@@ -3,7 +3,7 @@
 // failures before any output answered as OpenAI error objects with real statuses.
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { StreamOutput } from 'opencode-cursor-native'
+import type { RunError, RunStep, StreamOutput } from 'opencode-cursor-native'
 import { type NativeErrorCode, toCursorAcpError } from './errors.js'
 import type { PromptMessage, ToolDefinition } from './native.js'
 import { conversationContinued } from './tool-bridge.js'
@@ -73,21 +73,11 @@ export function sendError(response: ServerResponse, refusal: Refusal): void {
   response.end(JSON.stringify({ error: { message: refusal.message, type: ERROR_TYPE, code: refusal.code } }))
 }
 
-/** Seconds until the reset date a usage-limit message names ("It resets on 1/1/2027."), if any. */
-export function secondsUntilReset(message: string, now = Date.now()): number | undefined {
-  const named = /resets? (?:on|at) (\d{1,2})\/(\d{1,2})\/(\d{4})/i.exec(message)
-  if (named === null) return undefined
-  const [, month, day, year] = named.map(Number) as [number, number, number, number]
-  const seconds = Math.ceil((Date.UTC(year, month - 1, day) - now) / 1000)
-  return seconds > 0 ? seconds : undefined
-}
-
-export function refusalOf(error: { code: NativeErrorCode; message: string }): Refusal {
+/** The refusal of a failure a turn reported before any output (its reset time, for `Retry-After`). */
+export function refusalOf(error: Pick<RunError, 'code' | 'message' | 'resetsAt'>, now = Date.now()): Refusal {
   const refusal: Refusal = { status: STATUS_OF_CODE[error.code] ?? 502, code: error.code, message: error.message }
-  if (error.code === 'E_QUOTA') {
-    const retryAfter = secondsUntilReset(error.message)
-    if (retryAfter !== undefined) refusal.retryAfter = retryAfter
-  }
+  const seconds = error.resetsAt == null ? 0 : Math.ceil((error.resetsAt - now) / 1000)
+  if (seconds > 0) refusal.retryAfter = seconds
   return refusal
 }
 
@@ -123,84 +113,17 @@ function conversationOf(config: TurnConfig, request: TurnRequest): string | unde
   return conversationContinued(request.messages) ?? `openai-${randomUUID()}`
 }
 
-interface Gathered {
-  content: string
-  reasoning: string
-  toolCalls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>
-  finishReason: string | null
-  usage: unknown
-  error: { code: NativeErrorCode; message: string } | null
-  id: string
-  created: number
-}
-
-type Chunk = {
-  id?: string
-  created?: number
-  choices?: Array<{ delta?: Record<string, unknown>; finish_reason?: string | null }>
-  usage?: unknown
-  error?: { code: NativeErrorCode; message: string }
-}
-
-function parseFrame(frame: string): Chunk | 'done' | null {
-  const body = frame.startsWith('data: ') ? frame.slice(6).trim() : ''
-  if (body === '[DONE]') return 'done'
-  try {
-    return JSON.parse(body) as Chunk
-  } catch {
-    return null
+/** A title request answered without cursor-agent: the frames a run would stream, or its completion. */
+function titleOutputs(title: string, model: string, stream: boolean): StreamOutput[] {
+  const head = { id: `chatcmpl-${randomUUID()}`, created: Math.floor(Date.now() / 1000), model }
+  if (!stream) {
+    const message = { role: 'assistant' as const, content: title }
+    return [{ ...head, object: 'chat.completion', choices: [{ index: 0, message, finish_reason: 'stop' }] }]
   }
-}
-
-/** A frame that a client sees as the answer starting: content, thinking, a tool call, or the end. */
-function startsTheAnswer(chunk: Chunk): boolean {
-  const choice = chunk.choices?.[0]
-  if (choice === undefined) return false
-  const delta = choice.delta ?? {}
-  return (
-    choice.finish_reason != null || delta.content != null || delta.reasoning_content != null || delta.tool_calls != null
-  )
-}
-
-function gather(into: Gathered, chunk: Chunk): void {
-  if (chunk.error !== undefined) into.error = chunk.error
-  if (chunk.id !== undefined) into.id = chunk.id
-  if (chunk.created !== undefined) into.created = chunk.created
-  if (chunk.usage != null) into.usage = chunk.usage
-  const choice = chunk.choices?.[0]
-  if (choice === undefined) return
-  const delta = choice.delta ?? {}
-  if (typeof delta.content === 'string') into.content += delta.content
-  if (typeof delta.reasoning_content === 'string') into.reasoning += delta.reasoning_content
-  for (const call of (delta.tool_calls as Gathered['toolCalls'] | undefined) ?? [])
-    into.toolCalls.push({ id: call.id, type: 'function', function: call.function })
-  if (choice.finish_reason != null) into.finishReason = choice.finish_reason
-}
-
-function completionOf(gathered: Gathered, model: string): Record<string, unknown> {
-  const message: Record<string, unknown> = {
-    role: 'assistant',
-    content: gathered.content === '' && gathered.toolCalls.length > 0 ? null : gathered.content,
-  }
-  if (gathered.reasoning !== '') message.reasoning_content = gathered.reasoning
-  if (gathered.toolCalls.length > 0) message.tool_calls = gathered.toolCalls
-  const completion: Record<string, unknown> = {
-    id: gathered.id,
-    object: 'chat.completion',
-    created: gathered.created,
-    model,
-    choices: [{ index: 0, message, finish_reason: gathered.finishReason ?? 'stop' }],
-  }
-  if (gathered.usage != null) completion.usage = gathered.usage
-  return completion
-}
-
-/** A title request answered without cursor-agent, as the same frames a run would give. */
-function titleFrames(title: string, model: string, created: number): string[] {
-  const head = { id: `chatcmpl-${randomUUID()}`, object: 'chat.completion.chunk', created, model }
+  const chunk = { ...head, object: 'chat.completion.chunk' }
   return [
-    `data: ${JSON.stringify({ ...head, choices: [{ index: 0, delta: { role: 'assistant', content: title }, finish_reason: null }] })}\n\n`,
-    `data: ${JSON.stringify({ ...head, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`,
+    `data: ${JSON.stringify({ ...chunk, choices: [{ index: 0, delta: { role: 'assistant', content: title }, finish_reason: null }] })}\n\n`,
+    `data: ${JSON.stringify({ ...chunk, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`,
     'data: [DONE]\n\n',
   ]
 }
@@ -226,65 +149,55 @@ export function serveChat(
   if (config.settings.toolMode !== 'opencode') delete turnRequest.tools
   const conversationId = conversationOf(config, turnRequest)
   if (conversationId !== undefined) turnRequest.conversationId = conversationId
-  const gathered: Gathered = {
-    content: '',
-    reasoning: '',
-    toolCalls: [],
-    finishReason: null,
-    usage: null,
-    error: null,
-    id: `chatcmpl-${randomUUID()}`,
-    created: Math.floor(Date.now() / 1000),
-  }
-  // Frames wait until the answer starts, so that a failure before it gets its real status.
+  // A stream's frames wait until the answer starts, so that a failure before it gets its real
+  // status; a completion is sent once the response is over. The run says how each step ended.
   const waiting: string[] = []
   let started = false
-  const deliver = (outputs: StreamOutput[]): void => {
-    for (const output of outputs) {
-      if (typeof output !== 'string') continue
-      // A stream under way passes frames on as they are: reading them is only for a completion
-      // still being gathered, or a stream whose answer has not started.
-      if (stream && started) {
-        response.write(output)
-        continue
-      }
-      const chunk = parseFrame(output)
-      if (chunk !== null && chunk !== 'done') gather(gathered, chunk)
-      if (!stream) continue
-      if (chunk !== null && chunk !== 'done' && chunk.error !== undefined) continue
-      waiting.push(output)
-      if (chunk !== null && chunk !== 'done' && startsTheAnswer(chunk)) {
-        started = true
-        response.writeHead(200, {
-          'content-type': 'text/event-stream',
-          'cache-control': 'no-cache',
-          connection: 'keep-alive',
-          ...NO_RETRY,
-        })
-        for (const frame of waiting.splice(0)) response.write(frame)
-      }
+  let completion: StreamOutput | undefined
+  let failure: RunError | undefined
+  const startStream = (): void => {
+    started = true
+    response.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      ...NO_RETRY,
+    })
+  }
+  const deliver = (outputs: StreamOutput[], step: RunStep | null): void => {
+    // A failure is refused with its status unless a stream already answered something.
+    const refused = step?.reason === 'error' && (stream ? !started && !step.answered : true)
+    if (refused) failure = step.error
+    if (!stream) {
+      for (const output of outputs) if (typeof output === 'object' && 'object' in output) completion = output
+      return
+    }
+    const frames = outputs.filter((output): output is string => typeof output === 'string')
+    if (!started && !refused) startStream()
+    if (started) {
+      for (const frame of [...waiting.splice(0), ...frames]) response.write(frame)
+    } else {
+      waiting.push(...frames)
     }
   }
   const finishResponse = (): void => {
     if (response.writableEnded) return
-    if (gathered.error !== null && !started) {
-      sendError(response, refusalOf(gathered.error))
+    if (failure !== undefined) {
+      sendError(response, refusalOf(failure))
       return
     }
     if (!stream) {
       response.writeHead(200, { 'content-type': 'application/json' })
-      response.end(JSON.stringify(completionOf(gathered, turnRequest.model)))
+      response.end(JSON.stringify(completion ?? null))
       return
     }
-    if (!started)
-      response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...NO_RETRY })
-    // An error after the answer started went out as its error frame; the addon's [DONE] ends it.
+    if (!started) startStream()
     for (const frame of waiting.splice(0)) response.write(frame)
     response.end()
   }
   const title = titleOf(turnRequest)
   if (title !== null) {
-    deliver(titleFrames(title, turnRequest.model, gathered.created))
+    deliver(titleOutputs(title, turnRequest.model, stream), null)
     finishResponse()
     release()
     return

@@ -3,7 +3,7 @@
 // request that carries those answers is recognised and turned into answers for the run.
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
-import type { CursorAgentRun, RunResult, StreamOutput, ToolAnswer } from 'opencode-cursor-native'
+import type { CursorAgentRun, RunResult, RunStep, StreamOutput, ToolAnswer } from 'opencode-cursor-native'
 import type { PromptMessage } from './native.js'
 
 /**
@@ -33,7 +33,7 @@ export interface HeldRun {
   /** The ids of the calls it handed over, in order. */
   readonly callIds: readonly string[]
   /** Send the run's next outputs to `onOutput`, and tell `onStep` when the response is over. */
-  continueInto(onOutput: (outputs: StreamOutput[]) => void, onStep: StepEnd): void
+  continueInto(onOutput: TurnOutput, onStep: StepEnded): void
   /** Stop the run (its process group is killed; its calls are answered with an error). */
   cancel(): void
   /** The turn's result, once the run has ended. */
@@ -41,7 +41,10 @@ export interface HeldRun {
 }
 
 /** How a response of a turn ended: the run handed over calls (`handed-over`), or it ended. */
-export type StepEnd = (end: 'handed-over' | 'run-ended') => void
+export type StepEnded = (end: 'handed-over' | 'run-ended') => void
+
+/** Where a turn's outputs go: each batch, with how its step ended when it ends one. */
+export type TurnOutput = (outputs: StreamOutput[], step: RunStep | null) => void
 
 // One registry per process, whichever copy of this module OpenCode loaded (the plugin and the
 // provider module are imported separately).
@@ -171,37 +174,4 @@ export function continuationAnswers(
     if (!wanted.delete(answer.id)) return null
   }
   return answers
-}
-
-/**
- * The ids of the calls a batch hands to the host (`tool-call` parts the provider does not
- * execute, or SSE `tool_calls`), and whether the batch ends the response with them (a
- * `tool-calls` finish, or `finish_reason: "tool_calls"`).
- */
-export function handedOver(outputs: readonly StreamOutput[]): { ids: string[]; ends: boolean } {
-  const ids: string[] = []
-  let ends = false
-  for (const output of outputs) {
-    if (typeof output === 'string') {
-      // SSE: a turn's frames carry `tool_calls` only for calls handed to the host (Cursor's
-      // own are omitted), and `finish_reason: "tool_calls"` only at a hand-over.
-      if (output.includes('"finish_reason":"tool_calls"')) ends = true
-      if (!output.includes('"tool_calls":[')) continue
-      try {
-        const chunk = JSON.parse(output.slice('data: '.length)) as {
-          choices?: Array<{ delta?: { tool_calls?: Array<{ id?: unknown }> } }>
-        }
-        for (const call of chunk.choices?.[0]?.delta?.tool_calls ?? [])
-          if (typeof call.id === 'string') ids.push(call.id)
-      } catch {
-        // Not a chunk: nothing handed over.
-      }
-      continue
-    }
-    if (output.type === 'tool-call' && output.providerExecuted !== true && typeof output.toolCallId === 'string')
-      ids.push(output.toolCallId)
-    if (output.type === 'finish' && isRecord(output.finishReason) && output.finishReason.unified === 'tool-calls')
-      ends = true
-  }
-  return { ids, ends }
 }

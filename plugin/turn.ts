@@ -7,6 +7,7 @@ import type {
   ResumeRequest,
   RunCursorAgentOptions,
   RunResult,
+  RunStep,
   SessionResumeManager,
   StreamOutput,
 } from 'opencode-cursor-native'
@@ -27,11 +28,11 @@ import { localTitle } from './title.js'
 import {
   continuationAnswers,
   conversationFolder,
-  handedOver,
   heldRun,
   holdRun,
   releaseRun,
-  type StepEnd,
+  type StepEnded,
+  type TurnOutput,
 } from './tool-bridge.js'
 import { pickWorkspace } from './workspace.js'
 
@@ -150,9 +151,10 @@ export interface Turn {
 }
 
 /**
- * The encoding of a turn's outputs: AI SDK V3 parts, or OpenAI SSE frames. Cursor's own tool
- * calls never appear as SSE `tool_calls` (a client would run them a second time); the calls
- * handed to the host (tool mode `opencode`) do.
+ * The encoding of a turn's outputs: AI SDK V3 parts, or OpenAI SSE frames with each response's
+ * completion after them (a request of the same conversation may ask for either). Cursor's own
+ * tool calls never appear as OpenAI `tool_calls` (a client would run them a second time); the
+ * calls handed to the host (tool mode `opencode`) do.
  */
 export type TurnFormat = 'ai-sdk' | { format: 'openai-sse'; includeUsage: boolean }
 
@@ -170,7 +172,7 @@ function runOptions(
     workspace,
     ...(format === 'ai-sdk'
       ? { format }
-      : { format: format.format, includeUsage: format.includeUsage, toolCalls: 'omit' as const }),
+      : { format: format.format, includeUsage: format.includeUsage, toolCalls: 'omit' as const, completions: true }),
     force: settings.force,
     env: withApiKey(childEnvironment(process.env, settings), config.apiKey),
     idleTimeoutMs: settings.idleTimeoutMs,
@@ -199,8 +201,11 @@ function bridgeFolder(config: TurnConfig, request: TurnRequest): string | null {
 
 type StepOutcome = 'handed-over' | 'run-ended'
 
+export type { TurnOutput }
+
 /**
- * Runs one turn, delivering its outputs (in `format`) to `onOutput` in order. The turn asks the
+ * Runs one turn, delivering its outputs (in `format`) to `onOutput` in order, each batch with
+ * how its step ended when it ends one (as the run tells it). The turn asks the
  * resume cache for a plan; when the resumed chat turns out to be gone (`E_RESUME`, which
  * delivers no output), it reports that, and runs once more as a fresh chat with the full prompt.
  * A successful run's chat (or one cut off by the usage limit) is recorded for the next turn; a
@@ -211,19 +216,14 @@ type StepOutcome = 'handed-over' | 'run-ended'
  * answer exactly those calls continues that run (no new process, no prompt sent again), and any
  * other request of the conversation cancels it and starts afresh.
  */
-export function startTurn(
-  config: TurnConfig,
-  request: TurnRequest,
-  format: TurnFormat,
-  onOutput: (outputs: StreamOutput[]) => void,
-): Turn {
+export function startTurn(config: TurnConfig, request: TurnRequest, format: TurnFormat, onOutput: TurnOutput): Turn {
   const folder = bridgeFolder(config, request)
   const held = folder === null ? undefined : heldRun(folder)
   if (folder !== null && held !== undefined) {
     releaseRun(folder, held)
     const answers = continuationAnswers(request.messages, held.callIds)
     if (answers !== null) {
-      let stepEnded: StepEnd = () => {}
+      let stepEnded: StepEnded = () => {}
       const step = new Promise<StepOutcome>((resolve) => (stepEnded = resolve))
       held.continueInto(onOutput, stepEnded)
       if (held.run.answerToolCalls(answers)) {
@@ -239,7 +239,7 @@ function freshTurn(
   config: TurnConfig,
   request: TurnRequest,
   format: TurnFormat,
-  onOutput: (outputs: StreamOutput[]) => void,
+  onOutput: TurnOutput,
   folder: string | null,
 ): Turn {
   const manager = resumeManager(config.settings.sessionResume)
@@ -260,9 +260,8 @@ function freshTurn(
   }
   // Where the run's outputs go: the response in progress, or nowhere while the run waits.
   let deliver = onOutput
-  let stepEnded: StepEnd = () => {}
+  let stepEnded: StepEnded = () => {}
   const firstStep = new Promise<StepOutcome>((resolve) => (stepEnded = resolve))
-  let handed: string[] = []
   const runOnce = (plan: ResumePlan): Promise<RunResult> => {
     current = native().runCursorAgent(runOptions(config, request, plan, format, folder), route)
     if (cancelled) current.cancel()
@@ -284,20 +283,15 @@ function freshTurn(
     return result
   }
   const finished = turn()
-  function route(outputs: StreamOutput[]): void {
-    deliver(outputs)
-    if (folder === null) return
-    const step = handedOver(outputs)
-    handed.push(...step.ids)
-    if (!step.ends) return
+  function route(outputs: StreamOutput[], step: RunStep | null): void {
+    deliver(outputs, step)
+    if (folder === null || step?.reason !== 'tool-calls') return
     const run = current as CursorAgentRun
-    const callIds = handed
-    handed = []
     // The calls of this step stay open until a request of the conversation answers them.
     holdRun(folder, {
       run,
       conversationId: request.conversationId,
-      callIds,
+      callIds: step.toolCalls.map((call) => call.id),
       continueInto: (next, onStep) => {
         deliver = next
         stepEnded = onStep

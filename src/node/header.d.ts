@@ -6,9 +6,40 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 
 /**
  * One output of the translation: a complete SSE frame string (`data: {...}\n\n`) for the
- * `'openai-sse'` format, a {@link StreamPart} object for `'ai-sdk'`.
+ * `'openai-sse'` format (and, with `completions`, each response's {@link ChatCompletion} or
+ * {@link ChatCompletionFailure} after its frames), a {@link StreamPart} object for `'ai-sdk'`.
  */
-export type StreamOutput = string | StreamPart
+export type StreamOutput = string | StreamPart | ChatCompletion | ChatCompletionFailure
+
+/**
+ * One OpenAI `chat.completion` (`'openai-sse'` with `completions`): a response's text, reasoning
+ * and tool calls gathered, as its SSE frames would gather to.
+ */
+export interface ChatCompletion {
+  id: string
+  object: 'chat.completion'
+  created: number
+  model: string
+  choices: Array<{
+    index: 0
+    message: {
+      role: 'assistant'
+      /** `null` when the response is tool calls alone. */
+      content: string | null
+      reasoning_content?: string
+      tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>
+    }
+    finish_reason: 'stop' | 'tool_calls'
+  }>
+  /** OpenAI's usage counts, when Cursor reported usage and `includeUsage` is on. */
+  usage?: { [key: string]: JsonValue }
+}
+
+/** How a failed response ends among the completions: the SSE error frame's object. */
+export interface ChatCompletionFailure {
+  error: { message: string; type: 'cursor_agent_error'; code: `${ErrorCode}` }
+}
+
 
 /** Token counts of a `finish` part; a count Cursor did not report is absent or `null`. */
 export interface StreamUsage {

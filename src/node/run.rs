@@ -21,7 +21,7 @@ use super::read::read;
 use super::sink::{JsOutputSink, OnOutput};
 use super::transformer::with_translation_options;
 use crate::core::agent::options::HostTools;
-use crate::core::agent::{self, RunRequest};
+use crate::core::agent::{self, RunRequest, StepEnd, StepReason};
 use crate::core::bridge::{Answer, AnswerContent, HostTool};
 use crate::core::capture::CaptureOptions;
 use crate::core::json::BoundedValue;
@@ -255,6 +255,62 @@ impl From<crate::core::stream::usage::CursorUsage> for CursorUsage {
     }
 }
 
+/// How a step of a run ended: `onOutput`'s second argument, with the batch that ends the step
+/// (`null` with every other batch). A run that handed the host tool calls (`hostTools`) says
+/// which; the last batch of a run says how it ended (a run that delivers nothing, `E_RESUME`,
+/// says it only in `RunResult`).
+#[napi(object)]
+pub struct RunStep {
+    /// `'tool-calls'`: the run waits for `answerToolCalls()`; otherwise the run is over.
+    #[napi(ts_type = "'stop' | 'tool-calls' | 'error' | 'cancelled'")]
+    pub reason: String,
+    /// The calls handed over (`'tool-calls'`), in order: the ids `answerToolCalls()` answers.
+    pub tool_calls: Vec<HandedOverCall>,
+    /// Cursor's token counts (the last step, when Cursor reported them).
+    pub usage: Option<CursorUsage>,
+    /// The failure (`'error'`), as `RunResult.error`.
+    pub error: Option<RunError>,
+    /// This response put out something before its closing outputs (text, reasoning, a tool
+    /// call); false when it ends with its failure alone.
+    pub answered: bool,
+}
+
+/// A tool call handed to the host.
+#[napi(object)]
+pub struct HandedOverCall {
+    pub id: String,
+    /// The host's tool.
+    pub name: String,
+    /// The arguments as Cursor gave them, as JSON text.
+    pub input: String,
+}
+
+impl From<StepEnd> for RunStep {
+    fn from(step: StepEnd) -> Self {
+        let reason = match step.reason {
+            StepReason::Stop => "stop",
+            StepReason::ToolCalls => "tool-calls",
+            StepReason::Error => "error",
+            StepReason::Cancelled => "cancelled",
+        };
+        Self {
+            reason: reason.to_owned(),
+            tool_calls: step
+                .tool_calls
+                .into_iter()
+                .map(|call| HandedOverCall {
+                    id: call.id,
+                    name: call.name,
+                    input: call.input,
+                })
+                .collect(),
+            usage: step.usage.map(CursorUsage::from),
+            error: step.error.map(RunError::from),
+            answered: step.answered,
+        }
+    }
+}
+
 /// How a run ended. Absent fields mean "none" (test with `== null`).
 #[napi(object)]
 pub struct RunResult {
@@ -348,7 +404,7 @@ impl CursorAgentRun {
 /// Windows only cursor-agent itself is stopped (no process group).
 #[napi(
     catch_unwind,
-    ts_args_type = "options: RunCursorAgentOptions, onOutput: (outputs: StreamOutput[]) => void"
+    ts_args_type = "options: RunCursorAgentOptions, onOutput: (outputs: StreamOutput[], step: RunStep | null) => void"
 )]
 pub fn run_cursor_agent(
     env: Env,

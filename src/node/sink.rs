@@ -4,14 +4,15 @@
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
-use napi::bindgen_prelude::{Env, Function, JsObjectValue, Status, ToNapiValue};
+use napi::bindgen_prelude::{Env, FnArgs, Function, JsObjectValue, Status, ToNapiValue};
 use napi::threadsafe_function::{
     ThreadsafeFunction, ThreadsafeFunctionCallMode, UnknownReturnValue,
 };
 use napi::{sys, JsValue, Unknown};
 
 use super::output::outputs_to_js;
-use crate::core::agent::{OutputSink, Receipt};
+use super::run::RunStep;
+use crate::core::agent::{OutputSink, Receipt, StepEnd};
 use crate::core::stream::encode::Output;
 
 /// One batch of outputs as a JS array: SSE frames as strings, V3 parts as objects.
@@ -45,13 +46,20 @@ struct SinkQueue {
     /// A batch is with the callback, or its turn of the event loop has not yet passed.
     busy: bool,
     /// Batches waiting for their turn (at most the core's in-flight limit).
-    waiting: VecDeque<(Vec<Output>, Receipt)>,
+    waiting: VecDeque<Batch>,
     /// The callback threw: the consumer is gone.
     failed: bool,
 }
 
+/// A batch, the end of its step when it ends one, and its receipt.
+type Batch = (Vec<Output>, Option<StepEnd>, Receipt);
+
+/// `onOutput`'s arguments: the outputs, and how their step ended (or `null`).
+type OnOutputArgs = FnArgs<(OutputBatch, Option<RunStep>)>;
+
 /// The `onOutput` callback, called from any thread, never with an error first argument.
-pub type OnOutput = ThreadsafeFunction<OutputBatch, UnknownReturnValue, OutputBatch, Status, false>;
+pub type OnOutput =
+    ThreadsafeFunction<OnOutputArgs, UnknownReturnValue, OnOutputArgs, Status, false>;
 
 impl SinkInner {
     fn queue(&self) -> std::sync::MutexGuard<'_, SinkQueue> {
@@ -59,10 +67,10 @@ impl SinkInner {
     }
 
     /// Hands `batch` to the callback; false when the JS side is gone.
-    fn send(self: &Arc<Self>, batch: Vec<Output>, receipt: Receipt) -> bool {
+    fn send(self: &Arc<Self>, (batch, step, receipt): Batch) -> bool {
         let inner = Arc::clone(self);
         let status = self.on_output.call_with_return_value(
-            OutputBatch(batch),
+            FnArgs::from((OutputBatch(batch), step.map(RunStep::from))),
             ThreadsafeFunctionCallMode::NonBlocking,
             move |returned, env| {
                 match returned {
@@ -119,26 +127,26 @@ impl SinkInner {
             queue.busy = next.is_some();
             next
         };
-        if let Some((batch, receipt)) = next {
-            self.send(batch, receipt);
+        if let Some(next) = next {
+            self.send(next);
         }
     }
 }
 
 impl OutputSink for JsOutputSink {
-    fn deliver(&self, batch: Vec<Output>, receipt: Receipt) -> bool {
+    fn deliver(&self, batch: Vec<Output>, step: Option<StepEnd>, receipt: Receipt) -> bool {
         {
             let mut queue = self.inner.queue();
             if queue.failed {
                 return true;
             }
             if queue.busy {
-                queue.waiting.push_back((batch, receipt));
+                queue.waiting.push_back((batch, step, receipt));
                 return true;
             }
             queue.busy = true;
         }
-        self.inner.send(batch, receipt)
+        self.inner.send((batch, step, receipt))
     }
 }
 

@@ -44,6 +44,11 @@ macro_rules! with_translation_options {
             pub tool_calls: Option<crate::core::stream::encode::sse::ToolCallMode>,
             /// SSE only: send the usage chunk when Cursor reported usage. Default `true`.
             pub include_usage: Option<bool>,
+            /// SSE only: after each response's frames, also its whole `chat.completion` object
+            /// (`ChatCompletion`, or `ChatCompletionFailure` after a failure), as gathering the
+            /// frames would give it: for a server that answers a request that asked for no
+            /// stream. Default `false`.
+            pub completions: Option<bool>,
             /// Size cap of one NDJSON record in bytes, a whole number from 1 to 2^53 - 1; a
             /// longer record is skipped and counted in `skippedLines`. Default 67108864 (64 MiB).
             #[napi(ts_type = "number")]
@@ -62,6 +67,7 @@ macro_rules! with_translation_options {
                     created: self.created.map(|n| n.get()).or(defaults.created),
                     tool_calls: self.tool_calls.unwrap_or(defaults.tool_calls),
                     include_usage: self.include_usage.unwrap_or(defaults.include_usage),
+                    completions: self.completions.unwrap_or(defaults.completions),
                     max_line_bytes: self
                         .max_line_bytes
                         .map_or(defaults.max_line_bytes, |n| usize::try_from(n.get()).unwrap_or(usize::MAX)),

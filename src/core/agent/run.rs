@@ -32,7 +32,7 @@ use crate::core::stream::translate::Outcome;
 use ending::{callback_error, conclude, Ending, TimeoutKind};
 pub(crate) use handle::StopReason;
 use handle::{request_stop, StopSender};
-pub use handle::{Receipt, RunHandle, RunResult, ToolAnswers};
+pub use handle::{Receipt, RunHandle, RunResult, StepEnd, StepReason, ToolAnswers};
 use hold::Hold;
 use steps::Steps;
 
@@ -53,10 +53,11 @@ const ANSWERS_BEFORE_STOP: Duration = Duration::from_millis(100);
 
 /// Where a run's outputs go (the JS callback, in the addon).
 pub trait OutputSink: Send + Sync + 'static {
-    /// Hand one batch to the consumer, in order. Keep `receipt` until the consumer is done with
-    /// the batch, then drop it, or call [`Receipt::callback_failed`]. Returns false when the
-    /// consumer is gone (nothing will consume this or any later batch).
-    fn deliver(&self, batch: Vec<Output>, receipt: Receipt) -> bool;
+    /// Hand one batch to the consumer, in order, with how its step ended when it ends one.
+    /// Keep `receipt` until the consumer is done with the batch, then drop it, or call
+    /// [`Receipt::callback_failed`]. Returns false when the consumer is gone (nothing will
+    /// consume this or any later batch).
+    fn deliver(&self, batch: Vec<Output>, step: Option<StepEnd>, receipt: Receipt) -> bool;
 }
 
 /// Start a run of validated `options`; outputs go to `sink`. Never fails: every failure is
@@ -298,7 +299,7 @@ impl Run {
         }
         let mut last = self.hold.release();
         last.extend(closing);
-        self.deliver_closing(last).await;
+        self.deliver_closing(last, error.as_ref(), cancelled).await;
         self.settle().await;
         let error = self.late_callback_failure().or(error);
         let skipped_lines = self.transformer.skipped_lines();
@@ -435,8 +436,11 @@ impl Run {
                 }
                 Event::CallArrived => idle_from = Instant::now(),
                 Event::HandOver => {
-                    steps.hand_over(&mut self.transformer, &mut outputs);
-                    if let Err(ending) = self.admit_and_deliver(&mut outputs, 0, overall).await {
+                    let calls = steps.hand_over(&mut self.transformer, &mut outputs);
+                    let step = (!calls.is_empty()).then(|| StepEnd::handed_over(calls));
+                    if let Err(ending) =
+                        self.admit_and_deliver(&mut outputs, 0, overall, step).await
+                    {
                         return (ending, exit);
                     }
                 }
@@ -449,7 +453,7 @@ impl Run {
                         continue;
                     };
                     idle_from = Instant::now();
-                    if let Err(ending) = self.admit_and_deliver(&mut kept, 0, None).await {
+                    if let Err(ending) = self.admit_and_deliver(&mut kept, 0, None, None).await {
                         return (ending, exit);
                     }
                 }
@@ -470,7 +474,9 @@ impl Run {
                     if steps.keep(&mut outputs) {
                         continue;
                     }
-                    if let Err(ending) = self.admit_and_deliver(&mut outputs, n, overall).await {
+                    if let Err(ending) =
+                        self.admit_and_deliver(&mut outputs, n, overall, None).await
+                    {
                         return (ending, exit);
                     }
                     // Time spent waiting for the consumer is not the child's silence.
@@ -484,23 +490,30 @@ impl Run {
     }
 
     /// Pass `outputs` (from `read_bytes` of stdout) through the resume hold, then deliver what
-    /// it lets through. An ending interrupts; undelivered outputs then go out ahead of the
-    /// closing ones, so the consumer never sees a block closed that it did not see opened.
+    /// it lets through, with `step` when they end one (everything held goes out with it). An
+    /// ending interrupts; undelivered outputs then go out ahead of the closing ones, so the
+    /// consumer never sees a block closed that it did not see opened.
     async fn admit_and_deliver(
         &mut self,
         outputs: &mut Vec<Output>,
         read_bytes: usize,
         overall: Option<Instant>,
+        step: Option<StepEnd>,
     ) -> Result<(), Ending> {
         let seen = self.transformer.session_id();
         let expected = self.options.resume_chat_id.as_deref();
         if let Err(other) = self.hold.admit(outputs, read_bytes, seen, expected) {
             return Err(Ending::ResumeReplaced(other));
         }
+        if step.is_some() {
+            let mut held = self.hold.end_step();
+            held.append(outputs);
+            *outputs = held;
+        }
         if outputs.is_empty() {
             return Ok(());
         }
-        if let Err(ending) = self.deliver(outputs, overall).await {
+        if let Err(ending) = self.deliver(outputs, step, overall).await {
             self.hold.keep_undelivered(std::mem::take(outputs));
             return Err(ending);
         }
@@ -508,10 +521,11 @@ impl Run {
     }
 
     /// Wait for a place in the queue (a stop or the overall deadline interrupts), then deliver
-    /// `batch` (taking it; after an interruption it is left in place).
+    /// `batch` (taking it; after an interruption it is left in place) and the end of its step.
     async fn deliver(
         &mut self,
         batch: &mut Vec<Output>,
+        step: Option<StepEnd>,
         overall: Option<Instant>,
     ) -> Result<(), Ending> {
         let permit = tokio::select! {
@@ -531,7 +545,7 @@ impl Run {
             stop: Arc::clone(&self.stop_tx),
         };
         self.delivered += batch.len() as u64;
-        if self.sink.deliver(std::mem::take(batch), receipt) {
+        if self.sink.deliver(std::mem::take(batch), step, receipt) {
             Ok(())
         } else {
             request_stop(&self.stop_tx, StopReason::ConsumerGone);
@@ -539,11 +553,23 @@ impl Run {
         }
     }
 
-    /// The last batch: delivered even if a cancel arrives meanwhile (the run is over anyway).
-    async fn deliver_closing(&mut self, batch: Vec<Output>) {
+    /// The last batch, with the end of the run: delivered even if a cancel arrives meanwhile
+    /// (the run is over anyway). A run that delivers nothing (`E_RESUME`) tells nothing either.
+    async fn deliver_closing(
+        &mut self,
+        batch: Vec<Output>,
+        error: Option<&CoreError>,
+        cancelled: bool,
+    ) {
         if batch.is_empty() {
             return;
         }
+        let step = StepEnd::last(
+            error,
+            cancelled,
+            self.transformer.usage().cloned(),
+            self.transformer.answered(),
+        );
         let Ok(permit) = Arc::clone(&self.permits).acquire_owned().await else {
             return;
         };
@@ -552,7 +578,7 @@ impl Run {
             stop: Arc::clone(&self.stop_tx),
         };
         self.delivered += batch.len() as u64;
-        self.sink.deliver(batch, receipt);
+        self.sink.deliver(batch, Some(step), receipt);
     }
 
     /// Returns once every delivered batch has been consumed.
@@ -577,7 +603,8 @@ impl Run {
         let mut closing = Vec::new();
         let noted = self.transformer.noted(error.clone());
         self.transformer.fail(error, &mut closing);
-        self.deliver_closing(closing).await;
+        self.deliver_closing(closing, Some(&noted), false).await;
+
         self.settle().await;
         let error = self.late_callback_failure().unwrap_or(noted);
         let capture = self.end_capture(EndInfo {

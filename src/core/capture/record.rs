@@ -129,6 +129,8 @@ pub struct TransformerRecord {
     pub created: Option<i64>,
     pub tool_calls: ToolCallsRecord,
     pub include_usage: bool,
+    #[serde(default)]
+    pub completions: bool,
     pub max_line_bytes: usize,
     #[serde(default)]
     pub host_tool_server: Option<String>,
@@ -166,6 +168,7 @@ impl From<&TransformerOptions> for TransformerRecord {
                 ToolCallMode::Omit => ToolCallsRecord::Omit,
             },
             include_usage: options.include_usage,
+            completions: options.completions,
             max_line_bytes: options.max_line_bytes,
             host_tool_server: options.host_tool_server.clone(),
             failure_note: options.failure_note.clone(),
@@ -180,6 +183,7 @@ impl From<&TransformerRecord> for TransformerOptions {
                 FormatRecord::OpenAiSse => Format::OpenAiSse,
                 FormatRecord::AiSdk => Format::AiSdk,
             },
+
             model: record.model.clone(),
             id: record.id.clone(),
             created: record.created,
@@ -188,6 +192,7 @@ impl From<&TransformerRecord> for TransformerOptions {
                 ToolCallsRecord::Omit => ToolCallMode::Omit,
             },
             include_usage: record.include_usage,
+            completions: record.completions,
             max_line_bytes: record.max_line_bytes,
             host_tool_server: record.host_tool_server.clone(),
             failure_note: record.failure_note.clone(),

@@ -275,12 +275,22 @@ fn output_value(output: Output) -> Value {
     }
 }
 
-/// The answer text an output carries: a V3 `text-delta`, or an SSE frame's `delta.content`.
+/// The answer text an output carries: a V3 `text-delta`, an SSE frame's `delta.content`, or a
+/// completion's `message.content`.
 fn output_text(output: &Value) -> Option<String> {
     match output {
         Value::Object(part) if part.get("type") == Some(&Value::from("text-delta")) => {
             part.get("delta")?.as_str().map(str::to_owned)
         }
+        Value::Object(completion)
+            if completion.get("object") == Some(&"chat.completion".into()) =>
+        {
+            output
+                .pointer("/choices/0/message/content")?
+                .as_str()
+                .map(str::to_owned)
+        }
+
         Value::String(frame) => {
             let data: Value =
                 serde_json::from_str(frame.strip_prefix("data: ")?.trim_end()).ok()?;

@@ -5,6 +5,7 @@
 use crate::core::error::{CoreError, ErrorCode};
 use crate::core::json;
 use crate::core::stream::encode::ai_sdk::{AiSdkEncoder, JsonParts};
+use crate::core::stream::encode::completion::CompletionEncoder;
 use crate::core::stream::encode::sse::{SseEncoder, ToolCallMode};
 use crate::core::stream::encode::{push_json_str, Output};
 use crate::core::stream::event::{parse, Parsed};
@@ -40,6 +41,9 @@ pub struct TransformerOptions {
     pub tool_calls: ToolCallMode,
     /// SSE only: emit the usage chunk. Default true.
     pub include_usage: bool,
+    /// SSE only: after each response's frames, its `chat.completion` object too, for a server
+    /// that answers some requests of a conversation with one completion. Default false.
+    pub completions: bool,
     /// Record size cap. Default 64 MiB.
     pub max_line_bytes: usize,
     /// The MCP server through which the host runs its own tools (the tool bridge); default
@@ -61,6 +65,7 @@ impl Default for TransformerOptions {
             created: None,
             tool_calls: ToolCallMode::Emit,
             include_usage: true,
+            completions: false,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             host_tool_server: None,
             failure_note: None,
@@ -71,7 +76,9 @@ impl Default for TransformerOptions {
 /// The encoder chosen by [`Format`].
 #[derive(Debug)]
 enum Encoder {
-    Sse(SseEncoder),
+    /// SSE frames, and with [`TransformerOptions::completions`] each response's completion after
+    /// them.
+    Sse(SseEncoder, Option<CompletionEncoder>),
     AiSdk(AiSdkEncoder),
 }
 
@@ -82,6 +89,14 @@ enum Sink<'o> {
 }
 
 impl Sink<'_> {
+    /// How much the sink holds (outputs, or bytes of text): what a part added, by difference.
+    fn size(&self) -> usize {
+        match self {
+            Self::Outputs(out) => out.len(),
+            Self::Json(text) => text.len(),
+        }
+    }
+
     /// How many outputs are in the sink (a trace counts what each record added); text sinks
     /// are not traced.
     fn count(&self) -> usize {
@@ -95,17 +110,26 @@ impl Sink<'_> {
 impl Encoder {
     fn encode(&mut self, part: &Part<'_>, sink: &mut Sink<'_>) {
         match (self, sink) {
-            (Self::Sse(e), Sink::Outputs(out)) => e.encode(part, out),
+            (Self::Sse(e, completions), Sink::Outputs(out)) => {
+                e.encode(part, out);
+                if let Some(completions) = completions {
+                    completions.encode(part, out);
+                }
+            }
             (Self::AiSdk(e), Sink::Outputs(out)) => e.encode(part, *out),
             (Self::AiSdk(e), Sink::Json(text)) => e.encode(part, &mut JsonParts(text)),
-            (Self::Sse(e), Sink::Json(text)) => {
-                let mut frames = Vec::new();
-                e.encode(part, &mut frames);
-                for frame in frames {
-                    if let Output::Frame(frame) = frame {
-                        push_json_str(text, &frame);
-                        text.push(',');
+            (Self::Sse(e, completions), Sink::Json(text)) => {
+                let mut outputs = Vec::new();
+                e.encode(part, &mut outputs);
+                if let Some(completions) = completions {
+                    completions.encode(part, &mut outputs);
+                }
+                for output in outputs {
+                    match output {
+                        Output::Frame(frame) => push_json_str(text, &frame),
+                        Output::Part(completion) => text.push_str(&completion.to_string()),
                     }
+                    text.push(',');
                 }
             }
         }
@@ -142,6 +166,9 @@ pub struct StreamTransformer {
 struct Stages {
     translator: Translator,
     encoder: Encoder,
+    /// Whether the response under way, and the one that ended last, put out anything before
+    /// its closing outputs.
+    answers: Answers,
     skipped: u64,
     /// Kept only on request ([`StreamTransformer::keep_trace`]).
     trace: Option<Vec<TraceEntry>>,
@@ -207,18 +234,18 @@ impl Stages {
             self.skip(Skip::NotAnObject, line.as_bytes());
             return RecordRead::Skipped(Skip::NotAnObject);
         }
-        let encoder = &mut self.encoder;
+        let (encoder, answers) = (&mut self.encoder, &mut self.answers);
         self.translator
-            .record(parsed, &mut |part| encoder.encode(&part, sink));
+            .record(parsed, &mut |part| answers.encode(encoder, &part, sink));
         read
     }
 
     fn close(&mut self, closing: Closing<'_>, sink: &mut Sink<'_>) -> FinishSummary {
         let before = sink.count();
-        let encoder = &mut self.encoder;
+        let (encoder, answers) = (&mut self.encoder, &mut self.answers);
         let summary = self
             .translator
-            .close(closing, &mut |part| encoder.encode(&part, sink));
+            .close(closing, &mut |part| answers.encode(encoder, &part, sink));
         self.traced(
             TraceEntry::new(TraceAt::Close, None, 0),
             sink.count() - before,
@@ -232,6 +259,28 @@ impl Stages {
             entry.tracker = self.translator.take_tracker_log();
             entry.outputs = outputs;
             trace.push(entry);
+        }
+    }
+}
+
+/// Whether responses put out anything before their closing outputs.
+#[derive(Debug, Default)]
+struct Answers {
+    /// The response under way did.
+    current: bool,
+    /// The response that ended last did.
+    last: bool,
+}
+
+impl Answers {
+    /// Encodes `part`, noting whether it answered something or ended the response.
+    fn encode(&mut self, encoder: &mut Encoder, part: &Part<'_>, sink: &mut Sink<'_>) {
+        let before = sink.size();
+        encoder.encode(part, sink);
+        if let Part::Finish { .. } = part {
+            self.last = std::mem::take(&mut self.current);
+        } else if sink.size() > before {
+            self.current = true;
         }
     }
 }
@@ -251,16 +300,19 @@ impl StreamTransformer {
                 let created = *options
                     .created
                     .get_or_insert_with(|| i64::try_from(now().as_secs()).unwrap_or(i64::MAX));
-                Encoder::Sse(SseEncoder::new(
-                    &id,
-                    created,
-                    &options.model,
-                    options.tool_calls,
-                    options.include_usage,
-                ))
+                let (model, tools, usage) =
+                    (&options.model, options.tool_calls, options.include_usage);
+                let completions = options
+                    .completions
+                    .then(|| CompletionEncoder::new(&id, created, model, tools, usage));
+                Encoder::Sse(
+                    SseEncoder::new(&id, created, model, tools, usage),
+                    completions,
+                )
             }
             Format::AiSdk => Encoder::AiSdk(AiSdkEncoder::new()),
         };
+
         Self {
             framer: LineFramer::new(options.max_line_bytes),
             stages: Stages {
@@ -268,6 +320,7 @@ impl StreamTransformer {
                     .hosting_tools_on(options.host_tool_server.clone())
                     .noting_failures_with(options.failure_note.clone()),
                 encoder,
+                answers: Answers::default(),
                 skipped: 0,
                 trace: None,
                 records: 0,
@@ -328,10 +381,10 @@ impl StreamTransformer {
     pub fn hand_over(&mut self, calls: &[HandedCall<'_>], out: &mut Vec<Output>) {
         let before = out.len();
         let sink = &mut Sink::Outputs(out);
-        let encoder = &mut self.stages.encoder;
+        let (encoder, answers) = (&mut self.stages.encoder, &mut self.stages.answers);
         self.stages
             .translator
-            .hand_over(calls, &mut |part| encoder.encode(&part, sink));
+            .hand_over(calls, &mut |part| answers.encode(encoder, &part, sink));
         let added = out.len() - before;
         self.stages
             .traced(TraceEntry::new(TraceAt::HandOver, None, 0), added);
@@ -445,6 +498,12 @@ impl StreamTransformer {
     /// Cursor tool calls started and not yet completed (the idle timer pauses while > 0).
     pub fn open_tool_calls(&self) -> usize {
         self.stages.translator.open_tool_calls()
+    }
+
+    /// Whether the response that ended last (at a hand-over or the finish) put out anything
+    /// before its closing outputs: text, reasoning, a tool call.
+    pub fn answered(&self) -> bool {
+        self.stages.answers.last
     }
 
     /// Whether any text or reasoning has been emitted.

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use tokio::sync::{mpsc, watch, OwnedSemaphorePermit};
 
-use crate::core::bridge::Answer;
+use crate::core::bridge::{Answer, HostCall};
 use crate::core::error::{CoreError, ErrorCode};
 use crate::core::stream::usage::CursorUsage;
 
@@ -46,7 +46,71 @@ impl Receipt {
     }
 }
 
+/// Why a step of a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StepReason {
+    /// The answer is complete: the run is over.
+    Stop,
+    /// The run handed the host tool calls and waits for their answers.
+    ToolCalls,
+    /// The run failed: it is over.
+    Error,
+    /// The run was cancelled: it is over.
+    Cancelled,
+}
+
+/// How a step of a run ended, told with the batch that ends it, so that no consumer has to read
+/// it back out of the outputs: the calls the run handed over, or the end of the run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepEnd {
+    pub reason: StepReason,
+    /// The calls handed over (with [`StepReason::ToolCalls`]), in order.
+    pub tool_calls: Vec<HostCall>,
+    /// Cursor's token counts (the last step, when Cursor reported them).
+    pub usage: Option<CursorUsage>,
+    /// The failure (with [`StepReason::Error`]), as [`RunResult::error`] has it.
+    pub error: Option<CoreError>,
+    /// The response put out something before its closing outputs (text, reasoning, a tool
+    /// call): a front end that holds a response back until it starts knows whether it did.
+    pub answered: bool,
+}
+
+impl StepEnd {
+    /// A step that handed `calls` to the host.
+    pub fn handed_over(calls: Vec<HostCall>) -> Self {
+        Self {
+            reason: StepReason::ToolCalls,
+            tool_calls: calls,
+            usage: None,
+            error: None,
+            answered: true,
+        }
+    }
+
+    /// The last step of a run that ended with `error` (if any), cancelled or not.
+    pub fn last(
+        error: Option<&CoreError>,
+        cancelled: bool,
+        usage: Option<CursorUsage>,
+        answered: bool,
+    ) -> Self {
+        let reason = match (error, cancelled) {
+            (Some(_), _) => StepReason::Error,
+            (None, true) => StepReason::Cancelled,
+            (None, false) => StepReason::Stop,
+        };
+        Self {
+            reason,
+            tool_calls: Vec::new(),
+            usage,
+            error: error.cloned(),
+            answered,
+        }
+    }
+}
+
 /// How a run ended.
+
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RunResult {
     pub exit_code: Option<i32>,

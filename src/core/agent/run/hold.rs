@@ -87,6 +87,13 @@ impl Hold {
     pub fn release(&mut self) -> Vec<Output> {
         std::mem::take(&mut self.pending)
     }
+
+    /// Everything held, to go out with a step that ends (the run handed tool calls over): the
+    /// chat went on answering, so nothing is held any more.
+    pub fn end_step(&mut self) -> Vec<Output> {
+        self.resume_unconfirmed = false;
+        self.release()
+    }
 }
 
 #[cfg(test)]

@@ -8,8 +8,9 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::ToolAnswers;
+
 use crate::core::agent::options::HostTools;
-use crate::core::bridge::{HeldCalls, ToolBridge};
+use crate::core::bridge::{HeldCalls, HostCall, ToolBridge};
 use crate::core::stream::encode::Output;
 use crate::core::stream::transformer::StreamTransformer;
 use crate::core::stream::translate::HandedCall;
@@ -80,12 +81,19 @@ impl Steps {
         }
     }
 
-    /// Hand the waiting calls over as parts; the wait for answers begins.
-    pub fn hand_over(&mut self, transformer: &mut StreamTransformer, outputs: &mut Vec<Output>) {
-        let Some(calls) = &self.calls else { return };
+    /// Hand the waiting calls over as parts; the wait for answers begins. Returns the calls
+    /// handed over (none when no call was waiting).
+    pub fn hand_over(
+        &mut self,
+        transformer: &mut StreamTransformer,
+        outputs: &mut Vec<Output>,
+    ) -> Vec<HostCall> {
+        let Some(calls) = &self.calls else {
+            return Vec::new();
+        };
         let step = calls.take_step();
         if step.is_empty() {
-            return;
+            return Vec::new();
         }
         let handed: Vec<HandedCall<'_>> = step
             .iter()
@@ -98,6 +106,7 @@ impl Steps {
         transformer.hand_over(&handed, outputs);
         tracing::debug!(calls = step.len(), "tool calls handed to the host");
         self.waiting_since = Some(Instant::now());
+        step
     }
 
     /// While waiting, `outputs` are kept for after the answers (true); else left alone.

@@ -11,12 +11,15 @@ use tokio::runtime::Handle;
 struct SlowConsumer {
     holding: AtomicBool,
     batches: Mutex<Vec<Vec<Output>>>,
+    /// The end of a step each batch carried, by batch.
+    steps: Mutex<Vec<Option<StepEnd>>>,
     receipts: Mutex<Vec<Receipt>>,
 }
 
 impl OutputSink for SlowConsumer {
-    fn deliver(&self, batch: Vec<Output>, receipt: Receipt) -> bool {
+    fn deliver(&self, batch: Vec<Output>, step: Option<StepEnd>, receipt: Receipt) -> bool {
         self.batches.lock().unwrap().push(batch);
+        self.steps.lock().unwrap().push(step);
         if self.holding.load(Ordering::SeqCst) {
             self.receipts.lock().unwrap().push(receipt);
         }
@@ -223,6 +226,77 @@ async fn whatever_the_agent_left_running_is_stopped_however_the_run_ends() {
         let result = run.wait().await;
         assert_eq!(result.cancelled, name == "cancel", "{name}: {result:?}");
         assert!(gone_within_30s(&pids).await, "{name}: {pids:?} still run");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_last_batch_tells_how_the_run_ended() {
+    let dir = std::env::temp_dir().join(format!("ocn-run-steps-{}", std::process::id()));
+    let init = r#"{"type":"system","subtype":"init","session_id":"s1","model":"Auto"}"#;
+    let result = r#"{"type":"result","subtype":"success","is_error":false,"result":"hello","session_id":"s1","usage":{"inputTokens":7,"outputTokens":2}}"#;
+    let answered = format!(
+        "echo '{init}'\necho '{}'\necho '{result}'\n",
+        delta_line("hello")
+    );
+    let failed = "echo 'Error: Authentication required.' >&2\nexit 1\n";
+    /// (agent, what it prints, reason, answered, error code, input tokens)
+    type Case<'a> = (
+        &'a str,
+        &'a str,
+        StepReason,
+        bool,
+        Option<&'a str>,
+        Option<u64>,
+    );
+    let table: [Case<'_>; 2] = [
+        (
+            "answering-agent.sh",
+            &answered,
+            StepReason::Stop,
+            true,
+            None,
+            Some(7),
+        ),
+        (
+            "failing-agent.sh",
+            failed,
+            StepReason::Error,
+            false,
+            Some("E_AUTH"),
+            None,
+        ),
+    ];
+    for (name, body, reason, was_answered, code, input_tokens) in table {
+        let (consumer, run) = start_behind(paced_agent(&dir, name, body));
+        consumer.holding.store(false, Ordering::SeqCst);
+        consumer.receipts.lock().unwrap().clear();
+        let outcome = tokio::time::timeout(Duration::from_secs(20), run.wait())
+            .await
+            .unwrap();
+        let steps = consumer.steps.lock().unwrap().clone();
+        let (last, earlier) = steps.split_last().expect("a batch");
+        assert!(
+            earlier.iter().all(Option::is_none),
+            "{name}: only the last batch ends a step"
+        );
+        let last = last
+            .clone()
+            .expect("the last batch tells how the run ended");
+        assert_eq!(
+            (last.reason, last.answered),
+            (reason, was_answered),
+            "{name}"
+        );
+        let last_code = last.error.as_ref().map(|e| e.code().as_str());
+        assert_eq!(last_code, code, "{name}");
+        assert_eq!(last.error, outcome.error, "{name}: as the result has it");
+        assert_eq!(
+            last.usage.and_then(|u| u.input_tokens),
+            input_tokens,
+            "{name}"
+        );
+        assert!(last.tool_calls.is_empty(), "{name}");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

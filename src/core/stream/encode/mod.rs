@@ -1,7 +1,9 @@
 //! Encoders over the neutral parts: the same [`Part`](crate::core::stream::part::Part)s become OpenAI
-//! SSE frames ([`sse`]) or AI SDK V3 stream parts ([`ai_sdk`]).
+//! SSE frames ([`sse`]), one OpenAI completion per response ([`completion`]) or AI SDK V3 stream
+//! parts ([`ai_sdk`]).
 
 pub mod ai_sdk;
+pub mod completion;
 pub mod sse;
 
 /// One output: a complete SSE frame, or one JSON-safe V3 stream part.

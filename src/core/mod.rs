@@ -6,7 +6,7 @@
 //!   an encoder's outputs; [`prompt`]: conversations -> the text cursor-agent reads.
 //! * [`failure`]: what went wrong, from Cursor's own words; [`cursor_id`]: Cursor's model and
 //!   chat identifiers; [`json`]: deeply nested JSON; [`whole_number`]: the rule of numeric options;
-//!   [`error`], [`switch`], [`logging`].
+//!   [`error`], [`switch_value`], [`logging`].
 //!
 //! The repository's `ARCHITECTURE.md` draws the same map with the files in each layer.
 
@@ -22,5 +22,5 @@ pub mod logging;
 pub mod prompt;
 pub mod resume;
 pub mod stream;
-pub mod switch;
+pub mod switch_value;
 pub mod whole_number;

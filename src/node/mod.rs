@@ -12,5 +12,5 @@ mod read;
 mod resume;
 mod run;
 mod sink;
-mod switch;
+mod switch_value;
 mod transformer;

@@ -15,8 +15,8 @@ pub mod process;
 pub mod registry;
 pub mod resolve;
 pub mod run;
+pub mod stderr_tail;
 pub mod subcommand;
-pub mod tail;
 pub mod watchdog;
 
 pub use child::{RunContext, KILL_GRACE};

@@ -6,7 +6,6 @@
 //! consumer falls behind, reading stops (and the pipe fills and pauses the child). The result
 //! is published only after every permit came back: every batch was consumed before it.
 
-use std::ffi::OsString;
 use std::io;
 use std::process::{ExitStatus, Stdio};
 use std::sync::Arc;
@@ -22,24 +21,26 @@ use super::child::{exit_parts, start_agent, sweep, terminate, RunContext, Starte
 use super::command::agent_args;
 use super::options::{EnvVars, RunOptions};
 use super::resolve::Launcher;
-use super::tail::StderrTail;
+use super::stderr_tail::StderrTail;
 use crate::core::bridge::ToolBridge;
-use crate::core::capture::{Capture, EndInfo, StartInfo};
+use crate::core::capture::{Capture, EndInfo};
 use crate::core::error::CoreError;
 use crate::core::stream::encode::Output;
 use crate::core::stream::transformer::StreamTransformer;
 use crate::core::stream::translate::Outcome;
-use ending::{callback_error, conclude, Ending, TimeoutKind};
+use ending::{conclude, Ending, TimeoutKind};
 pub(crate) use handle::StopReason;
-use handle::{request_stop, StopSender};
+use handle::StopSender;
 pub use handle::{Receipt, RunHandle, RunResult, StepEnd, StepReason, ToolAnswers};
-use hold::Hold;
-use steps::Steps;
+use resume_hold::Hold;
+use tool_steps::Steps;
 
+mod capture;
+mod delivery;
 mod ending;
 mod handle;
-mod hold;
-mod steps;
+mod resume_hold;
+mod tool_steps;
 
 /// Batches handed to the consumer and not yet consumed, at most.
 pub const MAX_BATCHES_IN_FLIGHT: usize = 8;
@@ -139,66 +140,6 @@ impl Run {
         let (bridge, env) = bridged::open(host, self.options.env.as_ref()).await?;
         self.bridge = Some(bridge);
         Ok(Some(env))
-    }
-
-    /// With a capture asked for: the capture file and its start line, and the transformer's tap.
-    fn open_capture(
-        &mut self,
-        args: &[OsString],
-        launcher: Option<&Launcher>,
-        env: Option<&EnvVars>,
-    ) {
-        let (Some(options), Some(name)) = (&self.options.capture, self.options.capture_name())
-        else {
-            return;
-        };
-        let Some(capture) = Capture::create(options, name) else {
-            return;
-        };
-        let program = match launcher {
-            Some(launcher) => launcher.program.as_os_str().to_owned(),
-            None => OsString::from(self.options.executable.as_deref().unwrap_or("cursor-agent")),
-        };
-        let leading = launcher
-            .map(|l| l.leading_args.as_slice())
-            .unwrap_or_default();
-        let argv = std::iter::once(&program)
-            .chain(leading)
-            .chain(args)
-            .map(|arg| arg.to_string_lossy().into_owned())
-            .collect();
-        let inherited: Vec<(String, String)> = match env {
-            Some(_) => Vec::new(),
-            None => std::env::vars().collect(),
-        };
-        let vars = match env {
-            Some(env) => env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect(),
-            None => inherited
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.as_str()))
-                .collect(),
-        };
-        let secrets = self
-            .bridge
-            .iter()
-            .map(|bridge| ("tool bridge token", bridge.token()))
-            .collect();
-        capture.start(StartInfo {
-            argv,
-            workspace: self.options.workspace_dir(),
-            env: vars,
-            prompt: &self.options.prompt,
-            transformer: self.transformer.options(),
-            resume_chat_id: self.options.resume_chat_id.as_deref(),
-            host_tools: self
-                .options
-                .host_tools
-                .as_ref()
-                .map(|h| h.tools.iter().map(|t| t.name.clone()).collect()),
-            secrets,
-        });
-        self.transformer.set_tap(capture.tap());
-        self.capture = Some(capture);
     }
 
     async fn drive(mut self) -> RunResult {
@@ -331,16 +272,6 @@ impl Run {
             skipped_lines,
             capture,
         }
-    }
-
-    /// The capture's end line (with the outputs delivered so far); returns the capture's name.
-    fn end_capture(&mut self, info: EndInfo<'_>) -> Option<String> {
-        let capture = self.capture.take()?;
-        capture.end(EndInfo {
-            delivered: self.delivered,
-            ..info
-        });
-        Some(capture.name().to_owned())
     }
 
     /// Read stdout until it closes and the child exits, or until something ends the run early.
@@ -486,116 +417,6 @@ impl Run {
                     }
                 }
             }
-        }
-    }
-
-    /// Pass `outputs` (from `read_bytes` of stdout) through the resume hold, then deliver what
-    /// it lets through, with `step` when they end one (everything held goes out with it). An
-    /// ending interrupts; undelivered outputs then go out ahead of the closing ones, so the
-    /// consumer never sees a block closed that it did not see opened.
-    async fn admit_and_deliver(
-        &mut self,
-        outputs: &mut Vec<Output>,
-        read_bytes: usize,
-        overall: Option<Instant>,
-        step: Option<StepEnd>,
-    ) -> Result<(), Ending> {
-        let seen = self.transformer.session_id();
-        let expected = self.options.resume_chat_id.as_deref();
-        if let Err(other) = self.hold.admit(outputs, read_bytes, seen, expected) {
-            return Err(Ending::ResumeReplaced(other));
-        }
-        if step.is_some() {
-            let mut held = self.hold.end_step();
-            held.append(outputs);
-            *outputs = held;
-        }
-        if outputs.is_empty() {
-            return Ok(());
-        }
-        if let Err(ending) = self.deliver(outputs, step, overall).await {
-            self.hold.keep_undelivered(std::mem::take(outputs));
-            return Err(ending);
-        }
-        Ok(())
-    }
-
-    /// Wait for a place in the queue (a stop or the overall deadline interrupts), then deliver
-    /// `batch` (taking it; after an interruption it is left in place) and the end of its step.
-    async fn deliver(
-        &mut self,
-        batch: &mut Vec<Output>,
-        step: Option<StepEnd>,
-        overall: Option<Instant>,
-    ) -> Result<(), Ending> {
-        let permit = tokio::select! {
-            biased;
-            reason = stop_requested(&mut self.stop_rx) => return Err(Ending::Stopped(reason)),
-            () = sleep_until(overall) => {
-                let limit = self.options.timeout.unwrap_or_default();
-                return Err(Ending::Timeout(TimeoutKind::Overall(limit)));
-            }
-            permit = Arc::clone(&self.permits).acquire_owned() => permit,
-        };
-        let Ok(permit) = permit else {
-            return Err(Ending::Stopped(StopReason::ConsumerGone));
-        };
-        let receipt = Receipt {
-            _permit: permit,
-            stop: Arc::clone(&self.stop_tx),
-        };
-        self.delivered += batch.len() as u64;
-        if self.sink.deliver(std::mem::take(batch), step, receipt) {
-            Ok(())
-        } else {
-            request_stop(&self.stop_tx, StopReason::ConsumerGone);
-            Err(Ending::Stopped(StopReason::ConsumerGone))
-        }
-    }
-
-    /// The last batch, with the end of the run: delivered even if a cancel arrives meanwhile
-    /// (the run is over anyway). A run that delivers nothing (`E_RESUME`) tells nothing either.
-    async fn deliver_closing(
-        &mut self,
-        batch: Vec<Output>,
-        error: Option<&CoreError>,
-        cancelled: bool,
-    ) {
-        if batch.is_empty() {
-            return;
-        }
-        let step = StepEnd::last(
-            error,
-            cancelled,
-            self.transformer.usage().cloned(),
-            self.transformer.answered(),
-        );
-        let Ok(permit) = Arc::clone(&self.permits).acquire_owned().await else {
-            return;
-        };
-        let receipt = Receipt {
-            _permit: permit,
-            stop: Arc::clone(&self.stop_tx),
-        };
-        self.delivered += batch.len() as u64;
-        self.sink.deliver(batch, Some(step), receipt);
-    }
-
-    /// Returns once every delivered batch has been consumed.
-    async fn settle(&self) {
-        let all = u32::try_from(MAX_BATCHES_IN_FLIGHT).unwrap_or(u32::MAX);
-        let _ = self.permits.acquire_many(all).await;
-    }
-
-    /// `E_CALLBACK` when the consumer threw on a batch after the run's ending was decided (a
-    /// short run is often over before its first batch is consumed); a callback failure wins
-    /// over whatever the ending reported, as it would have had it come earlier.
-    fn late_callback_failure(&self) -> Option<CoreError> {
-        match &*self.stop_rx.borrow() {
-            Some(StopReason::Callback(message)) => {
-                Some(self.transformer.noted(callback_error(message)))
-            }
-            _ => None,
         }
     }
 

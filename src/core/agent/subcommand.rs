@@ -13,7 +13,7 @@ use super::bridged;
 use super::child::{start_agent, sweep, RunContext, Started};
 use super::options::{check_lookup, EnvVars, HostTools};
 use super::process;
-use super::tail::StderrTail;
+use super::stderr_tail::StderrTail;
 use crate::core::bridge::workspace::layout;
 use crate::core::error::{CoreError, ErrorCode};
 use crate::core::failure::duration::readable_duration;

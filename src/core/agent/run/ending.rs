@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use super::hold::Hold;
+use super::resume_hold::Hold;
 use super::StopReason;
 use crate::core::error::{CoreError, ErrorCode};
 use crate::core::failure::classify::quoted_tail;

@@ -20,7 +20,7 @@ pub fn parse_switch(
     let value: Option<String> = read_optional(&env, value, "the value")?;
     let default_value: bool = read_optional(&env, default_value, "the default value")?
         .ok_or_else(|| invalid_arg("the default value is required"))?;
-    Ok(crate::core::switch::parse_switch(
+    Ok(crate::core::switch_value::parse_switch(
         value.as_deref(),
         default_value,
     ))

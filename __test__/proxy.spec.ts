@@ -516,3 +516,36 @@ describe('the concurrency cap', () => {
     assert.ok(again.every((completion) => completion.choices[0]!.message.content === answer))
   })
 })
+
+describe('reading a chat request', () => {
+  it('reads the fields it needs, and refuses each malformed one by name', async () => {
+    const { readChatRequest } = await import('../plugin/proxy-chat.ts')
+    const ask = [{ role: 'user', content: 'hi' }]
+    const read = readChatRequest({ model: 'auto', messages: ask, tools: [], stream: true, user: 'ignored' })
+    assert.ok(!('status' in read))
+    assert.deepEqual(read, { request: { model: 'auto', messages: ask }, stream: true, includeUsage: false })
+    const withUsage = readChatRequest({ model: 'auto', messages: ask, stream_options: { include_usage: true } })
+    assert.ok(!('status' in withUsage) && withUsage.includeUsage && !withUsage.stream)
+    const refusals: Array<[string, unknown, RegExp]> = [
+      ['not an object', 'hi', /JSON object/],
+      ['no model', { messages: ask }, /`model`/],
+      ['a blank model', { model: '  ', messages: ask }, /`model`/],
+      ['no messages', { model: 'auto', messages: [] }, /`messages`/],
+      ['messages of another kind', { model: 'auto', messages: ['hi'] }, /`messages`/],
+      ['tools of another kind', { model: 'auto', messages: ask, tools: {} }, /`tools`/],
+      ['a stream flag of another kind', { model: 'auto', messages: ask, stream: 'yes' }, /`stream`/],
+      [
+        'include_usage of another kind',
+        { model: 'auto', messages: ask, stream_options: { include_usage: 1 } },
+        /`stream_options.include_usage`/,
+      ],
+    ]
+    for (const [name, body, message] of refusals) {
+      const refused = readChatRequest(body)
+      assert.ok('status' in refused, name)
+      assert.equal(refused.status, 400, name)
+      assert.equal(refused.code, 'E_INVALID_ARG', name)
+      assert.match(refused.message, message, name)
+    }
+  })
+})

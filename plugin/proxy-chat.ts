@@ -2,6 +2,7 @@
 // module as the OpenCode provider, its SSE frames streamed (or gathered into one completion), and
 // failures before any output answered as OpenAI error objects with real statuses.
 import { randomUUID } from 'node:crypto'
+import * as v from 'valibot'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { RunError, RunStep, StreamOutput } from 'opencode-cursor-native'
 import { type NativeErrorCode, toCursorAcpError } from './errors.js'
@@ -81,25 +82,49 @@ export function refusalOf(error: Pick<RunError, 'code' | 'message' | 'resetsAt'>
   return refusal
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
+const MODEL_NEEDED = '`model` must be a Cursor model id, e.g. "auto".'
+const MESSAGES_NEEDED = '`messages` must be a non-empty array of message objects.'
+const TOOLS_NEEDED = '`tools` must be an array of tool objects.'
+
+/**
+ * The fields of an OpenAI chat request the server reads; every other field is ignored. Each
+ * refusal names its field.
+ */
+const CHAT_REQUEST = v.object(
+  {
+    model: v.pipe(
+      v.string(MODEL_NEEDED),
+      v.check((model) => model.trim() !== '', MODEL_NEEDED),
+    ),
+    messages: v.pipe(
+      v.array(v.record(v.string(), v.unknown(), MESSAGES_NEEDED), MESSAGES_NEEDED),
+      v.nonEmpty(MESSAGES_NEEDED),
+    ),
+    tools: v.nullish(v.array(v.record(v.string(), v.unknown(), TOOLS_NEEDED), TOOLS_NEEDED)),
+    stream: v.nullish(v.boolean('`stream` must be true or false.')),
+    stream_options: v.nullish(
+      v.object({ include_usage: v.nullish(v.boolean('`stream_options.include_usage` must be true or false.')) }),
+    ),
+  },
+  'The body must be a JSON object.',
+)
+
+/** What a schema issue says: its own message, or for a field that is missing, which. */
+export function refusalText(issue: v.BaseIssue<unknown>): string {
+  const path = v.getDotPath(issue)
+  return issue.type === 'object' && path !== null ? `\`${path}\` is required.` : issue.message
+}
 
 /** The request body as a turn, or why not (400). */
 export function readChatRequest(
   body: unknown,
 ): { request: TurnRequest; stream: boolean; includeUsage: boolean } | Refusal {
-  const invalid = (message: string): Refusal => ({ status: 400, code: 'E_INVALID_ARG', message })
-  if (!isRecord(body)) return invalid('The body must be a JSON object.')
-  if (typeof body.model !== 'string' || body.model.trim() === '')
-    return invalid('`model` must be a Cursor model id, e.g. "auto".')
-  if (!Array.isArray(body.messages) || body.messages.length === 0)
-    return invalid('`messages` must be a non-empty array.')
-  if (body.tools !== undefined && body.tools !== null && !Array.isArray(body.tools))
-    return invalid('`tools` must be an array.')
-  const request: TurnRequest = { model: body.model, messages: body.messages as PromptMessage[] }
-  if (Array.isArray(body.tools) && body.tools.length > 0) request.tools = body.tools as ToolDefinition[]
-  const options = isRecord(body.stream_options) ? body.stream_options : {}
-  return { request, stream: body.stream === true, includeUsage: options.include_usage === true }
+  const read = v.safeParse(CHAT_REQUEST, body)
+  if (!read.success) return { status: 400, code: 'E_INVALID_ARG', message: refusalText(read.issues[0]) }
+  const { model, messages, tools, stream, stream_options: options } = read.output
+  const request: TurnRequest = { model, messages: messages as PromptMessage[] }
+  if (tools != null && tools.length > 0) request.tools = tools as ToolDefinition[]
+  return { request, stream: stream === true, includeUsage: options?.include_usage === true }
 }
 
 /**

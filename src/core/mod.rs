@@ -5,7 +5,7 @@
 //! * [`stream`]: the translation pipeline, stdout bytes -> records -> events -> neutral parts ->
 //!   an encoder's outputs; [`prompt`]: conversations -> the text cursor-agent reads.
 //! * [`failure`]: what went wrong, from Cursor's own words; [`cursor_id`]: Cursor's model and
-//!   chat identifiers; [`json`]: deeply nested JSON; [`whole_number`]: the rule of numeric options;
+//!   chat identifiers; [`json`]: deeply nested JSON; [`whole_number`]: the rule of numeric options; [`refusal`]: the words of a refused argument;
 //!   [`error`], [`switch_value`], [`logging`].
 //!
 //! The repository's `ARCHITECTURE.md` draws the same map with the files in each layer.
@@ -20,6 +20,7 @@ pub mod hex;
 pub mod json;
 pub mod logging;
 pub mod prompt;
+pub mod refusal;
 pub mod resume;
 pub mod stream;
 pub mod switch_value;

@@ -1,8 +1,8 @@
-//! Delivering a run's output batches to its JS callback: one batch at a time, at most one per
-//! turn of the event loop, and nothing more once the callback threw.
+//! Delivering a run's output batches to its JS callback: one batch at a time
+//! (`core/agent/one_at_a_time.rs`), at most one per turn of the event loop, none once the
+//! callback threw.
 
-use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use napi::bindgen_prelude::{Env, FnArgs, Function, JsObjectValue, Status, ToNapiValue};
 use napi::threadsafe_function::{
@@ -12,6 +12,7 @@ use napi::{sys, JsValue, Unknown};
 
 use super::output::outputs_to_js;
 use super::run::RunStep;
+use crate::core::agent::one_at_a_time::OneAtATime;
 use crate::core::agent::{OutputSink, Receipt, StepEnd};
 use crate::core::stream::encode::Output;
 
@@ -27,33 +28,6 @@ impl ToNapiValue for OutputBatch {
     }
 }
 
-/// Delivers batches to the JS callback, one at a time and at most one per turn of the event
-/// loop: the next batch is handed over from a `setImmediate` scheduled when the callback
-/// returns, so timers, I/O and the host's own immediates run between two calls however fast
-/// the batches come. A batch's receipt is dropped when the callback returns; once it throws,
-/// no further batch is delivered.
-pub struct JsOutputSink {
-    inner: Arc<SinkInner>,
-}
-
-struct SinkInner {
-    on_output: OnOutput,
-    queue: Mutex<SinkQueue>,
-}
-
-#[derive(Default)]
-struct SinkQueue {
-    /// A batch is with the callback, or its turn of the event loop has not yet passed.
-    busy: bool,
-    /// Batches waiting for their turn (at most the core's in-flight limit).
-    waiting: VecDeque<Batch>,
-    /// The callback threw: the consumer is gone.
-    failed: bool,
-}
-
-/// A batch, the end of its step when it ends one, and its receipt.
-type Batch = (Vec<Output>, Option<StepEnd>, Receipt);
-
 /// `onOutput`'s arguments: the outputs, and how their step ended (or `null`).
 type OnOutputArgs = FnArgs<(OutputBatch, Option<RunStep>)>;
 
@@ -61,12 +35,43 @@ type OnOutputArgs = FnArgs<(OutputBatch, Option<RunStep>)>;
 pub type OnOutput =
     ThreadsafeFunction<OnOutputArgs, UnknownReturnValue, OnOutputArgs, Status, false>;
 
-impl SinkInner {
-    fn queue(&self) -> std::sync::MutexGuard<'_, SinkQueue> {
-        self.queue.lock().unwrap_or_else(|e| e.into_inner())
-    }
+/// A batch, the end of its step when it ends one, and its receipt.
+type Batch = (Vec<Output>, Option<StepEnd>, Receipt);
 
-    /// Hands `batch` to the callback; false when the JS side is gone.
+/// Hands batches to the JS callback. The next batch goes from a `setImmediate` scheduled when
+/// the callback returns, so timers, I/O and the host's own immediates run between two calls
+/// however fast the batches come. A batch's receipt is dropped when the callback returns.
+pub struct JsOutputSink {
+    inner: Arc<SinkInner>,
+}
+
+struct SinkInner {
+    on_output: OnOutput,
+    queue: OneAtATime<Batch>,
+}
+
+impl JsOutputSink {
+    pub fn new(on_output: OnOutput) -> Self {
+        Self {
+            inner: Arc::new(SinkInner {
+                on_output,
+                queue: OneAtATime::default(),
+            }),
+        }
+    }
+}
+
+impl OutputSink for JsOutputSink {
+    fn deliver(&self, batch: Vec<Output>, step: Option<StepEnd>, receipt: Receipt) -> bool {
+        match self.inner.queue.offer((batch, step, receipt)) {
+            Some(now) => self.inner.send(now),
+            None => true,
+        }
+    }
+}
+
+impl SinkInner {
+    /// Hands a batch to the callback; false when the JS side is gone.
     fn send(self: &Arc<Self>, (batch, step, receipt): Batch) -> bool {
         let inner = Arc::clone(self);
         let status = self.on_output.call_with_return_value(
@@ -77,9 +82,7 @@ impl SinkInner {
                     Ok(_) => drop(receipt),
                     Err(thrown) => {
                         receipt.callback_failed(thrown.reason.clone());
-                        let mut queue = inner.queue();
-                        queue.failed = true;
-                        queue.waiting.clear();
+                        inner.queue.fail();
                     }
                 }
                 inner.after_turn(&env);
@@ -87,9 +90,7 @@ impl SinkInner {
             },
         );
         if status != Status::Ok {
-            let mut queue = self.queue();
-            queue.busy = false;
-            queue.waiting.clear();
+            self.queue.gone();
         }
         status == Status::Ok
     }
@@ -121,42 +122,8 @@ impl SinkInner {
     }
 
     fn send_next(self: &Arc<Self>) {
-        let next = {
-            let mut queue = self.queue();
-            let next = queue.waiting.pop_front();
-            queue.busy = next.is_some();
-            next
-        };
-        if let Some(next) = next {
+        if let Some(next) = self.queue.next() {
             self.send(next);
-        }
-    }
-}
-
-impl OutputSink for JsOutputSink {
-    fn deliver(&self, batch: Vec<Output>, step: Option<StepEnd>, receipt: Receipt) -> bool {
-        {
-            let mut queue = self.inner.queue();
-            if queue.failed {
-                return true;
-            }
-            if queue.busy {
-                queue.waiting.push_back((batch, step, receipt));
-                return true;
-            }
-            queue.busy = true;
-        }
-        self.inner.send((batch, step, receipt))
-    }
-}
-
-impl JsOutputSink {
-    pub fn new(on_output: OnOutput) -> Self {
-        Self {
-            inner: Arc::new(SinkInner {
-                on_output,
-                queue: Mutex::default(),
-            }),
         }
     }
 }

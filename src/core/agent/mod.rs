@@ -10,6 +10,7 @@ mod bridged;
 pub mod child;
 pub mod command;
 pub mod models;
+pub mod one_at_a_time;
 pub mod options;
 pub mod process;
 pub mod registry;

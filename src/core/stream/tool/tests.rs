@@ -97,6 +97,23 @@ fn tool_result_variants() {
 }
 
 #[test]
+fn a_field_too_deep_for_an_ordinary_stack_is_kept_as_its_text() {
+    let nested = |depth: usize| format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+    let (kept, deep) = (nested(json::SHALLOW_DEPTH - 1), nested(json::SHALLOW_DEPTH));
+    let raw = RawValue::from_string(format!(
+        r#"{{"success":{{"kept":{kept},"deep":{deep},"n":1}}}}"#
+    ))
+    .unwrap();
+    let result = tool_result(Some(&raw));
+    assert_eq!(result["deep"], Value::String(deep.clone()));
+    assert_eq!(result["kept"], json::from_str::<Value>(&kept).unwrap());
+    assert_eq!(result["n"], 1);
+    assert_eq!(result["status"], "success");
+    let raw = RawValue::from_string(format!(r#"{{"success":{deep}}}"#)).unwrap();
+    assert_eq!(tool_result(Some(&raw))["success"], Value::String(deep));
+}
+
+#[test]
 fn which_results_are_failures() {
     let table = [
         (json!({"status": "success", "exitCode": 0}), false),

@@ -11,8 +11,6 @@ use serde_json::{Map, Value};
 use crate::core::json;
 use crate::core::stream::event::ToolCallBody;
 
-pub mod display;
-
 /// Arguments reported for a call whose event carried none.
 const NO_ARGUMENTS: &str = "{}";
 

@@ -9,16 +9,15 @@
 //! a JSON value ([`Output::Part`]) or appends it as JSON text ([`JsonParts`]), for a host that
 //! parses many parts in one go.
 //!
-//! Cursor's own tool calls appear as OpenCode shows its own tools of that kind
-//! ([`OpenCodeView`]): OpenCode's tool name, its argument names, and a result of `title`,
-//! `output` and `metadata`.
+//! Tool calls are reported as they came: Cursor's own calls under Cursor's name, with its
+//! arguments and result and its tool kind in `providerMetadata`; how a host shows them is the
+//! host's business.
 
 use serde_json::{json, Map, Value};
 
 use crate::core::stream::encode::push_json_str;
 use crate::core::stream::encode::Output;
 use crate::core::stream::part::{Executor, FinishReason, Part};
-use crate::core::stream::tool::display::OpenCodeView;
 use crate::core::stream::usage::ai_sdk_usage;
 
 /// The value of one field of a part.
@@ -101,8 +100,8 @@ pub struct AiSdkEncoder {
 }
 
 /// The fields that say who runs a call. Cursor's own calls are provider-executed and dynamic
-/// (the host has no definition of Cursor's tools); a call the host runs is one of its own tools,
-/// so it carries neither.
+/// (the host has no definition of Cursor's tools) and name Cursor's tool kind; a call the host
+/// runs is one of its own tools, so it carries none of that.
 fn executor_fields(executor: Executor) -> &'static [(&'static str, Field<'static>)] {
     match executor {
         Executor::Cursor => &[
@@ -113,23 +112,14 @@ fn executor_fields(executor: Executor) -> &'static [(&'static str, Field<'static
     }
 }
 
-/// `fields` followed by the executor's fields.
-fn with_executor<'f>(
-    fields: &[(&'f str, Field<'f>)],
-    executor: Executor,
-) -> Vec<(&'f str, Field<'f>)> {
-    let mut all = fields.to_vec();
-    all.extend_from_slice(executor_fields(executor));
-    all
-}
-
-/// How OpenCode shows a call: Cursor's own calls through the display table; a host call is one of
-/// the host's own tools already.
-fn shown(executor: Executor, kind: &str, name: &str, input: &str) -> Option<OpenCodeView> {
-    match executor {
-        Executor::Cursor => Some(OpenCodeView::of(kind, name, input)),
-        Executor::Host => None,
+/// `providerMetadata` of a call Cursor ran itself: its tool kind and, for an MCP call, its server.
+fn cursor_metadata(kind: &str, server: Option<&str>) -> Value {
+    let mut cursor = Map::new();
+    cursor.insert("kind".to_owned(), Value::from(kind));
+    if let Some(server) = server {
+        cursor.insert("server".to_owned(), Value::from(server));
     }
+    json!({ "cursor": cursor })
 }
 
 impl AiSdkEncoder {
@@ -186,47 +176,52 @@ impl AiSdkEncoder {
                 id,
                 name,
                 kind,
+                server,
                 input,
                 executor,
             } => {
                 self.close_block(out);
-                let view = shown(*executor, kind, name, input);
-                let (name, input) = match &view {
-                    Some(view) => (view.tool.as_str(), view.input_json()),
-                    None => (*name, (*input).to_owned()),
-                };
+                let metadata = cursor_metadata(kind, *server);
+                let mut start = vec![("id", Field::Str(id)), ("toolName", Field::Str(name))];
+                let mut call = vec![
+                    ("toolCallId", Field::Str(id)),
+                    ("toolName", Field::Str(name)),
+                    ("input", Field::Str(input)),
+                ];
+                if *executor == Executor::Cursor {
+                    for fields in [&mut start, &mut call] {
+                        fields.extend_from_slice(executor_fields(*executor));
+                        fields.push(("providerMetadata", Field::Json(&metadata)));
+                    }
+                }
+                out.part("tool-input-start", &start);
                 let id = Field::Str(id);
-                let name = Field::Str(name);
-                let input = Field::Str(&input);
                 out.part(
-                    "tool-input-start",
-                    &with_executor(&[("id", id), ("toolName", name)], *executor),
+                    "tool-input-delta",
+                    &[("id", id), ("delta", Field::Str(input))],
                 );
-                out.part("tool-input-delta", &[("id", id), ("delta", input)]);
                 out.part("tool-input-end", &[("id", id)]);
-                let call = [("toolCallId", id), ("toolName", name), ("input", input)];
-                out.part("tool-call", &with_executor(&call, *executor));
+                out.part("tool-call", &call);
             }
             Part::ToolCompleted {
                 id,
                 name,
                 kind,
-                input,
+                server,
                 result,
                 is_error,
-                executor,
             } => {
                 self.close_block(out);
-                let view = shown(*executor, kind, name, input);
-                let shaped = view.as_ref().map(|v| v.result(result, *is_error));
-                let name = view.as_ref().map_or(*name, |v| v.tool.as_str());
-                let fields = [
+                let metadata = cursor_metadata(kind, *server);
+                let mut fields = vec![
                     ("toolCallId", Field::Str(id)),
                     ("toolName", Field::Str(name)),
-                    ("result", Field::Json(shaped.as_ref().unwrap_or(result))),
+                    ("result", Field::Json(result)),
                     ("isError", Field::Bool(*is_error)),
                 ];
-                out.part("tool-result", &with_executor(&fields, *executor));
+                fields.extend_from_slice(executor_fields(Executor::Cursor));
+                fields.push(("providerMetadata", Field::Json(&metadata)));
+                out.part("tool-result", &fields);
             }
             Part::Finish { reason, usage } => {
                 self.close_block(out);
@@ -264,149 +259,4 @@ impl AiSdkEncoder {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::core::error::CoreError;
-    use crate::core::stream::encode::encode_all;
-
-    /// Both writers describe the same parts.
-    #[test]
-    fn json_text_and_values_agree() {
-        let result = json!({"status": "success", "stdout": "a\"b\n"});
-        let error = CoreError::Auth("run `cursor-agent login`".into());
-        let parts = [
-            Part::ReasoningDelta("think"),
-            Part::ReasoningEnd,
-            Part::TextDelta("say \"hi\"\n"),
-            Part::ToolStarted {
-                id: "c\n1",
-                name: "shell",
-                kind: "shellToolCall",
-                input: r#"{"command":"ls"}"#,
-                executor: Executor::Cursor,
-            },
-            Part::ToolCompleted {
-                id: "c\n1",
-                name: "shell",
-                kind: "shellToolCall",
-                input: r#"{"command":"ls"}"#,
-                result: &result,
-                is_error: false,
-                executor: Executor::Cursor,
-            },
-            Part::TextDelta("done"),
-            Part::Finish {
-                reason: FinishReason::Error(&error),
-                usage: None,
-            },
-        ];
-        let mut values = Vec::new();
-        let mut text = String::new();
-        let (mut a, mut b) = (AiSdkEncoder::new(), AiSdkEncoder::new());
-        for p in &parts {
-            a.encode(p, &mut values);
-            b.encode(p, &mut JsonParts(&mut text));
-        }
-        let parsed: Vec<Value> =
-            serde_json::from_str(&format!("[{}]", text.trim_end_matches(','))).unwrap();
-        let values: Vec<Value> = values
-            .into_iter()
-            .map(|o| o.into_part().expect("a V3 part"))
-            .collect();
-        assert_eq!(parsed, values);
-        let types: Vec<&str> = values.iter().map(|v| v["type"].as_str().unwrap()).collect();
-        assert_eq!(
-            types,
-            [
-                "stream-start",
-                "reasoning-start",
-                "reasoning-delta",
-                "reasoning-end",
-                "text-start",
-                "text-delta",
-                "text-end",
-                "tool-input-start",
-                "tool-input-delta",
-                "tool-input-end",
-                "tool-call",
-                "tool-result",
-                "text-start",
-                "text-delta",
-                "text-end",
-                "error",
-                "finish",
-            ]
-        );
-        assert_eq!(
-            values[16],
-            json!({"type": "finish", "finishReason": {"unified": "error", "raw": "E_AUTH"},
-                   "usage": {"inputTokens": {}, "outputTokens": {}}})
-        );
-    }
-
-    fn encoded(parts: &[Part<'_>]) -> Vec<Value> {
-        let mut encoder = AiSdkEncoder::new();
-        let out = encode_all(parts, |part, out| encoder.encode(part, out));
-        out.into_iter()
-            .map(|o| o.into_part().expect("a V3 part"))
-            .collect()
-    }
-
-    #[test]
-    fn who_runs_a_call_decides_its_fields_and_the_finish() {
-        let cursor = encoded(&[
-            Part::ToolStarted {
-                id: "c1",
-                name: "shell",
-                kind: "shellToolCall",
-                input: r#"{"command":"ls","toolCallId":"c1"}"#,
-                executor: Executor::Cursor,
-            },
-            Part::Finish {
-                reason: FinishReason::Stop,
-                usage: None,
-            },
-        ]);
-        assert_eq!(
-            cursor[1],
-            json!({"type": "tool-input-start", "id": "c1", "toolName": "bash",
-                   "providerExecuted": true, "dynamic": true})
-        );
-        assert_eq!(
-            cursor[4],
-            json!({"type": "tool-call", "toolCallId": "c1", "toolName": "bash",
-                   "input": r#"{"command":"ls"}"#, "providerExecuted": true, "dynamic": true})
-        );
-        assert_eq!(
-            cursor[5]["finishReason"],
-            json!({"unified": "stop", "raw": "stop"})
-        );
-
-        let host = encoded(&[
-            Part::ToolStarted {
-                id: "h1",
-                name: "read",
-                kind: "function",
-                input: r#"{"filePath":"a"}"#,
-                executor: Executor::Host,
-            },
-            Part::Finish {
-                reason: FinishReason::ToolCalls,
-                usage: None,
-            },
-        ]);
-        assert_eq!(
-            host[1],
-            json!({"type": "tool-input-start", "id": "h1", "toolName": "read"})
-        );
-        assert_eq!(
-            host[4],
-            json!({"type": "tool-call", "toolCallId": "h1", "toolName": "read",
-                   "input": r#"{"filePath":"a"}"#})
-        );
-        assert_eq!(
-            host[5]["finishReason"],
-            json!({"unified": "tool-calls", "raw": "tool-calls"})
-        );
-    }
-}
+mod tests;

@@ -229,6 +229,7 @@ mod tests {
             id: "h1",
             name: "read",
             kind: "function",
+            server: None,
             input: r#"{"filePath":"a"}"#,
             executor: Executor::Host,
         };
@@ -236,6 +237,7 @@ mod tests {
             id: "c1",
             name: "shell",
             kind: "shellToolCall",
+            server: None,
             input: "{}",
             executor: Executor::Cursor,
         };
@@ -276,6 +278,7 @@ mod tests {
             id: "c1",
             name: "shell",
             kind: "shellToolCall",
+            server: None,
             input: "{}",
             executor: Executor::Cursor,
         };

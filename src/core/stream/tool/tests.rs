@@ -36,6 +36,45 @@ fn tool_names_table() {
 }
 
 #[test]
+fn mcp_server_table() {
+    let table = [
+        (
+            r#""mcpToolCall":{"args":{"name":"docs-search","providerIdentifier":"docs","toolName":"search"}}"#,
+            Some("docs"),
+        ),
+        (
+            r#""mcpToolCall":{"args":{"name":"docs:search","serverIdentifier":"docs","toolName":"search"}}"#,
+            Some("docs"),
+        ),
+        (
+            r#""mcpToolCall":{"args":{"name":"docs:search","toolName":"search"}}"#,
+            Some("docs"),
+        ),
+        (
+            r#""mcpToolCall":{"args":{"name":"docs-search","toolName":"search"}}"#,
+            Some("docs"),
+        ),
+        (
+            r#""mcpToolCall":{"args":{"name":"search","toolName":"search"}}"#,
+            None,
+        ),
+        (
+            r#""mcpToolCall":{"args":{"providerIdentifier":"","name":"x-search","toolName":"search"}}"#,
+            Some("x"),
+        ),
+        (r#""mcpToolCall":{}"#, None),
+        (
+            r#""shellToolCall":{"args":{"providerIdentifier":"docs"}}"#,
+            None,
+        ),
+    ];
+    for (entry, expected) in table {
+        let line = format!(r#"{{"type":"tool_call","call_id":"c","tool_call":{{{entry}}}}}"#);
+        assert_eq!(mcp_server(&body(&line)).as_deref(), expected, "{entry}");
+    }
+}
+
+#[test]
 fn tool_input_is_the_raw_args_or_the_function_arguments() {
     let table = [
         (

@@ -10,24 +10,26 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
  */
 export type StreamOutput = string | StreamPart
 
-/** Token counts of a `finish` part; a count Cursor did not report is absent or `null`. */
+// Rendered from the definitions in src/core/stream/encode/ai_sdk/part.rs (a test compares).
+/** Token counts of a `finish` part; a count Cursor did not report is absent. */
 export interface StreamUsage {
   inputTokens: {
     /** Input + cache read + cache write tokens. */
-    total?: number | null
+    total?: number
     /** Input tokens that were not read from or written to the cache. */
-    noCache?: number | null
-    cacheRead?: number | null
-    cacheWrite?: number | null
+    noCache?: number
+    cacheRead?: number
+    cacheWrite?: number
   }
   outputTokens: {
-    total?: number | null
-    text?: number | null
+    total?: number
+    /** Output tokens that were not reasoning, when Cursor reported reasoning tokens. */
+    text?: number
     /** Present only when Cursor reported reasoning tokens. */
-    reasoning?: number | null
+    reasoning?: number
   }
   /** Cursor's own `usage` object, when it sent one. */
-  raw?: { [key: string]: JsonValue } | null
+  raw?: { [key: string]: JsonValue }
 }
 
 /**
@@ -104,6 +106,7 @@ export type StreamPart =
       finishReason: { unified: 'stop' | 'tool-calls' | 'error' | 'other'; raw: string }
       usage: StreamUsage
     }
+// End of the rendered part declarations.
 
 /** What `replayCapture` found; the four stages are the places a cut-off answer can come from. */
 export interface ReplayReport {

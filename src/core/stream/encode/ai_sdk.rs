@@ -5,47 +5,36 @@
 //! at the finish. Block ids count per kind (`text-0`, `reasoning-0`, `text-1`, ...), so they do
 //! not depend on how the input was chunked.
 //!
-//! The encoder describes each part once, as a list of fields; a [`PartWriter`] turns that into
-//! a JSON value ([`Output::Part`]) or appends it as JSON text ([`JsonParts`]), for a host that
-//! parses many parts in one go.
+//! The encoder builds each part once, as a typed [`StreamPart`] ([`part`]); a [`PartWriter`]
+//! turns it into a JSON value ([`Output::Part`]) or appends it as JSON text ([`JsonParts`]), for
+//! a host that parses many parts in one go.
 //!
 //! Tool calls are reported as they came: Cursor's own calls under Cursor's name, with its
 //! arguments and result and its tool kind in `providerMetadata`; how a host shows them is the
 //! host's business.
 
-use serde_json::{json, Map, Value};
+pub mod part;
 
-use crate::core::stream::encode::push_json_str;
+use crate::core::stream::encode::wire::True;
 use crate::core::stream::encode::Output;
 use crate::core::stream::part::{Executor, FinishReason, Part};
-use crate::core::stream::usage::ai_sdk_usage;
+use part::{
+    CallMetadata, CursorResult, ErrorCodeName, FinishReason as PartFinishReason, PartError,
+    StreamPart, StreamUsage, Unified,
+};
 
-/// The value of one field of a part.
-#[derive(Debug, Clone, Copy)]
-pub enum Field<'a> {
-    Str(&'a str),
-    Bool(bool),
-    Json(&'a Value),
-}
-
-/// Receives finished parts: `kind` is the part's `type`, `fields` the rest, in order.
+/// Receives finished parts.
 pub trait PartWriter {
-    fn part(&mut self, kind: &str, fields: &[(&str, Field<'_>)]);
+    fn part(&mut self, part: &StreamPart<'_>);
 }
 
 impl PartWriter for Vec<Output> {
-    fn part(&mut self, kind: &str, fields: &[(&str, Field<'_>)]) {
-        let mut object = Map::new();
-        object.insert("type".to_owned(), Value::String(kind.to_owned()));
-        for (name, field) in fields {
-            let value = match field {
-                Field::Str(s) => Value::String((*s).to_owned()),
-                Field::Bool(b) => Value::Bool(*b),
-                Field::Json(v) => (*v).clone(),
-            };
-            object.insert((*name).to_owned(), value);
+    fn part(&mut self, part: &StreamPart<'_>) {
+        match serde_json::to_value(part) {
+            Ok(value) => self.push(Output::Part(value)),
+            // Unreachable: every object these types write has string keys.
+            Err(error) => tracing::error!(%error, "a stream part could not be written"),
         }
-        self.push(Output::Part(Value::Object(object)));
     }
 }
 
@@ -55,22 +44,23 @@ impl PartWriter for Vec<Output> {
 pub struct JsonParts<'s>(pub &'s mut String);
 
 impl PartWriter for JsonParts<'_> {
-    fn part(&mut self, kind: &str, fields: &[(&str, Field<'_>)]) {
-        let out = &mut *self.0;
-        out.push_str("{\"type\":");
-        push_json_str(out, kind);
-        for (name, field) in fields {
-            out.push(',');
-            push_json_str(out, name);
-            out.push(':');
-            match field {
-                Field::Str(s) => push_json_str(out, s),
-                Field::Bool(true) => out.push_str("true"),
-                Field::Bool(false) => out.push_str("false"),
-                Field::Json(v) => out.push_str(&v.to_string()),
+    fn part(&mut self, part: &StreamPart<'_>) {
+        let start = self.0.len();
+        // SAFETY: serde_json writes only UTF-8 (it copies strings whole between the ASCII
+        // characters it escapes, and everything else it writes is ASCII; its own `to_string`
+        // relies on the same), so the `String` holds UTF-8 at every step of the write. On an
+        // error it is cut back to `start`, where it ended before. Writing straight into the
+        // text keeps this path as fast as JSON written by hand; a `Write` adapter that checked
+        // each piece made the parts about four times slower to write.
+        let written = serde_json::to_writer(unsafe { self.0.as_mut_vec() }, part);
+        match written {
+            Ok(()) => self.0.push(','),
+            Err(error) => {
+                // Unreachable, as above; a part cut short would break the whole array.
+                self.0.truncate(start);
+                tracing::error!(%error, "a stream part could not be written");
             }
         }
-        out.push_str("},");
     }
 }
 
@@ -78,15 +68,6 @@ impl PartWriter for JsonParts<'_> {
 enum BlockKind {
     Text,
     Reasoning,
-}
-
-impl BlockKind {
-    fn parts(self) -> (&'static str, &'static str, &'static str) {
-        match self {
-            Self::Text => ("text-start", "text-delta", "text-end"),
-            Self::Reasoning => ("reasoning-start", "reasoning-delta", "reasoning-end"),
-        }
-    }
 }
 
 #[derive(Debug, Default)]
@@ -99,27 +80,18 @@ pub struct AiSdkEncoder {
     finished: bool,
 }
 
-/// The fields that say who runs a call. Cursor's own calls are provider-executed and dynamic
-/// (the host has no definition of Cursor's tools) and name Cursor's tool kind; a call the host
-/// runs is one of its own tools, so it carries none of that.
-fn executor_fields(executor: Executor) -> &'static [(&'static str, Field<'static>)] {
+/// What says who runs a call: Cursor's own calls are provider-executed and dynamic (the host has
+/// no definition of Cursor's tools) and name Cursor's tool kind; a call the host runs is one of
+/// its own tools, so it carries none of that.
+fn ran_by_cursor<'a>(
+    executor: Executor,
+    kind: &'a str,
+    server: Option<&'a str>,
+) -> (Option<True>, Option<CallMetadata<'a>>) {
     match executor {
-        Executor::Cursor => &[
-            ("providerExecuted", Field::Bool(true)),
-            ("dynamic", Field::Bool(true)),
-        ],
-        Executor::Host => &[],
+        Executor::Cursor => (Some(True), Some(CallMetadata::of(kind, server))),
+        Executor::Host => (None, None),
     }
-}
-
-/// `providerMetadata` of a call Cursor ran itself: its tool kind and, for an MCP call, its server.
-fn cursor_metadata(kind: &str, server: Option<&str>) -> Value {
-    let mut cursor = Map::new();
-    cursor.insert("kind".to_owned(), Value::from(kind));
-    if let Some(server) = server {
-        cursor.insert("server".to_owned(), Value::from(server));
-    }
-    json!({ "cursor": cursor })
 }
 
 impl AiSdkEncoder {
@@ -129,7 +101,11 @@ impl AiSdkEncoder {
 
     fn close_block(&mut self, out: &mut impl PartWriter) {
         if let Some((kind, id)) = self.open.take() {
-            out.part(kind.parts().2, &[("id", Field::Str(&id))]);
+            let id = id.as_str();
+            out.part(&match kind {
+                BlockKind::Text => StreamPart::TextEnd { id },
+                BlockKind::Reasoning => StreamPart::ReasoningEnd { id },
+            });
         }
     }
 
@@ -145,14 +121,17 @@ impl AiSdkEncoder {
                 BlockKind::Reasoning => format!("reasoning-{counter}"),
             };
             *counter += 1;
-            out.part(kind.parts().0, &[("id", Field::Str(&id))]);
+            out.part(&match kind {
+                BlockKind::Text => StreamPart::TextStart { id: &id },
+                BlockKind::Reasoning => StreamPart::ReasoningStart { id: &id },
+            });
             self.open = Some((kind, id));
         }
         if let Some((_, id)) = &self.open {
-            out.part(
-                kind.parts().1,
-                &[("id", Field::Str(id)), ("delta", Field::Str(text))],
-            );
+            out.part(&match kind {
+                BlockKind::Text => StreamPart::TextDelta { id, delta: text },
+                BlockKind::Reasoning => StreamPart::ReasoningDelta { id, delta: text },
+            });
         }
     }
 
@@ -162,7 +141,7 @@ impl AiSdkEncoder {
         }
         if !self.started {
             self.started = true;
-            out.part("stream-start", &[("warnings", Field::Json(&json!([])))]);
+            out.part(&StreamPart::StreamStart { warnings: &[] });
         }
         match p {
             Part::TextDelta(text) => self.delta(BlockKind::Text, text, out),
@@ -181,27 +160,24 @@ impl AiSdkEncoder {
                 executor,
             } => {
                 self.close_block(out);
-                let metadata = cursor_metadata(kind, *server);
-                let mut start = vec![("id", Field::Str(id)), ("toolName", Field::Str(name))];
-                let mut call = vec![
-                    ("toolCallId", Field::Str(id)),
-                    ("toolName", Field::Str(name)),
-                    ("input", Field::Str(input)),
-                ];
-                if *executor == Executor::Cursor {
-                    for fields in [&mut start, &mut call] {
-                        fields.extend_from_slice(executor_fields(*executor));
-                        fields.push(("providerMetadata", Field::Json(&metadata)));
-                    }
-                }
-                out.part("tool-input-start", &start);
-                let id = Field::Str(id);
-                out.part(
-                    "tool-input-delta",
-                    &[("id", id), ("delta", Field::Str(input))],
-                );
-                out.part("tool-input-end", &[("id", id)]);
-                out.part("tool-call", &call);
+                let (flag, metadata) = ran_by_cursor(*executor, kind, *server);
+                out.part(&StreamPart::ToolInputStart {
+                    id,
+                    tool_name: name,
+                    provider_executed: flag,
+                    dynamic: flag,
+                    provider_metadata: metadata.clone(),
+                });
+                out.part(&StreamPart::ToolInputDelta { id, delta: input });
+                out.part(&StreamPart::ToolInputEnd { id });
+                out.part(&StreamPart::ToolCall {
+                    tool_call_id: id,
+                    tool_name: name,
+                    input,
+                    provider_executed: flag,
+                    dynamic: flag,
+                    provider_metadata: metadata,
+                });
             }
             Part::ToolCompleted {
                 id,
@@ -212,16 +188,15 @@ impl AiSdkEncoder {
                 is_error,
             } => {
                 self.close_block(out);
-                let metadata = cursor_metadata(kind, *server);
-                let mut fields = vec![
-                    ("toolCallId", Field::Str(id)),
-                    ("toolName", Field::Str(name)),
-                    ("result", Field::Json(result)),
-                    ("isError", Field::Bool(*is_error)),
-                ];
-                fields.extend_from_slice(executor_fields(Executor::Cursor));
-                fields.push(("providerMetadata", Field::Json(&metadata)));
-                out.part("tool-result", &fields);
+                out.part(&StreamPart::ToolResult {
+                    tool_call_id: id,
+                    tool_name: name,
+                    result: CursorResult(result),
+                    is_error: *is_error,
+                    provider_executed: True,
+                    dynamic: True,
+                    provider_metadata: CallMetadata::of(kind, *server),
+                });
             }
             Part::Finish { reason, usage } => {
                 self.close_block(out);
@@ -232,27 +207,24 @@ impl AiSdkEncoder {
                     _ => self.finished = true,
                 }
                 let (unified, raw) = match reason {
-                    FinishReason::Stop => ("stop", "stop"),
-                    FinishReason::ToolCalls => ("tool-calls", "tool-calls"),
-                    FinishReason::Cancelled => ("other", "cancelled"),
+                    FinishReason::Stop => (Unified::Stop, "stop"),
+                    FinishReason::ToolCalls => (Unified::ToolCalls, "tool-calls"),
+                    FinishReason::Cancelled => (Unified::Other, "cancelled"),
                     FinishReason::Error(error) => {
-                        let mut error_object =
-                            json!({ "code": error.code().as_str(), "message": error.message() });
-                        if let Some(said) = error.agent_output() {
-                            error_object["agentOutput"] = Value::from(said);
-                        }
-                        out.part("error", &[("error", Field::Json(&error_object))]);
-                        ("error", error.code().as_str())
+                        out.part(&StreamPart::Error {
+                            error: PartError {
+                                code: ErrorCodeName(error.code().as_str()),
+                                message: error.message(),
+                                agent_output: error.agent_output(),
+                            },
+                        });
+                        (Unified::Error, error.code().as_str())
                     }
                 };
-                let finish_reason = json!({ "unified": unified, "raw": raw });
-                out.part(
-                    "finish",
-                    &[
-                        ("finishReason", Field::Json(&finish_reason)),
-                        ("usage", Field::Json(&ai_sdk_usage(*usage))),
-                    ],
-                );
+                out.part(&StreamPart::Finish {
+                    finish_reason: PartFinishReason { unified, raw },
+                    usage: StreamUsage::of(*usage),
+                });
             }
         }
     }

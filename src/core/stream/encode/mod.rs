@@ -3,6 +3,7 @@
 
 pub mod ai_sdk;
 pub mod sse;
+pub mod wire;
 
 /// One output: a complete SSE frame, or one JSON-safe V3 stream part.
 #[derive(Debug, Clone, PartialEq)]

@@ -804,7 +804,9 @@ for (const line of lines) process.stdout.write(JSON.stringify(line) + '\\n')
     const call = b.parts.find((p) => p.type === 'tool-call') as any
     const done = b.parts.find((p) => p.type === 'tool-result') as any
     assert.ok(start && call && done)
-    assert.equal(call.toolName, 'bash')
+    // As Cursor reported it: Cursor's name and tool kind (the plugin shows it as OpenCode's bash).
+    assert.equal(call.toolName, 'shell')
+    assert.deepEqual(call.providerMetadata, { cursor: { kind: 'shellToolCall' } })
     assert.equal(call.providerExecuted, true)
     assert.equal(start.providerExecuted, true)
     assert.equal(JSON.parse(call.input).command, 'ls -la')

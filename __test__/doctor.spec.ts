@@ -256,7 +256,7 @@ describe('doctor', () => {
         assert.equal(byId['live-probe-call'].status, 'ok', byId['live-probe-call'].detail)
         assert.match(byId['live-probe-call'].detail, /word "ready", and the model read its answer/)
         assert.equal(byId['live-native-refused'].status, 'ok', byId['live-native-refused'].detail)
-        assert.match(byId['live-native-refused'].detail, /tried its own bash, and it was refused/)
+        assert.match(byId['live-native-refused'].detail, /tried its own shell, and it was refused/)
         assert.equal(byId['tool-mode-opencode'].status, 'ok')
       },
     )
@@ -362,7 +362,7 @@ describe('doctor', () => {
         assert.equal(ran.status, exit, mode)
         const byId = Object.fromEntries(found.checks.map((check) => [check.id, check]))
         assert.equal(byId['live-native-refused'].status, status, mode)
-        assert.match(byId['live-native-refused'].detail, /Cursor ran bash itself/)
+        assert.match(byId['live-native-refused'].detail, /Cursor ran shell itself/)
         assert.equal(byId['tool-mode-opencode'].status, status, mode)
         assert.match(byId['tool-mode-opencode'].fix ?? '', /report this output/)
       }

@@ -18,6 +18,7 @@ import { join, resolve } from 'node:path'
 import { after, describe, test } from 'node:test'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
+import { captureExpectation } from './support/captures.ts'
 import { isAlive, waitFor } from './support/process.ts'
 
 const repo = resolve(__dirname, '..')
@@ -694,6 +695,43 @@ describe('the provider over the fake cursor-agent', () => {
       assert.deepEqual(finish.finishReason, { unified: 'stop', raw: 'stop' })
       assert.equal(finish.usage.outputTokens.total, 5)
     })
+  })
+
+  test("Cursor's own tool calls reach OpenCode as its tools of their kind, as the capture's expectation says", async () => {
+    const { createCursorAcp } = await load.provider()
+    for (const capture of ['maestro/02_shell_tool_call.jsonl', 'maestro/05_rejected_shell.jsonl']) {
+      const expected = captureExpectation(capture).blocks.flatMap((block) => (block.kind === 'tool' ? [block] : []))
+      await withEnv({ FAKE_CURSOR_LOG_DIR: logDir, FAKE_CURSOR_STREAM: capture }, async () => {
+        const model = createCursorAcp({ name: 'cursor-acp', workspace, executable: fakeAgent }).languageModel('auto')
+        const parts = await collect((await model.doStream({ prompt: userPrompt('use a tool') } as any)).stream)
+        for (const want of expected) {
+          const what = `${capture} ${JSON.stringify(want.id)}`
+          const mine = parts.filter((part) => (part.id ?? part.toolCallId) === want.id)
+          assert.deepEqual(
+            mine.map((part) => part.type),
+            ['tool-input-start', 'tool-input-delta', 'tool-input-end', 'tool-call', 'tool-result'],
+            what,
+          )
+          for (const part of mine) assert.equal(part.providerMetadata, undefined, `${what}: ${part.type}`)
+          assert.ok(
+            mine.every((part) => part.toolName === undefined || part.toolName === want.opencode.tool),
+            what,
+          )
+          const [, delta, , call, result] = mine
+          assert.deepEqual(JSON.parse(call.input), want.opencode.input, what)
+          assert.equal(delta.delta, call.input, what)
+          assert.equal(call.providerExecuted, true, what)
+          assert.equal(result.isError, want.opencode.status === 'error', what)
+          if (want.opencode.status === 'error') assert.ok(result.result.includes(want.opencode.errorIncludes), what)
+          else {
+            assert.equal(result.result.title, want.opencode.title, what)
+            assert.equal(result.result.output, want.opencode.output, what)
+            for (const [key, value] of Object.entries(want.opencode.metadata ?? {}))
+              assert.deepEqual(result.result.metadata[key], value, `${what}: metadata.${key}`)
+          }
+        }
+      })
+    }
   })
 
   test('doGenerate collects the same answer; a failure rejects with a coded, non-retryable error', async () => {

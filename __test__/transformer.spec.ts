@@ -26,6 +26,7 @@ import {
   assertV3Invariants,
   byteChunks,
   fixture,
+  openCodeParts,
   parseSse,
   pinned,
   randomChunks,
@@ -43,18 +44,27 @@ type Expected = ['text' | 'reasoning', string] | ['tool', string]
 
 interface ToolExpect {
   id: string
-  /** Cursor's name for the call (the SSE `tool_calls` name). */
+  /** Cursor's name for the call (the SSE `tool_calls` name, the ai-sdk `toolName`). */
   name: string
-  /** Cursor's arguments (the SSE `tool_calls` arguments, parsed), matched in full unless `argsSubset`. */
+  /** Cursor's tool kind, the `*ToolCall` key (the ai-sdk `providerMetadata.cursor.kind`). */
+  kind: string
+  /** The MCP server of an `mcpToolCall`. */
+  server?: string
+  /** Cursor's arguments (the SSE `tool_calls` arguments and the ai-sdk `input`, parsed), matched
+   * in full unless `argsSubset`. */
   args: Record<string, unknown>
   argsSubset?: boolean
-  /** Cursor's complete arguments, where known, which reach an SSE consumer unchanged. */
+  /** Cursor's complete arguments, where known, which reach a consumer of either format unchanged. */
   wholeArgs?: Record<string, unknown>
-  /** How OpenCode shows the call (the ai-sdk output). */
+  /** Cursor's result variant, whether it is an error, and fields it must contain, where checked. */
+  status?: string
+  isError?: boolean
+  resultFields?: Record<string, unknown>
+  /** How OpenCode shows the call: the ai-sdk output through the plugin's view of Cursor's tools. */
   opencode: OpenCodeExpect
 }
 
-/** A Cursor call in the ai-sdk format: as OpenCode shows its own tool of that kind. */
+/** A Cursor call as OpenCode shows its own tool of that kind. */
 interface OpenCodeExpect {
   tool: string
   /** The whole `tool-call` input. */
@@ -183,9 +193,13 @@ function captureCase(file: string, about: string): Case {
             {
               id: b.id,
               name: b.name,
+              kind: b.toolKind,
               args: b.args ?? {},
               argsSubset: true,
               wholeArgs: whole.get(b.id),
+              status: b.status,
+              isError: b.isError,
+              resultFields: b.result ?? {},
               opencode: b.opencode,
             },
           ]
@@ -237,6 +251,7 @@ const cases: Case[] = [
       {
         id: 'toolu_vrtx_01Read',
         name: 'read',
+        kind: 'readToolCall',
         args: { path: 'README.md' },
         opencode: {
           tool: 'read',
@@ -287,13 +302,16 @@ const cases: Case[] = [
       {
         id: 'call_a1\nfc_a1',
         name: 'ls',
+        kind: 'lsToolCall',
         args: { path: '/w', ignore: [] },
         opencode: { tool: 'list', input: { path: '/w' }, status: 'completed', title: '/w', output: '/w/\n  a.txt' },
       },
       {
         id: 'tool_grep_1',
         name: 'grep',
+        kind: 'grepToolCall',
         args: { pattern: 'TODO', path: '/w' },
+        status: 'error',
         opencode: {
           tool: 'grep',
           input: { pattern: 'TODO', path: '/w' },
@@ -304,6 +322,8 @@ const cases: Case[] = [
       {
         id: 'toolu_bdrk_mcp1',
         name: 'search',
+        kind: 'mcpToolCall',
+        server: 'docs',
         args: {
           name: 'docs-search',
           args: { q: 'napi' },
@@ -314,10 +334,17 @@ const cases: Case[] = [
         opencode: { tool: 'docs_search', input: { q: 'napi' }, status: 'completed', output: 'found' },
       },
       // Where a `function` entry carries its result is undocumented: only its presence is checked.
-      { id: 'fn_1', name: 'custom_fn', args: { x: 1 }, opencode: { tool: 'custom_fn', input: { x: 1 } } },
+      {
+        id: 'fn_1',
+        name: 'custom_fn',
+        kind: 'function',
+        args: { x: 1 },
+        opencode: { tool: 'custom_fn', input: { x: 1 } },
+      },
       {
         id: 'glob_1',
         name: 'glob',
+        kind: 'globToolCall',
         args: { targetDirectory: '/w', globPattern: '*.md' },
         opencode: {
           tool: 'glob',
@@ -331,7 +358,9 @@ const cases: Case[] = [
       {
         id: 'shell_fail',
         name: 'shell',
+        kind: 'shellToolCall',
         args: { command: 'false', workingDirectory: '' },
+        status: 'failure',
         // A command that ran and exited 1 is a result with its exit code, as OpenCode's own bash shows it.
         opencode: {
           tool: 'bash',
@@ -345,7 +374,9 @@ const cases: Case[] = [
       {
         id: 'edit_open',
         name: 'edit',
+        kind: 'editToolCall',
         args: { path: '/w/x.txt', streamContent: 'x' },
+        status: 'interrupted',
         opencode: {
           tool: 'edit',
           input: { filePath: '/w/x.txt' },
@@ -368,12 +399,14 @@ const cases: Case[] = [
       {
         id: 'call-1\nfc_1',
         name: 'read',
+        kind: 'readToolCall',
         args: { path: 'a.txt' },
         opencode: { tool: 'read', input: { filePath: 'a.txt' }, status: 'completed', output: 'A' },
       },
       {
         id: 'call-2\nfc_2',
         name: 'read',
+        kind: 'readToolCall',
         args: { path: 'b.txt' },
         opencode: { tool: 'read', input: { filePath: 'b.txt' }, status: 'completed', output: 'B' },
       },
@@ -569,14 +602,33 @@ function checkV3(c: Case, chunks: Buffer[]) {
     assert.equal(visible, c.resultText, 'the capture`s own result text is the visible text')
   }
 
+  // As Cursor reported each call: its name, kind, arguments and result.
   const tools = v3Tools(parts)
   assert.deepEqual(
     tools.map((t) => t.id),
     (c.tools ?? []).map((t) => t.id),
     'tool call ids, in order of their start',
   )
-  for (const [i, { id, opencode: want }] of (c.tools ?? []).entries()) {
+  for (const [i, want] of (c.tools ?? []).entries()) {
     const got = tools[i]!
+    const what = `${want.name} ${JSON.stringify(want.id)}`
+    assert.equal(got.toolName, want.name, `toolName of ${what}`)
+    const cursor = want.server === undefined ? { kind: want.kind } : { kind: want.kind, server: want.server }
+    assert.deepEqual(got.call?.providerMetadata, { cursor }, `Cursor's kind of ${what}`)
+    assertArgs(JSON.parse(got.input), want, `input of ${what}`)
+    const result = got.result!
+    assert.equal(result.toolName, want.name, `the result's toolName of ${what}`)
+    if (want.status !== undefined) assert.equal(result.result.status, want.status, `the result's variant of ${what}`)
+    if (want.isError !== undefined) assert.equal(result.isError, want.isError, `isError of ${what}`)
+    assertContains(result.result, want.resultFields ?? {}, `the result of ${what}`)
+    if (want.opencode.status !== undefined)
+      assert.equal(result.isError, want.opencode.status === 'error', `isError of ${what}`)
+  }
+
+  // As OpenCode shows each call, through the plugin's view of Cursor's tools.
+  const shownTools = v3Tools(openCodeParts(parts))
+  for (const [i, { id, opencode: want }] of (c.tools ?? []).entries()) {
+    const got = shownTools[i]!
     const what = `${want.tool} ${JSON.stringify(id)}`
     assert.equal(got.toolName, want.tool, `toolName of ${what}`)
     assert.deepEqual(JSON.parse(got.input), want.input, `input of ${what}`)

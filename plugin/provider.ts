@@ -14,7 +14,9 @@ import type {
 import type { StreamOutput } from 'opencode-cursor-native'
 import { type CursorAcpError, toCursorAcpError } from './errors.js'
 import type { PromptMessage, ToolDefinition } from './native.js'
+import { openCodeToolView } from './opencode/tool-view.js'
 import { PROVIDER_ID } from './opencode-config.js'
+import { type ShownPart, toolViewStream } from './tool-view.js'
 import { resolveTurnConfig, startTurn, titleOf, type TurnConfig, type TurnOptions, type TurnRequest } from './turn.js'
 
 export { PROVIDER_ID }
@@ -111,6 +113,9 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
         const enqueue = (part: LanguageModelV3StreamPart): void => {
           if (open) controller.enqueue(part)
         }
+        // Cursor's own tool calls, shown as OpenCode's tools of their kind.
+        const showTools = toolViewStream(openCodeToolView)
+        const show = (part: ShownPart): void => enqueue(part as unknown as LanguageModelV3StreamPart)
         const deliver = (outputs: StreamOutput[]): void => {
           for (const output of outputs) {
             // The 'ai-sdk' format gives parts only; a frame string or a completion cannot occur.
@@ -120,6 +125,8 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
               enqueue(metadata)
             } else if (output.type === 'error') {
               enqueue({ type: 'error', error: toCursorAcpError(output.error) })
+            } else if (output.type.startsWith('tool-')) {
+              showTools(output, show)
             } else {
               enqueue(output as unknown as LanguageModelV3StreamPart)
             }

@@ -40,10 +40,15 @@ fn expected_ai_sdk(expectation: &Expected) -> Vec<String> {
                 lines.push(format!("text text-{texts}: {text}"));
                 texts += 1;
             }
-            ExpectedBlock::Tool { id, opencode, .. } => {
-                let name = &opencode.tool;
+            ExpectedBlock::Tool {
+                id,
+                name,
+                status,
+                is_error,
+                ..
+            } => {
                 lines.push(format!("tool {name} {id:?}"));
-                lines.push(format!("result {name} {id:?} {}", opencode.status));
+                lines.push(format!("result {name} {id:?} {status} error={is_error}"));
             }
         }
     }
@@ -104,44 +109,88 @@ fn ai_sdk_output_of_every_capture() {
     }
 }
 
+/// The arguments of each call as the capture's `started` event carries them: the JSON text
+/// verbatim, by call id.
+fn started_arguments(capture: &[u8]) -> Vec<(String, String)> {
+    #[derive(serde::Deserialize)]
+    struct Started<'a> {
+        subtype: Option<&'a str>,
+        call_id: Option<String>,
+        #[serde(borrow)]
+        tool_call: Option<std::collections::HashMap<&'a str, &'a serde_json::value::RawValue>>,
+    }
+    let mut found = Vec::new();
+    for line in capture.split(|b| *b == b'\n') {
+        let Ok(event) = serde_json::from_slice::<Started<'_>>(line) else {
+            continue;
+        };
+        let (Some("started"), Some(id), Some(call)) =
+            (event.subtype, event.call_id, event.tool_call)
+        else {
+            continue;
+        };
+        for (key, entry) in call {
+            if !key.ends_with("ToolCall") {
+                continue;
+            }
+            #[derive(serde::Deserialize)]
+            struct Entry<'a> {
+                #[serde(borrow)]
+                args: &'a serde_json::value::RawValue,
+            }
+            let entry: Entry<'_> = serde_json::from_str(entry.get()).expect("a tool entry");
+            found.push((id.clone(), entry.args.get().to_owned()));
+        }
+    }
+    found
+}
+
 #[test]
-fn tool_calls_of_every_capture_as_opencode_shows_them() {
+fn tool_calls_of_every_capture_as_cursor_reported_them() {
     for expectation in expectations() {
         let name = expectation.capture.as_str();
-        let (out, _) = run(Format::AiSdk, &capture(name), &success());
+        let input = capture(name);
+        let (out, _) = run(Format::AiSdk, &input, &success());
         let parts = parts(&out);
+        let started = started_arguments(&input);
         for block in &expectation.blocks {
-            let ExpectedBlock::Tool { id, opencode, .. } = block else {
+            let ExpectedBlock::Tool {
+                id,
+                name: tool,
+                tool_kind,
+                status,
+                is_error,
+                args,
+                result: fields,
+            } = block
+            else {
                 continue;
             };
             let what = format!("{name} {id:?}");
+            let cursor = json!({"cursor": {"kind": tool_kind}});
             let call = parts
                 .iter()
                 .find(|p| p["type"] == "tool-call" && p["toolCallId"] == id.as_str())
                 .unwrap_or_else(|| panic!("{what}: no call"));
-            assert_eq!(call["toolName"], opencode.tool.as_str(), "{what}");
-            let input: Value = serde_json::from_str(s(call, "input")).expect("JSON arguments");
-            assert_eq!(input, Value::Object(opencode.input.clone()), "{what}");
+            assert_eq!(call["toolName"], tool.as_str(), "{what}");
+            assert_eq!(call["providerMetadata"], cursor, "{what}");
+            // Cursor's arguments, verbatim: the very text of the capture's `started` event.
+            let (_, verbatim) = started
+                .iter()
+                .find(|(started_id, _)| started_id == id)
+                .unwrap_or_else(|| panic!("{what}: the capture starts the call"));
+            assert_eq!(s(call, "input"), verbatim, "{what}");
+            let arguments: Value = serde_json::from_str(s(call, "input")).expect("JSON arguments");
+            assert_contains(&arguments, args, &what);
             let done = parts
                 .iter()
                 .find(|p| p["type"] == "tool-result" && p["toolCallId"] == id.as_str())
                 .unwrap_or_else(|| panic!("{what}: no result"));
-            assert_eq!(done["toolName"], opencode.tool.as_str(), "{what}");
-            let result = &done["result"];
-            if opencode.status == "error" {
-                assert_eq!(done["isError"], true, "{what}");
-                let wanted = opencode.error_includes.as_deref().expect("errorIncludes");
-                assert!(s(done, "result").contains(wanted), "{what}: {result}");
-                continue;
-            }
-            assert_eq!(done["isError"], false, "{what}");
-            if let Some(title) = &opencode.title {
-                assert_eq!(result["title"], title.as_str(), "{what}");
-            }
-            if let Some(output) = &opencode.output {
-                assert_eq!(result["output"], output.as_str(), "{what}");
-            }
-            assert_contains(&result["metadata"], &opencode.metadata, &what);
+            assert_eq!(done["toolName"], tool.as_str(), "{what}");
+            assert_eq!(done["providerMetadata"], cursor, "{what}");
+            assert_eq!(done["isError"], *is_error, "{what}");
+            assert_eq!(done["result"]["status"], status.as_str(), "{what}");
+            assert_contains(&done["result"], fields, &what);
         }
     }
 }
@@ -294,30 +343,42 @@ fn sse_frames_of_capture_01_exactly() {
 
 #[test]
 fn ai_sdk_tool_parts_of_capture_02_exactly() {
-    let (out, _) = run(
-        Format::AiSdk,
-        &capture("02_shell_tool_call.jsonl"),
-        &success(),
-    );
+    let input = capture("02_shell_tool_call.jsonl");
+    let (out, _) = run(Format::AiSdk, &input, &success());
     let parts = parts(&out);
     let id = tool_id(&expected("02_shell_tool_call.jsonl"), 0);
-    let call = parts.iter().find(|p| p["type"] == "tool-call").unwrap();
-    // OpenCode's `bash`, with the arguments a person reads; Cursor's internal ones are left out.
+    let metadata = json!({"cursor": {"kind": "shellToolCall"}});
+    let start = parts
+        .iter()
+        .find(|p| p["type"] == "tool-input-start")
+        .unwrap();
     assert_eq!(
-        *call,
-        json!({"type": "tool-call", "toolCallId": id, "toolName": "bash",
-               "input": r#"{"command":"ls -1 | wc -l; ls -1","description":"List files and count them"}"#,
-               "providerExecuted": true, "dynamic": true})
+        *start,
+        json!({"type": "tool-input-start", "id": id, "toolName": "shell",
+               "providerExecuted": true, "dynamic": true, "providerMetadata": metadata})
     );
+    // Cursor's `shell`, with all of Cursor's arguments, its own bookkeeping included.
+    let call = parts.iter().find(|p| p["type"] == "tool-call").unwrap();
+    let arguments: Value = serde_json::from_str(s(call, "input")).unwrap();
+    assert_eq!(arguments["command"], "ls -1 | wc -l; ls -1");
+    assert_eq!(arguments["toolCallId"], id.as_str());
+    assert_eq!(
+        arguments["conversationId"],
+        "5545ce80-d7d8-4502-b64b-240f15844099"
+    );
+    assert_eq!(arguments["simpleCommands"], json!(["ls", "wc", "ls"]));
     let result = parts.iter().find(|p| p["type"] == "tool-result").unwrap();
     let listing = "4\na.txt\nb.js\nstream1.raw.jsonl\nstream2.raw.jsonl\n";
     assert_eq!(
         *result,
         json!({
-            "type": "tool-result", "toolCallId": id, "toolName": "bash",
-            "result": {"title": "ls -1 | wc -l; ls -1", "output": listing,
-                       "metadata": {"output": listing, "exit": 0, "description": "List files and count them"}},
+            "type": "tool-result", "toolCallId": id, "toolName": "shell",
+            "result": {"status": "success", "command": "ls -1 | wc -l; ls -1",
+                       "workingDirectory": "", "exitCode": 0, "signal": "", "stdout": listing,
+                       "stderr": "", "executionTime": 1241, "interleavedOutput": listing,
+                       "localExecutionTimeMs": 16},
             "isError": false, "providerExecuted": true, "dynamic": true,
+            "providerMetadata": metadata,
         })
     );
     let finish = parts.last().unwrap();
@@ -339,9 +400,11 @@ fn rejected_call_of_capture_05_fails_with_the_reason_and_its_started_arguments()
     );
     let parts = parts(&out);
     let result = parts.iter().find(|p| p["type"] == "tool-result").unwrap();
-    assert_eq!(result["result"], REJECTED_REASON);
+    // Cursor gave no reason; the package's explanation takes its place.
+    assert_eq!(result["result"]["reason"], REJECTED_REASON);
+    assert_eq!(result["result"]["status"], "rejected");
     assert_eq!(result["isError"], true);
-    assert_eq!(result["toolName"], "bash");
+    assert_eq!(result["toolName"], "shell");
     let call = parts.iter().find(|p| p["type"] == "tool-call").unwrap();
     let input: Value = serde_json::from_str(s(call, "input")).unwrap();
     assert_eq!(input["command"], "uname -a");

@@ -123,6 +123,12 @@ fn calls_to_another_mcp_server_are_cursors_own_and_shown() {
         .find(|p| p["type"] == "tool-call")
         .expect("shown");
     assert_eq!(call["providerExecuted"], true);
+    // Cursor's MCP tool, with the server it went to.
+    assert_eq!(call["toolName"], "read");
+    assert_eq!(
+        call["providerMetadata"],
+        json!({"cursor": {"kind": "mcpToolCall", "server": "docs"}})
+    );
     assert!(visible_text(&out).contains("Cursor ran its own tool"));
 }
 
@@ -247,7 +253,11 @@ fn a_tool_cursor_runs_itself_is_shown_with_a_notice() {
         .find(|p| p["type"] == "tool-result")
         .expect("shown as in cursor mode");
     assert_eq!(result["providerExecuted"], true);
-    assert_eq!(result["toolName"], "bash");
+    assert_eq!(result["toolName"], "shell");
+    assert_eq!(
+        result["providerMetadata"],
+        json!({"cursor": {"kind": "shellToolCall"}})
+    );
     let text = visible_text(&out);
     assert!(text.contains("Cursor ran its own tool `shell`"), "{text}");
     // Without the bridge, no notice.

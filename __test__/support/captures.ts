@@ -34,11 +34,18 @@ export type CaptureBlock =
       id: string
       /** Cursor's name for the call. */
       name: string
+      /** Cursor's tool kind, the `*ToolCall` key. */
+      toolKind: string
       /** Cursor's result variant. */
       status: string
+      /** Whether the call failed to do its work (the ai-sdk `isError`). */
+      isError: boolean
       /** Fields Cursor's arguments must contain. */
       args?: Record<string, unknown>
-      /** How OpenCode shows the call: its tool, status and input, the result's title, output and metadata. */
+      /** Fields Cursor's result must contain besides `status`. */
+      result?: Record<string, unknown>
+      /** How OpenCode shows the call (through the plugin's view of Cursor's tools): its tool,
+       * status and input, the result's title, output and metadata. */
       opencode: OpenCodeToolView
     }
 

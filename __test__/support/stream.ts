@@ -12,6 +12,8 @@ import {
   type StreamPart,
   type StreamTransformerOptions,
 } from '../../index.js'
+import { openCodeToolView } from '../../plugin/opencode/tool-view.ts'
+import { type ShownPart, toolViewStream } from '../../plugin/tool-view.ts'
 import { prng } from './prng.mjs'
 
 const streamsDir = fileURLToPath(new URL('../fixtures/streams/', import.meta.url))
@@ -283,23 +285,27 @@ export function v3Blocks(parts: StreamPart[]): Block[] {
   return blocks
 }
 
-export interface V3Tool {
+/** The `ai-sdk` parts, or the parts OpenCode gets from the plugin's view of Cursor's tools. */
+type AnyPart = StreamPart | ShownPart
+
+export interface V3Tool<Part extends AnyPart = StreamPart> {
   id: string
   toolName: string
   inputDeltas: string
   input: string
-  result: Extract<StreamPart, { type: 'tool-result' }> | undefined
+  call: Extract<Part, { type: 'tool-call' }> | undefined
+  result: Extract<Part, { type: 'tool-result' }> | undefined
 }
 
 /** Per call id: the tool parts in the order the contract lists them. */
-export function v3Tools(parts: StreamPart[]): V3Tool[] {
-  const tools = new Map<string, V3Tool & { order: string[] }>()
-  for (const part of parts) {
+export function v3Tools<Part extends AnyPart>(parts: Part[]): V3Tool<Part>[] {
+  const tools = new Map<string, V3Tool<Part> & { order: string[] }>()
+  for (const part of parts as AnyPart[]) {
     if (!part.type.startsWith('tool-')) continue
     const id = 'id' in part ? part.id : (part as { toolCallId: string }).toolCallId
     let tool = tools.get(id)
     if (!tool) {
-      tool = { id, toolName: '', inputDeltas: '', input: '', result: undefined, order: [] }
+      tool = { id, toolName: '', inputDeltas: '', input: '', call: undefined, result: undefined, order: [] }
       tools.set(id, tool)
     }
     tool.order.push(part.type)
@@ -307,10 +313,11 @@ export function v3Tools(parts: StreamPart[]): V3Tool[] {
     if (part.type === 'tool-input-delta') tool.inputDeltas += part.delta
     if (part.type === 'tool-call') {
       tool.input = part.input
+      tool.call = part as Extract<Part, { type: 'tool-call' }>
       assert.equal(part.toolName, tool.toolName, 'tool-call names the tool of its tool-input-start')
     }
     if (part.type === 'tool-result') {
-      tool.result = part
+      tool.result = part as Extract<Part, { type: 'tool-result' }>
       assert.equal(part.toolName, tool.toolName, 'tool-result names the tool of its tool-input-start')
     }
   }
@@ -367,8 +374,10 @@ export function assertV3Invariants(parts: StreamPart[]) {
       case 'tool-call':
       case 'tool-result':
         assert.equal(open, null, `${where}: a tool part closes any open text or reasoning block first`)
+        // Every call in these streams is one Cursor ran itself.
         assert.equal(part.providerExecuted, true, `${where}: providerExecuted`)
         assert.equal(part.dynamic, true, `${where}: dynamic`)
+        assert.equal(typeof part.providerMetadata?.cursor.kind, 'string', `${where}: Cursor's tool kind`)
         break
       case 'tool-input-delta':
       case 'tool-input-end':
@@ -387,12 +396,30 @@ export function assertV3Invariants(parts: StreamPart[]) {
   }
   for (const tool of v3Tools(parts)) {
     assert.ok(tool.result, `tool ${JSON.stringify(tool.id)} gets a tool-result before finish`)
-    // OpenCode stores a failed call's result as its error text, any other as {title, output, metadata}.
-    const shown = tool.result.result as any
-    if (tool.result.isError) assert.equal(typeof shown, 'string', 'a failed call: its error text')
-    else
-      assert.deepEqual(Object.keys(shown).sort(), ['metadata', 'output', 'title'], 'a result: title, output, metadata')
+    // Cursor's result: its variant and the variant's fields.
+    assert.equal(typeof tool.result.result.status, 'string', 'a result names its variant')
+    assert.equal(typeof tool.result.isError, 'boolean')
+    assert.deepEqual(
+      tool.result.providerMetadata,
+      tool.call?.providerMetadata,
+      'the result names the kind its call did',
+    )
   }
+}
+
+/** The parts as OpenCode gets them: Cursor's own calls through the plugin's view of them. */
+export function openCodeParts(parts: StreamPart[]): ShownPart[] {
+  const show = toolViewStream(openCodeToolView)
+  const shown: ShownPart[] = []
+  for (const part of parts) show(part, (out) => shown.push(out))
+  for (const tool of v3Tools(shown)) {
+    // OpenCode stores a failed call's result as its error text, any other as {title, output, metadata}.
+    const result = tool.result?.result as any
+    if (tool.result?.isError) assert.equal(typeof result, 'string', 'a failed call: its error text')
+    else
+      assert.deepEqual(Object.keys(result).sort(), ['metadata', 'output', 'title'], 'a result: title, output, metadata')
+  }
+  return shown
 }
 
 /** The parts of a run's batches, in order (`ai-sdk` format). */

@@ -11,8 +11,8 @@ use serde::Deserialize;
 /// The deepest nesting accepted; Node's own `JSON.stringify` gives up at about this depth.
 pub const MAX_DEPTH: usize = 10_000;
 
-/// Up to this depth the caller's stack is always enough.
-const SHALLOW_DEPTH: usize = 128;
+/// Up to this depth the caller's stack is always enough (serde_json's own limit).
+pub const SHALLOW_DEPTH: usize = 128;
 
 /// Stack reserved per level: an unoptimised build takes about 2 KiB a level to parse, print
 /// and drop a `serde_json::Value`; twice that leaves room for the code around it.
@@ -58,6 +58,24 @@ pub fn depth_bound(text: &str) -> usize {
     } else {
         nesting_depth(text)
     }
+}
+
+/// The nesting depth of `value` (a scalar is 0, `[]` is 1), measured without recursion.
+pub fn value_depth(value: &serde_json::Value) -> usize {
+    use serde_json::Value;
+    let mut deepest = 0;
+    let mut pending = vec![(value, 1)];
+    while let Some((value, depth)) = pending.pop() {
+        match value {
+            Value::Array(items) => pending.extend(items.iter().map(|item| (item, depth + 1))),
+            Value::Object(fields) => {
+                pending.extend(fields.values().map(|field| (field, depth + 1)))
+            }
+            _ => continue,
+        }
+        deepest = deepest.max(depth);
+    }
+    deepest
 }
 
 /// Parses `text` with no depth limit of serde_json's own: callers check
@@ -315,6 +333,32 @@ mod tests {
         let plain =
             BoundedValue::deserialize(serde_json::json!({"a": [1, 2.5, null, "x"]})).unwrap();
         assert_eq!(plain.0, serde_json::json!({"a": [1, 2.5, null, "x"]}));
+    }
+
+    #[test]
+    fn value_depth_counts_levels_without_recursion() {
+        for (text, depth) in [
+            ("1", 0),
+            ("[]", 1),
+            (r#"{"a":[{"b":[]}]}"#, 4),
+            (r#"{"a":"[[[","b":{}}"#, 2),
+        ] {
+            assert_eq!(value_depth(&from_str(text).unwrap()), depth, "{text}");
+        }
+        let text = nested(MAX_DEPTH);
+        let measured = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || {
+                let value: Value = with_stack_for(MAX_DEPTH, || from_str(&text).expect("parses"));
+                // Measured on the thread's own small stack; only the drop needs the growth.
+                let depth = value_depth(&value);
+                with_stack_for(MAX_DEPTH, move || drop(value));
+                depth
+            })
+            .expect("spawns")
+            .join()
+            .expect("no overflow");
+        assert_eq!(measured, MAX_DEPTH);
     }
 
     #[test]

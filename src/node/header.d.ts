@@ -41,35 +41,41 @@ export interface ChatCompletionFailure {
 }
 
 
-/** Token counts of a `finish` part; a count Cursor did not report is absent or `null`. */
+// Rendered from the definitions in src/core/stream/encode/ai_sdk/part.rs (a test compares).
+/** Token counts of a `finish` part; a count Cursor did not report is absent. */
 export interface StreamUsage {
   inputTokens: {
     /** Input + cache read + cache write tokens. */
-    total?: number | null
+    total?: number
     /** Input tokens that were not read from or written to the cache. */
-    noCache?: number | null
-    cacheRead?: number | null
-    cacheWrite?: number | null
+    noCache?: number
+    cacheRead?: number
+    cacheWrite?: number
   }
   outputTokens: {
-    total?: number | null
-    text?: number | null
+    total?: number
+    /** Output tokens that were not reasoning, when Cursor reported reasoning tokens. */
+    text?: number
     /** Present only when Cursor reported reasoning tokens. */
-    reasoning?: number | null
+    reasoning?: number
   }
   /** Cursor's own `usage` object, when it sent one. */
-  raw?: { [key: string]: JsonValue } | null
+  raw?: { [key: string]: JsonValue }
 }
 
 /**
  * A JSON-safe AI SDK LanguageModelV3 stream part (`@ai-sdk/provider` 3.x), as the `'ai-sdk'`
- * format emits them. A tool Cursor ran itself carries `providerExecuted: true` and
- * `dynamic: true`; a call handed to the host (`hostTools`) carries neither, keeps the host's tool
- * name and the arguments as Cursor gave them, and is followed by a `tool-calls` finish. Each of
- * Cursor's own calls appears as OpenCode shows its own tool
- * of that kind: OpenCode's tool name (`bash`, `read`, `edit`, `write`, `grep`, `glob`, `list`,
- * `todowrite`, `webfetch`, `<server>_<tool>` for MCP, else Cursor's name) and argument names
- * (`command`, `filePath`, `pattern`, ...), with only the arguments a person reads.
+ * format emits them.
+ *
+ * A tool Cursor ran itself is reported as Cursor reported it, the same for every host: under
+ * Cursor's tool name (`shell`, `read`, `edit`, an MCP tool's own name, ...), with Cursor's
+ * arguments and Cursor's result, and with `providerExecuted: true`, `dynamic: true` and
+ * `providerMetadata: { cursor: { kind, server? } }`: Cursor's tool kind (the `*ToolCall` key,
+ * e.g. `shellToolCall`, or `function`) and, for an `mcpToolCall`, the MCP server. A host
+ * that shows these calls as its own tools maps them by kind (the OpenCode plugin:
+ * `plugin/opencode/tool-view.ts`). A call handed to the host (`hostTools`) carries none of
+ * the three, keeps the host's tool name and the arguments as Cursor gave them, and is
+ * followed by a `tool-calls` finish.
  */
 export type StreamPart =
   | { type: 'stream-start'; warnings: JsonValue[] }
@@ -79,32 +85,50 @@ export type StreamPart =
   | { type: 'reasoning-start'; id: string }
   | { type: 'reasoning-delta'; id: string; delta: string }
   | { type: 'reasoning-end'; id: string }
-  | { type: 'tool-input-start'; id: string; toolName: string; providerExecuted?: true; dynamic?: true }
+  | {
+      type: 'tool-input-start'
+      id: string
+      toolName: string
+      providerExecuted?: true
+      dynamic?: true
+      providerMetadata?: { cursor: { kind: string; server?: string } }
+    }
+  /** The whole input, in one delta. */
   | { type: 'tool-input-delta'; id: string; delta: string }
   | { type: 'tool-input-end'; id: string }
   | {
       type: 'tool-call'
       toolCallId: string
       toolName: string
-      /** The arguments as a JSON text, in OpenCode's argument names. */
+      /** The arguments as a JSON text, as Cursor gave them. */
       input: string
-      /** Absent on a call handed to the host. */
+      /** Absent on a call handed to the host, like `dynamic` and `providerMetadata`. */
       providerExecuted?: true
       dynamic?: true
+      providerMetadata?: { cursor: { kind: string; server?: string } }
     }
+  /** The result of a call Cursor ran itself (a call handed to the host gets none here). */
   | {
       type: 'tool-result'
       toolCallId: string
       toolName: string
       /**
-       * What OpenCode stores and shows: `{title, output, metadata}` (for a shell command,
-       * `metadata.exit` is its exit code, non-zero included), or, when `isError`, Cursor's reason
-       * as text (a rejected, failed, denied or interrupted call).
+       * Cursor's result: its variant as `status` (`success`, `failure`, `error`,
+       * `rejected`, `permissionDenied`, `timeout`, `aborted`, `interrupted` when the run
+       * ended first, `unknown`) and the variant's fields. A rejected call without a reason
+       * gets the package's explanation; a field nested 128 levels deep or more arrives as
+       * its JSON text.
        */
-      result: { title: string; output: string; metadata: { [key: string]: JsonValue } } | string
+      result: { status: string; [field: string]: JsonValue }
+      /**
+       * The call did not do its work (rejected, failed, denied, interrupted, an MCP
+       * tool's own error). A command that exited non-zero did: its `exitCode` is in the
+       * result.
+       */
       isError: boolean
       providerExecuted: true
       dynamic: true
+      providerMetadata: { cursor: { kind: string; server?: string } }
     }
   /** `message`: the package's explanation; `agentOutput`: what cursor-agent printed about it. */
   | { type: 'error'; error: { code: `${ErrorCode}`; message: string; agentOutput?: string } }
@@ -113,6 +137,7 @@ export type StreamPart =
       finishReason: { unified: 'stop' | 'tool-calls' | 'error' | 'other'; raw: string }
       usage: StreamUsage
     }
+// End of the rendered part declarations.
 
 /** What `replayCapture` found; the four stages are the places a cut-off answer can come from. */
 export interface ReplayReport {

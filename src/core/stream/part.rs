@@ -30,24 +30,27 @@ pub enum Part<'a> {
     ToolStarted {
         /// Cursor's `call_id`, verbatim (it can contain a newline).
         id: &'a str,
+        /// Cursor's name for the tool (`stream/tool.rs` `tool_name`), or the host's own tool name
+        /// for a call the host runs.
         name: &'a str,
         /// Cursor's tool kind: the `*ToolCall` key (`shellToolCall`), or `function`.
         kind: &'a str,
-        /// The arguments as JSON text.
+        /// The MCP server of an `mcpToolCall`.
+        server: Option<&'a str>,
+        /// The arguments as JSON text, as Cursor gave them.
         input: &'a str,
         executor: Executor,
     },
-    /// A tool call's result.
+    /// The result of a call Cursor ran itself. The host answers the calls it runs with their
+    /// results itself, so those never come back through the stream.
     ToolCompleted {
         id: &'a str,
         name: &'a str,
         kind: &'a str,
-        /// The arguments the call started with, as JSON text.
-        input: &'a str,
+        server: Option<&'a str>,
         /// `{status: <variant key>, ...the variant's fields}`.
         result: &'a Value,
         is_error: bool,
-        executor: Executor,
     },
     /// The end of a step. The last part of the stream, exactly once, unless `reason` is
     /// [`FinishReason::ToolCalls`]: then only the current response ends, and the host's answers

@@ -8,9 +8,8 @@ use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use crate::core::json;
 use crate::core::stream::event::ToolCallBody;
-
-pub mod display;
 
 /// Arguments reported for a call whose event carried none.
 const NO_ARGUMENTS: &str = "{}";
@@ -62,7 +61,7 @@ pub fn mcp_server(call: &ToolCallBody<'_>) -> Option<String> {
         return None;
     }
     let raw = call.args?;
-    let object: Map<String, Value> = crate::core::json::from_str(raw.get()).ok()?;
+    let object: Map<String, Value> = json::from_str(raw.get()).ok()?;
     let field = |key: &str| {
         object
             .get(key)
@@ -79,7 +78,7 @@ pub fn mcp_server(call: &ToolCallBody<'_>) -> Option<String> {
 }
 
 fn string_field(raw: &RawValue, field: &str) -> Option<String> {
-    let object: Map<String, Value> = crate::core::json::from_str(raw.get()).ok()?;
+    let object: Map<String, Value> = json::from_str(raw.get()).ok()?;
     object.get(field)?.as_str().map(str::to_owned)
 }
 
@@ -155,12 +154,23 @@ runs with --force (set CURSOR_ACP_FORCE=true, the default, to allow them).";
 pub const INTERRUPTED_MESSAGE: &str =
     "The run ended before Cursor reported this tool call's result.";
 
-/// `{status: <variant key>, ...the variant's fields}` from a completed event's `result`.
+/// `{status: <variant key>, ...the variant's fields}` from a completed event's `result`. A field
+/// nested [`json::SHALLOW_DEPTH`] levels deep or more is kept as its compact JSON text, so that
+/// whoever holds the result later (a runner's thread, the host's binding) can clone, print and
+/// drop it on an ordinary stack; this runs where the record's depth was provided for.
 pub fn tool_result(raw: Option<&RawValue>) -> Value {
     let entries = raw
-        .and_then(|r| crate::core::json::from_str::<OrderedEntries>(r.get()).ok())
+        .and_then(|r| json::from_str::<OrderedEntries>(r.get()).ok())
         .map(|e| e.0)
         .unwrap_or_default();
+    let deep = raw.is_some_and(|r| json::depth_bound(r.get()) > json::SHALLOW_DEPTH);
+    let kept = |value: &Value| {
+        if deep && json::value_depth(value) >= json::SHALLOW_DEPTH {
+            Value::String(value.to_string())
+        } else {
+            value.clone()
+        }
+    };
     let variant = RESULT_VARIANTS
         .iter()
         .find_map(|v| entries.iter().find(|(k, _)| k == v))
@@ -175,12 +185,12 @@ pub fn tool_result(raw: Option<&RawValue>) -> Value {
         Value::Object(fields) => {
             for (k, v) in fields {
                 if k != "status" {
-                    result.insert(k.clone(), v.clone());
+                    result.insert(k.clone(), kept(v));
                 }
             }
         }
         other => {
-            result.insert(status.clone(), other.clone());
+            result.insert(status.clone(), kept(other));
         }
     }
     if status == "rejected" {

@@ -43,13 +43,13 @@ pub enum Closing<'o> {
     Failure(CoreError),
 }
 
-/// A tool call started and not yet completed.
+/// A tool call started and not yet completed: what its result is reported with.
 #[derive(Debug)]
 struct OpenCall {
     id: String,
     name: String,
     kind: String,
-    input: String,
+    server: Option<String>,
 }
 
 /// A call the host runs, handed over by the runner (from the tool bridge, not from Cursor's
@@ -314,13 +314,14 @@ impl Translator {
                     id: call_id.to_owned(),
                     name: tool_name(call),
                     kind: call_kind.to_owned(),
-                    input: tool_input(call),
+                    server: mcp_server(call),
                 };
                 emit(Part::ToolStarted {
                     id: call_id,
                     name: &opened.name,
                     kind: &opened.kind,
-                    input: &opened.input,
+                    server: opened.server.as_deref(),
+                    input: &tool_input(call),
                     executor: CURSOR_RUNS_ITS_TOOLS,
                 });
                 if self.host_server.is_some() {
@@ -338,10 +339,9 @@ impl Translator {
             id: call_id,
             name: &opened.name,
             kind: &opened.kind,
-            input: &opened.input,
+            server: opened.server.as_deref(),
             result: &result,
             is_error: is_failure(&result),
-            executor: CURSOR_RUNS_ITS_TOOLS,
         });
     }
 
@@ -396,6 +396,7 @@ impl Translator {
                 id: call.id,
                 name: call.name,
                 kind: "function",
+                server: None,
                 input: call.input,
                 executor: Executor::Host,
             });
@@ -427,10 +428,9 @@ impl Translator {
                 id: &call.id,
                 name: &call.name,
                 kind: &call.kind,
-                input: &call.input,
+                server: call.server.as_deref(),
                 result: &interrupted,
                 is_error: true,
-                executor: CURSOR_RUNS_ITS_TOOLS,
             });
         }
         let (error, cancelled) = match closing {

@@ -1,4 +1,5 @@
-//! Cursor's token usage (`result.usage`) and its mappings.
+//! Cursor's token usage (`result.usage`) and its OpenAI mapping (the AI SDK one is the V3
+//! `finish` part's, `encode/ai_sdk/part.rs`).
 //!
 //! Cursor's `inputTokens` excludes cached tokens. A negative or non-numeric count is missing; a
 //! usage object without any valid count is absent; absent counts are never invented as zeros.
@@ -106,38 +107,6 @@ pub fn openai_usage(u: &CursorUsage) -> Value {
     usage
 }
 
-/// The LanguageModelV3 `finish.usage`: both objects always, numbers only when reported.
-pub fn ai_sdk_usage(report: Option<&UsageReport>) -> Value {
-    let mut input = Map::new();
-    let mut output = Map::new();
-    let mut usage = Map::new();
-    if let Some(report) = report {
-        let u = &report.counts;
-        let put = |m: &mut Map<String, Value>, k: &str, v: Option<u64>| {
-            if let Some(v) = v {
-                m.insert(k.to_owned(), v.into());
-            }
-        };
-        put(&mut input, "total", u.prompt_total());
-        put(&mut input, "noCache", u.input_tokens);
-        put(&mut input, "cacheRead", u.cache_read_tokens);
-        put(&mut input, "cacheWrite", u.cache_write_tokens);
-        put(&mut output, "total", u.output_tokens);
-        if let Some(reasoning) = u.reasoning_tokens {
-            put(
-                &mut output,
-                "text",
-                u.output_tokens.and_then(|t| t.checked_sub(reasoning)),
-            );
-            put(&mut output, "reasoning", Some(reasoning));
-        }
-        usage.insert("raw".into(), report.raw.clone());
-    }
-    usage.insert("inputTokens".into(), Value::Object(input));
-    usage.insert("outputTokens".into(), Value::Object(output));
-    Value::Object(usage)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -213,32 +182,6 @@ mod tests {
         assert_eq!(
             openai_usage(&with_reasoning.counts)["completion_tokens_details"],
             json!({"reasoning_tokens": 3})
-        );
-    }
-
-    #[test]
-    fn ai_sdk_mapping_with_and_without_usage() {
-        let r = parse_usage(CAPTURE_04_USAGE).unwrap();
-        assert_eq!(
-            ai_sdk_usage(Some(&r)),
-            json!({
-                "inputTokens": {"total": 44522, "noCache": 21994, "cacheRead": 22528, "cacheWrite": 0},
-                "outputTokens": {"total": 261},
-                "raw": {"inputTokens":21994,"outputTokens":261,"cacheReadTokens":22528,"cacheWriteTokens":0},
-            })
-        );
-        assert_eq!(
-            ai_sdk_usage(None),
-            json!({"inputTokens": {}, "outputTokens": {}})
-        );
-        let with_reasoning = parse_usage(r#"{"outputTokens":10,"reasoningTokens":4}"#).unwrap();
-        assert_eq!(
-            ai_sdk_usage(Some(&with_reasoning)),
-            json!({
-                "inputTokens": {},
-                "outputTokens": {"total": 10, "text": 6, "reasoning": 4},
-                "raw": {"outputTokens":10,"reasoningTokens":4},
-            })
         );
     }
 }

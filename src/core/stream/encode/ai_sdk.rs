@@ -5,48 +5,36 @@
 //! at the finish. Block ids count per kind (`text-0`, `reasoning-0`, `text-1`, ...), so they do
 //! not depend on how the input was chunked.
 //!
-//! The encoder describes each part once, as a list of fields; a [`PartWriter`] turns that into
-//! a JSON value ([`Output::Part`]) or appends it as JSON text ([`JsonParts`]), for a host that
-//! parses many parts in one go.
+//! The encoder builds each part once, as a typed [`StreamPart`] ([`part`]); a [`PartWriter`]
+//! turns it into a JSON value ([`Output::Part`]) or appends it as JSON text ([`JsonParts`]), for
+//! a host that parses many parts in one go.
 //!
-//! Cursor's own tool calls appear as OpenCode shows its own tools of that kind
-//! ([`OpenCodeView`]): OpenCode's tool name, its argument names, and a result of `title`,
-//! `output` and `metadata`.
+//! Tool calls are reported as they came: Cursor's own calls under Cursor's name, with its
+//! arguments and result and its tool kind in `providerMetadata`; how a host shows them is the
+//! host's business.
 
-use serde_json::{json, Map, Value};
+pub mod part;
 
-use crate::core::stream::encode::push_json_str;
+use crate::core::stream::encode::wire::True;
 use crate::core::stream::encode::Output;
 use crate::core::stream::part::{Executor, FinishReason, Part};
-use crate::core::stream::tool::display::OpenCodeView;
-use crate::core::stream::usage::ai_sdk_usage;
+use part::{
+    CallMetadata, CursorResult, ErrorCodeName, FinishReason as PartFinishReason, PartError,
+    StreamPart, StreamUsage, Unified,
+};
 
-/// The value of one field of a part.
-#[derive(Debug, Clone, Copy)]
-pub enum Field<'a> {
-    Str(&'a str),
-    Bool(bool),
-    Json(&'a Value),
-}
-
-/// Receives finished parts: `kind` is the part's `type`, `fields` the rest, in order.
+/// Receives finished parts.
 pub trait PartWriter {
-    fn part(&mut self, kind: &str, fields: &[(&str, Field<'_>)]);
+    fn part(&mut self, part: &StreamPart<'_>);
 }
 
 impl PartWriter for Vec<Output> {
-    fn part(&mut self, kind: &str, fields: &[(&str, Field<'_>)]) {
-        let mut object = Map::new();
-        object.insert("type".to_owned(), Value::String(kind.to_owned()));
-        for (name, field) in fields {
-            let value = match field {
-                Field::Str(s) => Value::String((*s).to_owned()),
-                Field::Bool(b) => Value::Bool(*b),
-                Field::Json(v) => (*v).clone(),
-            };
-            object.insert((*name).to_owned(), value);
+    fn part(&mut self, part: &StreamPart<'_>) {
+        match serde_json::to_value(part) {
+            Ok(value) => self.push(Output::Part(value)),
+            // Unreachable: every object these types write has string keys.
+            Err(error) => tracing::error!(%error, "a stream part could not be written"),
         }
-        self.push(Output::Part(Value::Object(object)));
     }
 }
 
@@ -56,22 +44,23 @@ impl PartWriter for Vec<Output> {
 pub struct JsonParts<'s>(pub &'s mut String);
 
 impl PartWriter for JsonParts<'_> {
-    fn part(&mut self, kind: &str, fields: &[(&str, Field<'_>)]) {
-        let out = &mut *self.0;
-        out.push_str("{\"type\":");
-        push_json_str(out, kind);
-        for (name, field) in fields {
-            out.push(',');
-            push_json_str(out, name);
-            out.push(':');
-            match field {
-                Field::Str(s) => push_json_str(out, s),
-                Field::Bool(true) => out.push_str("true"),
-                Field::Bool(false) => out.push_str("false"),
-                Field::Json(v) => out.push_str(&v.to_string()),
+    fn part(&mut self, part: &StreamPart<'_>) {
+        let start = self.0.len();
+        // SAFETY: serde_json writes only UTF-8 (it copies strings whole between the ASCII
+        // characters it escapes, and everything else it writes is ASCII; its own `to_string`
+        // relies on the same), so the `String` holds UTF-8 at every step of the write. On an
+        // error it is cut back to `start`, where it ended before. Writing straight into the
+        // text keeps this path as fast as JSON written by hand; a `Write` adapter that checked
+        // each piece made the parts about four times slower to write.
+        let written = serde_json::to_writer(unsafe { self.0.as_mut_vec() }, part);
+        match written {
+            Ok(()) => self.0.push(','),
+            Err(error) => {
+                // Unreachable, as above; a part cut short would break the whole array.
+                self.0.truncate(start);
+                tracing::error!(%error, "a stream part could not be written");
             }
         }
-        out.push_str("},");
     }
 }
 
@@ -79,15 +68,6 @@ impl PartWriter for JsonParts<'_> {
 enum BlockKind {
     Text,
     Reasoning,
-}
-
-impl BlockKind {
-    fn parts(self) -> (&'static str, &'static str, &'static str) {
-        match self {
-            Self::Text => ("text-start", "text-delta", "text-end"),
-            Self::Reasoning => ("reasoning-start", "reasoning-delta", "reasoning-end"),
-        }
-    }
 }
 
 #[derive(Debug, Default)]
@@ -100,35 +80,17 @@ pub struct AiSdkEncoder {
     finished: bool,
 }
 
-/// The fields that say who runs a call. Cursor's own calls are provider-executed and dynamic
-/// (the host has no definition of Cursor's tools); a call the host runs is one of its own tools,
-/// so it carries neither.
-fn executor_fields(executor: Executor) -> &'static [(&'static str, Field<'static>)] {
-    match executor {
-        Executor::Cursor => &[
-            ("providerExecuted", Field::Bool(true)),
-            ("dynamic", Field::Bool(true)),
-        ],
-        Executor::Host => &[],
-    }
-}
-
-/// `fields` followed by the executor's fields.
-fn with_executor<'f>(
-    fields: &[(&'f str, Field<'f>)],
+/// What says who runs a call: Cursor's own calls are provider-executed and dynamic (the host has
+/// no definition of Cursor's tools) and name Cursor's tool kind; a call the host runs is one of
+/// its own tools, so it carries none of that.
+fn ran_by_cursor<'a>(
     executor: Executor,
-) -> Vec<(&'f str, Field<'f>)> {
-    let mut all = fields.to_vec();
-    all.extend_from_slice(executor_fields(executor));
-    all
-}
-
-/// How OpenCode shows a call: Cursor's own calls through the display table; a host call is one of
-/// the host's own tools already.
-fn shown(executor: Executor, kind: &str, name: &str, input: &str) -> Option<OpenCodeView> {
+    kind: &'a str,
+    server: Option<&'a str>,
+) -> (Option<True>, Option<CallMetadata<'a>>) {
     match executor {
-        Executor::Cursor => Some(OpenCodeView::of(kind, name, input)),
-        Executor::Host => None,
+        Executor::Cursor => (Some(True), Some(CallMetadata::of(kind, server))),
+        Executor::Host => (None, None),
     }
 }
 
@@ -139,7 +101,11 @@ impl AiSdkEncoder {
 
     fn close_block(&mut self, out: &mut impl PartWriter) {
         if let Some((kind, id)) = self.open.take() {
-            out.part(kind.parts().2, &[("id", Field::Str(&id))]);
+            let id = id.as_str();
+            out.part(&match kind {
+                BlockKind::Text => StreamPart::TextEnd { id },
+                BlockKind::Reasoning => StreamPart::ReasoningEnd { id },
+            });
         }
     }
 
@@ -155,14 +121,17 @@ impl AiSdkEncoder {
                 BlockKind::Reasoning => format!("reasoning-{counter}"),
             };
             *counter += 1;
-            out.part(kind.parts().0, &[("id", Field::Str(&id))]);
+            out.part(&match kind {
+                BlockKind::Text => StreamPart::TextStart { id: &id },
+                BlockKind::Reasoning => StreamPart::ReasoningStart { id: &id },
+            });
             self.open = Some((kind, id));
         }
         if let Some((_, id)) = &self.open {
-            out.part(
-                kind.parts().1,
-                &[("id", Field::Str(id)), ("delta", Field::Str(text))],
-            );
+            out.part(&match kind {
+                BlockKind::Text => StreamPart::TextDelta { id, delta: text },
+                BlockKind::Reasoning => StreamPart::ReasoningDelta { id, delta: text },
+            });
         }
     }
 
@@ -172,7 +141,7 @@ impl AiSdkEncoder {
         }
         if !self.started {
             self.started = true;
-            out.part("stream-start", &[("warnings", Field::Json(&json!([])))]);
+            out.part(&StreamPart::StreamStart { warnings: &[] });
         }
         match p {
             Part::TextDelta(text) => self.delta(BlockKind::Text, text, out),
@@ -186,47 +155,48 @@ impl AiSdkEncoder {
                 id,
                 name,
                 kind,
+                server,
                 input,
                 executor,
             } => {
                 self.close_block(out);
-                let view = shown(*executor, kind, name, input);
-                let (name, input) = match &view {
-                    Some(view) => (view.tool.as_str(), view.input_json()),
-                    None => (*name, (*input).to_owned()),
-                };
-                let id = Field::Str(id);
-                let name = Field::Str(name);
-                let input = Field::Str(&input);
-                out.part(
-                    "tool-input-start",
-                    &with_executor(&[("id", id), ("toolName", name)], *executor),
-                );
-                out.part("tool-input-delta", &[("id", id), ("delta", input)]);
-                out.part("tool-input-end", &[("id", id)]);
-                let call = [("toolCallId", id), ("toolName", name), ("input", input)];
-                out.part("tool-call", &with_executor(&call, *executor));
+                let (flag, metadata) = ran_by_cursor(*executor, kind, *server);
+                out.part(&StreamPart::ToolInputStart {
+                    id,
+                    tool_name: name,
+                    provider_executed: flag,
+                    dynamic: flag,
+                    provider_metadata: metadata.clone(),
+                });
+                out.part(&StreamPart::ToolInputDelta { id, delta: input });
+                out.part(&StreamPart::ToolInputEnd { id });
+                out.part(&StreamPart::ToolCall {
+                    tool_call_id: id,
+                    tool_name: name,
+                    input,
+                    provider_executed: flag,
+                    dynamic: flag,
+                    provider_metadata: metadata,
+                });
             }
             Part::ToolCompleted {
                 id,
                 name,
                 kind,
-                input,
+                server,
                 result,
                 is_error,
-                executor,
             } => {
                 self.close_block(out);
-                let view = shown(*executor, kind, name, input);
-                let shaped = view.as_ref().map(|v| v.result(result, *is_error));
-                let name = view.as_ref().map_or(*name, |v| v.tool.as_str());
-                let fields = [
-                    ("toolCallId", Field::Str(id)),
-                    ("toolName", Field::Str(name)),
-                    ("result", Field::Json(shaped.as_ref().unwrap_or(result))),
-                    ("isError", Field::Bool(*is_error)),
-                ];
-                out.part("tool-result", &with_executor(&fields, *executor));
+                out.part(&StreamPart::ToolResult {
+                    tool_call_id: id,
+                    tool_name: name,
+                    result: CursorResult(result),
+                    is_error: *is_error,
+                    provider_executed: True,
+                    dynamic: True,
+                    provider_metadata: CallMetadata::of(kind, *server),
+                });
             }
             Part::Finish { reason, usage } => {
                 self.close_block(out);
@@ -237,176 +207,28 @@ impl AiSdkEncoder {
                     _ => self.finished = true,
                 }
                 let (unified, raw) = match reason {
-                    FinishReason::Stop => ("stop", "stop"),
-                    FinishReason::ToolCalls => ("tool-calls", "tool-calls"),
-                    FinishReason::Cancelled => ("other", "cancelled"),
+                    FinishReason::Stop => (Unified::Stop, "stop"),
+                    FinishReason::ToolCalls => (Unified::ToolCalls, "tool-calls"),
+                    FinishReason::Cancelled => (Unified::Other, "cancelled"),
                     FinishReason::Error(error) => {
-                        let mut error_object =
-                            json!({ "code": error.code().as_str(), "message": error.message() });
-                        if let Some(said) = error.agent_output() {
-                            error_object["agentOutput"] = Value::from(said);
-                        }
-                        out.part("error", &[("error", Field::Json(&error_object))]);
-                        ("error", error.code().as_str())
+                        out.part(&StreamPart::Error {
+                            error: PartError {
+                                code: ErrorCodeName(error.code().as_str()),
+                                message: error.message(),
+                                agent_output: error.agent_output(),
+                            },
+                        });
+                        (Unified::Error, error.code().as_str())
                     }
                 };
-                let finish_reason = json!({ "unified": unified, "raw": raw });
-                out.part(
-                    "finish",
-                    &[
-                        ("finishReason", Field::Json(&finish_reason)),
-                        ("usage", Field::Json(&ai_sdk_usage(*usage))),
-                    ],
-                );
+                out.part(&StreamPart::Finish {
+                    finish_reason: PartFinishReason { unified, raw },
+                    usage: StreamUsage::of(*usage),
+                });
             }
         }
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::core::error::{CoreError, ErrorCode};
-    use crate::core::stream::encode::encode_all;
-
-    /// Both writers describe the same parts.
-    #[test]
-    fn json_text_and_values_agree() {
-        let result = json!({"status": "success", "stdout": "a\"b\n"});
-        let error = CoreError::new(ErrorCode::Auth, "run `cursor-agent login`");
-        let parts = [
-            Part::ReasoningDelta("think"),
-            Part::ReasoningEnd,
-            Part::TextDelta("say \"hi\"\n"),
-            Part::ToolStarted {
-                id: "c\n1",
-                name: "shell",
-                kind: "shellToolCall",
-                input: r#"{"command":"ls"}"#,
-                executor: Executor::Cursor,
-            },
-            Part::ToolCompleted {
-                id: "c\n1",
-                name: "shell",
-                kind: "shellToolCall",
-                input: r#"{"command":"ls"}"#,
-                result: &result,
-                is_error: false,
-                executor: Executor::Cursor,
-            },
-            Part::TextDelta("done"),
-            Part::Finish {
-                reason: FinishReason::Error(&error),
-                usage: None,
-            },
-        ];
-        let mut values = Vec::new();
-        let mut text = String::new();
-        let (mut a, mut b) = (AiSdkEncoder::new(), AiSdkEncoder::new());
-        for p in &parts {
-            a.encode(p, &mut values);
-            b.encode(p, &mut JsonParts(&mut text));
-        }
-        let parsed: Vec<Value> =
-            serde_json::from_str(&format!("[{}]", text.trim_end_matches(','))).unwrap();
-        let values: Vec<Value> = values
-            .into_iter()
-            .map(|o| o.into_part().expect("a V3 part"))
-            .collect();
-        assert_eq!(parsed, values);
-        let types: Vec<&str> = values.iter().map(|v| v["type"].as_str().unwrap()).collect();
-        assert_eq!(
-            types,
-            [
-                "stream-start",
-                "reasoning-start",
-                "reasoning-delta",
-                "reasoning-end",
-                "text-start",
-                "text-delta",
-                "text-end",
-                "tool-input-start",
-                "tool-input-delta",
-                "tool-input-end",
-                "tool-call",
-                "tool-result",
-                "text-start",
-                "text-delta",
-                "text-end",
-                "error",
-                "finish",
-            ]
-        );
-        assert_eq!(
-            values[16],
-            json!({"type": "finish", "finishReason": {"unified": "error", "raw": "E_AUTH"},
-                   "usage": {"inputTokens": {}, "outputTokens": {}}})
-        );
-    }
-
-    fn encoded(parts: &[Part<'_>]) -> Vec<Value> {
-        let mut encoder = AiSdkEncoder::new();
-        let out = encode_all(parts, |part, out| encoder.encode(part, out));
-        out.into_iter()
-            .map(|o| o.into_part().expect("a V3 part"))
-            .collect()
-    }
-
-    #[test]
-    fn who_runs_a_call_decides_its_fields_and_the_finish() {
-        let cursor = encoded(&[
-            Part::ToolStarted {
-                id: "c1",
-                name: "shell",
-                kind: "shellToolCall",
-                input: r#"{"command":"ls","toolCallId":"c1"}"#,
-                executor: Executor::Cursor,
-            },
-            Part::Finish {
-                reason: FinishReason::Stop,
-                usage: None,
-            },
-        ]);
-        assert_eq!(
-            cursor[1],
-            json!({"type": "tool-input-start", "id": "c1", "toolName": "bash",
-                   "providerExecuted": true, "dynamic": true})
-        );
-        assert_eq!(
-            cursor[4],
-            json!({"type": "tool-call", "toolCallId": "c1", "toolName": "bash",
-                   "input": r#"{"command":"ls"}"#, "providerExecuted": true, "dynamic": true})
-        );
-        assert_eq!(
-            cursor[5]["finishReason"],
-            json!({"unified": "stop", "raw": "stop"})
-        );
-
-        let host = encoded(&[
-            Part::ToolStarted {
-                id: "h1",
-                name: "read",
-                kind: "function",
-                input: r#"{"filePath":"a"}"#,
-                executor: Executor::Host,
-            },
-            Part::Finish {
-                reason: FinishReason::ToolCalls,
-                usage: None,
-            },
-        ]);
-        assert_eq!(
-            host[1],
-            json!({"type": "tool-input-start", "id": "h1", "toolName": "read"})
-        );
-        assert_eq!(
-            host[4],
-            json!({"type": "tool-call", "toolCallId": "h1", "toolName": "read",
-                   "input": r#"{"filePath":"a"}"#})
-        );
-        assert_eq!(
-            host[5]["finishReason"],
-            json!({"unified": "tool-calls", "raw": "tool-calls"})
-        );
-    }
-}
+mod tests;

@@ -5,6 +5,7 @@
 pub mod ai_sdk;
 pub mod completion;
 pub mod sse;
+pub mod wire;
 
 /// One output: a complete SSE frame, or one JSON-safe V3 stream part.
 #[derive(Debug, Clone, PartialEq)]

@@ -230,6 +230,7 @@ mod tests {
             id: "h1",
             name: "read",
             kind: "function",
+            server: None,
             input: r#"{"filePath":"a"}"#,
             executor: Executor::Host,
         };
@@ -237,6 +238,7 @@ mod tests {
             id: "c1",
             name: "shell",
             kind: "shellToolCall",
+            server: None,
             input: "{}",
             executor: Executor::Cursor,
         };
@@ -277,6 +279,7 @@ mod tests {
             id: "c1",
             name: "shell",
             kind: "shellToolCall",
+            server: None,
             input: "{}",
             executor: Executor::Cursor,
         };

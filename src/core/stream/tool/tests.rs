@@ -36,6 +36,45 @@ fn tool_names_table() {
 }
 
 #[test]
+fn mcp_server_table() {
+    let table = [
+        (
+            r#""mcpToolCall":{"args":{"name":"docs-search","providerIdentifier":"docs","toolName":"search"}}"#,
+            Some("docs"),
+        ),
+        (
+            r#""mcpToolCall":{"args":{"name":"docs:search","serverIdentifier":"docs","toolName":"search"}}"#,
+            Some("docs"),
+        ),
+        (
+            r#""mcpToolCall":{"args":{"name":"docs:search","toolName":"search"}}"#,
+            Some("docs"),
+        ),
+        (
+            r#""mcpToolCall":{"args":{"name":"docs-search","toolName":"search"}}"#,
+            Some("docs"),
+        ),
+        (
+            r#""mcpToolCall":{"args":{"name":"search","toolName":"search"}}"#,
+            None,
+        ),
+        (
+            r#""mcpToolCall":{"args":{"providerIdentifier":"","name":"x-search","toolName":"search"}}"#,
+            Some("x"),
+        ),
+        (r#""mcpToolCall":{}"#, None),
+        (
+            r#""shellToolCall":{"args":{"providerIdentifier":"docs"}}"#,
+            None,
+        ),
+    ];
+    for (entry, expected) in table {
+        let line = format!(r#"{{"type":"tool_call","call_id":"c","tool_call":{{{entry}}}}}"#);
+        assert_eq!(mcp_server(&body(&line)).as_deref(), expected, "{entry}");
+    }
+}
+
+#[test]
 fn tool_input_is_the_raw_args_or_the_function_arguments() {
     let table = [
         (
@@ -94,6 +133,23 @@ fn tool_result_variants() {
         assert_eq!(tool_result(Some(&raw(input))), expected, "{input}");
     }
     assert_eq!(tool_result(None), json!({"status":"unknown"}));
+}
+
+#[test]
+fn a_field_too_deep_for_an_ordinary_stack_is_kept_as_its_text() {
+    let nested = |depth: usize| format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+    let (kept, deep) = (nested(json::SHALLOW_DEPTH - 1), nested(json::SHALLOW_DEPTH));
+    let raw = RawValue::from_string(format!(
+        r#"{{"success":{{"kept":{kept},"deep":{deep},"n":1}}}}"#
+    ))
+    .unwrap();
+    let result = tool_result(Some(&raw));
+    assert_eq!(result["deep"], Value::String(deep.clone()));
+    assert_eq!(result["kept"], json::from_str::<Value>(&kept).unwrap());
+    assert_eq!(result["n"], 1);
+    assert_eq!(result["status"], "success");
+    let raw = RawValue::from_string(format!(r#"{{"success":{deep}}}"#)).unwrap();
+    assert_eq!(tool_result(Some(&raw))["success"], Value::String(deep));
 }
 
 #[test]

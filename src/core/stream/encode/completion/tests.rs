@@ -72,6 +72,7 @@ fn call<'a>(id: &'a str, executor: Executor) -> Part<'a> {
         id,
         name: "read",
         kind: "readToolCall",
+        server: None,
         input: r#"{"path":"a"}"#,
         executor,
     }

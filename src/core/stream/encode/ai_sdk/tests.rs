@@ -1,0 +1,252 @@
+use serde_json::{json, Value};
+
+use super::*;
+use crate::core::error::CoreError;
+use crate::core::stream::encode::encode_all;
+
+fn encoded(parts: &[Part<'_>]) -> Vec<Value> {
+    let mut encoder = AiSdkEncoder::new();
+    let out = encode_all(parts, |part, out| encoder.encode(part, out));
+    out.into_iter()
+        .map(|o| o.into_part().expect("a V3 part"))
+        .collect()
+}
+
+/// Both writers describe the same parts.
+#[test]
+fn json_text_and_values_agree() {
+    let result = json!({"status": "success", "stdout": "a\"b\n"});
+    let mcp_result = json!({"status": "success", "content": [{"text": {"text": "found"}}]});
+    let error = CoreError::new(
+        crate::core::error::ErrorCode::Auth,
+        "run `cursor-agent login`",
+    );
+    let parts = [
+        Part::ReasoningDelta("think"),
+        Part::ReasoningEnd,
+        Part::TextDelta("say \"hi\"\n"),
+        Part::ToolStarted {
+            id: "c\n1",
+            name: "shell",
+            kind: "shellToolCall",
+            server: None,
+            input: r#"{"command":"ls"}"#,
+            executor: Executor::Cursor,
+        },
+        Part::ToolCompleted {
+            id: "c\n1",
+            name: "shell",
+            kind: "shellToolCall",
+            server: None,
+            result: &result,
+            is_error: false,
+        },
+        Part::ToolStarted {
+            id: "m1",
+            name: "search",
+            kind: "mcpToolCall",
+            server: Some("docs"),
+            input: r#"{"args":{"q":"é"}}"#,
+            executor: Executor::Cursor,
+        },
+        Part::ToolCompleted {
+            id: "m1",
+            name: "search",
+            kind: "mcpToolCall",
+            server: Some("docs"),
+            result: &mcp_result,
+            is_error: false,
+        },
+        Part::ToolStarted {
+            id: "h1",
+            name: "read",
+            kind: "function",
+            server: None,
+            input: r#"{"filePath":"a"}"#,
+            executor: Executor::Host,
+        },
+        Part::TextDelta("done"),
+        Part::Finish {
+            reason: FinishReason::Error(&error),
+            usage: None,
+        },
+    ];
+    let mut values = Vec::new();
+    let mut text = String::new();
+    let (mut a, mut b) = (AiSdkEncoder::new(), AiSdkEncoder::new());
+    for p in &parts {
+        a.encode(p, &mut values);
+        b.encode(p, &mut JsonParts(&mut text));
+    }
+    let parsed: Vec<Value> =
+        serde_json::from_str(&format!("[{}]", text.trim_end_matches(','))).unwrap();
+    let values: Vec<Value> = values
+        .into_iter()
+        .map(|o| o.into_part().expect("a V3 part"))
+        .collect();
+    assert_eq!(parsed, values);
+    let types: Vec<&str> = values.iter().map(|v| v["type"].as_str().unwrap()).collect();
+    let tool_parts = [
+        "tool-input-start",
+        "tool-input-delta",
+        "tool-input-end",
+        "tool-call",
+    ];
+    let expected: Vec<&str> = [
+        &[
+            "stream-start",
+            "reasoning-start",
+            "reasoning-delta",
+            "reasoning-end",
+        ][..],
+        &["text-start", "text-delta", "text-end"],
+        &tool_parts,
+        &["tool-result"],
+        &tool_parts,
+        &["tool-result"],
+        &tool_parts,
+        &["text-start", "text-delta", "text-end", "error", "finish"],
+    ]
+    .concat();
+    assert_eq!(types, expected);
+    assert_eq!(
+        values.last().unwrap(),
+        &json!({"type": "finish", "finishReason": {"unified": "error", "raw": "E_AUTH"},
+                "usage": {"inputTokens": {}, "outputTokens": {}}})
+    );
+    assert_eq!(
+        values[values.len() - 2],
+        json!({"type": "error", "error": {"code": "E_AUTH", "message": "run `cursor-agent login`"}})
+    );
+}
+
+#[test]
+fn cursors_own_call_is_reported_as_cursor_gave_it_with_its_kind() {
+    let input = r#"{"command":"ls","workingDirectory":"","toolCallId":"c1"}"#;
+    let result = json!({"status": "failure", "exitCode": 1, "stderr": "boom\n"});
+    let parts = encoded(&[
+        Part::ToolStarted {
+            id: "c1",
+            name: "shell",
+            kind: "shellToolCall",
+            server: None,
+            input,
+            executor: Executor::Cursor,
+        },
+        Part::ToolCompleted {
+            id: "c1",
+            name: "shell",
+            kind: "shellToolCall",
+            server: None,
+            result: &result,
+            is_error: false,
+        },
+        Part::Finish {
+            reason: FinishReason::Stop,
+            usage: None,
+        },
+    ]);
+    let cursor = json!({"cursor": {"kind": "shellToolCall"}});
+    assert_eq!(
+        parts[1..6],
+        [
+            json!({"type": "tool-input-start", "id": "c1", "toolName": "shell",
+                   "providerExecuted": true, "dynamic": true, "providerMetadata": cursor}),
+            json!({"type": "tool-input-delta", "id": "c1", "delta": input}),
+            json!({"type": "tool-input-end", "id": "c1"}),
+            json!({"type": "tool-call", "toolCallId": "c1", "toolName": "shell", "input": input,
+                   "providerExecuted": true, "dynamic": true, "providerMetadata": cursor}),
+            json!({"type": "tool-result", "toolCallId": "c1", "toolName": "shell",
+                   "result": {"status": "failure", "exitCode": 1, "stderr": "boom\n"},
+                   "isError": false, "providerExecuted": true, "dynamic": true,
+                   "providerMetadata": cursor}),
+        ]
+    );
+    assert_eq!(
+        parts[6]["finishReason"],
+        json!({"unified": "stop", "raw": "stop"})
+    );
+}
+
+#[test]
+fn an_mcp_call_names_its_server_beside_its_kind() {
+    let result = json!({"status": "success", "content": [], "isError": true});
+    let parts = encoded(&[
+        Part::ToolStarted {
+            id: "m1",
+            name: "search",
+            kind: "mcpToolCall",
+            server: Some("docs"),
+            input: "{}",
+            executor: Executor::Cursor,
+        },
+        Part::ToolCompleted {
+            id: "m1",
+            name: "search",
+            kind: "mcpToolCall",
+            server: Some("docs"),
+            result: &result,
+            is_error: true,
+        },
+    ]);
+    let metadata = json!({"cursor": {"kind": "mcpToolCall", "server": "docs"}});
+    for part in [&parts[1], &parts[4], &parts[5]] {
+        assert_eq!(part["providerMetadata"], metadata, "{part}");
+    }
+    assert_eq!(parts[5]["result"], result);
+    assert_eq!(parts[5]["isError"], true);
+}
+
+#[test]
+fn a_call_the_host_runs_carries_nothing_of_cursors() {
+    let host = encoded(&[
+        Part::ToolStarted {
+            id: "h1",
+            name: "read",
+            kind: "function",
+            server: None,
+            input: r#"{"filePath":"a"}"#,
+            executor: Executor::Host,
+        },
+        Part::Finish {
+            reason: FinishReason::ToolCalls,
+            usage: None,
+        },
+    ]);
+    assert_eq!(
+        host[1],
+        json!({"type": "tool-input-start", "id": "h1", "toolName": "read"})
+    );
+    assert_eq!(
+        host[4],
+        json!({"type": "tool-call", "toolCallId": "h1", "toolName": "read",
+               "input": r#"{"filePath":"a"}"#})
+    );
+    assert_eq!(
+        host[5]["finishReason"],
+        json!({"unified": "tool-calls", "raw": "tool-calls"})
+    );
+}
+
+#[test]
+fn an_error_keeps_cursors_words_apart_and_a_cancel_is_other() {
+    let said = CoreError::new(crate::core::error::ErrorCode::Auth, "log in")
+        .with_agent_output("not logged in");
+    let failed = encoded(&[Part::Finish {
+        reason: FinishReason::Error(&said),
+        usage: None,
+    }]);
+    assert_eq!(
+        failed[1],
+        json!({"type": "error", "error": {"code": "E_AUTH", "message": "log in",
+                                         "agentOutput": "not logged in"}})
+    );
+    let cancelled = encoded(&[Part::Finish {
+        reason: FinishReason::Cancelled,
+        usage: None,
+    }]);
+    assert_eq!(
+        cancelled[1]["finishReason"],
+        json!({"unified": "other", "raw": "cancelled"})
+    );
+}

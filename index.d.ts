@@ -131,7 +131,7 @@ export type StreamPart =
       providerMetadata: { cursor: { kind: string; server?: string } }
     }
   /** `message`: the package's explanation; `agentOutput`: what cursor-agent printed about it. */
-  | { type: 'error'; error: { code: `${ErrorCode}`; message: string; agentOutput?: string } }
+  | { type: 'error'; error: RunError }
   | {
       type: 'finish'
       finishReason: { unified: 'stop' | 'tool-calls' | 'error' | 'other'; raw: string }
@@ -197,6 +197,547 @@ export interface ReplayReport {
   /** The capture reached its size limit; the replay cannot match past it. */
   truncated: boolean
 }
+
+// Rendered from the definitions in src/core/api/ (a test compares).
+/**
+ * Options of `runCursorAgent`. Numbers are whole numbers in the range each states; any
+ * other value of an option, and a field that is not one of these, is refused with
+ * `E_INVALID_ARG`.
+ */
+export interface RunCursorAgentOptions {
+  /**
+   * The prompt. Written to cursor-agent's stdin (no size limit), then stdin is closed.
+   * Required; an empty or all-whitespace prompt is refused with `E_INVALID_ARG`.
+   */
+  prompt: string
+  /** Cursor model id (`--model`); a `cursor-acp/` prefix is removed. Required. */
+  model: string
+  /**
+   * Existing folder: `--workspace` and the child's working directory (with
+   * `hostTools`, the private workspace in `hostTools.folder` is used instead). Required.
+   */
+  workspace: string
+  /**
+   * Resume this Cursor chat (`--resume`); must match `^[A-Za-z0-9][A-Za-z0-9_-]*$` and
+   * be at most 256 characters. When Cursor reports another chat, or fails with
+   * resume-specific text, before any output, the run ends with `E_RESUME` and
+   * `onOutput` is never called. Output is held until the chat is named, at most 1 MiB of
+   * stdout; past that the run is an ordinary one (it can no longer end in `E_RESUME`).
+   * Default: a fresh chat.
+   */
+  resumeChatId?: string
+  /**
+   * The binary (a path, made absolute against the host's working folder, or a name
+   * looked up on the absolute entries of `PATH`). Default: resolved as
+   * `resolveCursorAgent` does.
+   */
+  executable?: string
+  /**
+   * Pass `--force` (Cursor may run shell commands); false passes `--trust` instead.
+   * Default true.
+   */
+  force?: boolean
+  /** Further cursor-agent arguments, after all others. Default none. */
+  extraArgs?: string[]
+  /**
+   * The child's complete environment (nothing else is inherited); also where `PATH` and
+   * `HOME` for resolving the binary come from. Default: inherit the host's environment.
+   */
+  env?: Record<string, string>
+  /**
+   * End the run with `E_TIMEOUT` after this long without stdout output; paused while a
+   * Cursor tool call is open and while `onOutput` is behind. 0 disables it. From 0 to
+   * 2^53 - 1; default 300000.
+   */
+  idleTimeoutMs?: number
+  /**
+   * End the run with `E_TIMEOUT` after this long in total. From 0 to 2^53 - 1; default
+   * 0 (no limit).
+   */
+  timeoutMs?: number
+  /**
+   * Let the host run its own tools instead of Cursor (the tool bridge). Default none:
+   * Cursor runs its own tools.
+   */
+  hostTools?: HostToolsOptions
+  /** Capture the run into one file for `replayCapture`. Default none. */
+  capture?: RunCaptureOptions
+  /**
+   * `'openai-sse'` (SSE frame strings) or `'ai-sdk'` (V3 stream part objects).
+   * Default `'openai-sse'` for a `StreamTransformer`, `'ai-sdk'` for a run.
+   */
+  format?: 'openai-sse' | 'ai-sdk'
+  /** SSE chunk `id`. Default: generated. */
+  id?: string
+  /**
+   * SSE chunk `created`, epoch seconds: a whole number from 0 to 2^53 - 1.
+   * Default: now.
+   */
+  created?: number
+  /**
+   * SSE only: `'emit'` Cursor's tool calls as `tool_calls` deltas (with Cursor's
+   * names and arguments), or `'omit'` them. Default `'emit'`.
+   *
+   * Cursor has already run these calls. An OpenAI client receives them as
+   * ordinary `message.tool_calls` beside `finish_reason: "stop"` (the official
+   * `openai` package's `finalChatCompletion()` does), and an agent loop that runs
+   * every tool call it gets would run them a second time. Use `'omit'` where the
+   * client runs tools.
+   */
+  toolCalls?: 'emit' | 'omit'
+  /** SSE only: send the usage chunk when Cursor reported usage. Default `true`. */
+  includeUsage?: boolean
+  /**
+   * SSE only: after each response's frames, also its whole `chat.completion`
+   * object (`ChatCompletion`, or `ChatCompletionFailure` after a failure), as
+   * gathering the frames would give it: for a server that answers a request that
+   * asked for no stream. Default `false`.
+   */
+  completions?: boolean
+  /**
+   * Size cap of one NDJSON record in bytes, a whole number from 1 to 2^53 - 1; a
+   * longer record is skipped and counted in `skippedLines`. Default 67108864
+   * (64 MiB).
+   */
+  maxLineBytes?: number
+}
+
+/**
+ * The tool bridge of a run. cursor-agent gets the tools through an MCP server on
+ * `127.0.0.1` (random port and path, a bearer token), works in `<folder>/workspace` with
+ * `HOME=<folder>/home` and `CURSOR_DATA_DIR=<folder>/cursor-data` (`CURSOR_CONFIG_DIR`,
+ * where Cursor keeps the login, stays the user's `~/.cursor` unless `env` sets it), and is
+ * started with `--trust --approve-mcps --allowed-tools mcp_tool_call,get_mcp_tools_tool_call`
+ * instead of `--force`/`--trust`; `workspace` is then not used by the child. Each call's
+ * arguments are checked against the tool's schema (a mismatch is answered at once, with
+ * the reasons, and not handed over). Once calls and stdout have been quiet for `quietMs`,
+ * the waiting calls are delivered as `tool-call` parts (without `providerExecuted`; SSE:
+ * `tool_calls`) followed by a `finish` with reason `tool-calls` and no usage, and the batch
+ * carries a `RunStep` naming them; the run stays alive until `answerToolCalls()`, after
+ * which its outputs continue (an `ai-sdk` stream starts again with `stream-start`).
+ * Cursor's own reports of these calls are not shown; a tool Cursor runs itself is shown as
+ * in the default mode, with a notice in the text.
+ */
+export interface HostToolsOptions {
+  /**
+   * The tools as the host offers them to its model: V3 `{type: 'function', name,
+   * description, inputSchema}` or OpenAI `{type: 'function', function: {name,
+   * description, parameters}}`; provider-defined tools are left out. Nested at most 256
+   * levels deep.
+   */
+  tools: object[]
+  /**
+   * The conversation's private folder, an absolute path (created when missing). Keep it
+   * the same for every run of one conversation: Cursor keys its chats by the workspace
+   * path. Sibling folders unused for 7 days are removed.
+   */
+  folder: string
+  /**
+   * How long handed-over calls may wait for `answerToolCalls()` before the run is
+   * stopped with `E_TIMEOUT`; the wait counts toward neither `idleTimeoutMs` nor
+   * `timeoutMs`. From 1 to 2^53 - 1; default 600000 (10 minutes).
+   */
+  waitMs?: number
+  /**
+   * How long no new call and no stdout must have come before the waiting calls are
+   * handed over together. From 0 to 60000; default 75.
+   */
+  quietMs?: number
+}
+
+/**
+ * Where and how a run is captured. The capture `<folder>/<name>.ndjson` holds the command
+ * line, the names of the child's variables, the prompt's size and SHA-256, stdout as read,
+ * the stderr tail, the exit, timings and every output. Stdout is kept byte for byte but for
+ * the text of the `user` record that echoes the prompt, and the value of every secret the
+ * child was given (variables named like `*API_KEY*`, `*TOKEN*`, `*SECRET*`, `*PASSWORD*`,
+ * `*_KEY`, and the tool bridge's token), each replaced by `[masked NAME]`. A failure's
+ * message names the capture (`RunResult.capture`), a name without digits. A capture that
+ * cannot be written is given up with a logged warning; the run goes on.
+ */
+export interface RunCaptureOptions {
+  /** The capture folder, an absolute path (created when missing). */
+  folder: string
+  /**
+   * The folder's total size: before a capture starts and when one ends, the oldest are
+   * removed until the rest and one more capture fit; one capture keeps at most a quarter
+   * of it. From 1 to 2^53 - 1; default 209715200 (200 MiB).
+   */
+  maxBytes?: number
+  /**
+   * Keep the prompt's text too (in the capture's start line and in its echo). Default
+   * false: only its size and hash.
+   */
+  includePrompt?: boolean
+}
+
+/** The host's result of one handed-over tool call. */
+export interface ToolAnswer {
+  /** The `toolCallId` of the call. */
+  id: string
+  /** The result as text (for a failure or a refusal: why). */
+  output: string
+  /** The tool failed or was refused. Default false. */
+  isError?: boolean
+  /** Images of the result, as base64 data with their media type. */
+  images?: ToolAnswerImage[]
+}
+
+/** An image of a tool's result. */
+export interface ToolAnswerImage {
+  data: string
+  mimeType: string
+}
+
+/**
+ * How a step of a run ended: `onOutput`'s second argument, told with the batch that ends
+ * the step (`null` with every other batch), so that no consumer has to read it back out of
+ * the outputs. A run that handed the host tool calls (`hostTools`) says which; the last
+ * batch of a run says how it ended (a run that delivers nothing, `E_RESUME`, says it only
+ * in `RunResult`).
+ */
+export interface RunStep {
+  reason: 'stop' | 'tool-calls' | 'error' | 'cancelled'
+  /**
+   * The calls handed over (`'tool-calls'`), in order: the ids `answerToolCalls()`
+   * answers.
+   */
+  toolCalls: HostCall[]
+  /** Cursor's token counts (the last step, when Cursor reported them). */
+  usage?: CursorUsage
+  /** The failure (`'error'`), as `RunResult.error`. */
+  error?: RunError
+  /**
+   * This response put out something before its closing outputs (text, reasoning, a tool
+   * call); false when it ends with its failure alone.
+   */
+  answered: boolean
+}
+
+/** A tool call handed to the host, exactly as Cursor sent it. */
+export interface HostCall {
+  /** The call's id, which its answer names. */
+  id: string
+  /** The host's tool. */
+  name: string
+  /** The arguments, as JSON text. */
+  input: string
+}
+
+/** How a run ended. Absent fields mean "none" (test with `== null`). */
+export interface RunResult {
+  exitCode?: number
+  /** e.g. `'SIGTERM'`. */
+  signal?: string
+  /** `cancel()` stopped the run (not an error). */
+  cancelled: boolean
+  /** The Cursor chat id seen in the stream. */
+  sessionId?: string
+  usage?: CursorUsage
+  /**
+   * Absent on success and on cancel. A failure after output (a usage limit hit
+   * mid-answer among them) is reported here too: the output delivered so far stands.
+   */
+  error?: RunError
+  /**
+   * Non-blank stdout records skipped as unusable: longer than `maxLineBytes`, not valid
+   * UTF-8, not a JSON object (as `StreamTransformer.skippedLines` counts them). Not an
+   * error (a prompt over the cap comes back as one echoed record); a warning is logged.
+   */
+  skippedLines: number
+  /** The name of the run's capture (with `capture`, once its file was created). */
+  capture?: string
+}
+
+/**
+ * A failure with a stable code (one of `ErrorCode`): what a run's result, its last step and
+ * an `error` part carry.
+ */
+export interface RunError {
+  code: `${ErrorCode}`
+  /**
+   * What happened and what to do, in the package's words. It holds no millisecond counts
+   * and no text of Cursor's, which some hosts would read as a transient failure and
+   * retry.
+   */
+  message: string
+  /**
+   * What cursor-agent itself printed about the failure (its error result, then its last
+   * stderr lines), verbatim with ANSI removed; absent when it printed nothing.
+   */
+  agentOutput?: string
+  /**
+   * `E_QUOTA` only: when the usage limit resets, as the date Cursor named: epoch
+   * milliseconds of that day's midnight UTC. Absent when Cursor named no date.
+   */
+  resetsAt?: number
+}
+
+/**
+ * Cursor's token counts (after the validity filter: negative or non-numeric counts are
+ * missing); a count Cursor did not report is absent.
+ */
+export interface CursorUsage {
+  inputTokens?: number
+  outputTokens?: number
+  cacheReadTokens?: number
+  cacheWriteTokens?: number
+  reasoningTokens?: number
+}
+
+/**
+ * Options of `new StreamTransformer(options)`; every field is optional, any other field is
+ * refused.
+ */
+export interface StreamTransformerOptions {
+  /** Model name echoed in SSE chunks. Default `'auto'`. */
+  model?: string
+  /**
+   * `'openai-sse'` (SSE frame strings) or `'ai-sdk'` (V3 stream part objects).
+   * Default `'openai-sse'` for a `StreamTransformer`, `'ai-sdk'` for a run.
+   */
+  format?: 'openai-sse' | 'ai-sdk'
+  /** SSE chunk `id`. Default: generated. */
+  id?: string
+  /**
+   * SSE chunk `created`, epoch seconds: a whole number from 0 to 2^53 - 1.
+   * Default: now.
+   */
+  created?: number
+  /**
+   * SSE only: `'emit'` Cursor's tool calls as `tool_calls` deltas (with Cursor's
+   * names and arguments), or `'omit'` them. Default `'emit'`.
+   *
+   * Cursor has already run these calls. An OpenAI client receives them as
+   * ordinary `message.tool_calls` beside `finish_reason: "stop"` (the official
+   * `openai` package's `finalChatCompletion()` does), and an agent loop that runs
+   * every tool call it gets would run them a second time. Use `'omit'` where the
+   * client runs tools.
+   */
+  toolCalls?: 'emit' | 'omit'
+  /** SSE only: send the usage chunk when Cursor reported usage. Default `true`. */
+  includeUsage?: boolean
+  /**
+   * SSE only: after each response's frames, also its whole `chat.completion`
+   * object (`ChatCompletion`, or `ChatCompletionFailure` after a failure), as
+   * gathering the frames would give it: for a server that answers a request that
+   * asked for no stream. Default `false`.
+   */
+  completions?: boolean
+  /**
+   * Size cap of one NDJSON record in bytes, a whole number from 1 to 2^53 - 1; a
+   * longer record is skipped and counted in `skippedLines`. Default 67108864
+   * (64 MiB).
+   */
+  maxLineBytes?: number
+}
+
+/** How the process behind the stream ended; every field is optional. */
+export interface StreamOutcome {
+  /**
+   * Exit code (a whole number from -2^31 to 2^31 - 1), `null` when killed by a signal.
+   * Default `null`.
+   */
+  exitCode?: number | null
+  /** Name of the signal that ended the process (e.g. `'SIGTERM'`). Default `null`. */
+  signal?: string | null
+  /** What the process wrote to stderr; classifies failures. Default `''`. */
+  stderr?: string
+  /**
+   * The run was cancelled by the caller: the stream ends without an error. Default
+   * `false`.
+   */
+  cancelled?: boolean
+}
+
+/** Options of `SessionResumeManager`; any other field is refused. */
+export interface SessionResumeOptions {
+  /**
+   * Resume cursor-agent chats at all. Default `false`. The OpenCode host sets it from
+   * the `CURSOR_ACP_SESSION_RESUME` environment variable:
+   * `parseSwitch(process.env.CURSOR_ACP_SESSION_RESUME, false)`.
+   */
+  enabled?: boolean
+  /**
+   * Conversations kept; the least recently used is evicted first. A whole number from 1
+   * to 1,000,000; default `64`. Nothing is reserved up front: memory grows with what is
+   * kept.
+   */
+  maxEntries?: number
+  /**
+   * Lifetime of an entry, counted from its `record`, in milliseconds. A whole number
+   * from 1 to 2^53 - 1; default `3_600_000` (one hour).
+   */
+  ttlMs?: number
+}
+
+/** One turn to plan; read as the JSON data `JSON.stringify` makes of it. */
+export interface ResumeRequest {
+  /** The workspace cursor-agent runs in (part of the key). */
+  workspace: string
+  /**
+   * The model, with or without the `cursor-acp/` prefix (the concrete model is part of
+   * the key).
+   */
+  model: string
+  /** OpenAI chat messages or AI SDK V3 prompt messages (`file` data already base64). */
+  messages: Array<object>
+  /**
+   * Tool definitions, OpenAI `{type: 'function', function: {name, description,
+   * parameters}}` or V3 `{type: 'function', name, description, inputSchema}` (provider
+   * tools count by name). They always feed the tool fingerprint.
+   */
+  tools?: Array<object>
+  /** Write the tool definitions into the prompt. Default `false`. */
+  toolsInPrompt?: boolean
+  /**
+   * OpenCode's session id (`X-Session-Id`); when given it identifies the conversation
+   * instead of the hash of the first user message.
+   */
+  conversationId?: string
+}
+
+/**
+ * How to run one turn. Plain JSON-safe data: a JSON round trip keeps it usable, and fields
+ * a caller adds are ignored when it is handed back.
+ */
+export interface ResumePlan {
+  /**
+   * The conversation's cache key; `null` when resume is disabled, for a title request, or
+   * when the conversation has no anchor.
+   */
+  sessionKey: string | null
+  /** When set, run `cursor-agent --resume <resumeChatId>`. */
+  resumeChatId: string | null
+  /** What to write to cursor-agent's stdin. */
+  prompt: string
+  /** `true` when `prompt` holds only the new messages. */
+  incremental: boolean
+  /** Opaque state for `record`. */
+  recordToken: string | null
+}
+
+/**
+ * A failure reported by `runCursorAgent` (`RunResult.error`), or any object with a `code`
+ * or a `message`; its other fields are not read.
+ */
+export interface ResumeFailure {
+  /** A stable code such as `E_RESUME` or `E_NETWORK`. */
+  code?: string
+  /** The error text. */
+  message?: string
+  /** What cursor-agent said, which tells a gone chat from a transient fault. */
+  agentOutput?: string
+}
+
+/**
+ * What a prompt is built from; read as the JSON data `JSON.stringify` makes of it. Other
+ * fields (those of a `ResumeRequest`, say) are not read.
+ */
+export interface PromptRequest {
+  /** OpenAI chat messages or AI SDK V3 prompt messages. */
+  messages: Array<object>
+  /** Tool definitions (OpenAI or V3 shape). */
+  tools?: Array<object>
+  /** Write the tool definitions into the prompt. Default `false`. */
+  toolsInPrompt?: boolean
+}
+
+/** Where to look for cursor-agent; any other field is refused. */
+export interface CursorAgentLookupOptions {
+  /** Tried first: a path, or a name looked up on `PATH`. Default none. */
+  executable?: string
+  /**
+   * Supplies `PATH`, `HOME` (and `LOCALAPPDATA` on Windows); for `listCursorModels` also
+   * the child's complete environment. Default: the host's environment.
+   */
+  env?: Record<string, string>
+}
+
+/** The binary found (or not) and every place looked at, in order. */
+export interface CursorAgentResolution {
+  /** Absent when not found. */
+  path?: string
+  tried: string[]
+}
+
+/**
+ * A model the Cursor account can use. `cursor-agent models` prints only ids and labels;
+ * the limits and `reasoning` come from a maintained table of Cursor's models (Cursor's
+ * documented 200k window outside Max Mode, the vendors' output limits), the window a label
+ * names (`1M` in `GPT-5.5 1M High`), and for unknown ids a 128k window, 32k output and no
+ * `reasoning`.
+ */
+export interface CursorModel {
+  /** What `--model` takes, e.g. `gpt-5.5-high`. */
+  id: string
+  /** Cursor's label, e.g. `GPT-5.5 1M High`. */
+  name: string
+  /** The tokens one request may hold, prompt and answer together, e.g. `200000`. */
+  contextWindow: number
+  /** The most tokens one answer may have, e.g. `128000`. */
+  maxOutputTokens: number
+  /** Whether Cursor streams the model's thinking before its answer. */
+  reasoning: boolean
+}
+
+/** Options of `runCursorAgentCommand`; any other field is refused. */
+export interface CursorAgentCommandOptions {
+  /**
+   * cursor-agent's arguments, e.g. `['--version']` or `['mcp', 'list-tools',
+   * 'opencode']`. Required, not empty.
+   */
+  args: string[]
+  /**
+   * As `RunCursorAgentOptions.executable`. Default: resolved as `resolveCursorAgent`
+   * does.
+   */
+  executable?: string
+  /** The child's complete environment. Default: the host's environment. */
+  env?: Record<string, string>
+  /**
+   * Serve these tools while the command runs, and run it where a run with these host
+   * tools would run (`<folder>/workspace`, the private `HOME`): what `mcp list-tools
+   * opencode` needs to see the bridge. `waitMs` and `quietMs` do not apply. Default none.
+   */
+  hostTools?: HostToolsOptions
+  /**
+   * Stop the command with `E_TIMEOUT` after this long. From 1 to 2^53 - 1; default
+   * 30000.
+   */
+  timeoutMs?: number
+}
+
+/** How a cursor-agent command ended and what it printed. */
+export interface CursorAgentCommandResult {
+  /** Absent when a signal ended it. */
+  exitCode?: number
+  /** e.g. `'SIGKILL'`. */
+  signal?: string
+  /** At most 4 MiB (the rest is read and dropped), invalid UTF-8 replaced. */
+  stdout: string
+  /** Its last 64 KiB. */
+  stderr: string
+}
+
+/**
+ * Where and how much the addon logs. The TS host fills it from `CURSOR_ACP_LOG_LEVEL` and
+ * `CURSOR_ACP_LOG_FILE`; the addon reads no environment.
+ */
+export interface LoggingOptions {
+  /**
+   * `'off'` (the default), `'error'`, `'warn'`, `'info'`, `'debug'` or `'trace'`;
+   * case-insensitive.
+   */
+  level?: 'off' | 'error' | 'warn' | 'info' | 'debug' | 'trace'
+  /**
+   * The file records are appended to (created with its folder when missing). Needed
+   * when turning logging on unless a file was given before; default: keep the current
+   * file.
+   */
+  file?: string
+}
+// End of the rendered API declarations.
 
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
@@ -320,85 +861,6 @@ export declare class StreamTransformer {
  */
 export declare function buildPrompt(request: PromptRequest): string
 
-/** Options of `runCursorAgentCommand`; any other field is refused. */
-export interface CursorAgentCommandOptions {
-  /**
-   * cursor-agent's arguments, e.g. `['--version']` or `['mcp', 'list-tools', 'opencode']`.
-   * Required, not empty.
-   */
-  args: Array<string>
-  /** As `RunCursorAgentOptions.executable`. Default: resolved as `resolveCursorAgent` does. */
-  executable?: string
-  /** The child's complete environment. Default: the host's environment. */
-  env?: Record<string, string>
-  /**
-   * Serve these tools while the command runs, and run it where a run with these host tools
-   * would run (`<folder>/workspace`, the private `HOME`): what `mcp list-tools opencode`
-   * needs to see the bridge. `waitMs` and `quietMs` do not apply. Default none.
-   */
-  hostTools?: HostToolsOptions
-  /** Stop the command with `E_TIMEOUT` after this long. From 1 to 2^53 - 1; default 30000. */
-  timeoutMs?: number
-}
-
-/** How a cursor-agent command ended and what it printed. */
-export interface CursorAgentCommandResult {
-  /** Absent when a signal ended it. */
-  exitCode?: number
-  /** e.g. `'SIGKILL'`. */
-  signal?: string
-  /** At most 4 MiB (the rest is read and dropped), invalid UTF-8 replaced. */
-  stdout: string
-  /** Its last 64 KiB. */
-  stderr: string
-}
-
-/** Where to look for cursor-agent; any other field is refused. */
-export interface CursorAgentLookupOptions {
-  /** Tried first: a path, or a name looked up on `PATH`. Default none. */
-  executable?: string
-  /**
-   * Supplies `PATH`, `HOME` (and `LOCALAPPDATA` on Windows); for `listCursorModels` also the
-   * child's complete environment. Default: the host's environment.
-   */
-  env?: Record<string, string>
-}
-
-/** The binary found (or not) and every place looked at, in order. */
-export interface CursorAgentResolution {
-  /** Absent when not found. */
-  path?: string
-  tried: Array<string>
-}
-
-/**
- * A model the Cursor account can use. `cursor-agent models` prints only ids and labels; the
- * limits and `reasoning` come from a maintained table of Cursor's models (Cursor's documented
- * 200k window outside Max Mode, the vendors' output limits), the window a label names (`1M` in
- * `GPT-5.5 1M High`), and for unknown ids a 128k window, 32k output and no `reasoning`.
- */
-export interface CursorModel {
-  /** What `--model` takes, e.g. `gpt-5.5-high`. */
-  id: string
-  /** Cursor's label, e.g. `GPT-5.5 1M High`. */
-  name: string
-  /** The tokens one request may hold, prompt and answer together, e.g. `200000`. */
-  contextWindow: number
-  /** The most tokens one answer may have, e.g. `128000`. */
-  maxOutputTokens: number
-  /** Whether Cursor streams the model's thinking before its answer. */
-  reasoning: boolean
-}
-
-/** Cursor's token counts (after the validity filter); a count Cursor did not report is absent. */
-export interface CursorUsage {
-  inputTokens?: number
-  outputTokens?: number
-  cacheReadTokens?: number
-  cacheWriteTokens?: number
-  reasoningTokens?: number
-}
-
 /**
  * What `listCursorModels` would report for the model `id` labelled `name`, without asking
  * Cursor: for a model list kept from an earlier start, or one written by hand. `name` defaults to
@@ -456,56 +918,6 @@ export declare const enum ErrorCode {
   InvalidArg = 'E_INVALID_ARG',
 }
 
-/** A tool call handed to the host. */
-export interface HandedOverCall {
-  id: string
-  /** The host's tool. */
-  name: string
-  /** The arguments as Cursor gave them, as JSON text. */
-  input: string
-}
-
-/**
- * The tool bridge of a run. cursor-agent gets the tools through an MCP server on
- * `127.0.0.1` (random port and path, a bearer token), works in `<folder>/workspace` with
- * `HOME=<folder>/home` and `CURSOR_DATA_DIR=<folder>/cursor-data` (`CURSOR_CONFIG_DIR`, where
- * Cursor keeps the login, stays the user's `~/.cursor` unless `env` sets it), and is started
- * with `--trust --approve-mcps --allowed-tools mcp_tool_call,get_mcp_tools_tool_call` instead
- * of `--force`/`--trust`; `workspace` is then not used by the child. Each call's arguments
- * are checked against the tool's schema (a mismatch is answered at once, with the reasons,
- * and not handed over). Once calls and stdout have been quiet for `quietMs`, the waiting
- * calls are delivered as `tool-call` parts (without `providerExecuted`; SSE: `tool_calls`)
- * followed by a `finish` with reason `tool-calls` and no usage; the run stays alive until
- * `answerToolCalls()`, after which its outputs continue (an `ai-sdk` stream starts again with
- * `stream-start`). Cursor's own reports of these calls are not shown; a tool Cursor runs
- * itself is shown as in the default mode, with a notice in the text.
- */
-export interface HostToolsOptions {
-  /**
-   * The tools as the host offers them to its model: V3 `{type: 'function', name,
-   * description, inputSchema}` or OpenAI `{type: 'function', function: {name, description,
-   * parameters}}`; provider-defined tools are left out.
-   */
-  tools: Array<object>
-  /**
-   * The conversation's private folder, an absolute path (created when missing). Keep it
-   * the same for every run of one conversation: Cursor keys its chats by the workspace
-   * path. Sibling folders unused for 7 days are removed.
-   */
-  folder: string
-  /**
-   * How long handed-over calls may wait for `answerToolCalls()` before the run is stopped
-   * with `E_TIMEOUT`; the wait counts toward neither `idleTimeoutMs` nor `timeoutMs`. From 1
-   * to 2^53 - 1; default 600000 (10 minutes).
-   */
-  waitMs?: number
-  /**
-   * How long no new call and no stdout must have come before the waiting calls are handed
-   * over together. From 0 to 60000; default 75.
-   */
-  quietMs?: number
-}
-
 /**
  * Whether a request is OpenCode's session-title request: a system prompt containing "title
  * generator" and no tools. Such requests never go through `SessionResumeManager`. Throws
@@ -521,40 +933,10 @@ export declare function isTitleRequest(request: Pick<PromptRequest, 'messages' |
 export declare function listCursorModels(options?: CursorAgentLookupOptions | undefined | null): Promise<Array<CursorModel>>
 
 /**
- * Where and how much the addon logs. The TS host fills it from `CURSOR_ACP_LOG_LEVEL` and
- * `CURSOR_ACP_LOG_FILE`; the addon reads no environment.
- */
-export interface LoggingOptions {
-  /**
-   * `'off'` (the default), `'error'`, `'warn'`, `'info'`, `'debug'` or `'trace'`;
-   * case-insensitive.
-   */
-  level?: 'off' | 'error' | 'warn' | 'info' | 'debug' | 'trace'
-  /**
-   * The file records are appended to (created with its folder when missing). Needed when
-   * turning logging on unless a file was given before; default: keep the current file.
-   */
-  file?: string
-}
-
-/**
  * The one boolean parser for switches: `1/true/on/yes` -> true, `0/false/off/no` -> false
  * (case-insensitive, surrounding spaces ignored); anything else, including empty, -> `defaultValue`.
  */
 export declare function parseSwitch(value: string | undefined | null, defaultValue: boolean): boolean
-
-/**
- * What a prompt is built from; read as the JSON data `JSON.stringify` makes of it. Other
- * fields (those of a `ResumeRequest`, say) are not read.
- */
-export interface PromptRequest {
-  /** OpenAI chat messages or AI SDK V3 prompt messages. */
-  messages: Array<object>
-  /** Tool definitions (OpenAI or V3 shape). */
-  tools?: Array<object>
-  /** Write the tool definitions into the prompt. Default `false`. */
-  toolsInPrompt?: boolean
-}
 
 /**
  * Replays the capture file at `path` (made with `RunCursorAgentOptions.capture`) through the
@@ -574,88 +956,6 @@ export declare function replayCapture(path: string): ReplayReport
  * cached, keyed by the `PATH`, `HOME` and `LOCALAPPDATA` it used.
  */
 export declare function resolveCursorAgent(options?: CursorAgentLookupOptions | undefined | null): CursorAgentResolution
-
-/**
- * A failure reported by `runCursorAgent` (`RunResult.error`), or any object with a `code` or a
- * `message`; its other fields are not read.
- */
-export interface ResumeFailure {
-  /** A stable code such as `E_RESUME` or `E_NETWORK`. */
-  code?: string
-  /** The error text. */
-  message?: string
-  /** What cursor-agent said, which tells a gone chat from a transient fault. */
-  agentOutput?: string
-}
-
-/**
- * How to run one turn. Plain JSON-safe data: a JSON round trip keeps it usable, and fields a
- * caller adds are ignored when it is handed back.
- */
-export interface ResumePlan {
-  /**
-   * The conversation's cache key; `null` when resume is disabled, for a title request, or
-   * when the conversation has no anchor.
-   */
-  sessionKey: string | null
-  /** When set, run `cursor-agent --resume <resumeChatId>`. */
-  resumeChatId: string | null
-  /** What to write to cursor-agent's stdin. */
-  prompt: string
-  /** `true` when `prompt` holds only the new messages. */
-  incremental: boolean
-  /** Opaque state for `record`. */
-  recordToken: string | null
-}
-
-/** One turn to plan; read as the JSON data `JSON.stringify` makes of it. */
-export interface ResumeRequest {
-  /** The workspace cursor-agent runs in (part of the key). */
-  workspace: string
-  /** The model, with or without the `cursor-acp/` prefix (the concrete model is part of the key). */
-  model: string
-  /** OpenAI chat messages or AI SDK V3 prompt messages (`file` data already base64). */
-  messages: Array<object>
-  /**
-   * Tool definitions, OpenAI `{type: 'function', function: {name, description, parameters}}`
-   * or V3 `{type: 'function', name, description, inputSchema}` (provider tools count by
-   * name). They always feed the tool fingerprint.
-   */
-  tools?: Array<object>
-  /** Write the tool definitions into the prompt. Default `false`. */
-  toolsInPrompt?: boolean
-  /**
-   * OpenCode's session id (`X-Session-Id`); when given it identifies the conversation instead
-   * of the hash of the first user message.
-   */
-  conversationId?: string
-}
-
-/**
- * Where and how a run is captured. The capture `<folder>/<name>.ndjson` holds the command line,
- * the names of the child's variables, the prompt's size and SHA-256, stdout as read, the
- * stderr tail, the exit, timings and every output. Stdout is kept byte for byte but for the
- * text of the `user` record that echoes the prompt, and the value of every secret the child was
- * given (variables named like `*API_KEY*`, `*TOKEN*`, `*SECRET*`, `*PASSWORD*`, `*_KEY`, and
- * the tool bridge's token), each replaced by `[masked NAME]`. A failure's message names the
- * capture (`RunResult.capture`), a name without digits. A capture that cannot be written is
- * given up with a logged warning; the run goes on.
- */
-export interface RunCaptureOptions {
-  /** The capture folder, an absolute path (created when missing). */
-  folder: string
-  /**
-   * The folder's total size: before a capture starts and when one ends, the oldest are
-   * removed until the rest and one more capture fit; one capture keeps at most a quarter of
-   * it. From 1 to 2^53 - 1; default 209715200 (200 MiB).
-   */
-  maxBytes?: number
-  /**
-   * Keep the prompt's text too (in the capture's start line and in its echo). Default
-   * false: only its size and hash.
-   */
-  includePrompt?: boolean
-}
 
 /**
  * Run cursor-agent (`--print --output-format stream-json --stream-partial-output`) on a prompt
@@ -685,275 +985,8 @@ export declare function runCursorAgent(options: RunCursorAgentOptions, onOutput:
 export declare function runCursorAgentCommand(options: CursorAgentCommandOptions): Promise<CursorAgentCommandResult>
 
 /**
- * Options of `runCursorAgent`. Numbers are whole numbers in the range each states; any
- * other value of an option, and a field that is not one of these, is refused with
- * `E_INVALID_ARG`.
- */
-export interface RunCursorAgentOptions {
-  /**
-   * The prompt. Written to cursor-agent's stdin (no size limit), then stdin is closed.
-   * Required; an empty or all-whitespace prompt is refused with `E_INVALID_ARG`.
-   */
-  prompt: string
-  /** Cursor model id (`--model`); a `cursor-acp/` prefix is removed. Required. */
-  model: string
-  /**
-   * Existing folder: `--workspace` and the child's working directory (with
-   * `hostTools`, the private workspace in `hostTools.folder` is used instead). Required.
-   */
-  workspace: string
-  /**
-   * Resume this Cursor chat (`--resume`); must match `^[A-Za-z0-9][A-Za-z0-9_-]*$` and
-   * be at most 256 characters. When Cursor reports another chat, or fails with
-   * resume-specific text, before any output, the run ends with `E_RESUME` and
-   * `onOutput` is never called. Output is held until the chat is named, at most 1 MiB of
-   * stdout; past that the run is an ordinary one (it can no longer end in `E_RESUME`).
-   * Default: a fresh chat.
-   */
-  resumeChatId?: string
-  /**
-   * The binary (a path, made absolute against the host's working folder, or a name
-   * looked up on the absolute entries of `PATH`). Default: resolved as
-   * `resolveCursorAgent` does.
-   */
-  executable?: string
-  /**
-   * Pass `--force` (Cursor may run shell commands); false passes `--trust` instead.
-   * Default true.
-   */
-  force?: boolean
-  /** Further cursor-agent arguments, after all others. Default none. */
-  extraArgs?: Array<string>
-  /**
-   * The child's complete environment (nothing else is inherited); also where `PATH` and
-   * `HOME` for resolving the binary come from. Default: inherit the host's environment.
-   */
-  env?: Record<string, string>
-  /**
-   * End the run with `E_TIMEOUT` after this long without stdout output; paused while a
-   * Cursor tool call is open and while `onOutput` is behind. 0 disables it. From 0 to
-   * 2^53 - 1; default 300000.
-   */
-  idleTimeoutMs?: number
-  /**
-   * End the run with `E_TIMEOUT` after this long in total. From 0 to 2^53 - 1; default
-   * 0 (no limit).
-   */
-  timeoutMs?: number
-  /**
-   * Let the host run its own tools instead of Cursor (the tool bridge). Default none:
-   * Cursor runs its own tools.
-   */
-  hostTools?: HostToolsOptions
-  /** Capture the run into one file for `replayCapture`. Default none. */
-  capture?: RunCaptureOptions
-  /**
-   * `'openai-sse'` (SSE frame strings) or `'ai-sdk'` (V3 stream part objects).
-   * Default `'openai-sse'` for a `StreamTransformer`, `'ai-sdk'` for a run.
-   */
-  format?: 'openai-sse' | 'ai-sdk'
-  /** SSE chunk `id`. Default: generated. */
-  id?: string
-  /**
-   * SSE chunk `created`, epoch seconds: a whole number from 0 to 2^53 - 1. Default:
-   * now.
-   */
-  created?: number
-  /**
-   * SSE only: `'emit'` Cursor's tool calls as `tool_calls` deltas (with Cursor's
-   * names and arguments), or `'omit'` them. Default `'emit'`.
-   *
-   * Cursor has already run these calls. An OpenAI client receives them as ordinary
-   * `message.tool_calls` beside `finish_reason: "stop"` (the official `openai`
-   * package's `finalChatCompletion()` does), and an agent loop that runs every tool
-   * call it gets would run them a second time. Use `'omit'` where the client runs
-   * tools.
-   */
-  toolCalls?: 'emit' | 'omit'
-  /** SSE only: send the usage chunk when Cursor reported usage. Default `true`. */
-  includeUsage?: boolean
-  /**
-   * SSE only: after each response's frames, also its whole `chat.completion` object
-   * (`ChatCompletion`, or `ChatCompletionFailure` after a failure), as gathering the
-   * frames would give it: for a server that answers a request that asked for no
-   * stream. Default `false`.
-   */
-  completions?: boolean
-  /**
-   * Size cap of one NDJSON record in bytes, a whole number from 1 to 2^53 - 1; a
-   * longer record is skipped and counted in `skippedLines`. Default 67108864 (64 MiB).
-   */
-  maxLineBytes?: number
-}
-
-/** A failure with a stable code: what a run's result, an `error` part and a thrown error carry. */
-export interface RunError {
-  code: `${ErrorCode}`
-  /**
-   * What happened and what to do, in the package's words. It holds no millisecond counts
-   * and no text of Cursor's, which some hosts would read as a transient failure and retry.
-   */
-  message: string
-  /**
-   * What cursor-agent itself printed about the failure (its error result, then its last
-   * stderr lines), verbatim with ANSI removed; absent when it printed nothing.
-   */
-  agentOutput?: string
-  /**
-   * `E_QUOTA` only: when the usage limit resets, as the date Cursor named: epoch milliseconds
-   * of that day's midnight UTC. Absent when Cursor named no date.
-   */
-  resetsAt?: number
-}
-
-/** How a run ended. Absent fields mean "none" (test with `== null`). */
-export interface RunResult {
-  exitCode?: number
-  /** e.g. `'SIGTERM'`. */
-  signal?: string
-  /** `cancel()` stopped the run (not an error). */
-  cancelled: boolean
-  /** The Cursor chat id seen in the stream. */
-  sessionId?: string
-  usage?: CursorUsage
-  /**
-   * Absent on success and on cancel. A failure after output (a usage limit hit mid-answer
-   * among them) is reported here too: the output delivered so far stands.
-   */
-  error?: RunError
-  /**
-   * Non-blank stdout records skipped as unusable: longer than `maxLineBytes`, not valid
-   * UTF-8, not a JSON object (as `StreamTransformer.skippedLines` counts them). Not an error
-   * (a prompt over the cap comes back as one echoed record); a warning is logged.
-   */
-  skippedLines: number
-  /** The name of the run's capture (with `capture`, once its file was created). */
-  capture?: string
-}
-
-/**
- * How a step of a run ended: `onOutput`'s second argument, with the batch that ends the step
- * (`null` with every other batch). A run that handed the host tool calls (`hostTools`) says
- * which; the last batch of a run says how it ended (a run that delivers nothing, `E_RESUME`,
- * says it only in `RunResult`).
- */
-export interface RunStep {
-  /** `'tool-calls'`: the run waits for `answerToolCalls()`; otherwise the run is over. */
-  reason: 'stop' | 'tool-calls' | 'error' | 'cancelled'
-  /** The calls handed over (`'tool-calls'`), in order: the ids `answerToolCalls()` answers. */
-  toolCalls: Array<HandedOverCall>
-  /** Cursor's token counts (the last step, when Cursor reported them). */
-  usage?: CursorUsage
-  /** The failure (`'error'`), as `RunResult.error`. */
-  error?: RunError
-  /**
-   * This response put out something before its closing outputs (text, reasoning, a tool
-   * call); false when it ends with its failure alone.
-   */
-  answered: boolean
-}
-
-/** Options of `SessionResumeManager`; any other field is refused. */
-export interface SessionResumeOptions {
-  /**
-   * Resume cursor-agent chats at all. Default `false`. The OpenCode host sets it from the
-   * `CURSOR_ACP_SESSION_RESUME` environment variable:
-   * `parseSwitch(process.env.CURSOR_ACP_SESSION_RESUME, false)`.
-   */
-  enabled?: boolean
-  /**
-   * Conversations kept; the least recently used is evicted first. A whole number from 1 to
-   * 1,000,000; default `64`. Nothing is reserved up front: memory grows with what is kept.
-   */
-  maxEntries?: number
-  /**
-   * Lifetime of an entry, counted from its `record`, in milliseconds. A whole number from 1
-   * to 2^53 - 1; default `3_600_000` (one hour).
-   */
-  ttlMs?: number
-}
-
-/**
  * Turns diagnostic logging on, off, or to another level or file, for the whole process.
  * Logs never go to stdout or stderr. Throws `E_INVALID_ARG` for an unknown level, a file that
  * cannot be opened, or a level other than `'off'` when no file was ever given.
  */
 export declare function setLogging(options: LoggingOptions): void
-
-/** How the process behind the stream ended; every field is optional. */
-export interface StreamOutcome {
-  /**
-   * Exit code (a whole number from -2^31 to 2^31 - 1), `null` when killed by a signal.
-   * Default `null`.
-   */
-  exitCode?: number | null
-  /** Name of the signal that ended the process (e.g. `'SIGTERM'`). Default `null`. */
-  signal?: string | null
-  /** What the process wrote to stderr; classifies failures. Default `''`. */
-  stderr?: string
-  /** The run was cancelled by the caller: the stream ends without an error. Default `false`. */
-  cancelled?: boolean
-}
-
-/**
- * Options of `new StreamTransformer(options)`; every field is optional, any other field is
- * refused.
- */
-export interface StreamTransformerOptions {
-  /** Model name echoed in SSE chunks. Default `'auto'`. */
-  model?: string
-  /**
-   * `'openai-sse'` (SSE frame strings) or `'ai-sdk'` (V3 stream part objects).
-   * Default `'openai-sse'` for a `StreamTransformer`, `'ai-sdk'` for a run.
-   */
-  format?: 'openai-sse' | 'ai-sdk'
-  /** SSE chunk `id`. Default: generated. */
-  id?: string
-  /**
-   * SSE chunk `created`, epoch seconds: a whole number from 0 to 2^53 - 1. Default:
-   * now.
-   */
-  created?: number
-  /**
-   * SSE only: `'emit'` Cursor's tool calls as `tool_calls` deltas (with Cursor's
-   * names and arguments), or `'omit'` them. Default `'emit'`.
-   *
-   * Cursor has already run these calls. An OpenAI client receives them as ordinary
-   * `message.tool_calls` beside `finish_reason: "stop"` (the official `openai`
-   * package's `finalChatCompletion()` does), and an agent loop that runs every tool
-   * call it gets would run them a second time. Use `'omit'` where the client runs
-   * tools.
-   */
-  toolCalls?: 'emit' | 'omit'
-  /** SSE only: send the usage chunk when Cursor reported usage. Default `true`. */
-  includeUsage?: boolean
-  /**
-   * SSE only: after each response's frames, also its whole `chat.completion` object
-   * (`ChatCompletion`, or `ChatCompletionFailure` after a failure), as gathering the
-   * frames would give it: for a server that answers a request that asked for no
-   * stream. Default `false`.
-   */
-  completions?: boolean
-  /**
-   * Size cap of one NDJSON record in bytes, a whole number from 1 to 2^53 - 1; a
-   * longer record is skipped and counted in `skippedLines`. Default 67108864 (64 MiB).
-   */
-  maxLineBytes?: number
-}
-
-/** The host's result of one handed-over tool call. */
-export interface ToolAnswer {
-  /** The `toolCallId` of the call. */
-  id: string
-  /** The result as text (for a failure or a refusal: why). */
-  output: string
-  /** The tool failed or was refused. Default false. */
-  isError?: boolean
-  /** Images of the result, as base64 data with their media type. */
-  images?: Array<ToolAnswerImage>
-}
-
-export interface ToolAnswerImage {
-  data: string
-  mimeType: string
-}

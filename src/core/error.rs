@@ -1,6 +1,8 @@
 //! The one error contract: every failure the package reports carries a stable code, the
 //! package's explanation, and apart from it what cursor-agent itself said.
 
+use crate::core::api::wire::{wire_struct, WireType};
+
 /// Calls `$declare!` with the one list of error codes: each code's variant name, its text as JS
 /// sees it, and its documentation (as `#[doc = "..."]`: a doc comment passed through a macro
 /// becomes a raw string, which napi's TypeScript generator would print with its `r"`).
@@ -78,6 +80,20 @@ impl std::fmt::Display for ErrorCode {
     }
 }
 
+/// Written as its text (`"E_AUTH"`).
+impl serde::Serialize for ErrorCode {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl WireType for ErrorCode {
+    #[cfg(test)]
+    fn typescript(_: usize) -> String {
+        "`${ErrorCode}`".into()
+    }
+}
+
 /// Lets a test or a caller compare with the code's text (`code == "E_AUTH"`).
 impl PartialEq<&str> for ErrorCode {
     fn eq(&self, other: &&str) -> bool {
@@ -98,6 +114,44 @@ pub struct CoreError {
 }
 
 impl std::error::Error for CoreError {}
+
+wire_struct! {
+    /// A failure with a stable code (one of `ErrorCode`): what a run's result, its last step and
+    /// an `error` part carry.
+    pub struct RunError<'a> as named (derive(serde::Serialize)) {
+        code "code": ErrorCode,
+        /// What happened and what to do, in the package's words. It holds no millisecond counts
+        /// and no text of Cursor's, which some hosts would read as a transient failure and
+        /// retry.
+        message "message": &'a str,
+        /// What cursor-agent itself printed about the failure (its error result, then its last
+        /// stderr lines), verbatim with ANSI removed; absent when it printed nothing.
+        agent_output "agentOutput": Option<&'a str>,
+        /// `E_QUOTA` only: when the usage limit resets, as the date Cursor named: epoch
+        /// milliseconds of that day's midnight UTC. Absent when Cursor named no date.
+        resets_at "resetsAt": Option<i64>,
+    }
+}
+
+/// Written as a [`RunError`].
+impl serde::Serialize for CoreError {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        RunError {
+            code: self.code,
+            message: &self.message,
+            agent_output: self.agent_output.as_deref(),
+            resets_at: self.resets_at,
+        }
+        .serialize(serializer)
+    }
+}
+
+impl WireType for CoreError {
+    #[cfg(test)]
+    fn typescript(_: usize) -> String {
+        "RunError".into()
+    }
+}
 
 /// The explanation, then Cursor's words when there are any.
 impl std::fmt::Display for CoreError {

@@ -132,6 +132,48 @@ pub fn with_stack_for<R>(depth: usize, work: impl FnOnce() -> R) -> R {
     stacker::maybe_grow(needed, needed, work)
 }
 
+/// A value read from JSON text, with the depth at which it must be used and dropped
+/// ([`with_stack_for`]).
+pub struct Deep<T> {
+    pub value: T,
+    pub depth: usize,
+}
+
+impl<T> Deep<T> {
+    /// Runs `work` on the value, and drops it, on a stack deep enough for its nesting.
+    pub fn use_with<R>(self, work: impl FnOnce(T) -> R) -> R {
+        let Self { value, depth } = self;
+        with_stack_for(depth, move || work(value))
+    }
+}
+
+/// `T` read from `text`, which nests `depth` levels (at most [`MAX_DEPTH`]); a refusal is
+/// `E_INVALID_ARG` naming the field by its path ([`crate::core::refusal`]), `what` the text as
+/// a whole.
+pub fn read_text<T: serde::de::DeserializeOwned>(
+    text: &str,
+    depth: usize,
+    what: &str,
+) -> Result<Deep<T>, crate::core::error::CoreError> {
+    let value = with_stack_for(depth, || {
+        let mut deserializer = serde_json::Deserializer::from_str(text);
+        deserializer.disable_recursion_limit();
+        serde_path_to_error::deserialize(&mut deserializer).map_err(|e| {
+            // serde_json ends its messages with where in the text it stopped, which means
+            // nothing to the caller.
+            let reason = e.inner().to_string();
+            let reason = reason
+                .rsplit_once(" at line ")
+                .map_or(reason.as_str(), |(r, _)| r);
+            let path = e.path().to_string();
+            crate::core::error::CoreError::invalid_arg(crate::core::refusal::explain(
+                what, &path, reason,
+            ))
+        })
+    })?;
+    Ok(Deep { value, depth })
+}
+
 /// The deepest nesting of a [`BoundedValue`]: it is read recursively, on whatever stack the
 /// caller has (a JS engine calls in on its own, which cannot be grown), so the bound is far
 /// below [`MAX_DEPTH`]; tool definitions, its use, nest a few levels.

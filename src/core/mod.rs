@@ -11,6 +11,7 @@
 //! The repository's `ARCHITECTURE.md` draws the same map with the files in each layer.
 
 pub mod agent;
+pub mod api;
 pub mod bridge;
 pub mod capture;
 pub mod cursor_id;

@@ -3,7 +3,8 @@
 use napi_derive::napi;
 
 use super::error::{to_js_error, Result};
-use crate::core::capture::replay_file;
+use super::output::Json;
+use crate::core::capture::{replay_file, ReplayReport};
 
 /// Replays the capture file at `path` (made with `RunCursorAgentOptions.capture`) through the
 /// same pipeline a run uses, and reports what each stage made of it: the process (exit,
@@ -12,8 +13,8 @@ use crate::core::capture::replay_file;
 /// match those the run emitted, and where the answer stopped short, if it did. Throws
 /// `E_INVALID_ARG` for a file that cannot be read or is not a capture.
 #[napi(catch_unwind, ts_return_type = "ReplayReport")]
-pub fn replay_capture(path: String) -> Result<serde_json::Value> {
-    let report = replay_file(std::path::Path::new(&path)).map_err(to_js_error)?;
-    serde_json::to_value(report)
-        .map_err(|e| to_js_error(crate::core::error::CoreError::invalid_arg(e.to_string())))
+pub fn replay_capture(path: String) -> Result<Json<ReplayReport>> {
+    replay_file(std::path::Path::new(&path))
+        .map(Json)
+        .map_err(to_js_error)
 }

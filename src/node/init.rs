@@ -10,9 +10,6 @@
 //! run tasks may be dropped with the runtime. A host that dies without running any code is the
 //! watchdog's (`core/agent/watchdog.rs`).
 
-use std::collections::BTreeSet;
-use std::sync::Mutex;
-
 use napi::bindgen_prelude::JsObjectValue;
 use napi::bindgen_prelude::{Env, FnArgs, Function, Object, Unknown};
 use napi_derive::napi;
@@ -50,13 +47,6 @@ fn add_exit_listener(env: &Env) -> napi::Result<()> {
     Ok(())
 }
 
-/// Environments whose cleanup hook is in place.
-static HOOKED: Mutex<BTreeSet<u64>> = Mutex::new(BTreeSet::new());
-
-fn hooked() -> std::sync::MutexGuard<'static, BTreeSet<u64>> {
-    HOOKED.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 /// Make sure `env`'s children are stopped when `env` goes away; call before starting one.
 ///
 /// Registered on first use, not at load: cleanup hooks run last-registered first, and this one
@@ -64,15 +54,14 @@ fn hooked() -> std::sync::MutexGuard<'static, BTreeSet<u64>> {
 /// down and drop the runs' tasks with their children unreaped.
 pub(crate) fn stop_children_with(env: &Env) {
     let owner = owner_of(env);
-    if !hooked().insert(owner) {
+    if !registry::watch_owner(owner) {
         return;
     }
     let added = env.add_env_cleanup_hook(owner, |owner| {
-        hooked().remove(&owner);
-        registry::stop_owner(owner);
+        registry::owner_gone(owner);
     });
     if let Err(error) = added {
-        hooked().remove(&owner);
+        registry::unwatch_owner(owner);
         tracing::warn!(%error, "could not register the environment cleanup hook");
     }
 }

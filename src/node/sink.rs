@@ -11,9 +11,9 @@ use napi::threadsafe_function::{
 use napi::{sys, JsValue, Unknown};
 
 use super::output::outputs_to_js;
-use super::run::RunStep;
+use super::output::Json;
 use crate::core::agent::one_at_a_time::OneAtATime;
-use crate::core::agent::{OutputSink, Receipt, StepEnd};
+use crate::core::agent::{OutputSink, Receipt, RunStep};
 use crate::core::stream::encode::Output;
 
 /// One batch of outputs as a JS array: SSE frames as strings, V3 parts as objects.
@@ -29,14 +29,14 @@ impl ToNapiValue for OutputBatch {
 }
 
 /// `onOutput`'s arguments: the outputs, and how their step ended (or `null`).
-type OnOutputArgs = FnArgs<(OutputBatch, Option<RunStep>)>;
+type OnOutputArgs = FnArgs<(OutputBatch, Json<Option<RunStep>>)>;
 
 /// The `onOutput` callback, called from any thread, never with an error first argument.
 pub type OnOutput =
     ThreadsafeFunction<OnOutputArgs, UnknownReturnValue, OnOutputArgs, Status, false>;
 
 /// A batch, the end of its step when it ends one, and its receipt.
-type Batch = (Vec<Output>, Option<StepEnd>, Receipt);
+type Batch = (Vec<Output>, Option<RunStep>, Receipt);
 
 /// Hands batches to the JS callback. The next batch goes from a `setImmediate` scheduled when
 /// the callback returns, so timers, I/O and the host's own immediates run between two calls
@@ -62,7 +62,7 @@ impl JsOutputSink {
 }
 
 impl OutputSink for JsOutputSink {
-    fn deliver(&self, batch: Vec<Output>, step: Option<StepEnd>, receipt: Receipt) -> bool {
+    fn deliver(&self, batch: Vec<Output>, step: Option<RunStep>, receipt: Receipt) -> bool {
         match self.inner.queue.offer((batch, step, receipt)) {
             Some(now) => self.inner.send(now),
             None => true,
@@ -75,7 +75,7 @@ impl SinkInner {
     fn send(self: &Arc<Self>, (batch, step, receipt): Batch) -> bool {
         let inner = Arc::clone(self);
         let status = self.on_output.call_with_return_value(
-            FnArgs::from((OutputBatch(batch), step.map(RunStep::from))),
+            FnArgs::from((OutputBatch(batch), Json(step))),
             ThreadsafeFunctionCallMode::NonBlocking,
             move |returned, env| {
                 match returned {

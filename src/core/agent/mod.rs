@@ -24,5 +24,5 @@ pub use child::{RunContext, KILL_GRACE};
 pub use models::{list_models, model_spec, ModelInfo, ModelSpec};
 pub use options::{EnvVars, RunOptions, RunRequest, DEFAULT_IDLE_TIMEOUT};
 pub use resolve::{resolve_agent, Launcher, Resolution};
-pub use run::{start_run, OutputSink, Receipt, RunHandle, RunResult, StepEnd, StepReason};
+pub use run::{start_run, OutputSink, Receipt, RunHandle, RunResult, RunStep, StepReason};
 pub use subcommand::{run_subcommand, Subcommand, SubcommandOutput};

@@ -30,6 +30,17 @@ impl ModelInfo {
         let spec = model_spec(&id, &name);
         Self { id, name, spec }
     }
+
+    /// What is known of the model `id` labelled `name` (the id when absent or blank);
+    /// `E_INVALID_ARG` for a blank id.
+    pub fn described(id: Option<String>, name: Option<String>) -> Result<Self, CoreError> {
+        let id = id
+            .filter(|id| !id.trim().is_empty())
+            .ok_or_else(|| CoreError::invalid_arg("the model id must be a non-empty string"))?;
+        let name = name.filter(|name| !name.trim().is_empty());
+        let name = name.unwrap_or_else(|| id.clone());
+        Ok(Self::new(id, name))
+    }
 }
 
 /// How long `cursor-agent models` may take (it asks Cursor's servers).

@@ -6,7 +6,7 @@
 //! child left behind is still the run's. Every entry is also known to the
 //! [`watchdog`](super::watchdog), which covers a host that dies without running any code.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -106,4 +106,48 @@ pub fn stop_owner(owner: u64) -> usize {
         }
     }
     groups.len()
+}
+
+/// Owners whose going away is watched (an environment's cleanup hook is in place).
+static WATCHED: Mutex<BTreeSet<u64>> = Mutex::new(BTreeSet::new());
+
+fn watched() -> std::sync::MutexGuard<'static, BTreeSet<u64>> {
+    WATCHED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Whether `owner` is new: true the first time (the caller then arranges for
+/// [`owner_gone`] when it goes away), false after.
+pub fn watch_owner(owner: u64) -> bool {
+    watched().insert(owner)
+}
+
+/// `owner` is not watched after all: a later call with its id is new again.
+pub fn unwatch_owner(owner: u64) {
+    watched().remove(&owner);
+}
+
+/// `owner` went away: its groups are stopped, and a later owner with the same id is new again.
+pub fn owner_gone(owner: u64) -> usize {
+    unwatch_owner(owner);
+    stop_owner(owner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_owner_is_new_once_until_it_is_gone_or_unwatched() {
+        // Ids no other test registers groups under (child.rs uses MAX - 7 and MAX - 8).
+        let (gone, unwatched) = (u64::MAX - 101, u64::MAX - 102);
+        assert!(watch_owner(gone));
+        assert!(!watch_owner(gone), "already watched");
+        assert_eq!(owner_gone(gone), 0, "it started nothing");
+        assert!(watch_owner(gone), "new again once gone");
+        assert!(watch_owner(unwatched));
+        unwatch_owner(unwatched);
+        assert!(watch_owner(unwatched), "new again once unwatched");
+        owner_gone(gone);
+        owner_gone(unwatched);
+    }
 }

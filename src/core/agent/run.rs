@@ -31,7 +31,7 @@ use crate::core::stream::translate::Outcome;
 use ending::{conclude, Ending, TimeoutKind};
 pub(crate) use handle::StopReason;
 use handle::StopSender;
-pub use handle::{Receipt, RunHandle, RunResult, StepEnd, StepReason, ToolAnswers};
+pub use handle::{Receipt, RunHandle, RunResult, RunStep, StepReason, ToolAnswers};
 use resume_hold::Hold;
 use tool_steps::Steps;
 
@@ -58,7 +58,7 @@ pub trait OutputSink: Send + Sync + 'static {
     /// Keep `receipt` until the consumer is done with the batch, then drop it, or call
     /// [`Receipt::callback_failed`]. Returns false when the consumer is gone (nothing will
     /// consume this or any later batch).
-    fn deliver(&self, batch: Vec<Output>, step: Option<StepEnd>, receipt: Receipt) -> bool;
+    fn deliver(&self, batch: Vec<Output>, step: Option<RunStep>, receipt: Receipt) -> bool;
 }
 
 /// Start a run of validated `options`; outputs go to `sink`. Never fails: every failure is
@@ -368,7 +368,7 @@ impl Run {
                 Event::CallArrived => idle_from = Instant::now(),
                 Event::HandOver => {
                     let calls = steps.hand_over(&mut self.transformer, &mut outputs);
-                    let step = (!calls.is_empty()).then(|| StepEnd::handed_over(calls));
+                    let step = (!calls.is_empty()).then(|| RunStep::handed_over(calls));
                     if let Err(ending) =
                         self.admit_and_deliver(&mut outputs, 0, overall, step).await
                     {

@@ -11,13 +11,16 @@ use std::sync::Mutex;
 use tokio::sync::{oneshot, Notify};
 use tokio::time::Instant;
 
-/// A call handed to the host: its id (the host answers by it), the tool, the arguments as JSON
-/// text, exactly as Cursor sent them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HostCall {
-    pub id: String,
-    pub name: String,
-    pub input: String,
+crate::core::api::wire::wire_struct! {
+    /// A tool call handed to the host, exactly as Cursor sent it.
+    pub struct HostCall as named (derive(serde::Serialize, Eq)) {
+        /// The call's id, which its answer names.
+        id "id": String,
+        /// The host's tool.
+        name "name": String,
+        /// The arguments, as JSON text.
+        input "input": String,
+    }
 }
 
 /// One piece of a tool's result.

@@ -20,7 +20,7 @@ use super::store::{capture_path, per_capture_limit, prune, DEFAULT_MAX_BYTES};
 use crate::core::error::CoreError;
 use crate::core::hex::hex;
 use crate::core::stream::encode::Output;
-use crate::core::stream::tap::{Fed, Tap};
+use crate::core::stream::transformer::tap::{Fed, Tap};
 use crate::core::stream::transformer::TransformerOptions;
 
 /// Where and how runs are captured.

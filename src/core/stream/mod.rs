@@ -7,7 +7,7 @@ pub mod encode;
 pub mod event;
 pub mod framing;
 pub mod part;
-pub mod tap;
+
 pub mod tool;
 pub mod trace;
 pub mod tracker;

@@ -4,154 +4,24 @@
 
 use crate::core::error::{CoreError, ErrorCode};
 use crate::core::json;
-use crate::core::stream::encode::ai_sdk::{AiSdkEncoder, JsonParts};
+use crate::core::stream::encode::ai_sdk::AiSdkEncoder;
 use crate::core::stream::encode::completion::CompletionEncoder;
-use crate::core::stream::encode::sse::{SseEncoder, ToolCallMode};
-use crate::core::stream::encode::{push_json_str, Output};
+use crate::core::stream::encode::sse::SseEncoder;
+use crate::core::stream::encode::Output;
 use crate::core::stream::event::{parse, Parsed};
 use crate::core::stream::framing::{LineFramer, Record, SKIPPED_PREFIX_BYTES};
-use crate::core::stream::part::Part;
-use crate::core::stream::tap::{Fed, Tap};
+pub use encoder::Written;
+use encoder::{Answers, Encoder, Sink};
+use options::{generated_id, now};
+pub use options::{Format, TransformerOptions, DEFAULT_MAX_LINE_BYTES};
+use tap::{Fed, Tap};
+
+mod encoder;
+mod options;
+pub mod tap;
 use crate::core::stream::trace::{read_of, RecordRead, Skip, TraceAt, TraceEntry};
 use crate::core::stream::translate::{Closing, FinishSummary, HandedCall, Outcome, Translator};
 use crate::core::stream::usage::CursorUsage;
-
-/// Which encoder turns the neutral parts into outputs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
-pub enum Format {
-    /// OpenAI `chat.completion.chunk` frames, `data: {...}\n\n`.
-    #[default]
-    #[serde(rename = "openai-sse")]
-    OpenAiSse,
-    /// AI SDK LanguageModelV3 stream parts (JSON values).
-    #[serde(rename = "ai-sdk")]
-    AiSdk,
-}
-
-/// Options of a [`StreamTransformer`]; `Default` gives the documented defaults.
-#[derive(Debug, Clone)]
-pub struct TransformerOptions {
-    pub format: Format,
-    /// Echoed in SSE chunks. Default `auto`.
-    pub model: String,
-    /// SSE chunk id; generated when `None`.
-    pub id: Option<String>,
-    /// SSE `created` (epoch seconds); now when `None`.
-    pub created: Option<i64>,
-    pub tool_calls: ToolCallMode,
-    /// SSE only: emit the usage chunk. Default true.
-    pub include_usage: bool,
-    /// SSE only: after each response's frames, its `chat.completion` object too, for a server
-    /// that answers some requests of a conversation with one completion. Default false.
-    pub completions: bool,
-    /// Record size cap. Default 64 MiB.
-    pub max_line_bytes: usize,
-    /// The MCP server through which the host runs its own tools (the tool bridge); default
-    /// none: Cursor runs every tool.
-    pub host_tool_server: Option<String>,
-    /// Added to the explanation of a failure the stream reports (a run names its capture
-    /// there); default none.
-    pub failure_note: Option<String>,
-}
-
-pub const DEFAULT_MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
-
-impl Default for TransformerOptions {
-    fn default() -> Self {
-        Self {
-            format: Format::OpenAiSse,
-            model: "auto".to_owned(),
-            id: None,
-            created: None,
-            tool_calls: ToolCallMode::Emit,
-            include_usage: true,
-            completions: false,
-            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
-            host_tool_server: None,
-            failure_note: None,
-        }
-    }
-}
-
-/// The encoder chosen by [`Format`].
-#[derive(Debug)]
-enum Encoder {
-    /// SSE frames, and with [`TransformerOptions::completions`] each response's completion after
-    /// them.
-    Sse(SseEncoder, Option<CompletionEncoder>),
-    AiSdk(AiSdkEncoder),
-}
-
-/// Where outputs go: values, or JSON text for a host that parses a batch in one go.
-enum Sink<'o> {
-    Outputs(&'o mut Vec<Output>),
-    Json(&'o mut String),
-}
-
-impl Sink<'_> {
-    /// How much the sink holds (outputs, or bytes of text): what a part added, by difference.
-    fn size(&self) -> usize {
-        match self {
-            Self::Outputs(out) => out.len(),
-            Self::Json(text) => text.len(),
-        }
-    }
-
-    /// How many outputs are in the sink (a trace counts what each record added); text sinks
-    /// are not traced.
-    fn count(&self) -> usize {
-        match self {
-            Self::Outputs(out) => out.len(),
-            Self::Json(_) => 0,
-        }
-    }
-}
-
-impl Encoder {
-    fn encode(&mut self, part: &Part<'_>, sink: &mut Sink<'_>) {
-        match (self, sink) {
-            (Self::Sse(e, completions), Sink::Outputs(out)) => {
-                e.encode(part, out);
-                if let Some(completions) = completions {
-                    completions.encode(part, out);
-                }
-            }
-            (Self::AiSdk(e), Sink::Outputs(out)) => e.encode(part, *out),
-            (Self::AiSdk(e), Sink::Json(text)) => e.encode(part, &mut JsonParts(text)),
-            (Self::Sse(e, completions), Sink::Json(text)) => {
-                let mut outputs = Vec::new();
-                e.encode(part, &mut outputs);
-                if let Some(completions) = completions {
-                    completions.encode(part, &mut outputs);
-                }
-                for output in outputs {
-                    match output {
-                        Output::Frame(frame) => push_json_str(text, &frame),
-                        Output::Part(completion) => text.push_str(&completion.to_string()),
-                    }
-                    text.push(',');
-                }
-            }
-        }
-    }
-}
-
-/// A chunk id for SSE output when the caller gives none: unique per process and stream.
-fn generated_id() -> String {
-    use std::hash::{BuildHasher, Hasher};
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
-    hasher.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
-    hasher.write_u128(now().as_nanos());
-    format!("chatcmpl-cursor-{:016x}", hasher.finish())
-}
-
-fn now() -> std::time::Duration {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default()
-}
 
 /// Stateful translator of one cursor-agent stdout stream.
 pub struct StreamTransformer {
@@ -259,28 +129,6 @@ impl Stages {
             entry.tracker = self.translator.take_tracker_log();
             entry.outputs = outputs;
             trace.push(entry);
-        }
-    }
-}
-
-/// Whether responses put out anything before their closing outputs.
-#[derive(Debug, Default)]
-struct Answers {
-    /// The response under way did.
-    current: bool,
-    /// The response that ended last did.
-    last: bool,
-}
-
-impl Answers {
-    /// Encodes `part`, noting whether it answered something or ended the response.
-    fn encode(&mut self, encoder: &mut Encoder, part: &Part<'_>, sink: &mut Sink<'_>) {
-        let before = sink.size();
-        encoder.encode(part, sink);
-        if let Part::Finish { .. } = part {
-            self.last = std::mem::take(&mut self.current);
-        } else if sink.size() > before {
-            self.current = true;
         }
     }
 }
@@ -418,6 +266,22 @@ impl StreamTransformer {
             self.tapped(Fed::Finish(outcome), &out[before..]);
         }
         summary
+    }
+
+    /// [`push`](Self::push) or [`push_json`](Self::push_json), as `out` keeps outputs.
+    pub fn push_written(&mut self, bytes: &[u8], out: &mut Written) -> Result<(), CoreError> {
+        match out {
+            Written::Outputs(outputs) => self.push(bytes, outputs),
+            Written::Json(text) => self.push_json(bytes, text),
+        }
+    }
+
+    /// [`finish`](Self::finish) or [`finish_json`](Self::finish_json), as `out` keeps outputs.
+    pub fn finish_written(&mut self, outcome: &Outcome, out: &mut Written) -> FinishSummary {
+        match out {
+            Written::Outputs(outputs) => self.finish(outcome, outputs),
+            Written::Json(text) => self.finish_json(outcome, text),
+        }
     }
 
     /// [`finish`](Self::finish) with outputs as JSON text, as [`push_json`](Self::push_json).

@@ -6,14 +6,18 @@
 
 use serde_json::{json, Map, Value};
 
-/// Cursor's counts after the validity filter (negative or non-numeric counts are missing).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CursorUsage {
-    pub input_tokens: Option<u64>,
-    pub output_tokens: Option<u64>,
-    pub cache_read_tokens: Option<u64>,
-    pub cache_write_tokens: Option<u64>,
-    pub reasoning_tokens: Option<u64>,
+use crate::core::api::wire::wire_struct;
+
+wire_struct! {
+    /// Cursor's token counts (after the validity filter: negative or non-numeric counts are
+    /// missing); a count Cursor did not report is absent.
+    pub struct CursorUsage as named (derive(serde::Serialize, Default, Eq)) {
+        input_tokens "inputTokens": Option<u64>,
+        output_tokens "outputTokens": Option<u64>,
+        cache_read_tokens "cacheReadTokens": Option<u64>,
+        cache_write_tokens "cacheWriteTokens": Option<u64>,
+        reasoning_tokens "reasoningTokens": Option<u64>,
+    }
 }
 
 /// Valid counts plus Cursor's object as it was reported.

@@ -1,5 +1,5 @@
 //! How a run's outputs reach its consumer: through the resume hold, one batch per place in the
-//! queue, each batch that ends a step with its [`StepEnd`], the last one even after a cancel.
+//! queue, each batch that ends a step with its [`RunStep`], the last one even after a cancel.
 
 use std::sync::Arc;
 
@@ -7,7 +7,7 @@ use tokio::time::Instant;
 
 use super::ending::{callback_error, Ending, TimeoutKind};
 use super::handle::{request_stop, StopReason};
-use super::{sleep_until, stop_requested, Receipt, Run, StepEnd, MAX_BATCHES_IN_FLIGHT};
+use super::{sleep_until, stop_requested, Receipt, Run, RunStep, MAX_BATCHES_IN_FLIGHT};
 use crate::core::error::CoreError;
 use crate::core::stream::encode::Output;
 
@@ -21,7 +21,7 @@ impl Run {
         outputs: &mut Vec<Output>,
         read_bytes: usize,
         overall: Option<Instant>,
-        step: Option<StepEnd>,
+        step: Option<RunStep>,
     ) -> Result<(), Ending> {
         let seen = self.transformer.session_id();
         let expected = self.options.resume_chat_id.as_deref();
@@ -48,7 +48,7 @@ impl Run {
     pub(super) async fn deliver(
         &mut self,
         batch: &mut Vec<Output>,
-        step: Option<StepEnd>,
+        step: Option<RunStep>,
         overall: Option<Instant>,
     ) -> Result<(), Ending> {
         let permit = tokio::select! {
@@ -87,7 +87,7 @@ impl Run {
         if batch.is_empty() {
             return;
         }
-        let step = StepEnd::last(
+        let step = RunStep::last(
             error,
             cancelled,
             self.transformer.usage().cloned(),

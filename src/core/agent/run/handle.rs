@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use tokio::sync::{mpsc, watch, OwnedSemaphorePermit};
 
+use crate::core::api::wire::{wire_strings, wire_struct};
 use crate::core::bridge::{Answer, HostCall};
 use crate::core::error::{CoreError, ErrorCode};
 use crate::core::stream::usage::CursorUsage;
@@ -46,36 +47,39 @@ impl Receipt {
     }
 }
 
-/// Why a step of a run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StepReason {
-    /// The answer is complete: the run is over.
-    Stop,
-    /// The run handed the host tool calls and waits for their answers.
-    ToolCalls,
-    /// The run failed: it is over.
-    Error,
-    /// The run was cancelled: it is over.
-    Cancelled,
+wire_strings! {
+    /// Why a step of a run ended: `'tool-calls'`, the run waits for `answerToolCalls()`;
+    /// otherwise the run is over.
+    pub enum StepReason {
+        Stop = "stop",
+        ToolCalls = "tool-calls",
+        Error = "error",
+        Cancelled = "cancelled",
+    }
 }
 
-/// How a step of a run ended, told with the batch that ends it, so that no consumer has to read
-/// it back out of the outputs: the calls the run handed over, or the end of the run.
-#[derive(Debug, Clone, PartialEq)]
-pub struct StepEnd {
-    pub reason: StepReason,
-    /// The calls handed over (with [`StepReason::ToolCalls`]), in order.
-    pub tool_calls: Vec<HostCall>,
-    /// Cursor's token counts (the last step, when Cursor reported them).
-    pub usage: Option<CursorUsage>,
-    /// The failure (with [`StepReason::Error`]), as [`RunResult::error`] has it.
-    pub error: Option<CoreError>,
-    /// The response put out something before its closing outputs (text, reasoning, a tool
-    /// call): a front end that holds a response back until it starts knows whether it did.
-    pub answered: bool,
+wire_struct! {
+    /// How a step of a run ended: `onOutput`'s second argument, told with the batch that ends
+    /// the step (`null` with every other batch), so that no consumer has to read it back out of
+    /// the outputs. A run that handed the host tool calls (`hostTools`) says which; the last
+    /// batch of a run says how it ended (a run that delivers nothing, `E_RESUME`, says it only
+    /// in `RunResult`).
+    pub struct RunStep as named (derive(serde::Serialize)) {
+        reason "reason": StepReason,
+        /// The calls handed over (`'tool-calls'`), in order: the ids `answerToolCalls()`
+        /// answers.
+        tool_calls "toolCalls": Vec<HostCall>,
+        /// Cursor's token counts (the last step, when Cursor reported them).
+        usage "usage": Option<CursorUsage>,
+        /// The failure (`'error'`), as `RunResult.error`.
+        error "error": Option<CoreError>,
+        /// This response put out something before its closing outputs (text, reasoning, a tool
+        /// call); false when it ends with its failure alone.
+        answered "answered": bool,
+    }
 }
 
-impl StepEnd {
+impl RunStep {
     /// A step that handed `calls` to the host.
     pub fn handed_over(calls: Vec<HostCall>) -> Self {
         Self {
@@ -109,24 +113,27 @@ impl StepEnd {
     }
 }
 
-/// How a run ended.
-
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct RunResult {
-    pub exit_code: Option<i32>,
-    /// e.g. `SIGTERM`.
-    pub signal: Option<String>,
-    pub cancelled: bool,
-    pub session_id: Option<String>,
-    pub usage: Option<CursorUsage>,
-    /// `None` on success and on cancel; a failure after output (a usage limit hit mid-answer
-    /// among them) is reported here too.
-    pub error: Option<CoreError>,
-    /// Non-blank stdout records that could not be used (over `max_line_bytes`, not UTF-8, not a
-    /// JSON object). Not an error: a prompt over the cap comes back as one echoed record.
-    pub skipped_lines: u64,
-    /// The name of the run's capture, when it was captured.
-    pub capture: Option<String>,
+wire_struct! {
+    /// How a run ended. Absent fields mean "none" (test with `== null`).
+    pub struct RunResult as named (derive(serde::Serialize, Default)) {
+        exit_code "exitCode": Option<i32>,
+        /// e.g. `'SIGTERM'`.
+        signal "signal": Option<String>,
+        /// `cancel()` stopped the run (not an error).
+        cancelled "cancelled": bool,
+        /// The Cursor chat id seen in the stream.
+        session_id "sessionId": Option<String>,
+        usage "usage": Option<CursorUsage>,
+        /// Absent on success and on cancel. A failure after output (a usage limit hit
+        /// mid-answer among them) is reported here too: the output delivered so far stands.
+        error "error": Option<CoreError>,
+        /// Non-blank stdout records skipped as unusable: longer than `maxLineBytes`, not valid
+        /// UTF-8, not a JSON object (as `StreamTransformer.skippedLines` counts them). Not an
+        /// error (a prompt over the cap comes back as one echoed record); a warning is logged.
+        skipped_lines "skippedLines": u64,
+        /// The name of the run's capture (with `capture`, once its file was created).
+        capture "capture": Option<String>,
+    }
 }
 
 /// The host's answers to handed-over tool calls, by call id.

@@ -12,12 +12,12 @@ struct SlowConsumer {
     holding: AtomicBool,
     batches: Mutex<Vec<Vec<Output>>>,
     /// The end of a step each batch carried, by batch.
-    steps: Mutex<Vec<Option<StepEnd>>>,
+    steps: Mutex<Vec<Option<RunStep>>>,
     receipts: Mutex<Vec<Receipt>>,
 }
 
 impl OutputSink for SlowConsumer {
-    fn deliver(&self, batch: Vec<Output>, step: Option<StepEnd>, receipt: Receipt) -> bool {
+    fn deliver(&self, batch: Vec<Output>, step: Option<RunStep>, receipt: Receipt) -> bool {
         self.batches.lock().unwrap().push(batch);
         self.steps.lock().unwrap().push(step);
         if self.holding.load(Ordering::SeqCst) {

@@ -15,12 +15,11 @@
 
 pub mod part;
 
-use crate::core::stream::encode::wire::True;
+use crate::core::api::wire::True;
 use crate::core::stream::encode::Output;
 use crate::core::stream::part::{Executor, FinishReason, Part};
 use part::{
-    CallMetadata, CursorResult, ErrorCodeName, FinishReason as PartFinishReason, PartError,
-    StreamPart, StreamUsage, Unified,
+    CallMetadata, CursorResult, FinishReason as PartFinishReason, StreamPart, StreamUsage, Unified,
 };
 
 /// Receives finished parts.
@@ -211,13 +210,7 @@ impl AiSdkEncoder {
                     FinishReason::ToolCalls => (Unified::ToolCalls, "tool-calls"),
                     FinishReason::Cancelled => (Unified::Other, "cancelled"),
                     FinishReason::Error(error) => {
-                        out.part(&StreamPart::Error {
-                            error: PartError {
-                                code: ErrorCodeName(error.code().as_str()),
-                                message: error.message(),
-                                agent_output: error.agent_output(),
-                            },
-                        });
+                        out.part(&StreamPart::Error { error });
                         (Unified::Error, error.code().as_str())
                     }
                 };

@@ -5,10 +5,11 @@
 pub mod ai_sdk;
 pub mod completion;
 pub mod sse;
-pub mod wire;
 
-/// One output: a complete SSE frame, or one JSON-safe V3 stream part.
-#[derive(Debug, Clone, PartialEq)]
+/// One output: a complete SSE frame, or one JSON-safe V3 stream part (written as the string or
+/// the object it is).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[serde(untagged)]
 pub enum Output {
     Frame(String),
     Part(serde_json::Value),

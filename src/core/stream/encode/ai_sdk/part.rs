@@ -5,7 +5,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::core::stream::encode::wire::{wire_strings, wire_struct, wire_union, True, WireType};
+use crate::core::api::wire::{wire_strings, wire_struct, wire_union, True, WireType};
+use crate::core::error::CoreError;
 use crate::core::stream::usage::{CursorUsage, UsageReport};
 
 wire_union! {
@@ -68,7 +69,7 @@ wire_union! {
             provider_metadata "providerMetadata": CallMetadata<'a>,
         },
         /// `message`: the package's explanation; `agentOutput`: what cursor-agent printed about it.
-        Error = "error" { error "error": PartError<'a> },
+        Error = "error" { error "error": &'a CoreError },
         Finish = "finish" {
             finish_reason "finishReason": FinishReason<'a>,
             usage "usage": StreamUsage<'a>,
@@ -78,14 +79,14 @@ wire_union! {
 
 wire_struct! {
     /// `providerMetadata` of a call Cursor ran itself.
-    pub struct CallMetadata<'a> as inline {
+    pub struct CallMetadata<'a> as inline (derive(serde::Serialize)) {
         cursor "cursor": CursorCall<'a>,
     }
 }
 
 wire_struct! {
     /// Which of Cursor's tools a call is: what a host needs to show it as one of its own.
-    pub struct CursorCall<'a> as inline {
+    pub struct CursorCall<'a> as inline (derive(serde::Serialize)) {
         // The `*ToolCall` key (`shellToolCall`), or `function`.
         kind "kind": &'a str,
         // The MCP server of an `mcpToolCall`.
@@ -125,26 +126,6 @@ impl WireType for JsonObject<'_> {
     }
 }
 
-/// An error code's name (`E_AUTH`), one of the `ErrorCode` enum's values in `index.d.ts`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(transparent)]
-pub struct ErrorCodeName(pub &'static str);
-
-impl WireType for ErrorCodeName {
-    #[cfg(test)]
-    fn typescript(_: usize) -> String {
-        "`${ErrorCode}`".into()
-    }
-}
-
-wire_struct! {
-    pub struct PartError<'a> as inline {
-        code "code": ErrorCodeName,
-        message "message": &'a str,
-        agent_output "agentOutput": Option<&'a str>,
-    }
-}
-
 wire_strings! {
     /// The AI SDK's unified finish reason.
     pub enum Unified {
@@ -156,7 +137,7 @@ wire_strings! {
 }
 
 wire_struct! {
-    pub struct FinishReason<'a> as inline {
+    pub struct FinishReason<'a> as inline (derive(serde::Serialize)) {
         unified "unified": Unified,
         raw "raw": &'a str,
     }
@@ -164,7 +145,7 @@ wire_struct! {
 
 wire_struct! {
     /// Token counts of a `finish` part; a count Cursor did not report is absent.
-    pub struct StreamUsage<'a> as named {
+    pub struct StreamUsage<'a> as named (derive(serde::Serialize)) {
         input_tokens "inputTokens": InputTokens,
         output_tokens "outputTokens": OutputTokens,
         /// Cursor's own `usage` object, when it sent one.
@@ -173,7 +154,7 @@ wire_struct! {
 }
 
 wire_struct! {
-    pub struct InputTokens as inline {
+    pub struct InputTokens as inline (derive(serde::Serialize)) {
         /// Input + cache read + cache write tokens.
         total "total": Option<u64>,
         /// Input tokens that were not read from or written to the cache.
@@ -184,7 +165,7 @@ wire_struct! {
 }
 
 wire_struct! {
-    pub struct OutputTokens as inline {
+    pub struct OutputTokens as inline (derive(serde::Serialize)) {
         total "total": Option<u64>,
         /// Output tokens that were not reasoning, when Cursor reported reasoning tokens.
         text "text": Option<u64>,

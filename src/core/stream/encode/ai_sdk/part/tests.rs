@@ -1,11 +1,9 @@
 use serde_json::json;
 
 use super::*;
-use crate::core::stream::encode::wire::typescript;
+use crate::core::api::wire::typescript;
 use crate::core::stream::usage::parse_usage;
 
-/// The hand-kept declarations JS consumers read (`index.d.ts` starts with this file).
-const HEADER: &str = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/src/node/header.d.ts"));
 const RENDERED_FROM: &str =
     "// Rendered from the definitions in src/core/stream/encode/ai_sdk/part.rs (a test compares).\n";
 const RENDERED_END: &str = "// End of the rendered part declarations.\n";
@@ -20,25 +18,9 @@ fn rendered() -> String {
     format!("{usage}\n{}", StreamPart::typescript_declaration())
 }
 
-/// What `header.d.ts` holds between the line that says it is rendered and the end mark.
-fn header_section() -> &'static str {
-    let (_, body) = HEADER
-        .split_once(RENDERED_FROM)
-        .expect("header.d.ts marks where the rendered declarations begin");
-    let (section, _) = body
-        .split_once(RENDERED_END)
-        .expect("header.d.ts marks where the rendered declarations end");
-    section
-}
-
 #[test]
 fn header_declares_the_parts_exactly_as_they_are_written() {
-    let rendered = rendered();
-    assert!(
-        header_section() == rendered,
-        "src/node/header.d.ts does not declare the parts as part.rs defines them; the section \
-         should read:\n{rendered}"
-    );
+    typescript::check_header_section(RENDERED_FROM, RENDERED_END, &rendered());
 }
 
 #[test]

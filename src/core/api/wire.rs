@@ -1,7 +1,8 @@
-//! Types written into the AI SDK output, declared once: [`wire_struct!`], [`wire_strings!`] and
-//! [`wire_union!`] define the Rust type serde writes and, for the tests, render its TypeScript
-//! declaration, which a test compares with the hand-kept `header.d.ts` that JS consumers read.
-//! Each field names its JSON key itself, so serde and the declaration cannot spell it apart.
+//! Types that cross into JS and back, declared once: [`wire_struct!`], [`wire_strings!`] and
+//! [`wire_union!`] define the Rust type serde writes (or reads) and, for the tests, render its
+//! TypeScript declaration, which a test compares with the hand-kept `header.d.ts` that JS
+//! consumers read. Each field names its JSON key itself, so serde and the declaration cannot
+//! spell it apart.
 
 use serde::{Serialize, Serializer};
 use serde_json::Value;
@@ -96,13 +97,89 @@ impl<T: WireType> WireType for [T] {
     }
 }
 
-/// A struct whose fields are written under the JSON keys given beside them; a field of an
-/// `Option` type is left out when `None`. `inline` structs are declared where they are used,
-/// `named` ones as an interface of their own ([`typescript::interface`]).
+impl<T: WireType> WireType for Vec<T> {
+    #[cfg(test)]
+    fn typescript(indent: usize) -> String {
+        format!("{}[]", T::typescript(indent))
+    }
+}
+
+impl WireType for String {
+    #[cfg(test)]
+    fn typescript(_: usize) -> String {
+        "string".into()
+    }
+}
+
+/// Numbers JS holds exactly: counts, sizes, exit codes, epoch milliseconds.
+macro_rules! wire_numbers {
+    ($($ty:ty),*) => {$(
+        impl WireType for $ty {
+            #[cfg(test)]
+            fn typescript(_: usize) -> String {
+                "number".into()
+            }
+        }
+    )*};
+}
+wire_numbers!(i32, i64, u32, f64);
+
+impl<const MIN: i64, const MAX: i64> WireType for crate::core::whole_number::WholeNumber<MIN, MAX> {
+    #[cfg(test)]
+    fn typescript(_: usize) -> String {
+        "number".into()
+    }
+}
+
+impl WireType for std::collections::HashMap<String, String> {
+    #[cfg(test)]
+    fn typescript(_: usize) -> String {
+        "Record<string, string>".into()
+    }
+}
+
+impl WireType for crate::core::json::BoundedValue {
+    #[cfg(test)]
+    fn typescript(_: usize) -> String {
+        "object".into()
+    }
+}
+
+/// A list of JSON objects (messages, tool definitions) kept as the JSON value it was read as.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(transparent)]
+pub struct Objects(pub Value);
+
+impl WireType for Objects {
+    #[cfg(test)]
+    fn typescript(_: usize) -> String {
+        "Array<object>".into()
+    }
+}
+
+/// A field that is always there, `null` when it holds nothing (unlike an `Option`, which is
+/// left out).
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
+pub struct Nullable<T>(pub Option<T>);
+
+impl<T: WireType> WireType for Nullable<T> {
+    #[cfg(test)]
+    fn typescript(indent: usize) -> String {
+        format!("{} | null", T::typescript(indent))
+    }
+}
+
+/// A struct whose fields are written or read under the JSON keys given beside them (the
+/// attributes in parentheses after its shape say which: `derive(serde::Serialize)`,
+/// `derive(serde::Deserialize)`, `serde(deny_unknown_fields)`); a field of an `Option` type is
+/// left out when `None`.
+/// `inline` structs are declared where they are used, `named` ones as an interface of their own
+/// ([`typescript::interface`]).
 macro_rules! wire_struct {
     (
         $(#[doc = $doc:literal])*
-        pub struct $name:ident $(<$lt:lifetime>)? as $shape:ident {
+        pub struct $name:ident $(<$lt:lifetime>)? as $shape:ident ($($attr:meta),* $(,)?) {
             $(
                 $(#[doc = $field_doc:literal])*
                 $field:ident $key:literal : $ty:ty
@@ -110,19 +187,23 @@ macro_rules! wire_struct {
         }
     ) => {
         $(#[doc = $doc])*
-        #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+        #[derive(Debug, Clone, PartialEq)]
+        $(#[$attr])*
         pub struct $name $(<$lt>)? {
             $(
                 $(#[doc = $field_doc])*
-                #[serde(rename = $key, skip_serializing_if = "WireType::is_absent")]
+                #[serde(
+                    rename = $key,
+                    skip_serializing_if = "crate::core::api::wire::WireType::is_absent"
+                )]
                 pub $field: $ty,
             )*
         }
 
-        impl $(<$lt>)? $crate::core::stream::encode::wire::WireType for $name $(<$lt>)? {
+        impl $(<$lt>)? $crate::core::api::wire::WireType for $name $(<$lt>)? {
             #[cfg(test)]
             fn typescript(indent: usize) -> String {
-                wire_struct!(@typescript $shape, $name, indent)
+                $crate::core::api::wire::wire_struct!(@typescript $shape, $name, indent)
             }
         }
 
@@ -131,13 +212,13 @@ macro_rules! wire_struct {
             /// The fields as the TypeScript declaration lists them.
             pub(crate) fn typescript_fields(
                 indent: usize,
-            ) -> Vec<$crate::core::stream::encode::wire::typescript::Field> {
+            ) -> Vec<$crate::core::api::wire::typescript::Field> {
                 vec![$(
-                    $crate::core::stream::encode::wire::typescript::Field {
+                    $crate::core::api::wire::typescript::Field {
                         docs: &[$($field_doc),*],
                         key: $key,
-                        ty: <$ty as $crate::core::stream::encode::wire::WireType>::typescript(indent),
-                        optional: <$ty as $crate::core::stream::encode::wire::WireType>::OPTIONAL,
+                        ty: <$ty as $crate::core::api::wire::WireType>::typescript(indent),
+                        optional: <$ty as $crate::core::api::wire::WireType>::OPTIONAL,
                     }
                 ),*]
             }
@@ -148,7 +229,7 @@ macro_rules! wire_struct {
         }
     };
     (@typescript inline, $name:ident, $indent:ident) => {
-        $crate::core::stream::encode::wire::typescript::object(
+        $crate::core::api::wire::typescript::object(
             &[],
             &$name::typescript_fields($indent + 2),
             $indent,
@@ -178,7 +259,7 @@ macro_rules! wire_strings {
             )*
         }
 
-        impl $crate::core::stream::encode::wire::WireType for $name {
+        impl $crate::core::api::wire::WireType for $name {
             #[cfg(test)]
             fn typescript(_: usize) -> String {
                 [$(concat!("'", $text, "'")),*].join(" | ")
@@ -227,7 +308,7 @@ macro_rules! wire_union {
         impl<$lt> $name<$lt> {
             /// `export type <name> = | {...} | ...`, with the docs of the type and its variants.
             pub(crate) fn typescript_declaration() -> String {
-                use $crate::core::stream::encode::wire::{typescript, WireType};
+                use $crate::core::api::wire::{typescript, WireType};
                 let variants = vec![$(
                     typescript::Variant {
                         docs: &[$($variant_doc),*],
@@ -310,16 +391,24 @@ pub mod typescript {
     /// An object type whose `{` is at column `indent`: `head` lines first (a union member's
     /// `type`), then the fields; on one line when nothing is documented and it fits.
     pub fn object(head: &[String], fields: &[Field], indent: usize) -> String {
-        let lines: Vec<String> = head
-            .iter()
-            .cloned()
-            .chain(fields.iter().map(field_line))
-            .collect();
+        let lines = object_lines(head, fields);
         let documented = fields.iter().any(|f| !f.docs.is_empty());
         let one_line = format!("{{ {} }}", lines.join("; "));
         if !documented && !one_line.contains('\n') && indent + one_line.len() <= LINE_WIDTH {
             return one_line;
         }
+        block(head, fields, indent)
+    }
+
+    fn object_lines(head: &[String], fields: &[Field]) -> Vec<String> {
+        head.iter()
+            .cloned()
+            .chain(fields.iter().map(field_line))
+            .collect()
+    }
+
+    /// An object type one field a line.
+    fn block(head: &[String], fields: &[Field], indent: usize) -> String {
         let pad = " ".repeat(indent + 2);
         let mut out = String::from("{\n");
         for line in head {
@@ -337,9 +426,34 @@ pub mod typescript {
     /// `export interface <name> {...}` with its docs, at the top level.
     pub fn interface(doc: &[&str], name: &str, fields: &[Field]) -> String {
         let mut out = docs(doc, 0);
-        let body = object(&[], fields, 0);
+        // One field a line, as napi declares interfaces.
+        let body = block(&[], fields, 0);
         out.push_str(&format!("export interface {name} {body}\n"));
         out
+    }
+
+    /// Checks that `src/node/header.d.ts` holds `rendered` between the lines `from` and `end`;
+    /// with `OCN_RENDER_DECLARATIONS` set, writes it there instead (then review the change).
+    pub fn check_header_section(from: &str, end: &str, rendered: &str) {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/node/header.d.ts");
+        let header = std::fs::read_to_string(path).expect("src/node/header.d.ts reads");
+        let (before, body) = header
+            .split_once(from)
+            .unwrap_or_else(|| panic!("header.d.ts has the line {from:?}"));
+        let (section, after) = body
+            .split_once(end)
+            .unwrap_or_else(|| panic!("header.d.ts has the line {end:?}"));
+        if std::env::var_os("OCN_RENDER_DECLARATIONS").is_some() {
+            let written = format!("{before}{from}{rendered}{end}{after}");
+            std::fs::write(path, written).expect("src/node/header.d.ts is written");
+            return;
+        }
+        assert!(
+            section == rendered,
+            "src/node/header.d.ts does not declare these types as their definitions say; run \
+             `OCN_RENDER_DECLARATIONS=1 cargo test --no-default-features --lib -- --test-threads=1` to write them, \
+             or make the section read:\n{rendered}"
+        );
     }
 
     /// `export type <name> =` and one `| {...}` line (or block) per variant.

@@ -1,0 +1,77 @@
+//! A transformer's options: which encoder, the SSE chunk's fixed fields, the record size cap.
+
+use crate::core::stream::encode::sse::ToolCallMode;
+
+/// Which encoder turns the neutral parts into outputs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+pub enum Format {
+    /// OpenAI `chat.completion.chunk` frames, `data: {...}\n\n`.
+    #[default]
+    #[serde(rename = "openai-sse")]
+    OpenAiSse,
+    /// AI SDK LanguageModelV3 stream parts (JSON values).
+    #[serde(rename = "ai-sdk")]
+    AiSdk,
+}
+
+/// Options of a [`StreamTransformer`]; `Default` gives the documented defaults.
+#[derive(Debug, Clone)]
+pub struct TransformerOptions {
+    pub format: Format,
+    /// Echoed in SSE chunks. Default `auto`.
+    pub model: String,
+    /// SSE chunk id; generated when `None`.
+    pub id: Option<String>,
+    /// SSE `created` (epoch seconds); now when `None`.
+    pub created: Option<i64>,
+    pub tool_calls: ToolCallMode,
+    /// SSE only: emit the usage chunk. Default true.
+    pub include_usage: bool,
+    /// SSE only: after each response's frames, its `chat.completion` object too, for a server
+    /// that answers some requests of a conversation with one completion. Default false.
+    pub completions: bool,
+    /// Record size cap. Default 64 MiB.
+    pub max_line_bytes: usize,
+    /// The MCP server through which the host runs its own tools (the tool bridge); default
+    /// none: Cursor runs every tool.
+    pub host_tool_server: Option<String>,
+    /// Added to the explanation of a failure the stream reports (a run names its capture
+    /// there); default none.
+    pub failure_note: Option<String>,
+}
+
+pub const DEFAULT_MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
+
+impl Default for TransformerOptions {
+    fn default() -> Self {
+        Self {
+            format: Format::OpenAiSse,
+            model: "auto".to_owned(),
+            id: None,
+            created: None,
+            tool_calls: ToolCallMode::Emit,
+            include_usage: true,
+            completions: false,
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            host_tool_server: None,
+            failure_note: None,
+        }
+    }
+}
+
+/// A chunk id for SSE output when the caller gives none: unique per process and stream.
+pub(super) fn generated_id() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    hasher.write_u128(now().as_nanos());
+    format!("chatcmpl-cursor-{:016x}", hasher.finish())
+}
+
+pub(super) fn now() -> std::time::Duration {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+}

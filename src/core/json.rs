@@ -192,6 +192,13 @@ impl<'de> Deserialize<'de> for BoundedValue {
     }
 }
 
+impl crate::core::api::wire::WireType for BoundedValue {
+    #[cfg(test)]
+    fn typescript(_: usize) -> String {
+        "object".into()
+    }
+}
+
 /// Reads one value `0` levels below the top.
 struct Level(usize);
 

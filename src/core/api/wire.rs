@@ -138,13 +138,6 @@ impl WireType for std::collections::HashMap<String, String> {
     }
 }
 
-impl WireType for crate::core::json::BoundedValue {
-    #[cfg(test)]
-    fn typescript(_: usize) -> String {
-        "object".into()
-    }
-}
-
 /// A list of JSON objects (messages, tool definitions) kept as the JSON value it was read as.
 #[derive(Debug, Clone, PartialEq, serde::Deserialize)]
 #[serde(transparent)]

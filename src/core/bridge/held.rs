@@ -11,6 +11,16 @@ use std::sync::Mutex;
 use tokio::sync::{oneshot, Notify};
 use tokio::time::Instant;
 
+impl<'a> From<&'a HostCall> for crate::core::stream::translate::HandedCall<'a> {
+    fn from(call: &'a HostCall) -> Self {
+        Self {
+            id: &call.id,
+            name: &call.name,
+            input: &call.input,
+        }
+    }
+}
+
 crate::core::api::wire::wire_struct! {
     /// A tool call handed to the host, exactly as Cursor sent it.
     pub struct HostCall as named (derive(serde::Serialize, Eq)) {

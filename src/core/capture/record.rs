@@ -207,6 +207,16 @@ pub struct HandedCallRecord {
     pub input: String,
 }
 
+impl<'a> From<&'a HandedCallRecord> for crate::core::stream::translate::HandedCall<'a> {
+    fn from(call: &'a HandedCallRecord) -> Self {
+        Self {
+            id: &call.id,
+            name: &call.name,
+            input: &call.input,
+        }
+    }
+}
+
 /// How the stream closed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

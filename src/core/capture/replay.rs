@@ -94,14 +94,7 @@ pub fn replay(lines: &[Line]) -> Result<ReplayReport, String> {
             }
             Line::HandOver { calls, outputs, .. } => {
                 live.extend(outputs.iter().cloned());
-                let handed: Vec<HandedCall<'_>> = calls
-                    .iter()
-                    .map(|c| HandedCall {
-                        id: &c.id,
-                        name: &c.name,
-                        input: &c.input,
-                    })
-                    .collect();
+                let handed: Vec<HandedCall<'_>> = calls.iter().map(HandedCall::from).collect();
                 transformer.hand_over(&handed, &mut replayed);
             }
             Line::CutOff { .. } => transformer.drop_unterminated(),

@@ -95,14 +95,7 @@ impl Steps {
         if step.is_empty() {
             return Vec::new();
         }
-        let handed: Vec<HandedCall<'_>> = step
-            .iter()
-            .map(|c| HandedCall {
-                id: &c.id,
-                name: &c.name,
-                input: &c.input,
-            })
-            .collect();
+        let handed: Vec<HandedCall<'_>> = step.iter().map(HandedCall::from).collect();
         transformer.hand_over(&handed, outputs);
         tracing::debug!(calls = step.len(), "tool calls handed to the host");
         self.waiting_since = Some(Instant::now());

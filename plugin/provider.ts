@@ -73,12 +73,15 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
   readonly supportedUrls: Record<string, RegExp[]> = {}
   readonly #config: TurnConfig
   readonly #warnings: SharedV3Warning[]
+  /** The configuration's problem, as every request of this model reports it. */
+  readonly #problem: CursorAcpError | null
 
   constructor(providerName: string, modelId: string, config: TurnConfig) {
     this.provider = providerName
     this.modelId = modelId
     this.#config = config
     this.#warnings = config.warnings.map((message) => ({ type: 'other', message }))
+    this.#problem = config.problem === null ? null : toCursorAcpError(config.problem)
   }
 
   async doStream(call: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
@@ -88,7 +91,7 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
       modelId: this.modelId,
       timestamp: new Date(),
     }
-    if (this.#config.problem !== null) return { stream: failedStream(this.#config.problem, warnings, metadata) }
+    if (this.#problem !== null) return { stream: failedStream(this.#problem, warnings, metadata) }
     const request: TurnRequest = { model: this.modelId, messages: jsonPrompt(call.prompt) }
     const tools = jsonTools(call.tools)
     if (tools !== undefined) request.tools = tools

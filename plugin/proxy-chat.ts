@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto'
 import * as v from 'valibot'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { RunError, RunStep, StreamOutput } from 'opencode-cursor-native'
-import { type NativeErrorCode, toCursorAcpError } from './errors.js'
+import { failureOf, type NativeErrorCode } from './failure.js'
 import type { PromptMessage, ToolDefinition } from './native.js'
 import { conversationContinued } from './tool-bridge.js'
 import { startTurn, titleOf, type TurnConfig, type TurnRequest } from './turn.js'
@@ -231,8 +231,7 @@ export function serveChat(
   try {
     turn = startTurn(config, turnRequest, { format: 'openai-sse', includeUsage: !stream || includeUsage }, deliver)
   } catch (error) {
-    const failure = toCursorAcpError(error, 'E_INVALID_ARG')
-    sendError(response, refusalOf({ code: failure.code, message: failure.message }))
+    sendError(response, refusalOf(failureOf(error, 'E_INVALID_ARG')))
     release()
     return
   }
@@ -246,8 +245,7 @@ export function serveChat(
     .then(
       () => finishResponse(),
       (error: unknown) => {
-        const failure = toCursorAcpError(error)
-        if (!started) sendError(response, refusalOf({ code: failure.code, message: failure.message }))
+        if (!started) sendError(response, refusalOf(failureOf(error)))
         else response.end()
       },
     )

@@ -11,7 +11,6 @@ import type {
   SessionResumeManager,
   StreamOutput,
 } from 'opencode-cursor-native'
-import { CursorAcpError, type NativeErrorCode, toCursorAcpError } from './errors.js'
 import {
   captureFolder,
   childEnvironment,
@@ -23,6 +22,7 @@ import {
   withApiKey,
   type CursorAcpSettings,
 } from './env.js'
+import { failureOf, type TurnFailure } from './failure.js'
 import { native, type PromptMessage, type ToolDefinition } from './native.js'
 import { localTitle } from './title.js'
 import {
@@ -44,7 +44,7 @@ export interface TurnOptions extends Partial<CursorAcpSettings> {
    */
   apiKey?: string
   /** A configuration problem found earlier (by the plugin); every turn then fails with it. */
-  configurationError?: { code: NativeErrorCode; message: string }
+  configurationError?: TurnFailure
   /** Non-fatal configuration notes. */
   configurationWarnings?: string[]
   [other: string]: unknown
@@ -59,7 +59,7 @@ export interface TurnConfig {
   /** Readable notes about ignored settings, for the front end to show. */
   warnings: string[]
   /** When set, every turn fails with it. */
-  problem: CursorAcpError | null
+  problem: TurnFailure | null
 }
 
 /**
@@ -70,8 +70,8 @@ export interface TurnConfig {
 export function resolveTurnConfig(options: TurnOptions, fromPlugin: boolean): TurnConfig {
   const warnings = [...(options.configurationWarnings ?? [])]
   let settings: CursorAcpSettings = { ...DEFAULT_SETTINGS }
-  let problem: CursorAcpError | null = options.configurationError
-    ? new CursorAcpError(options.configurationError.code, options.configurationError.message)
+  let problem: TurnFailure | null = options.configurationError
+    ? { code: options.configurationError.code, message: options.configurationError.message }
     : null
   let workspace = ''
   try {
@@ -98,7 +98,7 @@ export function resolveTurnConfig(options: TurnOptions, fromPlugin: boolean): Tu
     }
     workspace = pickWorkspace({ explicit: settings.workspace, directory: process.cwd() })
   } catch (error) {
-    problem ??= toCursorAcpError(error, 'E_INVALID_ARG')
+    problem ??= failureOf(error, 'E_INVALID_ARG')
   }
   const apiKey = typeof options.apiKey === 'string' && options.apiKey.trim() !== '' ? options.apiKey.trim() : undefined
   return { settings, workspace, warnings, problem, ...(apiKey === undefined ? {} : { apiKey }) }

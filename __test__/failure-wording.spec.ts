@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 
 import { StreamTransformer, type StreamPart } from '../index.js'
-import { CursorAcpError, readsAsTransient } from '../plugin/errors.ts'
+import { CursorAcpError, readsAsTransient } from '../plugin/opencode/errors.ts'
 
 /** What Cursor printed, for every kind of failure the package explains (one or more each). */
 const CURSOR_FAILURES: Array<[string, string]> = [

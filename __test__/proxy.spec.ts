@@ -14,7 +14,7 @@ import OpenAI from 'openai'
 
 import { childrenOf, groupMembers, killGroupsAfter, waitFor } from './support/process.ts'
 
-type ProxyModule = typeof import('../plugin/proxy.ts')
+type ProxyModule = typeof import('../plugin/proxy/server.ts')
 type RunningProxy = Awaited<ReturnType<ProxyModule['startProxy']>>
 
 const fakeAgent = join(__dirname, 'support', 'agents', 'fake-cursor-agent.mjs')
@@ -45,7 +45,7 @@ before(async () => {
     CURSOR_AGENT_EXECUTABLE: fakeAgent,
     CURSOR_ACP_TOOL_MODE: 'cursor',
   })
-  ;({ startProxy } = await import('../plugin/proxy.ts'))
+  ;({ startProxy } = await import('../plugin/proxy/server.ts'))
   main = await start()
 })
 after(async () => {
@@ -519,7 +519,7 @@ describe('the concurrency cap', () => {
 
 describe('reading a chat request', () => {
   it('reads the fields it needs, and refuses each malformed one by name', async () => {
-    const { readChatRequest } = await import('../plugin/proxy-chat.ts')
+    const { readChatRequest } = await import('../plugin/proxy/chat.ts')
     const ask = [{ role: 'user', content: 'hi' }]
     const read = readChatRequest({ model: 'auto', messages: ask, tools: [], stream: true, user: 'ignored' })
     assert.ok(!('status' in read))

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test'
 
 import type { StreamPart } from '../index.js'
 import { openCodeToolView } from '../plugin/opencode/tool-view.ts'
-import { type CursorResult, type ShownPart, sortedJson, toolViewStream } from '../plugin/tool-view.ts'
+import { type CursorResult, type ShownPart, sortedJson, toolViewStream } from '../plugin/turn/tool-view.ts'
 
 const cursorMetadata = (kind: string, server?: string) => ({
   cursor: server === undefined ? { kind } : { kind, server },

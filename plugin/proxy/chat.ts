@@ -5,10 +5,10 @@ import { randomUUID } from 'node:crypto'
 import * as v from 'valibot'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { RunError, RunStep, StreamOutput } from 'opencode-cursor-native'
-import { failureOf, type NativeErrorCode } from './failure.js'
-import type { PromptMessage, ToolDefinition } from './native.js'
-import { conversationContinued } from './tool-bridge.js'
-import { startTurn, titleOf, type TurnConfig, type TurnRequest } from './turn.js'
+import { failureOf, type NativeErrorCode } from '../turn/failure.js'
+import type { PromptMessage, ToolDefinition } from '../turn/native.js'
+import { conversationContinued } from '../turn/tool-bridge.js'
+import { startTurn, titleOf, type TurnConfig, type TurnRequest } from '../turn/turn.js'
 
 /**
  * The codes only the server reports, each a refusal that starts no cursor-agent: the native

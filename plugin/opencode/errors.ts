@@ -1,7 +1,7 @@
 // The error the OpenCode provider hands OpenCode for a turn's failure, worded so that OpenCode
 // does not retry it.
 import { APICallError } from '@ai-sdk/provider'
-import { failureOf, type NativeErrorCode } from './failure.js'
+import { failureOf, type NativeErrorCode } from '../turn/failure.js'
 
 /**
  * Phrases OpenCode (1.18) takes as a transient provider fault wherever they occur in an error's

@@ -3,15 +3,15 @@
 import type { Plugin } from '@opencode-ai/plugin'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { mergeProviderBlock, modelsBlock, type ModelsBlock, type ProviderBlock } from './config.js'
+import { mergeProviderBlock, modelsBlock, type ModelsBlock, type ProviderBlock } from './provider-block.js'
 import { toCursorAcpError } from './errors.js'
-import { childEnvironment, dataDirectory, readSettings, withApiKey, type CursorAcpSettings } from './env.js'
-import { cursorModels, modelCacheFile } from './models.js'
-import { native } from './native.js'
-import { storedApiKey } from './opencode-auth.js'
+import { childEnvironment, dataDirectory, readSettings, withApiKey, type CursorAcpSettings } from '../turn/env.js'
+import { cursorModels, modelCacheFile } from '../turn/models.js'
+import { native } from '../turn/native.js'
+import { storedApiKey } from './auth.js'
 import { PROVIDER_ID, type CursorAcpProviderOptions } from './provider.js'
-import { cancelConversation } from './tool-bridge.js'
-import { pickWorkspace } from './workspace.js'
+import { cancelConversation } from '../turn/tool-bridge.js'
+import { pickWorkspace } from '../turn/workspace.js'
 
 /** The `file://` URL of the provider module next to this file (works from any install location). */
 function providerModuleUrl(): string {

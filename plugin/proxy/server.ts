@@ -5,13 +5,13 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { childEnvironment, dataDirectory, type ToolMode } from './env.js'
-import { cursorModels, modelCacheFile } from './models.js'
-import { sendError, serveChat, type Refusal } from './proxy-chat.js'
+import { childEnvironment, dataDirectory, type ToolMode } from '../turn/env.js'
+import { cursorModels, modelCacheFile } from '../turn/models.js'
+import { sendError, serveChat, type Refusal } from './chat.js'
 
-export { type CursorAcpErrorCode, PROXY_ERROR_CODES, type ProxyErrorCode } from './proxy-chat.js'
-import { heldRunCount } from './tool-bridge.js'
-import { resolveTurnConfig, type TurnConfig } from './turn.js'
+export { type CursorAcpErrorCode, PROXY_ERROR_CODES, type ProxyErrorCode } from './chat.js'
+import { heldRunCount } from '../turn/tool-bridge.js'
+import { resolveTurnConfig, type TurnConfig } from '../turn/turn.js'
 
 /** The port `serve` listens on unless told otherwise. */
 export const DEFAULT_PORT = 32125

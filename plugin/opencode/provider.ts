@@ -13,11 +13,18 @@ import type {
 } from '@ai-sdk/provider'
 import type { StreamOutput } from 'opencode-cursor-native'
 import { type CursorAcpError, toCursorAcpError } from './errors.js'
-import type { PromptMessage, ToolDefinition } from './native.js'
-import { openCodeToolView } from './opencode/tool-view.js'
-import { PROVIDER_ID } from './opencode-config.js'
-import { type ShownPart, toolViewStream } from './tool-view.js'
-import { resolveTurnConfig, startTurn, titleOf, type TurnConfig, type TurnOptions, type TurnRequest } from './turn.js'
+import type { PromptMessage, ToolDefinition } from '../turn/native.js'
+import { openCodeToolView } from './tool-view.js'
+import { PROVIDER_ID } from './config-files.js'
+import { type ShownPart, toolViewStream } from '../turn/tool-view.js'
+import {
+  resolveTurnConfig,
+  startTurn,
+  titleOf,
+  type TurnConfig,
+  type TurnOptions,
+  type TurnRequest,
+} from '../turn/turn.js'
 
 export { PROVIDER_ID }
 

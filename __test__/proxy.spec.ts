@@ -519,7 +519,7 @@ describe('the concurrency cap', () => {
 
 describe('reading a chat request', () => {
   it('reads the fields it needs, and refuses each malformed one by name', async () => {
-    const { readChatRequest } = await import('../plugin/proxy/chat.ts')
+    const { readChatRequest } = await import('../plugin/proxy/chat-request.ts')
     const ask = [{ role: 'user', content: 'hi' }]
     const read = readChatRequest({ model: 'auto', messages: ask, tools: [], stream: true, user: 'ignored' })
     assert.ok(!('status' in read))

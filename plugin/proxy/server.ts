@@ -7,11 +7,12 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net'
 import { childEnvironment, dataDirectory, type ToolMode } from '../turn/env.js'
 import { cursorModels, modelCacheFile } from '../turn/models.js'
-import { sendError, serveChat, type Refusal } from './chat.js'
-
-export { type CursorAcpErrorCode, PROXY_ERROR_CODES, type ProxyErrorCode } from './chat.js'
 import { heldRunCount } from '../turn/tool-bridge.js'
 import { resolveTurnConfig, type TurnConfig } from '../turn/turn.js'
+import { serveChat } from './chat.js'
+import { type Refusal, sendError } from './refusal.js'
+
+export { type CursorAcpErrorCode, PROXY_ERROR_CODES, type ProxyErrorCode } from './refusal.js'
 
 /** The port `serve` listens on unless told otherwise. */
 export const DEFAULT_PORT = 32125

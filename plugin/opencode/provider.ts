@@ -12,30 +12,16 @@ import type {
   SharedV3Warning,
 } from '@ai-sdk/provider'
 import type { StreamOutput } from 'opencode-cursor-native'
-import { type CursorAcpError, toCursorAcpError } from './errors.js'
 import type { PromptMessage, ToolDefinition } from '../turn/native.js'
-import { openCodeToolView } from './tool-view.js'
-import { PROVIDER_ID } from './config-files.js'
 import { type ShownPart, toolViewStream } from '../turn/tool-view.js'
-import {
-  resolveTurnConfig,
-  startTurn,
-  titleOf,
-  type TurnConfig,
-  type TurnOptions,
-  type TurnRequest,
-} from '../turn/turn.js'
+import { resolveTurnConfig, startTurn, titleOf, type TurnConfig, type TurnRequest } from '../turn/turn.js'
+import { PROVIDER_ID } from './config-files.js'
+import { type CursorAcpError, toCursorAcpError } from './errors.js'
+import { type CursorAcpProviderOptions, readProviderOptions } from './provider-options.js'
+import { openCodeToolView } from './tool-view.js'
 
 export { PROVIDER_ID }
-
-/**
- * Options of `createCursorAcp`: OpenCode passes the provider block's `options` plus `name`.
- * Configuration warnings are reported as stream warnings.
- */
-export interface CursorAcpProviderOptions extends TurnOptions {
-  /** The provider id OpenCode registered this module under; default `cursor-acp`. */
-  name?: string
-}
+export type { CursorAcpProviderOptions }
 
 export interface CursorAcpProvider {
   (modelId: string): LanguageModelV3
@@ -267,8 +253,9 @@ async function collect(stream: ReadableStream<LanguageModelV3StreamPart>): Promi
 
 /** The provider factory OpenCode calls (the module's first `create*` export). */
 export function createCursorAcp(options: CursorAcpProviderOptions = {}): CursorAcpProvider {
-  const config = resolveTurnConfig(options, options.name !== undefined)
-  const providerName = options.name ?? PROVIDER_ID
+  const { options: read, ignored } = readProviderOptions(options)
+  const config = resolveTurnConfig(read, read.name !== undefined, ignored)
+  const providerName = read.name ?? PROVIDER_ID
   const languageModel = (modelId: string): LanguageModelV3 => new CursorAcpLanguageModel(providerName, modelId, config)
   const provider = ((modelId: string) => languageModel(modelId)) as CursorAcpProvider
   Object.defineProperties(provider, {

@@ -3,15 +3,16 @@
 import type { Plugin } from '@opencode-ai/plugin'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { mergeProviderBlock, modelsBlock, type ModelsBlock, type ProviderBlock } from './provider-block.js'
-import { toCursorAcpError } from './errors.js'
 import { childEnvironment, dataDirectory, readSettings, withApiKey, type CursorAcpSettings } from '../turn/env.js'
 import { cursorModels, modelCacheFile } from '../turn/models.js'
 import { native } from '../turn/native.js'
-import { storedApiKey } from './auth.js'
-import { PROVIDER_ID, type CursorAcpProviderOptions } from './provider.js'
 import { cancelConversation } from '../turn/tool-bridge.js'
 import { pickWorkspace } from '../turn/workspace.js'
+import { storedApiKey } from './auth.js'
+import { toCursorAcpError } from './errors.js'
+import { PROVIDER_ID } from './provider.js'
+import { mergeProviderBlock, modelsBlock, type ModelsBlock, type ProviderBlock } from './provider-block.js'
+import type { CursorAcpProviderOptions } from './provider-options.js'
 
 /** The `file://` URL of the provider module next to this file (works from any install location). */
 function providerModuleUrl(): string {

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net'
 import { childEnvironment, dataDirectory, type ToolMode } from '../turn/env.js'
 import { cursorModels, modelCacheFile } from '../turn/models.js'
 import { heldRunCount } from '../turn/tool-bridge.js'
-import { resolveTurnConfig, type TurnConfig } from '../turn/turn.js'
+import { resolveTurnConfig, type TurnConfig, type TurnOptions } from '../turn/turn.js'
 import { serveChat } from './chat.js'
 import { type Refusal, sendError } from './refusal.js'
 
@@ -177,7 +177,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   const maxConcurrent = options.maxConcurrent ?? 8
   const maxBodyBytes = options.maxBodyBytes ?? 32 * 1024 * 1024
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 10_000
-  const turnOptions: Record<string, unknown> = {}
+  const turnOptions: TurnOptions = {}
   if (options.workspace !== undefined) turnOptions.workspace = options.workspace
   if (options.toolMode !== undefined) turnOptions.toolMode = options.toolMode
   const config = resolveTurnConfig(turnOptions, false)

@@ -27,6 +27,11 @@ export class CodedError extends Error {
   }
 }
 
+/** Whether `value` is a code of the native API: its codes, and only they, begin with `E_`. */
+export function isNativeErrorCode(value: unknown): value is NativeErrorCode {
+  return typeof value === 'string' && value.startsWith('E_')
+}
+
 /**
  * Anything thrown or reported (a `RunError`, an `error` part's error, an addon error, any other
  * value) as a failure. Its code is kept when it is the native API's (`E_*`); otherwise, and for
@@ -36,7 +41,7 @@ export function failureOf(error: unknown, fallbackCode: NativeErrorCode = 'E_AGE
   if (error === null || typeof error !== 'object') return { code: fallbackCode, message: String(error) }
   const { code, message, agentOutput } = error as Partial<Record<keyof TurnFailure, unknown>>
   const failure: TurnFailure = {
-    code: typeof code === 'string' && code.startsWith('E_') ? (code as NativeErrorCode) : fallbackCode,
+    code: isNativeErrorCode(code) ? code : fallbackCode,
     message: typeof message === 'string' && message !== '' ? message : String(error),
   }
   if (typeof agentOutput === 'string') failure.agentOutput = agentOutput

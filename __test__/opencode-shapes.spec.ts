@@ -1,10 +1,19 @@
 // What OpenCode hands the plugin, read by one schema per shape: the provider options of
-// `createCursorAcp` (plugin/opencode/provider-options.ts). Valid shapes are read as they are; each
-// malformed field is refused by its name. Runs under Node and Bun.
+// `createCursorAcp` (plugin/opencode/provider-options.ts) and the session events of the `event`
+// hook (plugin/opencode/session-events.ts). Valid shapes are read as they are; each malformed field
+// is refused by its name. Runs under Node and Bun.
 import assert from 'node:assert/strict'
+import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
 import { describe, test } from 'node:test'
+import { pathToFileURL } from 'node:url'
 
 import { readProviderOptions } from '../plugin/opencode/provider-options.ts'
+import { readSessionEvent } from '../plugin/opencode/session-events.ts'
+import { type HeldRun, heldRun, holdRun, releaseRun } from '../plugin/turn/tool-bridge.ts'
+
+const repo = resolve(__dirname, '..')
 
 describe("OpenCode's provider options", () => {
   // Every option the provider reads, each valid.
@@ -110,6 +119,108 @@ describe("OpenCode's provider options", () => {
       assert.deepEqual(options, {}, JSON.stringify(given))
       assert.equal(ignored.length, 1, JSON.stringify(given))
       assert.match(ignored[0]!, /^Provider options .* are not an object; ignored\.$/)
+    }
+  })
+})
+
+describe("OpenCode's session events", () => {
+  test('an event that stops a session names it; any other event is ignored', () => {
+    const table: Array<[string, unknown, ReturnType<typeof readSessionEvent>]> = [
+      ['idle', { type: 'session.idle', properties: { sessionID: 'ses_a' } }, { kind: 'stopped', sessionID: 'ses_a' }],
+      [
+        'an error of a session',
+        { type: 'session.error', properties: { sessionID: 'ses_a', error: { name: 'UnknownError' } } },
+        { kind: 'stopped', sessionID: 'ses_a' },
+      ],
+      ['an error outside a session', { type: 'session.error', properties: {} }, { kind: 'ignored' }],
+      [
+        'status idle',
+        { type: 'session.status', properties: { sessionID: 'ses_a', status: { type: 'idle' } } },
+        { kind: 'stopped', sessionID: 'ses_a' },
+      ],
+      [
+        'status busy',
+        { type: 'session.status', properties: { sessionID: 'ses_a', status: { type: 'busy' } } },
+        { kind: 'ignored' },
+      ],
+      [
+        'status retry',
+        {
+          type: 'session.status',
+          properties: { sessionID: 'ses_a', status: { type: 'retry', attempt: 1, message: 'm', next: 0 } },
+        },
+        { kind: 'ignored' },
+      ],
+      [
+        'deleted',
+        { type: 'session.deleted', properties: { info: { id: 'ses_a', title: 't' } } },
+        { kind: 'stopped', sessionID: 'ses_a' },
+      ],
+      ['another event', { type: 'session.compacted', properties: { sessionID: 'ses_a' } }, { kind: 'ignored' }],
+      ['another event of any shape', { type: 'server.connected' }, { kind: 'ignored' }],
+    ]
+    for (const [name, event, reading] of table) assert.deepEqual(readSessionEvent(event), reading, name)
+  })
+
+  test('an event of a type the hook reads, with a malformed field, is refused by that field', () => {
+    const table: Array<[unknown, string]> = [
+      [{ type: 'session.idle', properties: { sessionID: 5 } }, 'properties.sessionID'],
+      [{ type: 'session.idle', properties: {} }, 'properties.sessionID'],
+      [{ type: 'session.idle' }, 'properties'],
+      [{ type: 'session.error', properties: { sessionID: null } }, 'properties.sessionID'],
+      [{ type: 'session.error', properties: 'oops' }, 'properties'],
+      [{ type: 'session.status', properties: { sessionID: 'ses_a' } }, 'properties.status'],
+      [{ type: 'session.status', properties: { sessionID: 'ses_a', status: {} } }, 'properties.status.type'],
+      [{ type: 'session.status', properties: { status: { type: 'idle' } } }, 'properties.sessionID'],
+      [{ type: 'session.deleted', properties: { info: {} } }, 'properties.info.id'],
+      [{ type: 'session.deleted', properties: { id: 'ses_a' } }, 'properties.info'],
+      [{ type: 7, properties: {} }, 'type'],
+      [{ properties: {} }, 'type'],
+      [null, 'event'],
+      ['session.idle', 'event'],
+    ]
+    for (const [event, field] of table) {
+      assert.deepEqual(readSessionEvent(event), { kind: 'malformed', field }, JSON.stringify(event))
+    }
+  })
+
+  test("the plugin's event hook cancels the held run of a stopped session, and only that one", async () => {
+    const entry = join(repo, 'dist', 'plugin', 'opencode', 'server.js')
+    assert.ok(existsSync(entry), `${entry} is missing: run \`npm run build:plugin\` first`)
+    const { CursorAcpPlugin } = await import(pathToFileURL(entry).href)
+    const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'opencode-shapes-')))
+    const hooks = await CursorAcpPlugin({ directory: scratch, worktree: '/' })
+    const cancelled: string[] = []
+    // A run held for each session (the registry is one per process, shared with the compiled plugin).
+    const hold = (sessionID: string): string => {
+      const folder = join(scratch, sessionID)
+      const held: HeldRun = {
+        run: {} as never,
+        conversationId: sessionID,
+        callIds: ['call_1'],
+        continueInto: () => {},
+        cancel: () => cancelled.push(sessionID),
+        result: async () => ({}) as never,
+      }
+      holdRun(folder, held)
+      return folder
+    }
+    const folders = ['ses_a', 'ses_b'].map(hold)
+    try {
+      await hooks.event({
+        event: { type: 'session.status', properties: { sessionID: 'ses_a', status: { type: 'busy' } } },
+      })
+      await hooks.event({ event: { type: 'session.idle', properties: { sessionID: 5 } } })
+      assert.deepEqual(cancelled, [], 'neither a busy session nor a malformed event cancels anything')
+      await hooks.event({ event: { type: 'session.idle', properties: { sessionID: 'ses_a' } } })
+      assert.deepEqual(cancelled, ['ses_a'])
+      assert.equal(heldRun(folders[0]!), undefined)
+      assert.notEqual(heldRun(folders[1]!), undefined)
+      await hooks.event({ event: { type: 'session.deleted', properties: { info: { id: 'ses_b' } } } })
+      assert.deepEqual(cancelled, ['ses_a', 'ses_b'])
+    } finally {
+      for (const folder of folders) releaseRun(folder)
+      rmSync(scratch, { recursive: true, force: true })
     }
   })
 })

@@ -518,6 +518,33 @@ describe('the concurrency cap', () => {
 })
 
 describe('reading a chat request', () => {
+  it('reads each valid shape: optional fields absent, null or set; every other field ignored', async () => {
+    const { readChatRequest } = await import('../plugin/proxy/chat-request.ts')
+    const ask = [{ role: 'user', content: 'hi' }]
+    const tool = { type: 'function', function: { name: 'read', parameters: { type: 'object' } } }
+    const plain = { request: { model: 'auto', messages: ask }, stream: false, includeUsage: false }
+    const table: Array<[string, Record<string, unknown>, unknown]> = [
+      ['the two required fields', { model: 'auto', messages: ask }, plain],
+      [
+        'optional fields null',
+        { model: 'auto', messages: ask, tools: null, stream: null, stream_options: null },
+        plain,
+      ],
+      [
+        'include_usage null',
+        { model: 'auto', messages: ask, stream: true, stream_options: { include_usage: null } },
+        { ...plain, stream: true },
+      ],
+      [
+        'tools kept when there are any',
+        { model: 'auto', messages: ask, tools: [tool] },
+        { ...plain, request: { model: 'auto', messages: ask, tools: [tool] } },
+      ],
+      ['fields the server does not read', { model: 'auto', messages: ask, temperature: 2, n: 'many', user: {} }, plain],
+    ]
+    for (const [name, body, reading] of table) assert.deepEqual(readChatRequest(body), reading, name)
+  })
+
   it('reads the fields it needs, and refuses each malformed one by name', async () => {
     const { readChatRequest } = await import('../plugin/proxy/chat-request.ts')
     const ask = [{ role: 'user', content: 'hi' }]
@@ -534,6 +561,11 @@ describe('reading a chat request', () => {
       ['messages of another kind', { model: 'auto', messages: ['hi'] }, /`messages`/],
       ['tools of another kind', { model: 'auto', messages: ask, tools: {} }, /`tools`/],
       ['a stream flag of another kind', { model: 'auto', messages: ask, stream: 'yes' }, /`stream`/],
+      [
+        'stream_options of another kind',
+        { model: 'auto', messages: ask, stream_options: 'all' },
+        /`stream_options` must be/,
+      ],
       [
         'include_usage of another kind',
         { model: 'auto', messages: ask, stream_options: { include_usage: 1 } },

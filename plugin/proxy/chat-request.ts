@@ -26,16 +26,23 @@ const CHAT_REQUEST = v.object(
     tools: v.nullish(v.array(v.record(v.string(), v.unknown(), TOOLS_NEEDED), TOOLS_NEEDED)),
     stream: v.nullish(v.boolean('`stream` must be true or false.')),
     stream_options: v.nullish(
-      v.object({ include_usage: v.nullish(v.boolean('`stream_options.include_usage` must be true or false.')) }),
+      v.object(
+        { include_usage: v.nullish(v.boolean('`stream_options.include_usage` must be true or false.')) },
+        '`stream_options` must be an object.',
+      ),
     ),
   },
   'The body must be a JSON object.',
 )
 
-/** What a schema issue says: its own message, or for a field that is missing, which. */
+/**
+ * What a schema issue says: its own message, or for a field that is missing, which. (An object
+ * reports a missing field as its own issue, with no value; a field of the wrong type has one.)
+ */
 export function refusalText(issue: v.BaseIssue<unknown>): string {
   const path = v.getDotPath(issue)
-  return issue.type === 'object' && path !== null ? `\`${path}\` is required.` : issue.message
+  const missing = issue.type === 'object' && issue.input === undefined && path !== null
+  return missing ? `\`${path}\` is required.` : issue.message
 }
 
 /** The request body as a turn, or why not (400). */

@@ -1,8 +1,8 @@
 // OpenCode retries any error whose message reads like a transient fault, about six times over a
 // minute, rerunning cursor-agent each time. The package's own explanations must never read so;
 // Cursor's words, which often do ("fetch failed", "HTTP 500"), travel apart as `agentOutput`.
-// OpenCode's phrases live in one place, `readsAsTransient` (plugin/errors.ts), which the plugin
-// and this test both use.
+// OpenCode's phrases live in one place, `readsAsTransient` (plugin/opencode/errors.ts), which the
+// plugin and this test both use.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 

@@ -31,7 +31,7 @@ type RunCursorAgentOptions = Parameters<typeof runCursorAgent>[0]
 
 const here = __dirname
 const root = join(here, '..')
-const cli = join(root, 'dist', 'plugin', 'cli.js')
+const cli = join(root, 'dist', 'plugin', 'cli', 'main.js')
 const agents = join(here, 'support', 'agents')
 const replayAgent = join(agents, 'replay-agent.mjs')
 const rawAgent = join(agents, 'raw-agent.mjs')

@@ -1,5 +1,5 @@
 // `npx opencode-cursor-native doctor`: the command line as a user runs it (the built
-// `dist/plugin/cli.js`), against the fake cursor-agent for each problem it must name, with the
+// `dist/plugin/cli/main.js`), against the fake cursor-agent for each problem it must name, with the
 // verdict and exit code the README documents. Needs `npm run build` first.
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
 import { after, describe, it } from 'node:test'
 
-import { jsoncToJson, namesThisPlugin } from '../plugin/opencode-config.ts'
-import { DEFAULT_HOST, DEFAULT_PORT } from '../plugin/proxy.ts'
+import { jsoncToJson, namesThisPlugin } from '../plugin/opencode/config-files.ts'
+import { DEFAULT_HOST, DEFAULT_PORT } from '../plugin/proxy/server.ts'
 
 const root = join(__dirname, '..')
-const cli = join(root, 'dist', 'plugin', 'cli.js')
+const cli = join(root, 'dist', 'plugin', 'cli', 'main.js')
 const fakeAgent = join(__dirname, 'support', 'agents', 'fake-cursor-agent.mjs')
 // A --live doctor runs the fake agent a few times, a second or more in all; a test runs it up to
 // three times. The limit only turns a hang into a failure (Bun's default is 5 s).
@@ -184,7 +184,7 @@ describe('doctor', () => {
     mkdirSync(installed, { recursive: true })
     for (const file of ['package.json', 'index.js']) cpSync(join(root, file), join(installed, file))
     cpSync(join(root, 'dist'), join(installed, 'dist'), { recursive: true })
-    const ran = doctor(['--json', '--live'], {}, { cli: join(installed, 'dist', 'plugin', 'cli.js') })
+    const ran = doctor(['--json', '--live'], {}, { cli: join(installed, 'dist', 'plugin', 'cli', 'main.js') })
     const found = report(ran)
     assert.equal(ran.status, 1)
     assert.equal(found.checks[0].id, 'addon')

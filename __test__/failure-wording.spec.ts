@@ -1,13 +1,13 @@
 // OpenCode retries any error whose message reads like a transient fault, about six times over a
 // minute, rerunning cursor-agent each time. The package's own explanations must never read so;
 // Cursor's words, which often do ("fetch failed", "HTTP 500"), travel apart as `agentOutput`.
-// OpenCode's phrases live in one place, `readsAsTransient` (plugin/errors.ts), which the plugin
-// and this test both use.
+// OpenCode's phrases live in one place, `readsAsTransient` (plugin/opencode/errors.ts), which the
+// plugin and this test both use.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 
 import { StreamTransformer, type StreamPart } from '../index.js'
-import { CursorAcpError, readsAsTransient } from '../plugin/errors.ts'
+import { CursorAcpError, readsAsTransient } from '../plugin/opencode/errors.ts'
 
 /** What Cursor printed, for every kind of failure the package explains (one or more each). */
 const CURSOR_FAILURES: Array<[string, string]> = [

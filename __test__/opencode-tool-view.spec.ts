@@ -8,7 +8,7 @@ import { describe, it } from 'node:test'
 
 import type { JsonValue } from '../index.js'
 import { openCodeToolView, RENDERED_KINDS } from '../plugin/opencode/tool-view.ts'
-import { argumentsOf, type CursorResult, type CursorTool, type JsonObject } from '../plugin/tool-view.ts'
+import { argumentsOf, type CursorResult, type CursorTool, type JsonObject } from '../plugin/turn/tool-view.ts'
 
 /** One Cursor call (its kind, the name Cursor gives it, its MCP server, arguments and result) and
  * what OpenCode must get: the tool, the input, and the `tool-result` result (a string for a

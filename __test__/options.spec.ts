@@ -2,7 +2,7 @@
 // type or out of range is refused synchronously with E_INVALID_ARG, in a message that names the
 // option, never with napi's own codes (NumberExpected, StringExpected, InvalidArg, ...) or its
 // "Expected ..." wording. Numbers follow one whole-number rule, the same as the plugin's
-// (`isWholeNumber` in plugin/env.ts): integers from the option's minimum to 2^53 - 1.
+// (`isWholeNumber` in plugin/turn/env.ts): integers from the option's minimum to 2^53 - 1.
 import assert from 'node:assert/strict'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -155,7 +155,7 @@ describe('native binary', () => {
 })
 
 describe('npm pack', () => {
-  const builtPlugin = existsSync(join(root, 'dist/plugin/server.js'))
+  const builtPlugin = existsSync(join(root, 'dist/plugin/opencode/server.js'))
 
   it('ships the loader, declarations, compiled plugin, README and LICENSE only', { timeout: SLOW }, () => {
     assert.ok(builtPlugin, 'dist/plugin is missing: run `npm run build:plugin` first')

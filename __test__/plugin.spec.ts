@@ -27,17 +27,17 @@ const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'plugin-spec-')))
 after(() => rmSync(scratch, { recursive: true, force: true }))
 
 const load = {
-  env: () => import('../plugin/env.ts'),
-  workspace: () => import('../plugin/workspace.ts'),
-  config: () => import('../plugin/config.ts'),
-  title: () => import('../plugin/title.ts'),
-  models: () => import('../plugin/models.ts'),
-  provider: () => import('../plugin/provider.ts'),
-  turn: () => import('../plugin/turn.ts'),
-  toolBridge: () => import('../plugin/tool-bridge.ts'),
+  env: () => import('../plugin/turn/env.ts'),
+  workspace: () => import('../plugin/turn/workspace.ts'),
+  config: () => import('../plugin/opencode/provider-block.ts'),
+  title: () => import('../plugin/turn/title.ts'),
+  models: () => import('../plugin/turn/models.ts'),
+  provider: () => import('../plugin/opencode/provider.ts'),
+  turn: () => import('../plugin/turn/turn.ts'),
+  toolBridge: () => import('../plugin/turn/tool-bridge.ts'),
   /** The compiled entry OpenCode loads (`exports["./server"]`); needs `npm run build:plugin`. */
-  server: async (): Promise<typeof import('../plugin/server.ts')> => {
-    const entry = join(repo, 'dist', 'plugin', 'server.js')
+  server: async (): Promise<typeof import('../plugin/opencode/server.ts')> => {
+    const entry = join(repo, 'dist', 'plugin', 'opencode', 'server.js')
     assert.ok(existsSync(entry), `${entry} is missing: run \`npm run build:plugin\` first`)
     return import(pathToFileURL(entry).href)
   },
@@ -521,7 +521,7 @@ describe('the plugin entry', () => {
     const block = cfg.provider['cursor-acp']
     assert.equal(block.npm.startsWith('file://'), true)
     assert.ok(existsSync(fileURLToPath(block.npm)), block.npm)
-    assert.equal(block.npm, pathToFileURL(join(repo, 'dist', 'plugin', 'provider.js')).href)
+    assert.equal(block.npm, pathToFileURL(join(repo, 'dist', 'plugin', 'opencode', 'provider.js')).href)
     // The cache holds names only; the limits are the addon's: `auto` as Cursor documents it,
     // an id the addon does not know with its cautious default.
     assert.deepEqual(block.models, {
@@ -928,7 +928,7 @@ describe('the turn module', () => {
 })
 
 describe('the errors OpenCode is handed', () => {
-  const errors = () => import('../plugin/errors.ts')
+  const errors = () => import('../plugin/opencode/errors.ts')
 
   test('are AI SDK APICallErrors marked not retryable, with no status code, ending with their code', async () => {
     const { APICallError } = await import('@ai-sdk/provider')

@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 
 import OpenAI from 'openai'
-import { startProxy, type RunningProxy } from '../plugin/proxy.ts'
+import { startProxy, type RunningProxy } from '../plugin/proxy/server.ts'
 
 const fakeAgent = join(__dirname, 'support', 'agents', 'fake-cursor-agent.mjs')
 const scratch = mkdtempSync(join(tmpdir(), 'ocn-proxy-tools-'))

@@ -1,7 +1,7 @@
-// The OpenAI-compatible server (plugin/proxy.ts, plugin/proxy-chat.ts) driven by the official
+// The OpenAI-compatible server (plugin/proxy/) driven by the official
 // `openai` client and by raw HTTP, over the fake cursor-agent (support/agents/fake-cursor-agent.mjs),
 // whose invocation log counts the runs. Expected outcomes come from the documented contract (the
-// statuses and codes of proxy-chat.ts's header and README, OpenAI's chat completion format), never
+// statuses and codes of proxy/refusal.ts's header and README, OpenAI's chat completion format), never
 // from the code under test. The client keeps its default retries: only `x-should-retry: false`
 // keeps a failing request to one run.
 import assert from 'node:assert/strict'
@@ -14,7 +14,7 @@ import OpenAI from 'openai'
 
 import { childrenOf, groupMembers, killGroupsAfter, waitFor } from './support/process.ts'
 
-type ProxyModule = typeof import('../plugin/proxy.ts')
+type ProxyModule = typeof import('../plugin/proxy/server.ts')
 type RunningProxy = Awaited<ReturnType<ProxyModule['startProxy']>>
 
 const fakeAgent = join(__dirname, 'support', 'agents', 'fake-cursor-agent.mjs')
@@ -45,7 +45,7 @@ before(async () => {
     CURSOR_AGENT_EXECUTABLE: fakeAgent,
     CURSOR_ACP_TOOL_MODE: 'cursor',
   })
-  ;({ startProxy } = await import('../plugin/proxy.ts'))
+  ;({ startProxy } = await import('../plugin/proxy/server.ts'))
   main = await start()
 })
 after(async () => {
@@ -514,38 +514,5 @@ describe('the concurrency cap', () => {
       Array.from({ length: 8 }, () => client(capped).chat.completions.create({ model: 'auto', messages: ask })),
     )
     assert.ok(again.every((completion) => completion.choices[0]!.message.content === answer))
-  })
-})
-
-describe('reading a chat request', () => {
-  it('reads the fields it needs, and refuses each malformed one by name', async () => {
-    const { readChatRequest } = await import('../plugin/proxy-chat.ts')
-    const ask = [{ role: 'user', content: 'hi' }]
-    const read = readChatRequest({ model: 'auto', messages: ask, tools: [], stream: true, user: 'ignored' })
-    assert.ok(!('status' in read))
-    assert.deepEqual(read, { request: { model: 'auto', messages: ask }, stream: true, includeUsage: false })
-    const withUsage = readChatRequest({ model: 'auto', messages: ask, stream_options: { include_usage: true } })
-    assert.ok(!('status' in withUsage) && withUsage.includeUsage && !withUsage.stream)
-    const refusals: Array<[string, unknown, RegExp]> = [
-      ['not an object', 'hi', /JSON object/],
-      ['no model', { messages: ask }, /`model`/],
-      ['a blank model', { model: '  ', messages: ask }, /`model`/],
-      ['no messages', { model: 'auto', messages: [] }, /`messages`/],
-      ['messages of another kind', { model: 'auto', messages: ['hi'] }, /`messages`/],
-      ['tools of another kind', { model: 'auto', messages: ask, tools: {} }, /`tools`/],
-      ['a stream flag of another kind', { model: 'auto', messages: ask, stream: 'yes' }, /`stream`/],
-      [
-        'include_usage of another kind',
-        { model: 'auto', messages: ask, stream_options: { include_usage: 1 } },
-        /`stream_options.include_usage`/,
-      ],
-    ]
-    for (const [name, body, message] of refusals) {
-      const refused = readChatRequest(body)
-      assert.ok('status' in refused, name)
-      assert.equal(refused.status, 400, name)
-      assert.equal(refused.code, 'E_INVALID_ARG', name)
-      assert.match(refused.message, message, name)
-    }
   })
 })

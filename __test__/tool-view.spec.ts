@@ -1,4 +1,4 @@
-// A response's parts through a host's view of Cursor's own tools (plugin/tool-view.ts), here
+// A response's parts through a host's view of Cursor's own tools (plugin/turn/tool-view.ts), here
 // OpenCode 1.18's: what reaches the host, part by part. The neutral parts are written as the
 // `ai-sdk` format documents them (index.d.ts `StreamPart`); every expected part is written by hand
 // from what OpenCode reads. Runs under Node and Bun.
@@ -7,7 +7,7 @@ import { describe, it } from 'node:test'
 
 import type { StreamPart } from '../index.js'
 import { openCodeToolView } from '../plugin/opencode/tool-view.ts'
-import { type CursorResult, type ShownPart, sortedJson, toolViewStream } from '../plugin/tool-view.ts'
+import { type CursorResult, type ShownPart, sortedJson, toolViewStream } from '../plugin/turn/tool-view.ts'
 
 const cursorMetadata = (kind: string, server?: string) => ({
   cursor: server === undefined ? { kind } : { kind, server },

@@ -18,7 +18,7 @@ import {
   type StreamPart,
   type StreamTransformerOptions,
 } from '../index.js'
-import { PROXY_ERROR_CODES } from '../plugin/proxy-chat.ts'
+import { PROXY_ERROR_CODES } from '../plugin/proxy/refusal.ts'
 import { capture, captureExpectation } from './support/captures.ts'
 import {
   asParts,

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url'
 
 const require = createRequire(import.meta.url)
 const { runCursorAgent } = require('../index.js')
-const { startProxy } = await import('../dist/plugin/proxy.js')
+const { startProxy } = await import('../dist/plugin/proxy/server.js')
 
 const here = dirname(fileURLToPath(import.meta.url))
 const scratch = mkdtempSync(join(tmpdir(), 'ocn-proxy-bench-'))

@@ -12,7 +12,9 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 
 const here = dirname(fileURLToPath(import.meta.url))
-const { createCursorAcp } = await import(pathToFileURL(join(here, '..', 'dist', 'plugin', 'provider.js')).href)
+const { createCursorAcp } = await import(
+  pathToFileURL(join(here, '..', 'dist', 'plugin', 'opencode', 'provider.js')).href
+)
 
 const SEQUENTIAL = Number(process.env.SOAK_SEQUENTIAL ?? 10_000)
 const CONCURRENT = Number(process.env.SOAK_CONCURRENT ?? 200)

@@ -112,7 +112,10 @@ let project = ''
 
 before(async () => {
   assert.ok(existsSync(join(root, binaryFile)), `${binaryFile} is missing: build first (npx napi build --platform)`)
-  assert.ok(existsSync(join(root, 'dist/plugin/server.js')), 'dist/plugin is missing: run `npm run build:plugin`')
+  assert.ok(
+    existsSync(join(root, 'dist/plugin/opencode/server.js')),
+    'dist/plugin is missing: run `npm run build:plugin`',
+  )
   work = mkdtempSync(join(tmpdir(), 'ocn-pack-'))
 
   npm(['pack', '--ignore-scripts', '--pack-destination', work], root)

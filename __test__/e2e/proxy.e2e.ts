@@ -1,4 +1,4 @@
-// The OpenAI-compatible server (`startProxy`, dist/plugin/proxy.js) under the real OpenCode CLI
+// The OpenAI-compatible server (`startProxy`, dist/plugin/proxy/server.js) under the real OpenCode CLI
 // (1.18.33) configured WITHOUT this package's plugin: a provider block with OpenCode's bundled
 // `@ai-sdk/openai-compatible` whose baseURL is the proxy's url and whose apiKey is its token. The
 // proxy runs in this test process over the fake cursor-agent, so the fake's FAKE_CURSOR_*
@@ -35,7 +35,7 @@ const PROXY_CONFIG = {
 
 type ToolMode = 'cursor' | 'opencode'
 // The built copy is what runs (as in every end-to-end file); the source gives its type.
-type StartProxy = typeof import('../../plugin/proxy.ts').startProxy
+type StartProxy = typeof import('../../plugin/proxy/server.ts').startProxy
 
 interface McpCall {
   tool: string
@@ -64,7 +64,9 @@ before(async () => {
     HOME: join(proxyData, 'home'),
     XDG_DATA_HOME: join(proxyData, 'data'),
   })
-  ;({ startProxy } = (await import(join(REPO_ROOT, 'dist', 'plugin', 'proxy.js'))) as { startProxy: StartProxy })
+  ;({ startProxy } = (await import(join(REPO_ROOT, 'dist', 'plugin', 'proxy', 'server.js'))) as {
+    startProxy: StartProxy
+  })
 })
 
 after(() => {

@@ -29,8 +29,8 @@ export function e2eFile(): E2eFile {
   let binary = ''
   before(async () => {
     assert.ok(
-      existsSync(join(REPO_ROOT, 'dist', 'plugin', 'server.js')),
-      'dist/plugin/server.js is missing: run `npm run build` (or `npm run build:debug`) first',
+      existsSync(join(REPO_ROOT, 'dist', 'plugin', 'opencode', 'server.js')),
+      'dist/plugin/opencode/server.js is missing: run `npm run build` (or `npm run build:debug`) first',
     )
     binary = await installOpenCode()
   })

@@ -13,7 +13,7 @@ import {
   type StreamTransformerOptions,
 } from '../../index.js'
 import { openCodeToolView } from '../../plugin/opencode/tool-view.ts'
-import { type ShownPart, toolViewStream } from '../../plugin/tool-view.ts'
+import { type ShownPart, toolViewStream } from '../../plugin/turn/tool-view.ts'
 import { prng } from './prng.mjs'
 
 const streamsDir = fileURLToPath(new URL('../fixtures/streams/', import.meta.url))

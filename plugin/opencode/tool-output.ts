@@ -2,7 +2,7 @@
 // `output` and `metadata` of a completed call, or the error text of a failed one. Cursor's result
 // is `{status, ...the variant's fields}` (see `StreamPart` in index.d.ts).
 import type { JsonValue } from 'opencode-cursor-native'
-import { type CursorResult, type JsonObject, sortedJson } from '../tool-view.js'
+import { type CursorResult, type JsonObject, sortedJson } from '../turn/tool-view.js'
 
 /** The shapes of results OpenCode's renderers read; a row of tool-view.ts names one. */
 export type Shape =

@@ -13,7 +13,7 @@
 // arguments that renderer reads (renamed to OpenCode's names; the others are left out), where the
 // title comes from, and how Cursor's result becomes `output` and `metadata` (tool-output.ts).
 import type { JsonValue } from 'opencode-cursor-native'
-import type { CursorResult, CursorTool, JsonObject, ToolView } from '../tool-view.js'
+import type { CursorResult, CursorTool, JsonObject, ToolView } from '../turn/tool-view.js'
 import { failureText, type Shape, scalarText, shapeResult, todoList } from './tool-output.js'
 
 /** Where a part's title comes from. */

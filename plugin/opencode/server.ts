@@ -3,15 +3,17 @@
 import type { Plugin } from '@opencode-ai/plugin'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { mergeProviderBlock, modelsBlock, type ModelsBlock, type ProviderBlock } from './config.js'
+import { childEnvironment, dataDirectory, readSettings, withApiKey, type CursorAcpSettings } from '../turn/env.js'
+import { cursorModels, modelCacheFile } from '../turn/models.js'
+import { native } from '../turn/native.js'
+import { cancelConversation } from '../turn/tool-bridge.js'
+import { pickWorkspace } from '../turn/workspace.js'
+import { storedApiKey } from './auth.js'
 import { toCursorAcpError } from './errors.js'
-import { childEnvironment, dataDirectory, readSettings, withApiKey, type CursorAcpSettings } from './env.js'
-import { cursorModels, modelCacheFile } from './models.js'
-import { native } from './native.js'
-import { storedApiKey } from './opencode-auth.js'
-import { PROVIDER_ID, type CursorAcpProviderOptions } from './provider.js'
-import { cancelConversation } from './tool-bridge.js'
-import { pickWorkspace } from './workspace.js'
+import { PROVIDER_ID } from './provider.js'
+import { mergeProviderBlock, modelsBlock, type ModelsBlock, type ProviderBlock } from './provider-block.js'
+import type { CursorAcpProviderOptions } from './provider-options.js'
+import { readSessionEvent } from './session-events.js'
 
 /** The `file://` URL of the provider module next to this file (works from any install location). */
 function providerModuleUrl(): string {
@@ -60,13 +62,10 @@ export const CursorAcpPlugin: Plugin = async (input) => {
     },
     // A run waiting for OpenCode to answer its tool calls is cancelled when the session stops
     // without answering: OpenCode refused a call and stopped, or the user aborted meanwhile.
+    // An event of a shape this plugin does not read cancels nothing, and fails nothing in OpenCode.
     event: async ({ event }) => {
-      const stopped =
-        event.type === 'session.idle' ||
-        event.type === 'session.error' ||
-        (event.type === 'session.status' && event.properties.status.type === 'idle')
-      if (stopped && event.properties.sessionID !== undefined) cancelConversation(event.properties.sessionID)
-      if (event.type === 'session.deleted') cancelConversation(event.properties.info.id)
+      const reading = readSessionEvent(event)
+      if (reading.kind === 'stopped') cancelConversation(reading.sessionID)
     },
     config: async (cfg) => {
       // Without a usable configuration or addon, requests fail with the reason; `auto` keeps the

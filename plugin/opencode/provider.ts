@@ -12,23 +12,16 @@ import type {
   SharedV3Warning,
 } from '@ai-sdk/provider'
 import type { StreamOutput } from 'opencode-cursor-native'
+import type { PromptMessage, ToolDefinition } from '../turn/native.js'
+import { type ShownPart, toolViewStream } from '../turn/tool-view.js'
+import { resolveTurnConfig, startTurn, titleOf, type TurnConfig, type TurnRequest } from '../turn/turn.js'
+import { PROVIDER_ID } from './config-files.js'
 import { type CursorAcpError, toCursorAcpError } from './errors.js'
-import type { PromptMessage, ToolDefinition } from './native.js'
-import { openCodeToolView } from './opencode/tool-view.js'
-import { PROVIDER_ID } from './opencode-config.js'
-import { type ShownPart, toolViewStream } from './tool-view.js'
-import { resolveTurnConfig, startTurn, titleOf, type TurnConfig, type TurnOptions, type TurnRequest } from './turn.js'
+import { type CursorAcpProviderOptions, readProviderOptions } from './provider-options.js'
+import { openCodeToolView } from './tool-view.js'
 
 export { PROVIDER_ID }
-
-/**
- * Options of `createCursorAcp`: OpenCode passes the provider block's `options` plus `name`.
- * Configuration warnings are reported as stream warnings.
- */
-export interface CursorAcpProviderOptions extends TurnOptions {
-  /** The provider id OpenCode registered this module under; default `cursor-acp`. */
-  name?: string
-}
+export type { CursorAcpProviderOptions }
 
 export interface CursorAcpProvider {
   (modelId: string): LanguageModelV3
@@ -73,12 +66,15 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
   readonly supportedUrls: Record<string, RegExp[]> = {}
   readonly #config: TurnConfig
   readonly #warnings: SharedV3Warning[]
+  /** The configuration's problem, as every request of this model reports it. */
+  readonly #problem: CursorAcpError | null
 
   constructor(providerName: string, modelId: string, config: TurnConfig) {
     this.provider = providerName
     this.modelId = modelId
     this.#config = config
     this.#warnings = config.warnings.map((message) => ({ type: 'other', message }))
+    this.#problem = config.problem === null ? null : toCursorAcpError(config.problem)
   }
 
   async doStream(call: LanguageModelV3CallOptions): Promise<LanguageModelV3StreamResult> {
@@ -88,7 +84,7 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
       modelId: this.modelId,
       timestamp: new Date(),
     }
-    if (this.#config.problem !== null) return { stream: failedStream(this.#config.problem, warnings, metadata) }
+    if (this.#problem !== null) return { stream: failedStream(this.#problem, warnings, metadata) }
     const request: TurnRequest = { model: this.modelId, messages: jsonPrompt(call.prompt) }
     const tools = jsonTools(call.tools)
     if (tools !== undefined) request.tools = tools
@@ -257,8 +253,9 @@ async function collect(stream: ReadableStream<LanguageModelV3StreamPart>): Promi
 
 /** The provider factory OpenCode calls (the module's first `create*` export). */
 export function createCursorAcp(options: CursorAcpProviderOptions = {}): CursorAcpProvider {
-  const config = resolveTurnConfig(options, options.name !== undefined)
-  const providerName = options.name ?? PROVIDER_ID
+  const { options: read, ignored } = readProviderOptions(options)
+  const config = resolveTurnConfig(read, read.name !== undefined, ignored)
+  const providerName = read.name ?? PROVIDER_ID
   const languageModel = (modelId: string): LanguageModelV3 => new CursorAcpLanguageModel(providerName, modelId, config)
   const provider = ((modelId: string) => languageModel(modelId)) as CursorAcpProvider
   Object.defineProperties(provider, {

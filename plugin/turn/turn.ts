@@ -11,18 +11,17 @@ import type {
   SessionResumeManager,
   StreamOutput,
 } from 'opencode-cursor-native'
-import { CursorAcpError, type NativeErrorCode, toCursorAcpError } from './errors.js'
 import {
   captureFolder,
   childEnvironment,
   dataDirectory,
   DEFAULT_SETTINGS,
-  isWholeNumber,
   readSettings,
   TOOL_MODES,
   withApiKey,
   type CursorAcpSettings,
 } from './env.js'
+import { failureOf, type TurnFailure } from './failure.js'
 import { native, type PromptMessage, type ToolDefinition } from './native.js'
 import { localTitle } from './title.js'
 import {
@@ -36,18 +35,27 @@ import {
 } from './tool-bridge.js'
 import { pickWorkspace } from './workspace.js'
 
-/** Settings as a front end receives them; what is absent comes from the environment. */
-export interface TurnOptions extends Partial<CursorAcpSettings> {
+/** The settings a front end may set; logging and the child's environment come from the environment alone. */
+export type OptionSetting = Exclude<keyof CursorAcpSettings, 'logLevel' | 'logFile' | 'childEnv'>
+
+const OPTION_SETTINGS = [...Object.keys(DEFAULT_SETTINGS), 'executable', 'workspace'] as OptionSetting[]
+
+/**
+ * Settings as a front end hands them over, each of its type (a front end whose options arrive
+ * untyped reads them first); what is absent comes from the environment.
+ */
+export interface TurnOptions extends Partial<Pick<CursorAcpSettings, Exclude<OptionSetting, 'toolMode'>>> {
+  /** One of `TOOL_MODES`; any other text is reported, and Cursor runs its own tools. */
+  toolMode?: string
   /**
    * A Cursor API key, as OpenCode hands over the one stored with `opencode auth login`
    * ("Cursor API key"): cursor-agent gets it as `CURSOR_API_KEY`, over the environment's.
    */
   apiKey?: string
   /** A configuration problem found earlier (by the plugin); every turn then fails with it. */
-  configurationError?: { code: NativeErrorCode; message: string }
+  configurationError?: TurnFailure
   /** Non-fatal configuration notes. */
   configurationWarnings?: string[]
-  [other: string]: unknown
 }
 
 /** Everything a turn needs that does not change between turns. */
@@ -59,36 +67,34 @@ export interface TurnConfig {
   /** Readable notes about ignored settings, for the front end to show. */
   warnings: string[]
   /** When set, every turn fails with it. */
-  problem: CursorAcpError | null
+  problem: TurnFailure | null
 }
 
 /**
- * Merges `options` over the environment's settings and picks the workspace. Options may be
- * hand-written in `opencode.json`: a value of the wrong type is reported and ignored. `fromPlugin`
- * says the plugin already read the environment (its warnings are in `configurationWarnings`).
+ * Merges `options` over the environment's settings and picks the workspace. `fromPlugin` says the
+ * plugin already read the environment (its warnings are in `configurationWarnings`);
+ * `ignoredOptions` are the front end's notes on options it could not read, reported after the
+ * environment's.
  */
-export function resolveTurnConfig(options: TurnOptions, fromPlugin: boolean): TurnConfig {
+export function resolveTurnConfig(
+  options: TurnOptions,
+  fromPlugin: boolean,
+  ignoredOptions: readonly string[] = [],
+): TurnConfig {
   const warnings = [...(options.configurationWarnings ?? [])]
   let settings: CursorAcpSettings = { ...DEFAULT_SETTINGS }
-  let problem: CursorAcpError | null = options.configurationError
-    ? new CursorAcpError(options.configurationError.code, options.configurationError.message)
+  let problem: TurnFailure | null = options.configurationError
+    ? { code: options.configurationError.code, message: options.configurationError.message }
     : null
   let workspace = ''
   try {
     const fromEnv = readSettings()
     if (!fromPlugin) warnings.push(...fromEnv.warnings)
+    warnings.push(...ignoredOptions)
     settings = { ...fromEnv.settings }
-    const expected: Record<string, string> = {
-      ...Object.fromEntries(Object.entries(DEFAULT_SETTINGS).map(([key, value]) => [key, typeof value])),
-      executable: 'string',
-      workspace: 'string',
-    }
-    for (const [key, type] of Object.entries(expected)) {
+    for (const key of OPTION_SETTINGS) {
       const value = options[key]
-      if (value === undefined) continue
-      const valid = typeof value === type && (type !== 'number' || isWholeNumber(value))
-      if (valid) (settings as unknown as Record<string, unknown>)[key] = value
-      else warnings.push(`Provider option ${key}=${JSON.stringify(value)} is not a valid ${type}; ignored.`)
+      if (value !== undefined) (settings as unknown as Record<string, unknown>)[key] = value
     }
     if (!(TOOL_MODES as readonly unknown[]).includes(settings.toolMode)) {
       warnings.push(
@@ -98,9 +104,9 @@ export function resolveTurnConfig(options: TurnOptions, fromPlugin: boolean): Tu
     }
     workspace = pickWorkspace({ explicit: settings.workspace, directory: process.cwd() })
   } catch (error) {
-    problem ??= toCursorAcpError(error, 'E_INVALID_ARG')
+    problem ??= failureOf(error, 'E_INVALID_ARG')
   }
-  const apiKey = typeof options.apiKey === 'string' && options.apiKey.trim() !== '' ? options.apiKey.trim() : undefined
+  const apiKey = options.apiKey?.trim() || undefined
   return { settings, workspace, warnings, problem, ...(apiKey === undefined ? {} : { apiKey }) }
 }
 

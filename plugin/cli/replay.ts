@@ -4,8 +4,8 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { ReplayReport } from 'opencode-cursor-native'
-import { captureFolder } from './env.js'
-import { native } from './native.js'
+import { captureFolder } from '../turn/env.js'
+import { native } from '../turn/native.js'
 
 /** A capture's name, as a failure's message gives it. */
 const CAPTURE_NAME = /^cap-[a-z]+(-[a-z]+)*$/

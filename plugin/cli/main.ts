@@ -4,8 +4,8 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { DEFAULT_LIVE_MODEL, formatReport, runDoctor } from './doctor.js'
-import { TOOL_MODES, type ToolMode } from './env.js'
-import { packageRoot } from './native.js'
+import { TOOL_MODES, type ToolMode } from '../turn/env.js'
+import { packageRoot } from '../turn/native.js'
 
 const USAGE = `Usage: opencode-cursor-native <command>
 
@@ -71,7 +71,7 @@ async function replay(args: string[]): Promise<number> {
 
 async function serve(args: string[]): Promise<number> {
   // Loaded here only: `doctor` must run even where the server's dependencies do not load.
-  const { DEFAULT_HOST, DEFAULT_PORT, startProxy } = await import('./proxy.js')
+  const { DEFAULT_HOST, DEFAULT_PORT, startProxy } = await import('../proxy/server.js')
   const { values } = parseArgs({
     args,
     options: {

@@ -5,13 +5,14 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { childEnvironment, dataDirectory, type ToolMode } from './env.js'
-import { cursorModels, modelCacheFile } from './models.js'
-import { sendError, serveChat, type Refusal } from './proxy-chat.js'
+import { childEnvironment, dataDirectory, type ToolMode } from '../turn/env.js'
+import { cursorModels, modelCacheFile } from '../turn/models.js'
+import { heldRunCount } from '../turn/tool-bridge.js'
+import { resolveTurnConfig, type TurnConfig, type TurnOptions } from '../turn/turn.js'
+import { serveChat } from './chat.js'
+import { type Refusal, sendError } from './refusal.js'
 
-export { type CursorAcpErrorCode, PROXY_ERROR_CODES, type ProxyErrorCode } from './proxy-chat.js'
-import { heldRunCount } from './tool-bridge.js'
-import { resolveTurnConfig, type TurnConfig } from './turn.js'
+export { type CursorAcpErrorCode, PROXY_ERROR_CODES, type ProxyErrorCode } from './refusal.js'
 
 /** The port `serve` listens on unless told otherwise. */
 export const DEFAULT_PORT = 32125
@@ -176,7 +177,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   const maxConcurrent = options.maxConcurrent ?? 8
   const maxBodyBytes = options.maxBodyBytes ?? 32 * 1024 * 1024
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 10_000
-  const turnOptions: Record<string, unknown> = {}
+  const turnOptions: TurnOptions = {}
   if (options.workspace !== undefined) turnOptions.workspace = options.workspace
   if (options.toolMode !== undefined) turnOptions.toolMode = options.toolMode
   const config = resolveTurnConfig(turnOptions, false)

@@ -1,7 +1,7 @@
 // The tool calls Cursor runs itself, shown as a host's own tools. The native `ai-sdk` format
 // reports each such call one way for every host: Cursor's tool name, Cursor's arguments and
 // result, and `providerMetadata.cursor` (the tool kind, the MCP server). A host describes how it
-// shows them as a `ToolView` (OpenCode 1.18's: opencode/tool-view.ts); `toolViewStream` maps a
+// shows them as a `ToolView` (OpenCode 1.18's: ../opencode/tool-view.ts); `toolViewStream` maps a
 // response's parts through it before the host sees them. Any other part, and every call handed to
 // the host (which carries no `providerMetadata.cursor`), passes unchanged.
 import type { JsonValue, StreamPart } from 'opencode-cursor-native'

@@ -1,8 +1,7 @@
+// The error the OpenCode provider hands OpenCode for a turn's failure, worded so that OpenCode
+// does not retry it.
 import { APICallError } from '@ai-sdk/provider'
-import type { ErrorCode } from 'opencode-cursor-native'
-
-/** A code of the native API's error contract, as the text a failure carries (`'E_AUTH'`). */
-export type NativeErrorCode = `${ErrorCode}`
+import { failureOf, type NativeErrorCode } from '../turn/failure.js'
 
 /**
  * Phrases OpenCode (1.18) takes as a transient provider fault wherever they occur in an error's
@@ -24,13 +23,6 @@ const OPENCODE_RETRIES_ON: readonly RegExp[] = [
 /** Whether OpenCode would take `text`, anywhere in an error message, as a reason to retry. */
 export function readsAsTransient(text: string): boolean {
   return OPENCODE_RETRIES_ON.some((pattern) => pattern.test(text))
-}
-
-/** A run failure as the native addon reports it (`RunError`). */
-export interface FailureReport {
-  code: string
-  message: string
-  agentOutput?: string | null
 }
 
 /**
@@ -60,16 +52,9 @@ export class CursorAcpError extends APICallError {
   }
 }
 
-/** A `{code, message, agentOutput?}` object (or anything thrown) as a `CursorAcpError`. */
+/** A turn's failure (`{code, message, agentOutput?}`), or anything thrown, as a `CursorAcpError`. */
 export function toCursorAcpError(error: unknown, fallbackCode: NativeErrorCode = 'E_AGENT_EXIT'): CursorAcpError {
   if (error instanceof CursorAcpError) return error
-  if (error !== null && typeof error === 'object') {
-    const { code, message, agentOutput } = error as Partial<Record<keyof FailureReport, unknown>>
-    const text = typeof message === 'string' && message !== '' ? message : String(error)
-    const said = typeof agentOutput === 'string' ? agentOutput : undefined
-    // A code is the native API's (`RunError.code`, an `error` part's), or none.
-    const known = typeof code === 'string' && code.startsWith('E_') ? (code as NativeErrorCode) : fallbackCode
-    return new CursorAcpError(known, text, said)
-  }
-  return new CursorAcpError(fallbackCode, String(error))
+  const { code, message, agentOutput } = failureOf(error, fallbackCode)
+  return new CursorAcpError(code, message, agentOutput)
 }

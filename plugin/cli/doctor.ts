@@ -19,10 +19,10 @@ import {
   readSettings,
   withApiKey,
   type CursorAcpSettings,
-} from './env.js'
-import { native, packageRoot, type NativeApi } from './native.js'
-import { openCodeAuthFile, storedApiKey } from './opencode-auth.js'
-import { findOpenCodeConfigs, PROVIDER_ID } from './opencode-config.js'
+} from '../turn/env.js'
+import { native, packageRoot, type NativeApi } from '../turn/native.js'
+import { openCodeAuthFile, storedApiKey } from '../opencode/auth.js'
+import { findOpenCodeConfigs, PROVIDER_ID } from '../opencode/config-files.js'
 
 export type CheckStatus = 'ok' | 'problem' | 'warning' | 'skipped'
 

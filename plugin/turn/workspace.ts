@@ -2,7 +2,7 @@
 import { statSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { isAbsolute, join, parse, relative, resolve } from 'node:path'
-import { CursorAcpError } from './errors.js'
+import { CodedError } from './failure.js'
 
 export interface WorkspaceCandidates {
   /** `CURSOR_ACP_WORKSPACE` */
@@ -43,7 +43,7 @@ export function pickWorkspace(candidates: WorkspaceCandidates): string {
   if (candidates.explicit !== undefined) {
     const why = refusal(candidates.explicit, home)
     if (why !== null) {
-      throw new CursorAcpError(
+      throw new CodedError(
         'E_INVALID_ARG',
         `CURSOR_ACP_WORKSPACE=${JSON.stringify(candidates.explicit)} cannot be used as Cursor's workspace: ${why}.`,
       )

@@ -17,7 +17,7 @@ const PACKAGE_NAME = 'opencode-cursor-native'
 
 /**
  * The package root: the nearest ancestor folder whose package.json names this package. The same
- * lookup works for the compiled `dist/plugin/*.js` files and for the TypeScript sources.
+ * lookup works for the modules compiled into `dist/plugin/` and for the TypeScript sources.
  */
 export function packageRoot(fromDirectory: string = dirname(fileURLToPath(import.meta.url))): string {
   let directory = fromDirectory

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { RunResult, RunStep, StreamOutput } from 'opencode-cursor-native'
-import type { NativeApi } from './native.js'
+import type { NativeApi } from '../turn/native.js'
 
 /** The tool served for the live check. */
 export const PROBE_TOOL = Object.freeze({

@@ -1,0 +1,77 @@
+// How the OpenAI-compatible server refuses a request or reports a failure before any output: an
+// OpenAI error object (`{error: {message, type, code}}`) with a real HTTP status, never retried.
+import type { ServerResponse } from 'node:http'
+import type { RunError } from 'opencode-cursor-native'
+import type { NativeErrorCode } from '../turn/failure.js'
+
+/**
+ * The codes only the server reports, each a refusal that starts no cursor-agent: the native
+ * API's `ErrorCode` covers every failure of a run.
+ */
+export const PROXY_ERROR_CODES = Object.freeze({
+  /** A request without the server's bearer token (401, with `WWW-Authenticate: Bearer`). */
+  E_UNAUTHORIZED: 401,
+  /** A `Host` that is neither a loopback name nor the `--host` value (DNS rebinding), or any `Origin` (a web page). */
+  E_FORBIDDEN: 403,
+  /** No such endpoint. */
+  E_NOT_FOUND: 404,
+  /** A body that is not `application/json`. */
+  E_UNSUPPORTED_MEDIA_TYPE: 415,
+  /** A body over the size cap, 32 MiB by default. */
+  E_PAYLOAD_TOO_LARGE: 413,
+  /** A body still arriving after 10 s. */
+  E_REQUEST_TIMEOUT: 408,
+  /** The concurrency cap (8 by default, runs waiting for tool results included) is reached (with `Retry-After`). */
+  E_BUSY: 429,
+})
+
+/** A refusal of the server's own (see {@link PROXY_ERROR_CODES}). */
+export type ProxyErrorCode = keyof typeof PROXY_ERROR_CODES
+
+/** Every `code` a client of the server can see: a run's (`ErrorCode`) or the server's own. */
+export type CursorAcpErrorCode = NativeErrorCode | ProxyErrorCode
+
+/** An OpenAI error object's fields, and the status it goes out with. */
+export interface Refusal {
+  status: number
+  code: CursorAcpErrorCode
+  message: string
+  /** Seconds, for `Retry-After`. */
+  retryAfter?: number
+}
+
+/** The HTTP status of each failure a turn reports before any output. */
+export const STATUS_OF_CODE: Readonly<Record<NativeErrorCode, number>> = Object.freeze({
+  E_AUTH: 401,
+  E_QUOTA: 429,
+  E_MODEL: 404,
+  E_INVALID_ARG: 400,
+  E_TIMEOUT: 504,
+  E_AGENT_NOT_FOUND: 502,
+  E_AGENT_EXIT: 502,
+  E_NETWORK: 502,
+  E_RESUME: 502,
+  E_CALLBACK: 500,
+})
+
+/** `type` of error objects the server writes itself (SSE error frames carry the addon's). */
+export const ERROR_TYPE = 'cursor_agent_error'
+
+/** Every error response carries it: a retry reruns an agent that may have run tools. */
+export const NO_RETRY = { 'x-should-retry': 'false' } as const
+
+export function sendError(response: ServerResponse, refusal: Refusal): void {
+  if (response.headersSent) return
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...NO_RETRY }
+  if (refusal.retryAfter !== undefined) headers['retry-after'] = String(refusal.retryAfter)
+  response.writeHead(refusal.status, headers)
+  response.end(JSON.stringify({ error: { message: refusal.message, type: ERROR_TYPE, code: refusal.code } }))
+}
+
+/** The refusal of a failure a turn reported before any output (its reset time, for `Retry-After`). */
+export function refusalOf(error: Pick<RunError, 'code' | 'message' | 'resetsAt'>, now = Date.now()): Refusal {
+  const refusal: Refusal = { status: STATUS_OF_CODE[error.code] ?? 502, code: error.code, message: error.message }
+  const seconds = error.resetsAt == null ? 0 : Math.ceil((error.resetsAt - now) / 1000)
+  if (seconds > 0) refusal.retryAfter = seconds
+  return refusal
+}

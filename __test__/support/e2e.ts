@@ -15,7 +15,7 @@ import {
 } from './opencode.ts'
 
 export interface E2eFile {
-  /** A sandbox, disposed of after the file. */
+  /** A sandbox, disposed of after the file; OpenCode's bundled model catalogue left out unless asked for. */
   sandbox(options?: SandboxOptions): Promise<Sandbox>
   /** A sandbox with this extra environment, disposed of after the file. */
   sandboxWith(env: Record<string, string>): Promise<Sandbox>
@@ -38,7 +38,7 @@ export function e2eFile(): E2eFile {
     await Promise.all(sandboxes.map((sandbox) => sandbox.dispose()))
   })
   const sandbox = async (options: SandboxOptions = {}) => {
-    const created = await createSandbox(options)
+    const created = await createSandbox({ bundledModels: false, ...options })
     sandboxes.push(created)
     return created
   }

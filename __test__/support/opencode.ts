@@ -187,6 +187,14 @@ export interface SandboxOptions {
   agentExecutable?: string | null
   /** Isolate HOME too (default true). The demo keeps the real HOME so Cursor's login is found. */
   isolateHome?: boolean
+  /**
+   * OpenCode's own catalogue of providers and models (models.dev's, bundled in its binary); default
+   * true. With false OpenCode reads an empty one instead and knows only the providers the
+   * configuration declares (the plugin's `cursor-acp`, or those of `config`): the bundled catalogue
+   * costs every OpenCode process about 2 s of CPU to load, and adds providers of its own wherever
+   * the environment holds their API keys. The end-to-end tests use none of it (`e2eFile`).
+   */
+  bundledModels?: boolean
   /** Files to create in the workspace, by relative path. */
   files?: Record<string, string>
   /** The OpenCode binary; default `installOpenCode()`. */
@@ -342,6 +350,13 @@ async function startTui(binary: string, workspace: string, env: NodeJS.ProcessEn
   return tui
 }
 
+/** An empty models.dev catalogue for OpenCode (`OPENCODE_MODELS_PATH`), in the sandbox `root`. */
+function emptyCatalogue(root: string): string {
+  const path = join(root, 'models.json')
+  writeFileSync(path, '{}\n')
+  return path
+}
+
 /** Variables from the test's own environment that must not leak into OpenCode. */
 function inheritedEnvironment(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {}
@@ -390,6 +405,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     ...xdg,
     ...OFFLINE_ENV,
     FAKE_CURSOR_LOG_DIR: agentLog,
+    ...(options.bundledModels === false ? { OPENCODE_MODELS_PATH: emptyCatalogue(root) } : {}),
     ...options.env,
   }
   const agent = options.agentExecutable === undefined ? FAKE_AGENT : options.agentExecutable

@@ -130,10 +130,17 @@ describe('the OpenCode TUI shows a cut-off answer as cut off', () => {
     })
     const tui = await sandbox.tui()
     await tui.ask('say hi')
-    const screen = await tui.screenWhen((screen) => screen.includes('E_QUOTA'), 'the error')
     // The answer so far, then the error under it (and in OpenCode's error toast); long lines wrap.
-    const text = screen.indexOf('The first half of the answer')
-    const error = screen.indexOf("Cursor's usage limit for this account is reached", text)
+    // The toast can be drawn before the message under the answer: the screen is read once both are.
+    const errorUnderText = (screen: string) => {
+      const text = screen.indexOf('The first half of the answer')
+      return { text, error: text < 0 ? -1 : screen.indexOf("Cursor's usage limit for this account is reached", text) }
+    }
+    const screen = await tui.screenWhen(
+      (screen) => screen.includes('E_QUOTA') && errorUnderText(screen).error >= 0,
+      'the error under the answer',
+    )
+    const { text, error } = errorUnderText(screen)
     assert.ok(text >= 0 && error > text, screen)
     assert.ok(screen.includes('the answer stops here. It resets on 1/1/2027.'), screen)
     assert.equal(sandbox.invocations().length, 1, screen)

@@ -28,19 +28,57 @@ tool() {
     return
   fi
   if [[ ! -x $venv/bin/$name ]]; then
-    # A failed install is remembered per package version: retrying costs up to
-    # a minute of download retries each time.
-    if grep -qsx "$package" "$venv/install-failed"; then
-      return
-    fi
-    [[ -x $venv/bin/pip ]] || python3 -m venv "$venv"
-    if ! timeout "$limit" "$venv/bin/pip" install --quiet "$package" >"$venv/install-$name.log" 2>&1; then
-      grep -m 1 -E 'download failed|ERROR' "$venv/install-$name.log" >&2 || true
-      echo "$package" >>"$venv/install-failed"
-      return
-    fi
+    lock_venv || return
+    install "$name" "$package" "$limit"
+    unlock_venv
   fi
-  echo "$PWD/$venv/bin/$name"
+  if [[ -x $venv/bin/$name ]]; then
+    echo "$PWD/$venv/bin/$name"
+  fi
+}
+
+install() {
+  local name=$1 package=$2 limit=$3
+  # Installed by another run of this script while this one waited for the lock.
+  if [[ -x $venv/bin/$name ]]; then
+    return
+  fi
+  # A failed install is remembered per package version: retrying costs up to
+  # a minute of download retries each time.
+  if grep -qsx "$package" "$venv/install-failed"; then
+    return
+  fi
+  [[ -x $venv/bin/pip ]] || python3 -m venv "$venv"
+  if ! timeout "$limit" "$venv/bin/pip" install --quiet "$package" >"$venv/install-$name.log" 2>&1; then
+    grep -m 1 -E 'download failed|ERROR' "$venv/install-$name.log" >&2 || true
+    echo "$package" >>"$venv/install-failed"
+  fi
+}
+
+# `npm test` runs the Node and the Bun specs side by side, and both run this
+# script: one creates the venv and installs while the other waits. The lock
+# names its holder, so one left by a killed run is taken over.
+lock=$venv.lock
+lock_venv() {
+  local waited=0 holder
+  mkdir -p "$(dirname "$lock")"
+  until mkdir "$lock" 2>/dev/null; do
+    holder=$(cat "$lock/pid" 2>/dev/null || true)
+    if [[ -n $holder ]] && ! kill -0 "$holder" 2>/dev/null; then
+      rm -rf "$lock"
+      continue
+    fi
+    if ((waited >= 600)); then
+      echo "check-workflows: $lock is held for too long; remove it if no install is running" >&2
+      return 1
+    fi
+    sleep 1
+    waited=$((waited + 1))
+  done
+  echo $$ >"$lock/pid"
+}
+unlock_venv() {
+  rm -rf "$lock"
 }
 
 zizmor=$(tool zizmor "zizmor==$ZIZMOR_VERSION")

@@ -4,37 +4,11 @@
 // shows up here as more than one agent run.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { e2eFile, eventsOf, textOf } from '../support/e2e.ts'
-import type { RunResult } from '../support/opencode.ts'
+import { assertFailedOnce, e2eFile, failingRun, textOf } from '../support/e2e.ts'
 
 const MODEL = 'cursor-acp/auto'
 const e2e = e2eFile()
-
-interface Failed {
-  result: RunResult
-  message: string
-  runs: number
-  why: string
-}
-
-async function runFailing(env: Record<string, string>): Promise<Failed> {
-  const sandbox = await e2e.sandboxWith(env)
-  const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'say', 'hi'], { timeoutMs: 120_000 })
-  const why = `exit ${result.code}${result.timedOut ? ' (timed out)' : ''}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr.slice(-3000)}`
-  const errors = eventsOf(result, 'error')
-  assert.equal(errors.length, 1, why)
-  const message = String(errors[0]!.error.data?.message ?? '')
-  return { result, message, runs: sandbox.invocations().length, why }
-}
-
-function assertFailedOnce(failed: Failed, code: string): void {
-  const { result, message, runs, why } = failed
-  assert.ok(!result.timedOut, why)
-  assert.equal(runs, 1, `cursor-agent ran ${runs} times: OpenCode retried "${message}"\n${why}`)
-  assert.notEqual(result.code, 0, why)
-  assert.ok(message.endsWith(`[${code}]`), `"${message}" should end with [${code}]\n${why}`)
-  assert.ok(!message.startsWith('{'), `the message is readable text, not JSON: ${message}`)
-}
+const runFailing = (env: Record<string, string>) => failingRun(e2e, env)
 
 describe('a failing cursor-agent runs once and says why', { concurrency: 2 }, () => {
   // What cursor-agent printed, and the code it must map to.
@@ -76,16 +50,7 @@ describe('a failing cursor-agent runs once and says why', { concurrency: 2 }, ()
     assert.match(failed.message, /cursor-agent said: Error: something odd happened \[E_AGENT_EXIT\]$/, failed.why)
   })
 
-  for (const idleMs of [500, 1500, 5000]) {
-    test(`an idle timeout of ${idleMs} ms is one run, stated in seconds`, async () => {
-      const failed = await runFailing({ FAKE_CURSOR_SCENARIO: 'long', CURSOR_ACP_IDLE_TIMEOUT_MS: String(idleMs) })
-      assertFailedOnce(failed, 'E_TIMEOUT')
-      assert.ok(failed.message.includes(`${idleMs / 1000} s`), failed.message)
-      assert.ok(!/\d+ ?ms\b/.test(failed.message), `no milliseconds in "${failed.message}"`)
-      // What Cursor had said before it went quiet stays.
-      assert.equal(textOf(failed.result), 'Working on it', failed.why)
-    })
-  }
+  // The idle limit's tests are in alone/idle-timeout.e2e.ts: they run by themselves.
 })
 
 describe('an answer that was cut off says so', { concurrency: 2 }, () => {
@@ -130,10 +95,17 @@ describe('the OpenCode TUI shows a cut-off answer as cut off', () => {
     })
     const tui = await sandbox.tui()
     await tui.ask('say hi')
-    const screen = await tui.screenWhen((screen) => screen.includes('E_QUOTA'), 'the error')
     // The answer so far, then the error under it (and in OpenCode's error toast); long lines wrap.
-    const text = screen.indexOf('The first half of the answer')
-    const error = screen.indexOf("Cursor's usage limit for this account is reached", text)
+    // The toast can be drawn before the message under the answer: the screen is read once both are.
+    const errorUnderText = (screen: string) => {
+      const text = screen.indexOf('The first half of the answer')
+      return { text, error: text < 0 ? -1 : screen.indexOf("Cursor's usage limit for this account is reached", text) }
+    }
+    const screen = await tui.screenWhen(
+      (screen) => screen.includes('E_QUOTA') && errorUnderText(screen).error >= 0,
+      'the error under the answer',
+    )
+    const { text, error } = errorUnderText(screen)
     assert.ok(text >= 0 && error > text, screen)
     assert.ok(screen.includes('the answer stops here. It resets on 1/1/2027.'), screen)
     assert.equal(sandbox.invocations().length, 1, screen)

@@ -51,7 +51,7 @@ function storeApiKey(xdgDataHome: string, key: string): void {
 /** The plugin's capture folder on Linux: `$XDG_DATA_HOME/opencode-cursor-native/captures`. */
 const captureFolderOf = (xdgDataHome: string) => join(xdgDataHome, 'opencode-cursor-native', 'captures')
 
-describe('opencode run with the cursor-acp plugin', () => {
+describe('opencode run with the cursor-acp plugin', { concurrency: 2 }, () => {
   test('partial output and recaps: the answer appears exactly once, thinking as reasoning (capture 04)', async () => {
     const sandbox = await sandboxWith({ FAKE_CURSOR_STREAM: 'maestro/04_partial_output.jsonl' })
     const result = await sandbox.run([

@@ -277,6 +277,7 @@ describe(`installed from tarballs (${platformPackage})`, () => {
     const answer = 'Answer from the installed package.'
     const sandbox = await createSandbox({
       plugin: join(project, 'node_modules', pkg.name),
+      bundledModels: false,
       env: { FAKE_CURSOR_STREAM: `text:${answer}` },
     })
     try {

@@ -1,6 +1,6 @@
 // What every end-to-end file through the real OpenCode CLI shares: the file's set-up (the build
-// exists, OpenCode is installed) and clean-up, a sandbox factory, and how a run is explained when an
-// assertion fails.
+// exists, OpenCode is installed) and clean-up, a sandbox factory, how a run is explained when an
+// assertion fails, and the failing run every failure test starts from.
 import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
@@ -15,7 +15,7 @@ import {
 } from './opencode.ts'
 
 export interface E2eFile {
-  /** A sandbox, disposed of after the file. */
+  /** A sandbox, disposed of after the file; OpenCode's bundled model catalogue left out unless asked for. */
   sandbox(options?: SandboxOptions): Promise<Sandbox>
   /** A sandbox with this extra environment, disposed of after the file. */
   sandboxWith(env: Record<string, string>): Promise<Sandbox>
@@ -38,7 +38,7 @@ export function e2eFile(): E2eFile {
     await Promise.all(sandboxes.map((sandbox) => sandbox.dispose()))
   })
   const sandbox = async (options: SandboxOptions = {}) => {
-    const created = await createSandbox(options)
+    const created = await createSandbox({ bundledModels: false, ...options })
     sandboxes.push(created)
     return created
   }
@@ -69,4 +69,34 @@ export function steps(result: RunResult): Array<{ tools: string[]; reason: strin
     }
   }
   return found
+}
+
+/** A failing `opencode run`: its result, the one error's message, how often cursor-agent ran. */
+export interface FailedRun {
+  result: RunResult
+  message: string
+  runs: number
+  why: string
+}
+
+/** `opencode run` with `cursor-acp/auto` in a sandbox with `env`, which must fail with one error. */
+export async function failingRun(e2e: E2eFile, env: Record<string, string>): Promise<FailedRun> {
+  const sandbox = await e2e.sandboxWith(env)
+  const args = ['run', '--format', 'json', '--model', 'cursor-acp/auto', 'say', 'hi']
+  const result = await sandbox.run(args, { timeoutMs: 120_000 })
+  const why = `exit ${result.code}${result.timedOut ? ' (timed out)' : ''}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr.slice(-3000)}`
+  const errors = eventsOf(result, 'error')
+  assert.equal(errors.length, 1, why)
+  const message = String(errors[0]!.error.data?.message ?? '')
+  return { result, message, runs: sandbox.invocations().length, why }
+}
+
+/** The run failed once (no retry by OpenCode), exited non-zero, and its message is text ending with `[code]`. */
+export function assertFailedOnce(failed: FailedRun, code: string): void {
+  const { result, message, runs, why } = failed
+  assert.ok(!result.timedOut, why)
+  assert.equal(runs, 1, `cursor-agent ran ${runs} times: OpenCode retried "${message}"\n${why}`)
+  assert.notEqual(result.code, 0, why)
+  assert.ok(message.endsWith(`[${code}]`), `"${message}" should end with [${code}]\n${why}`)
+  assert.ok(!message.startsWith('{'), `the message is readable text, not JSON: ${message}`)
 }

@@ -14,6 +14,8 @@ import { arch, cpus, tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
+import { isAlive } from './process.ts'
+
 export { isAlive, waitFor } from './process.ts'
 
 export const OPENCODE_VERSION = '1.18.33'
@@ -98,14 +100,22 @@ export async function installOpenCode(cacheDir: string = DEFAULT_CACHE): Promise
     JSON.parse(readFileSync(manifest, 'utf8')).version === OPENCODE_VERSION
   if (installed()) return binary
   mkdirSync(cacheDir, { recursive: true })
-  // Test files run in parallel processes: one installs, the others wait for it.
+  // Test files run in parallel processes: one installs, the others wait for it. The lock names
+  // its holder, so a lock left by a killed run is taken over.
   const lock = join(cacheDir, '.install-lock')
+  const holderFile = join(lock, 'pid')
   const deadline = Date.now() + 600_000
   for (;;) {
     try {
       mkdirSync(lock)
+      writeFileSync(holderFile, String(process.pid))
       break
     } catch {
+      const holder = Number(existsSync(holderFile) ? readFileSync(holderFile, 'utf8') : Number.NaN)
+      if (Number.isInteger(holder) && holder > 0 && !isAlive(holder)) {
+        rmSync(lock, { recursive: true, force: true })
+        continue
+      }
       if (Date.now() > deadline) throw new Error(`${lock} is held for too long; remove it if no install is running`)
       await new Promise((done) => setTimeout(done, 500))
     }
@@ -177,6 +187,14 @@ export interface SandboxOptions {
   agentExecutable?: string | null
   /** Isolate HOME too (default true). The demo keeps the real HOME so Cursor's login is found. */
   isolateHome?: boolean
+  /**
+   * OpenCode's own catalogue of providers and models (models.dev's, bundled in its binary); default
+   * true. With false OpenCode reads an empty one instead and knows only the providers the
+   * configuration declares (the plugin's `cursor-acp`, or those of `config`): the bundled catalogue
+   * costs every OpenCode process about 2 s of CPU to load, and adds providers of its own wherever
+   * the environment holds their API keys. The end-to-end tests use none of it (`e2eFile`).
+   */
+  bundledModels?: boolean
   /** Files to create in the workspace, by relative path. */
   files?: Record<string, string>
   /** The OpenCode binary; default `installOpenCode()`. */
@@ -263,8 +281,11 @@ export interface Tui {
   close(): Promise<void>
 }
 
-async function tmux(args: string[]): Promise<string> {
-  const result = await execute('tmux', args, { timeoutMs: 10_000 }).catch((error: NodeJS.ErrnoException) => {
+/** Runs a tmux command against the server listening on `socket`. */
+async function tmux(socket: string, args: string[]): Promise<string> {
+  // `-f /dev/null`: the server reads no tmux.conf, the user's or the system's.
+  const command = ['-S', socket, '-f', '/dev/null', ...args]
+  const result = await execute('tmux', command, { timeoutMs: 10_000 }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') throw new Error('tmux is not installed; the TUI tests need it (apt-get install tmux)')
     throw error
   })
@@ -274,6 +295,9 @@ async function tmux(args: string[]): Promise<string> {
 
 async function startTui(binary: string, workspace: string, env: NodeJS.ProcessEnv, root: string): Promise<Tui> {
   const name = `opencode-e2e-${process.pid}-${Date.now()}`
+  // Each TUI has a tmux server of its own, in the sandbox: test files run side by side, and none
+  // of them touches the user's tmux server.
+  const socket = join(root, `${name}.sock`)
   // tmux starts the command through a shell with the server's environment: a script sets ours.
   const script = join(root, 'tui.sh')
   const quote = (value: string) => `'${value.replaceAll("'", "'\\''")}'`
@@ -281,15 +305,15 @@ async function startTui(binary: string, workspace: string, env: NodeJS.ProcessEn
     value === undefined ? [] : [`export ${key}=${quote(value)}`],
   )
   writeFileSync(script, `${[...exports, `cd ${quote(workspace)}`, `exec ${quote(binary)}`].join('\n')}\n`)
-  await tmux(['new-session', '-d', '-s', name, '-x', '160', '-y', '45', `sh ${quote(script)}`])
+  await tmux(socket, ['new-session', '-d', '-s', name, '-x', '160', '-y', '45', `sh ${quote(script)}`])
   let closed = false
   const tui: Tui = {
-    screen: () => tmux(['capture-pane', '-p', '-t', name]),
+    screen: () => tmux(socket, ['capture-pane', '-p', '-t', name]),
     async type(text) {
-      await tmux(['send-keys', '-t', name, '-l', text])
+      await tmux(socket, ['send-keys', '-t', name, '-l', text])
     },
     async press(key) {
-      await tmux(['send-keys', '-t', name, key])
+      await tmux(socket, ['send-keys', '-t', name, key])
     },
     async screenWhen(done, what) {
       const deadline = Date.now() + 30_000
@@ -320,10 +344,17 @@ async function startTui(binary: string, workspace: string, env: NodeJS.ProcessEn
     async close() {
       if (closed) return
       closed = true
-      await tmux(['kill-session', '-t', name]).catch(() => undefined)
+      await tmux(socket, ['kill-session', '-t', name]).catch(() => undefined)
     },
   }
   return tui
+}
+
+/** An empty models.dev catalogue for OpenCode (`OPENCODE_MODELS_PATH`), in the sandbox `root`. */
+function emptyCatalogue(root: string): string {
+  const path = join(root, 'models.json')
+  writeFileSync(path, '{}\n')
+  return path
 }
 
 /** Variables from the test's own environment that must not leak into OpenCode. */
@@ -374,6 +405,7 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     ...xdg,
     ...OFFLINE_ENV,
     FAKE_CURSOR_LOG_DIR: agentLog,
+    ...(options.bundledModels === false ? { OPENCODE_MODELS_PATH: emptyCatalogue(root) } : {}),
     ...options.env,
   }
   const agent = options.agentExecutable === undefined ? FAKE_AGENT : options.agentExecutable

@@ -1,0 +1,23 @@
+// The idle limit through the real OpenCode CLI (1.18.33): like every failure (failures.e2e.ts) it
+// runs cursor-agent once and says why, in seconds. The limit counts from cursor-agent's start, and
+// the fake agent must have printed before the shortest one (500 ms) runs out; beside other OpenCode
+// processes a busy machine can start it later than that. So this file runs by itself, after the
+// other end-to-end files (`npm run test:e2e`), one test at a time.
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import { assertFailedOnce, e2eFile, failingRun, textOf } from '../../support/e2e.ts'
+
+const e2e = e2eFile()
+
+describe('a failing cursor-agent runs once and says why', () => {
+  for (const idleMs of [500, 1500, 5000]) {
+    test(`an idle timeout of ${idleMs} ms is one run, stated in seconds`, async () => {
+      const failed = await failingRun(e2e, { FAKE_CURSOR_SCENARIO: 'long', CURSOR_ACP_IDLE_TIMEOUT_MS: String(idleMs) })
+      assertFailedOnce(failed, 'E_TIMEOUT')
+      assert.ok(failed.message.includes(`${idleMs / 1000} s`), failed.message)
+      assert.ok(!/\d+ ?ms\b/.test(failed.message), `no milliseconds in "${failed.message}"`)
+      // What Cursor had said before it went quiet stays.
+      assert.equal(textOf(failed.result), 'Working on it', failed.why)
+    })
+  }
+})

@@ -20,6 +20,21 @@ const OPENCODE_RETRIES_ON: readonly RegExp[] = [
   /\btry again (?:later|in\b)|\b(?:currently|temporarily) at capacity\b/i,
 ]
 
+/**
+ * The codes only the OpenCode provider reports, each a refusal that starts no cursor-agent: the
+ * native API's `ErrorCode` covers every failure of a run.
+ */
+export const OPENCODE_ERROR_CODES = Object.freeze({
+  /** OpenCode asked for a second automatic compaction or continuation before the user's next message. */
+  E_AUTOMATIC_LIMIT: 'E_AUTOMATIC_LIMIT',
+} as const)
+
+/** A refusal of the OpenCode provider's own (see {@link OPENCODE_ERROR_CODES}). */
+export type OpenCodeErrorCode = keyof typeof OPENCODE_ERROR_CODES
+
+/** Every `code` a `CursorAcpError` carries: a run's (`ErrorCode`) or the provider's own. */
+export type CursorAcpErrorCode = NativeErrorCode | OpenCodeErrorCode
+
 /** Whether OpenCode would take `text`, anywhere in an error message, as a reason to retry. */
 export function readsAsTransient(text: string): boolean {
   return OPENCODE_RETRIES_ON.some((pattern) => pattern.test(text))
@@ -33,10 +48,10 @@ export function readsAsTransient(text: string): boolean {
  * the message too when quoting it cannot make OpenCode retry.
  */
 export class CursorAcpError extends APICallError {
-  readonly code: NativeErrorCode
+  readonly code: CursorAcpErrorCode
   readonly agentOutput: string | undefined
 
-  constructor(code: NativeErrorCode, message: string, agentOutput?: string | null) {
+  constructor(code: CursorAcpErrorCode, message: string, agentOutput?: string | null) {
     const said = agentOutput?.trim() || undefined
     const quoted = said !== undefined && !readsAsTransient(said) ? ` cursor-agent said: ${said}` : ''
     const withCode = message.endsWith(`[${code}]`) ? message : `${message}${quoted} [${code}]`

@@ -15,8 +15,10 @@ import type { StreamOutput } from 'opencode-cursor-native'
 import type { PromptMessage, ToolDefinition } from '../turn/native.js'
 import { type ShownPart, toolViewStream } from '../turn/tool-view.js'
 import { resolveTurnConfig, startTurn, titleOf, type TurnConfig, type TurnRequest } from '../turn/turn.js'
+import { admitRequest, refusalMessage, requestKind } from './automatic-requests.js'
 import { PROVIDER_ID } from './config-files.js'
-import { type CursorAcpError, toCursorAcpError } from './errors.js'
+import { contextUsage, conversationBytes, utf8Bytes } from './context-usage.js'
+import { CursorAcpError, toCursorAcpError } from './errors.js'
 import { type CursorAcpProviderOptions, readProviderOptions } from './provider-options.js'
 import { openCodeToolView } from './tool-view.js'
 
@@ -92,11 +94,23 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
     if (conversationId !== undefined) request.conversationId = conversationId
     const title = titleOf(request)
     if (title !== null) return { stream: titleStream(title, warnings, metadata) }
-    return { stream: this.#turnStream(request, call.abortSignal, warnings, metadata) }
+    const kind = requestKind(call.prompt, tools !== undefined && tools.length > 0)
+    const refused = admitRequest(conversationId, kind)
+    if (refused !== null) {
+      const failure = new CursorAcpError('E_AUTOMATIC_LIMIT', refusalMessage(refused))
+      return { stream: failedStream(failure, warnings, metadata) }
+    }
+    // A summary of the session is Cursor's answer alone: a fresh chat, no tool of anyone's.
+    if (kind === 'compaction') request.standalone = true
+    // What Cursor is given as tools counts toward the context only when it is given them.
+    const toolsSent = this.#config.settings.toolMode === 'opencode' && !request.standalone ? tools : undefined
+    const promptBytes = conversationBytes(call.prompt, toolsSent)
+    return { stream: this.#turnStream(request, promptBytes, call.abortSignal, warnings, metadata) }
   }
 
   #turnStream(
     request: TurnRequest,
+    promptBytes: number,
     abortSignal: AbortSignal | undefined,
     warnings: SharedV3Warning[],
     metadata: LanguageModelV3StreamPart,
@@ -112,11 +126,18 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
         // Cursor's own tool calls, shown as OpenCode's tools of their kind.
         const showTools = toolViewStream(openCodeToolView)
         const show = (part: ShownPart): void => enqueue(part as unknown as LanguageModelV3StreamPart)
+        // What this response wrote so far, for the step's usage.
+        let outputBytes = 0
         const deliver = (outputs: StreamOutput[]): void => {
           for (const output of outputs) {
             // The 'ai-sdk' format gives parts only; a frame string or a completion cannot occur.
             if (typeof output === 'string' || !('type' in output)) continue
-            if (output.type === 'stream-start') {
+            if (output.type === 'text-delta' || output.type === 'reasoning-delta')
+              outputBytes += utf8Bytes(output.delta)
+            else if (output.type === 'tool-call') outputBytes += utf8Bytes(output.toolName) + utf8Bytes(output.input)
+            if (output.type === 'finish') {
+              enqueue(withContextUsage(output, promptBytes, outputBytes))
+            } else if (output.type === 'stream-start') {
               enqueue({ type: 'stream-start', warnings: [...warnings, ...(output.warnings as SharedV3Warning[])] })
               enqueue(metadata)
             } else if (output.type === 'error') {
@@ -163,6 +184,26 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
   async doGenerate(call: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
     const { stream } = await this.doStream(call)
     return collect(stream)
+  }
+}
+
+type FinishOutput = Extract<StreamOutput, { type: 'finish' }>
+
+/**
+ * The step's end as OpenCode reads it: the context's estimated size as its usage (see
+ * `context-usage.ts`), Cursor's own counts for the whole turn in `providerMetadata.cursor.usage`.
+ */
+function withContextUsage(finish: FinishOutput, promptBytes: number, outputBytes: number): LanguageModelV3StreamPart {
+  const part = finish as unknown as Extract<LanguageModelV3StreamPart, { type: 'finish' }>
+  const cursorUsage = finish.usage.raw
+  const providerMetadata =
+    cursorUsage === undefined || cursorUsage === null
+      ? part.providerMetadata
+      : { ...part.providerMetadata, cursor: { ...part.providerMetadata?.cursor, usage: cursorUsage } }
+  return {
+    ...part,
+    usage: contextUsage(promptBytes, outputBytes),
+    ...(providerMetadata === undefined ? {} : { providerMetadata }),
   }
 }
 

@@ -7,6 +7,7 @@ import { childEnvironment, dataDirectory, readSettings, withApiKey, type CursorA
 import { cursorModels, modelCacheFile } from '../turn/models.js'
 import { native } from '../turn/native.js'
 import { cancelConversation } from '../turn/tool-bridge.js'
+import { failureOf } from '../turn/failure.js'
 import { pickWorkspace } from '../turn/workspace.js'
 import { storedApiKey } from './auth.js'
 import { toCursorAcpError } from './errors.js'
@@ -45,7 +46,7 @@ export const CursorAcpPlugin: Plugin = async (input) => {
     })
   } catch (error) {
     // Configuration and loading problems surface on the first request, where the user sees them.
-    const failure = toCursorAcpError(error, 'E_INVALID_ARG')
+    const failure = failureOf(error, 'E_INVALID_ARG')
     options.configurationError = { code: failure.code, message: failure.message }
   }
 

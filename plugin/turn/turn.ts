@@ -118,6 +118,13 @@ export interface TurnRequest {
   tools?: ToolDefinition[]
   /** The host's id of the conversation (OpenCode's session id), when it sends one. */
   conversationId?: string
+  /**
+   * A request answered on its own (a host's summary of the conversation, say): a fresh chat that
+   * is never resumed nor recorded, and runs no tool at all, neither the host's nor Cursor's (in
+   * the conversation's private folder, whatever the tool mode). A run of the conversation waiting
+   * for tool results is cancelled first.
+   */
+  standalone?: boolean
 }
 
 /**
@@ -184,10 +191,12 @@ function runOptions(
     idleTimeoutMs: settings.idleTimeoutMs,
     timeoutMs: settings.timeoutMs,
   }
-  // A request without tools (a compaction summary, say) still runs in the private folder, with
-  // no tools at all: in this mode Cursor never runs its own.
-  if (folder !== null)
-    options.hostTools = { tools: request.tools ?? [], folder, waitMs: Math.max(1, settings.toolWaitMs) }
+  // A request without tools (a standalone one among them) still runs in the private folder, with
+  // no tools at all: there Cursor never runs its own.
+  if (folder !== null) {
+    const tools = request.standalone === true ? [] : (request.tools ?? [])
+    options.hostTools = { tools, folder, waitMs: Math.max(1, settings.toolWaitMs) }
+  }
   if (settings.capture)
     options.capture = {
       folder: captureFolder(),
@@ -199,9 +208,9 @@ function runOptions(
   return options
 }
 
-/** With `toolMode: 'opencode'`: the conversation's private folder. */
+/** With `toolMode: 'opencode'`, or for a standalone request: the conversation's private folder. */
 function bridgeFolder(config: TurnConfig, request: TurnRequest): string | null {
-  if (config.settings.toolMode !== 'opencode') return null
+  if (config.settings.toolMode !== 'opencode' && request.standalone !== true) return null
   return conversationFolder(dataDirectory(), config.workspace, request.conversationId)
 }
 
@@ -227,7 +236,7 @@ export function startTurn(config: TurnConfig, request: TurnRequest, format: Turn
   const held = folder === null ? undefined : heldRun(folder)
   if (folder !== null && held !== undefined) {
     releaseRun(folder, held)
-    const answers = continuationAnswers(request.messages, held.callIds)
+    const answers = request.standalone === true ? null : continuationAnswers(request.messages, held.callIds)
     if (answers !== null) {
       let stepEnded: StepEnded = () => {}
       const step = new Promise<StepOutcome>((resolve) => (stepEnded = resolve))
@@ -274,6 +283,7 @@ function freshTurn(
     return current.wait()
   }
   const turn = async (): Promise<RunResult> => {
+    if (request.standalone === true) return runOnce(manager.freshPlan(resumeRequest))
     let plan = manager.plan(resumeRequest)
     let result = await runOnce(plan)
     if (result.error?.code === 'E_RESUME' && !cancelled) {

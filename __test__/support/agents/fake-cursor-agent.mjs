@@ -37,6 +37,9 @@
 //                              `replace`: it answers with a new id (Cursor silently started a new chat)
 //   FAKE_CURSOR_SESSION_ID     the chat id of a fresh run (default: a new UUID per run)
 //   FAKE_CURSOR_MODELS         `id - Name` pairs for `models`, separated by `;` (empty: none available)
+//   FAKE_CURSOR_USAGE          the `result` record's `usage` (JSON) of a generated stream; Cursor's own
+//                              counts add up every model request of the turn, e.g.
+//                              {"inputTokens":623821,"outputTokens":9120,"cacheReadTokens":1200640}
 //   FAKE_CURSOR_CONTROL        a JSON file read at every start; its keys (the names above) override
 //                              the environment, so a test can change behaviour between turns
 import { spawn } from 'node:child_process'
@@ -262,7 +265,9 @@ function answerEvents(answer, sessionId) {
 }
 
 function resultEvent(answer, sessionId) {
-  const usage = { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 }
+  const usage = env.FAKE_CURSOR_USAGE
+    ? JSON.parse(env.FAKE_CURSOR_USAGE)
+    : { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 }
   return {
     type: 'result',
     subtype: 'success',

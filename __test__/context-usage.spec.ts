@@ -183,7 +183,9 @@ describe('requests OpenCode makes by itself', () => {
       ['compaction', null],
       ['compaction', 'compaction'],
     ]
-    steps.forEach(([kind, refused], index) => assert.equal(admitRequest(session, kind), refused, `step ${index}`))
+    for (const [index, [kind, refused]] of steps.entries()) {
+      assert.equal(admitRequest(session, kind), refused, `step ${index}`)
+    }
     // Another session counts apart.
     assert.equal(admitRequest('ses_bound_other', 'compaction'), null)
   })

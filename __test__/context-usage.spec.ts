@@ -116,7 +116,12 @@ describe("the context's estimate against the real captures", () => {
 describe('requests OpenCode makes by itself', () => {
   const table: [string, any[], boolean, ReturnType<typeof requestKind>][] = [
     ["a user's message", [user('fix the build')], true, 'user'],
-    ['the compaction request of OpenCode 1.18.33', [user(COMPACTION_TEXT)], false, 'compaction'],
+    [
+      'the compaction request of OpenCode 1.18.33',
+      [{ role: 'system', content: 'You are a context summarization agent.' }, user(COMPACTION_TEXT)],
+      false,
+      'compaction',
+    ],
     [
       'a compaction folding a previous summary',
       [

@@ -14,12 +14,13 @@ export interface AutomaticRequestShape {
   /** The OpenCode version whose source this shape was read from. */
   host: string
   /** Whether `text`, the request's last user message, is this request. */
-  matches(text: string, request: { messageCount: number; hasTools: boolean }): boolean
+  matches(text: string, request: { messages: number; hasTools: boolean }): boolean
 }
 
 /**
- * OpenCode 1.18.33: a compaction is one user message (no system prompt, no tools) that quotes the
- * conversation and asks for an "anchored summary", or folds a previous summary into a new one; the
+ * OpenCode 1.18.33: a compaction is one user message (after the summarising agent's system
+ * prompt, with no tools) that quotes the conversation and asks for an "anchored summary", or folds
+ * a previous summary into a new one; the
  * continuation is a synthetic user message ending with the sentence below (after a note on
  * dropped attachments when the compaction followed an oversized request).
  */
@@ -28,7 +29,7 @@ export const AUTOMATIC_REQUESTS: readonly AutomaticRequestShape[] = Object.freez
     kind: 'compaction',
     host: 'opencode 1.18.33',
     matches: (text, request) =>
-      request.messageCount === 1 &&
+      request.messages === 1 &&
       !request.hasTools &&
       text.startsWith('Here is the conversation so far:') &&
       text.includes('<conversation>') &&
@@ -61,7 +62,7 @@ function lastUserText(prompt: LanguageModelV3Prompt): string | null {
 export function requestKind(prompt: LanguageModelV3Prompt, hasTools: boolean): AutomaticRequest | 'user' | null {
   const text = lastUserText(prompt)
   if (text === null) return null
-  const request = { messageCount: prompt.length, hasTools }
+  const request = { messages: prompt.filter((message) => message.role !== 'system').length, hasTools }
   return AUTOMATIC_REQUESTS.find((shape) => shape.matches(text, request))?.kind ?? 'user'
 }
 

@@ -37,6 +37,9 @@
 //                              `replace`: it answers with a new id (Cursor silently started a new chat)
 //   FAKE_CURSOR_SESSION_ID     the chat id of a fresh run (default: a new UUID per run)
 //   FAKE_CURSOR_MODELS         `id - Name` pairs for `models`, separated by `;` (empty: none available)
+//   FAKE_CURSOR_ANSWERS        {"<word>": "<answer>", ...} (JSON, or an object in FAKE_CURSOR_CONTROL): a
+//                              prompt containing a word is answered with a generated stream of that
+//                              answer (the first word found wins) instead of FAKE_CURSOR_STREAM
 //   FAKE_CURSOR_USAGE          the `result` record's `usage` (JSON) of a generated stream; Cursor's own
 //                              counts add up every model request of the turn, e.g.
 //                              {"inputTokens":623821,"outputTokens":9120,"cacheReadTokens":1200640}
@@ -266,7 +269,9 @@ function answerEvents(answer, sessionId) {
 
 function resultEvent(answer, sessionId) {
   const usage = env.FAKE_CURSOR_USAGE
-    ? JSON.parse(env.FAKE_CURSOR_USAGE)
+    ? typeof env.FAKE_CURSOR_USAGE === 'string'
+      ? JSON.parse(env.FAKE_CURSOR_USAGE)
+      : env.FAKE_CURSOR_USAGE
     : { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 }
   return {
     type: 'result',
@@ -285,7 +290,18 @@ function generatedStream(answer, sessionId, prompt) {
   )
 }
 
+/** FAKE_CURSOR_ANSWERS: the answer of the first key the prompt contains, if any. */
+function answerFor(prompt) {
+  const answers = env.FAKE_CURSOR_ANSWERS
+  if (answers === undefined || answers === '') return undefined
+  const table = typeof answers === 'string' ? JSON.parse(answers) : answers
+  const key = Object.keys(table).find((word) => prompt.includes(word))
+  return key === undefined ? undefined : String(table[key])
+}
+
 function streamLines(_flags, sessionId, prompt) {
+  const answer = answerFor(prompt)
+  if (answer !== undefined) return generatedStream(answer, sessionId, prompt)
   const source = env.FAKE_CURSOR_STREAM ?? 'text:Hello from the fake cursor-agent.'
   if (source.startsWith('text:')) return generatedStream(source.slice('text:'.length), sessionId, prompt)
   const path = isAbsolute(source) ? source : findCapture(source)

@@ -21,6 +21,7 @@ import {
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after, describe, it } from 'node:test'
+import { fileURLToPath } from 'node:url'
 
 import { replayCapture, runCursorAgent } from '../index.js'
 import type { ReplayReport, RunResult, StreamOutput } from '../index.js'
@@ -263,6 +264,7 @@ describe('a capture keeps stdout byte for byte, the prompt echo masked', () => {
         assert.equal(report.matches, true, JSON.stringify(report.mismatch))
         assert.equal(report.mismatch, undefined)
         assert.equal(report.truncated, false)
+        assert.deepEqual(report.unknownRecords, [], 'every record of a real capture is of a known kind')
         assert.deepEqual(report.consumer.outputs, run.outputs, 'the replay produces what onOutput received')
         assert.equal(report.consumer.liveOutputs, run.outputs.length)
         assert.equal(report.consumer.delivered, run.outputs.length)
@@ -667,6 +669,28 @@ describe('npx opencode-cursor-native replay', () => {
     assert.match(text.stdout, /The replay matches/)
     assert.match(text.stdout, /process stage/)
     assert.match(text.stdout, /cut off/)
+  })
+
+  it('records of kinds this version does not know are listed with their counts', async () => {
+    const run = await captured({
+      folder,
+      executable: rawAgent,
+      env: agentEnv({ FAKE_AGENT_RAW: fileURLToPath(new URL('./fixtures/streams/unknown-records.ndjson', import.meta.url)) }),
+    })
+    assert.equal(run.result.error, undefined, 'unknown records are never fatal')
+    const report = replayCapture(run.file)
+    assert.deepEqual(report.unknownRecords, [
+      ['heartbeat', 3],
+      ['system/compaction', 1],
+      ['tool_call/progress', 1],
+      ['prompt_suggestion', 1],
+    ])
+    const text = replay([run.name])
+    assert.equal(text.status, 0, text.stderr)
+    assert.match(
+      text.stdout,
+      /ignored, of kinds this version does not know: 3 heartbeat, 1 system\/compaction, 1 tool_call\/progress, 1 prompt_suggestion\n/,
+    )
   })
 
   it('a capture that does not match: exit 1', async () => {

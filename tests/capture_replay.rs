@@ -545,6 +545,9 @@ fn the_replay_lists_the_records_of_unknown_kinds() {
     .collect();
     assert_eq!(report.unknown_records, expected);
     let json = serde_json::to_value(&report).unwrap();
-    assert_eq!(json["unknownRecords"][0], serde_json::json!(["heartbeat", 3]));
+    assert_eq!(
+        json["unknownRecords"][0],
+        serde_json::json!(["heartbeat", 3])
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -41,7 +41,11 @@ fn a_text_record_repeating_the_deltas_is_shown_once() {
     assert_eq!(sse, owned(&["text: Hello there.", "finish stop", "[DONE]"]));
     assert_eq!(
         ai,
-        owned(&["stream-start", "text text-0: Hello there.", "finish stop/stop"])
+        owned(&[
+            "stream-start",
+            "text text-0: Hello there.",
+            "finish stop/stop"
+        ])
     );
     assert!(t.unknown_records().is_empty());
 }
@@ -162,7 +166,12 @@ fn calls_ending_in_a_refusal_show_as_failed_with_their_reason() {
                 true,
                 Some("spawn nosuchtool ENOENT".into())
             ),
-            r("shell_timeout", "timeout", true, Some(unexplained("timeout"))),
+            r(
+                "shell_timeout",
+                "timeout",
+                true,
+                Some(unexplained("timeout"))
+            ),
             r(
                 "mcp_rejected",
                 "rejected",

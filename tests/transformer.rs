@@ -248,7 +248,10 @@ fn unknown_records_are_logged_once_per_kind_with_their_keys_and_notices_at_info(
         .find(|l| l.contains("system notice"))
         .expect("the notice is logged");
     assert!(notice.contains("INFO") && notice.contains("subtype=\"task_notification\""));
-    assert!(notice.contains(r#"task.id="t-9" task.status="done""#), "{notice}");
+    assert!(
+        notice.contains(r#"task.id="t-9" task.status="done""#),
+        "{notice}"
+    );
 }
 
 #[test]

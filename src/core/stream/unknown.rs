@@ -101,8 +101,10 @@ mod tests {
             unknown.note(&record(kind, subtype, line));
         }
         let expected = [("heartbeat", 3), ("system/compaction", 2), ("text", 1)];
-        let expected: Vec<(String, u64)> =
-            expected.iter().map(|(l, c)| ((*l).to_owned(), *c)).collect();
+        let expected: Vec<(String, u64)> = expected
+            .iter()
+            .map(|(l, c)| ((*l).to_owned(), *c))
+            .collect();
         assert_eq!(unknown.counts(), expected.as_slice());
     }
 

@@ -168,8 +168,14 @@ fn unknown_types_and_untyped_objects_are_ignored_not_invalid() {
             r#"{"type":"future_thing","message":"a string where assistant has an object"}"#,
             Some("future_thing"),
         ),
-        (r#"{"type":"heartbeat","subtype":"beat"}"#, Some("heartbeat/beat")),
-        (r#"{"type":"system","subtype":"compaction"}"#, Some("system/compaction")),
+        (
+            r#"{"type":"heartbeat","subtype":"beat"}"#,
+            Some("heartbeat/beat"),
+        ),
+        (
+            r#"{"type":"system","subtype":"compaction"}"#,
+            Some("system/compaction"),
+        ),
         (r#"{"type":"odd_subtype","subtype":7}"#, Some("odd_subtype")),
         (r#"{"no_type":true}"#, None),
         (r#"{"type":7}"#, None),
@@ -179,7 +185,11 @@ fn unknown_types_and_untyped_objects_are_ignored_not_invalid() {
             Parsed::Ignored {
                 held: HeldFlush::Release,
                 unknown: found,
-            } => assert_eq!(found.as_ref().map(label), unknown.map(str::to_owned), "{line}"),
+            } => assert_eq!(
+                found.as_ref().map(label),
+                unknown.map(str::to_owned),
+                "{line}"
+            ),
             other => panic!("{line}: {other:?}"),
         }
     }
@@ -217,8 +227,7 @@ fn known_types_with_bad_shapes_are_ignored() {
         );
     }
     // A subtype of `tool_call` no version is known to write is an unknown record.
-    let progress =
-        r#"{"type":"tool_call","subtype":"progress","call_id":"c","tool_call":{"shellToolCall":{}}}"#;
+    let progress = r#"{"type":"tool_call","subtype":"progress","call_id":"c","tool_call":{"shellToolCall":{}}}"#;
     match parse(progress) {
         Parsed::Ignored {
             unknown: Some(record),
@@ -431,8 +440,14 @@ fn a_text_record_is_read_from_each_carrier_in_order() {
             r#"{"type":"text","message":{"role":"assistant","content":[{"type":"text","text":"c"},{"type":"text","text":"d"}]}}"#,
             Some("cd"),
         ),
-        (r#"{"type":"text","text":"first","content":"second"}"#, Some("first")),
-        (r#"{"type":"text","content":"second","message":{"content":[{"text":"third"}]}}"#, Some("second")),
+        (
+            r#"{"type":"text","text":"first","content":"second"}"#,
+            Some("first"),
+        ),
+        (
+            r#"{"type":"text","content":"second","message":{"content":[{"text":"third"}]}}"#,
+            Some("second"),
+        ),
         (r#"{"type":"text","text":"","session_id":"s"}"#, Some("")),
         // No carrier of the right shape: an unknown record.
         (r#"{"type":"text","content":["x"]}"#, None),
@@ -463,7 +478,10 @@ fn content_of_another_shape_does_not_spoil_other_records() {
 #[test]
 fn system_subtypes_are_read_by_their_table() {
     let cases = [
-        (r#"{"type":"system","subtype":"task_notification","task":{}}"#, Some(Notice::TaskNotification)),
+        (
+            r#"{"type":"system","subtype":"task_notification","task":{}}"#,
+            Some(Notice::TaskNotification),
+        ),
         (
             r#"{"type":"system","subtype":"background_shell_timeout","command":"x"}"#,
             Some(Notice::BackgroundShellTimeout),
@@ -473,7 +491,13 @@ fn system_subtypes_are_read_by_their_table() {
     ];
     for (line, notice) in cases {
         match (event(line).body, notice) {
-            (EventBody::Notice { notice: found, record }, Some(notice)) => {
+            (
+                EventBody::Notice {
+                    notice: found,
+                    record,
+                },
+                Some(notice),
+            ) => {
                 assert_eq!(found, notice, "{line}");
                 assert_eq!(record, line);
             }
@@ -486,13 +510,31 @@ fn system_subtypes_are_read_by_their_table() {
 #[test]
 fn system_init_may_carry_the_cli_version() {
     let cases = [
-        (r#"{"type":"system","subtype":"init","session_id":"s"}"#, None),
-        (r#"{"type":"system","subtype":"init","version":"2026.09.18-9a7762b"}"#, Some("2026.09.18-9a7762b")),
-        (r#"{"type":"system","subtype":"init","cliVersion":"2026.10.01-e373342"}"#, Some("2026.10.01-e373342")),
-        (r#"{"type":"system","subtype":"init","agentVersion":" 1.2 "}"#, Some("1.2")),
-        (r#"{"type":"system","subtype":"init","version":"","agent_version":"3"}"#, Some("3")),
+        (
+            r#"{"type":"system","subtype":"init","session_id":"s"}"#,
+            None,
+        ),
+        (
+            r#"{"type":"system","subtype":"init","version":"2026.09.18-9a7762b"}"#,
+            Some("2026.09.18-9a7762b"),
+        ),
+        (
+            r#"{"type":"system","subtype":"init","cliVersion":"2026.10.01-e373342"}"#,
+            Some("2026.10.01-e373342"),
+        ),
+        (
+            r#"{"type":"system","subtype":"init","agentVersion":" 1.2 "}"#,
+            Some("1.2"),
+        ),
+        (
+            r#"{"type":"system","subtype":"init","version":"","agent_version":"3"}"#,
+            Some("3"),
+        ),
         (r#"{"type":"system","subtype":"init","version":5}"#, None),
-        (r#"{"type":"user","version":"9","message":{"content":[]}}"#, None),
+        (
+            r#"{"type":"user","version":"9","message":{"content":[]}}"#,
+            None,
+        ),
     ];
     for (line, version) in cases {
         match event(line).body {

@@ -57,7 +57,9 @@ pub fn mcp_name(raw: &RawValue) -> McpName {
             .filter(|server| !server.is_empty())
     };
     // `srv:tool` is certain without either; `srv-tool` is not (`my-srv-tool`).
-    let colon_split = name.and_then(|n| n.split_once(':')).filter(|(s, t)| !s.is_empty() && !t.is_empty());
+    let colon_split = name
+        .and_then(|n| n.split_once(':'))
+        .filter(|(s, t)| !s.is_empty() && !t.is_empty());
     let server = explicit_server
         .or_else(|| explicit_tool.and_then(before_tool))
         .or_else(|| colon_split.map(|(server, _)| server));
@@ -133,7 +135,10 @@ mod tests {
                 name(Some("my-docs"), Some("search")),
             ),
             // Neither: `srv:tool` splits, `srv-tool` does not.
-            (r#"{"name":"docs:search"}"#, name(Some("docs"), Some("search"))),
+            (
+                r#"{"name":"docs:search"}"#,
+                name(Some("docs"), Some("search")),
+            ),
             (r#"{"name":"docs-search"}"#, name(None, None)),
             (r#"{"name":":search"}"#, name(None, None)),
             // Empty fields are missing ones.
@@ -141,7 +146,10 @@ mod tests {
                 r#"{"providerIdentifier":"","serverIdentifier":"","name":"x-search","toolName":"search"}"#,
                 name(Some("x"), Some("search")),
             ),
-            (r#"{"name":"search","toolName":"search"}"#, name(None, Some("search"))),
+            (
+                r#"{"name":"search","toolName":"search"}"#,
+                name(None, Some("search")),
+            ),
             ("[]", name(None, None)),
         ];
         for (args, expected) in table {

@@ -102,9 +102,15 @@ mod tests {
                 (json!({"status": v, "error": {"error": "r4"}}), Some("r4")),
                 (json!({"status": v, "message": "r5"}), Some("r5")),
                 (json!({"status": v, (v): "r6"}), Some("r6")),
-                (json!({"status": v, "reason": " ", "error": "r7"}), Some("r7")),
+                (
+                    json!({"status": v, "reason": " ", "error": "r7"}),
+                    Some("r7"),
+                ),
                 (json!({"status": v}), None),
-                (json!({"status": v, "reason": "", "error": {"code": 3}}), None),
+                (
+                    json!({"status": v, "reason": "", "error": {"code": 3}}),
+                    None,
+                ),
             ]);
         }
         for (result, reason) in table {

@@ -164,6 +164,9 @@ mod tests {
         assert!(logged.contains("task.id=\"t1\""), "{logged}");
         assert!(logged.contains("task.status=\"done\""), "{logged}");
         assert!(!logged.contains("session_id"), "{logged}");
-        assert!(logged.contains(&format!("{}…", "x".repeat(QUOTED_CHARS))), "{logged}");
+        assert!(
+            logged.contains(&format!("{}…", "x".repeat(QUOTED_CHARS))),
+            "{logged}"
+        );
     }
 }

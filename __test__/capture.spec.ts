@@ -21,12 +21,12 @@ import {
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after, describe, it } from 'node:test'
-import { fileURLToPath } from 'node:url'
 
 import { replayCapture, runCursorAgent } from '../index.js'
 import type { ReplayReport, RunResult, StreamOutput } from '../index.js'
 import { capture as fixtureBytes } from './support/captures.ts'
 import { groupMembers, killGroupsAfter, waitFor } from './support/process.ts'
+import { fixture } from './support/stream.ts'
 
 type RunCursorAgentOptions = Parameters<typeof runCursorAgent>[0]
 
@@ -672,11 +672,9 @@ describe('npx opencode-cursor-native replay', () => {
   })
 
   it('records of kinds this version does not know are listed with their counts', async () => {
-    const run = await captured({
-      folder,
-      executable: rawAgent,
-      env: agentEnv({ FAKE_AGENT_RAW: fileURLToPath(new URL('./fixtures/streams/unknown-records.ndjson', import.meta.url)) }),
-    })
+    const stream = fresh('unknown-records.raw')
+    writeFileSync(stream, fixture('unknown-records.ndjson'))
+    const run = await captured({ folder, executable: rawAgent, env: agentEnv({ FAKE_AGENT_RAW: stream }) })
     assert.equal(run.result.error, undefined, 'unknown records are never fatal')
     const report = replayCapture(run.file)
     assert.deepEqual(report.unknownRecords, [

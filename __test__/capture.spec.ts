@@ -26,6 +26,7 @@ import { replayCapture, runCursorAgent } from '../index.js'
 import type { ReplayReport, RunResult, StreamOutput } from '../index.js'
 import { capture as fixtureBytes } from './support/captures.ts'
 import { groupMembers, killGroupsAfter, waitFor } from './support/process.ts'
+import { fixture } from './support/stream.ts'
 
 type RunCursorAgentOptions = Parameters<typeof runCursorAgent>[0]
 
@@ -263,6 +264,7 @@ describe('a capture keeps stdout byte for byte, the prompt echo masked', () => {
         assert.equal(report.matches, true, JSON.stringify(report.mismatch))
         assert.equal(report.mismatch, undefined)
         assert.equal(report.truncated, false)
+        assert.deepEqual(report.unknownRecords, [], 'every record of a real capture is of a known kind')
         assert.deepEqual(report.consumer.outputs, run.outputs, 'the replay produces what onOutput received')
         assert.equal(report.consumer.liveOutputs, run.outputs.length)
         assert.equal(report.consumer.delivered, run.outputs.length)
@@ -667,6 +669,26 @@ describe('npx opencode-cursor-native replay', () => {
     assert.match(text.stdout, /The replay matches/)
     assert.match(text.stdout, /process stage/)
     assert.match(text.stdout, /cut off/)
+  })
+
+  it('records of kinds this version does not know are listed with their counts', async () => {
+    const stream = fresh('unknown-records.raw')
+    writeFileSync(stream, fixture('unknown-records.ndjson'))
+    const run = await captured({ folder, executable: rawAgent, env: agentEnv({ FAKE_AGENT_RAW: stream }) })
+    assert.equal(run.result.error, undefined, 'unknown records are never fatal')
+    const report = replayCapture(run.file)
+    assert.deepEqual(report.unknownRecords, [
+      ['heartbeat', 3],
+      ['system/compaction', 1],
+      ['tool_call/progress', 1],
+      ['prompt_suggestion', 1],
+    ])
+    const text = replay([run.name])
+    assert.equal(text.status, 0, text.stderr)
+    assert.match(
+      text.stdout,
+      /ignored, of kinds this version does not know: 3 heartbeat, 1 system\/compaction, 1 tool_call\/progress, 1 prompt_suggestion\n/,
+    )
   })
 
   it('a capture that does not match: exit 1', async () => {

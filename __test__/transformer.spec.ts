@@ -223,6 +223,20 @@ function streamCase(file: string | null, spec: CaseSpec): Case {
   return { input: file === null ? empty : () => fixture(file), outcome: success, ending: 'stop', usage: null, ...spec }
 }
 
+/** The arguments of an MCP call of tool-results-2026.ndjson as shown: Cursor's approval flags left out. */
+const probeArgs = (toolCallId: string, tool: string): Record<string, unknown> => ({
+  name: `probe-${tool}`,
+  args: { q: 'x' },
+  toolCallId,
+  providerIdentifier: 'probe',
+  toolName: tool,
+  serverIdentifier: 'probe',
+})
+const MCP_TIMEOUT_ARGS = probeArgs('mcp_timeout', 'slow')
+const MCP_DENIED_ARGS = probeArgs('mcp_denied', 'write')
+const MCP_REJECTED_ARGS = probeArgs('mcp_rejected', 'erase')
+const MCP_OK_ARGS = probeArgs('mcp_ok', 'fast')
+
 /** What no-result.ndjson shows before it stops without a result. */
 const NO_RESULT_BLOCKS: Expected[] = [
   ['reasoning', 'Hmm.'],
@@ -444,6 +458,115 @@ const cases: Case[] = [
       ['text', '你好，世界 🌍 👩‍💻 café line\u2028sep'],
     ],
     sessionId: 'fixture-unicode',
+  }),
+  // The record shapes of cursor-agent 2026.09 and later: guesses, named in fixtures/streams/README.md.
+  streamCase('text-record-repeat.ndjson', {
+    name: 'a bare text record repeating the deltas, in each carrier, is shown once',
+    blocks: [['text', 'Hello there.']],
+    sessionId: 'fixture-text-repeat',
+  }),
+  streamCase('text-record-only.ndjson', {
+    name: 'bare text records as the only carriers of the answer are shown; unreadable ones are not',
+    blocks: [
+      ['reasoning', 'Greeting.'],
+      ['text', 'Hello from a text record. And more.'],
+    ],
+    sessionId: 'fixture-text-only',
+  }),
+  streamCase('system-subtypes.ndjson', {
+    name: 'system notices are never fatal; a background shell timeout is told in the reasoning, not the answer',
+    blocks: [
+      ['text', 'Started it.'],
+      ['reasoning', '(A shell command Cursor left running in the background timed out: `npm run dev`.)'],
+      ['text', ' Checked.'],
+    ],
+    sessionId: 'fixture-system-subtypes',
+  }),
+  streamCase('tool-results-2026.ndjson', {
+    name: 'timeout, permissionDenied and spawnError results fail with their reason; approval flags are not shown',
+    blocks: [
+      ['tool', 'mcp_timeout'],
+      ['tool', 'mcp_denied'],
+      ['tool', 'shell_spawn'],
+      ['tool', 'shell_timeout'],
+      ['tool', 'mcp_rejected'],
+      ['tool', 'mcp_ok'],
+      ['text', 'Probed.'],
+    ],
+    tools: [
+      {
+        id: 'mcp_timeout',
+        name: 'slow',
+        kind: 'mcpToolCall',
+        server: 'probe',
+        args: MCP_TIMEOUT_ARGS,
+        status: 'timeout',
+        isError: true,
+        resultFields: { reason: 'MCP error -32001: Request timed out' },
+        opencode: { tool: 'probe_slow', input: { q: 'x' }, status: 'error', errorIncludes: 'Request timed out' },
+      },
+      {
+        id: 'mcp_denied',
+        name: 'write',
+        kind: 'mcpToolCall',
+        server: 'probe',
+        args: MCP_DENIED_ARGS,
+        status: 'permissionDenied',
+        isError: true,
+        resultFields: { reason: 'MCP server probe is not approved' },
+        opencode: { tool: 'probe_write', input: { q: 'x' }, status: 'error', errorIncludes: 'not approved' },
+      },
+      {
+        id: 'shell_spawn',
+        name: 'shell',
+        kind: 'shellToolCall',
+        args: { command: 'nosuchtool --version', workingDirectory: '' },
+        status: 'spawnError',
+        isError: true,
+        resultFields: { reason: 'spawn nosuchtool ENOENT' },
+        opencode: {
+          tool: 'bash',
+          input: { command: 'nosuchtool --version' },
+          status: 'error',
+          errorIncludes: 'spawn nosuchtool ENOENT',
+        },
+      },
+      {
+        id: 'shell_timeout',
+        name: 'shell',
+        kind: 'shellToolCall',
+        args: { command: 'sleep 999', workingDirectory: '' },
+        status: 'timeout',
+        isError: true,
+        opencode: { tool: 'bash', input: { command: 'sleep 999' }, status: 'error', errorIncludes: 'timed out' },
+      },
+      {
+        id: 'mcp_rejected',
+        name: 'erase',
+        kind: 'mcpToolCall',
+        server: 'probe',
+        args: MCP_REJECTED_ARGS,
+        status: 'rejected',
+        isError: true,
+        opencode: { tool: 'probe_erase', input: { q: 'x' }, status: 'error', errorIncludes: 'User rejected MCP' },
+      },
+      {
+        id: 'mcp_ok',
+        name: 'fast',
+        kind: 'mcpToolCall',
+        server: 'probe',
+        args: MCP_OK_ARGS,
+        status: 'success',
+        isError: false,
+        opencode: { tool: 'probe_fast', input: { q: 'x' }, status: 'completed', output: 'fine' },
+      },
+    ],
+    sessionId: 'fixture-tool-results-2026',
+  }),
+  streamCase('unknown-records.ndjson', {
+    name: 'records of unknown types and subtypes are ignored, neither skipped nor fatal',
+    blocks: [['text', 'Hi there.']],
+    sessionId: 'fixture-unknown-records',
   }),
   streamCase('crlf.ndjson', {
     name: 'CRLF line endings and blank lines',

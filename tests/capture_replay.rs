@@ -17,7 +17,7 @@ use opencode_cursor_native::core::stream::transformer::{
 };
 use opencode_cursor_native::core::stream::translate::{HandedCall, Outcome};
 use serde_json::Value;
-use support::{capture, options, success};
+use support::{capture, options, stream_fixture, success};
 
 const API_KEY: &str = "key_live_0123456789abcdef";
 
@@ -515,5 +515,39 @@ fn a_step_handed_to_the_host_replays_in_its_place() {
             "{format:?}: the hand-over ends the segment"
         );
     }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn the_replay_lists_the_records_of_unknown_kinds() {
+    let dir = folder();
+    let raw = stream_fixture("unknown-records.ndjson");
+    let run = captured(
+        &dir,
+        options(Format::AiSdk),
+        &[&raw],
+        Closing::Finish(success()),
+        "finished",
+        None,
+    );
+    let report = replay_file(&run.path).unwrap();
+    assert!(report.matches, "{:?}", report.mismatch);
+    assert_eq!(report.text_stopped.as_ref().map(|v| v.stage), None);
+    assert_eq!(report.consumer.text, "Hi there.");
+    let expected: Vec<(String, u64)> = [
+        ("heartbeat", 3),
+        ("system/compaction", 1),
+        ("tool_call/progress", 1),
+        ("prompt_suggestion", 1),
+    ]
+    .iter()
+    .map(|(kind, count)| ((*kind).to_owned(), *count))
+    .collect();
+    assert_eq!(report.unknown_records, expected);
+    let json = serde_json::to_value(&report).unwrap();
+    assert_eq!(
+        json["unknownRecords"][0],
+        serde_json::json!(["heartbeat", 3])
+    );
     std::fs::remove_dir_all(dir).unwrap();
 }

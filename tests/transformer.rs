@@ -220,6 +220,41 @@ fn skipped_records_are_logged_at_debug_with_a_short_prefix() {
 }
 
 #[test]
+fn unknown_records_are_logged_once_per_kind_with_their_keys_and_notices_at_info() {
+    let input = stream(&[
+        format!(r#"{{"type":"heartbeat","beat":1,{SID}}}"#),
+        format!(r#"{{"type":"heartbeat","beat":2,{SID}}}"#),
+        format!(r#"{{"type":"text","text":{{"value":"x"}},{SID}}}"#),
+        format!(
+            r#"{{"type":"system","subtype":"task_notification","task":{{"id":"t-9","status":"done"}},{SID}}}"#
+        ),
+        result_line(),
+    ]);
+    let logs = captured_logs(|| {
+        let (_, summary, t) = run_chunks(options(Format::AiSdk), &[&input], &success());
+        assert_eq!(summary.error, None);
+        assert_eq!(t.unknown_records().len(), 2);
+    });
+    let unknown: Vec<&str> = logs
+        .lines()
+        .filter(|l| l.contains("does not know"))
+        .collect();
+    assert_eq!(unknown.len(), 2, "{logs}");
+    assert!(unknown[0].contains("INFO") && unknown[0].contains("kind=heartbeat"));
+    assert!(unknown[0].contains("keys=beat,session_id,type"), "{logs}");
+    assert!(unknown[1].contains("kind=text") && unknown[1].contains("keys=session_id,text,type"));
+    let notice = logs
+        .lines()
+        .find(|l| l.contains("system notice"))
+        .expect("the notice is logged");
+    assert!(notice.contains("INFO") && notice.contains("subtype=\"task_notification\""));
+    assert!(
+        notice.contains(r#"task.id="t-9" task.status="done""#),
+        "{notice}"
+    );
+}
+
+#[test]
 fn quota_after_output_is_reported_with_cursors_words_apart() {
     let stderr = "Error: You've hit your usage limit\nIt will reset when your monthly cycle ends on 1/1/2027.";
     let (out, summary) = run(

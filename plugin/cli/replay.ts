@@ -70,6 +70,8 @@ export function formatReplay(report: ReplayReport): string {
       `                   skipped record ${skipped.record} (${skipped.bytes} bytes): ${skipped.reason}${skipped.prefix ? `, begins ${JSON.stringify(skipped.prefix)}` : ''}`,
     )
   }
+  if (report.unknownRecords.length > 0)
+    out.push(`                   ignored, of kinds this version does not know: ${counted(report.unknownRecords)}`)
   out.push(
     `3. reconciliation  ${reconciliation.decisions.length} decisions: ${counted(reconciliation.counts) || 'none'}`,
   )

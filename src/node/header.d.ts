@@ -196,6 +196,8 @@ export interface ReplayReport {
   textStopped?: { stage: 'process' | 'framing' | 'reconciliation' | 'consumer'; reason: string }
   /** The capture reached its size limit; the replay cannot match past it. */
   truncated: boolean
+  /** Records of a kind this version does not know (`type` or `type/subtype`, e.g. `['heartbeat', 3]`), ignored, in the order first seen. */
+  unknownRecords: Array<[string, number]>
 }
 
 // Rendered from the definitions in src/core/api/ (a test compares).

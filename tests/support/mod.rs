@@ -20,6 +20,14 @@ fn captures_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("__test__/fixtures/captures/maestro")
 }
 
+/// One of the hand-written streams (`__test__/fixtures/streams/<name>`, described in its README).
+pub fn stream_fixture(name: &str) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("__test__/fixtures/streams")
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("stream {}: {e}", path.display()))
+}
+
 /// A real capture, kept byte for byte in the repository.
 pub fn capture(name: &str) -> Vec<u8> {
     let path = captures_dir().join(name);

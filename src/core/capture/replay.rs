@@ -134,9 +134,11 @@ pub fn replay(lines: &[Line]) -> Result<ReplayReport, String> {
         trace.extend(transformer.take_trace());
     }
     let replayed: Vec<Value> = replayed.into_iter().map(output_value).collect();
-    Ok(report(
+    let mut found = report(
         start, end, stderr, reads, exited_at, truncated, &trace, replayed, live,
-    ))
+    );
+    found.unknown_records = transformer.unknown_records().to_vec();
+    Ok(found)
 }
 
 fn output_value(output: Output) -> Value {
@@ -245,6 +247,7 @@ fn report(
         mismatch,
         text_stopped,
         truncated,
+        unknown_records: Vec::new(),
     }
 }
 

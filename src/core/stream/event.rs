@@ -1,17 +1,27 @@
 //! The cursor-agent stream-json events, parsed without copying where the wire allows.
 //!
 //! Strings borrow from the record unless they contain escapes; tool arguments and results stay
-//! raw JSON text (`RawValue`) so they pass through untouched. Unknown event types and unknown
-//! fields are ignored; a known type whose fields have the wrong shape is ignored as a whole.
+//! raw JSON text (`RawValue`) so they pass through untouched. Unknown fields are ignored; a
+//! known type whose fields have the wrong shape is ignored as a whole; a record of an unknown
+//! type (or `system` or `tool_call` subtype) is ignored and said to be unknown, so it can be
+//! counted and logged.
 
 use std::borrow::Cow;
 use std::fmt;
 
-use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::de::{IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 
 mod fragment;
+mod parts;
+mod system;
+mod text;
+
+pub use parts::{Channel, ContentPart, Parts};
+pub use system::Notice;
+use system::{agent_version, system_kind, SystemKind};
+use text::text_record_parts;
 
 /// One parsed record.
 #[derive(Debug)]
@@ -20,8 +30,12 @@ pub enum Parsed<'a> {
     Event(Event<'a>),
     /// A JSON object that is not used: an unknown type, or a known type with a bad shape.
     /// `held` is what its arrival does to a delta held as a possible flush, which matters to
-    /// the delta tracker even when nothing else of the record does.
-    Ignored { held: HeldFlush },
+    /// the delta tracker even when nothing else of the record does. `unknown` is set when the
+    /// record's type, or subtype, is one the translator does not know.
+    Ignored {
+        held: HeldFlush,
+        unknown: Option<UnknownRecord<'a>>,
+    },
     /// Not JSON, or JSON that is not an object: counted as a skipped record.
     Invalid,
 }
@@ -31,7 +45,18 @@ impl Parsed<'_> {
     /// transport ones does.
     const IGNORED: Self = Parsed::Ignored {
         held: HeldFlush::Release,
+        unknown: None,
     };
+}
+
+/// A record the translator does not know, by its type and subtype: a newer cursor-agent's, or
+/// a `text` record none of whose carriers has the expected shape.
+#[derive(Debug)]
+pub struct UnknownRecord<'a> {
+    pub kind: Cow<'a, str>,
+    pub subtype: Option<Cow<'a, str>>,
+    /// The whole record, for a log of its keys.
+    pub record: &'a str,
 }
 
 /// An event the translator acts on.
@@ -43,10 +68,16 @@ pub struct Event<'a> {
 
 #[derive(Debug)]
 pub enum EventBody<'a> {
-    /// `system` (init) or `user` (the prompt echo): carry nothing but the session id.
-    Context,
+    /// `system` (init) or `user` (the prompt echo): carry nothing but the session id, and for
+    /// `system/init` maybe the CLI's version.
+    Context { agent_version: Option<String> },
     /// `assistant`: text and thinking parts.
     Assistant { partial: bool, parts: Parts<'a> },
+    /// A bare `text` record: its text as parts, reconciled like an assistant snapshot.
+    Text { parts: Parts<'a> },
+    /// `system/task_notification` or `system/background_shell_timeout`, with the whole record
+    /// (its fields are unknown, see [`Notice`]).
+    Notice { notice: Notice, record: &'a str },
     /// `thinking` (`delta` or `completed`).
     Thinking {
         partial: bool,
@@ -68,35 +99,6 @@ pub enum EventBody<'a> {
     },
     /// `interaction_query` / `retry`: transport chatter that ends a pending flush.
     Transport,
-}
-
-/// One part of an assistant message.
-#[derive(Debug, Deserialize)]
-pub struct ContentPart<'a> {
-    #[serde(rename = "type", borrow, default)]
-    kind: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    text: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    thinking: Option<Cow<'a, str>>,
-}
-
-/// Which channel a content part feeds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Channel {
-    Text,
-    Thinking,
-}
-
-impl<'a> ContentPart<'a> {
-    /// The part's channel and text; `None` for part types that carry neither.
-    pub fn channel_text(&self) -> Option<(Channel, &str)> {
-        match self.kind.as_deref() {
-            Some("thinking") => self.thinking.as_deref().map(|t| (Channel::Thinking, t)),
-            Some("text") | None => self.text.as_deref().map(|t| (Channel::Text, t)),
-            Some(_) => None,
-        }
-    }
 }
 
 /// The `tool_call` object: the `*ToolCall` entry (or `function`) among its sibling keys.
@@ -188,6 +190,9 @@ struct Envelope<'a> {
     message: Option<Message<'a>>,
     #[serde(borrow, default)]
     text: Option<Cow<'a, str>>,
+    /// Raw, since only a `text` record reads it (as a string) and no other type may fail on it.
+    #[serde(borrow, default)]
+    content: Option<&'a RawValue>,
     #[serde(borrow, default)]
     call_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
@@ -208,49 +213,14 @@ struct Message<'a> {
     content: Parts<'a>,
 }
 
-/// The parts of an assistant message; the usual single part needs no allocation.
-#[derive(Debug, Default)]
-pub struct Parts<'a> {
-    first: Option<ContentPart<'a>>,
-    rest: Vec<ContentPart<'a>>,
-}
-
-impl<'a> Parts<'a> {
-    pub fn iter(&self) -> impl Iterator<Item = &ContentPart<'a>> {
-        self.first.iter().chain(self.rest.iter())
-    }
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Parts<'a> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct PartsVisitor<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for PartsVisitor<'a> {
-            type Value = Parts<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("an array of content parts")
-            }
-            fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
-                let mut parts = Parts {
-                    first: seq.next_element()?,
-                    rest: Vec::new(),
-                };
-                if parts.first.is_some() {
-                    while let Some(part) = seq.next_element()? {
-                        parts.rest.push(part);
-                    }
-                }
-                Ok(parts)
-            }
-        }
-        deserializer.deserialize_seq(PartsVisitor(std::marker::PhantomData))
-    }
-}
-
 /// Only the type, for records whose other fields did not fit the envelope.
 #[derive(Deserialize)]
 struct TypeOnly<'a> {
     #[serde(rename = "type", borrow, default)]
     kind: Option<Cow<'a, str>>,
+    /// Raw, so that a subtype of another type does not hide the type.
+    #[serde(borrow, default)]
+    subtype: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -269,6 +239,25 @@ pub enum HeldFlush {
     /// The record says nothing about the held delta (`connection`: Cursor reconnecting, which
     /// can come between a flush and its `retry`): keep it held for the next record.
     Keep,
+}
+
+/// Record types known and deliberately not used (besides those the translator acts on).
+const KNOWN_UNUSED: &[&str] = &["connection"];
+
+/// Record types the translator acts on (the transport ones aside).
+const USED_TYPES: &[&str] = &[
+    "system",
+    "user",
+    "assistant",
+    "text",
+    "thinking",
+    "tool_call",
+    "result",
+];
+
+/// Whether a record of type `kind` is one the translator knows, used or not.
+fn is_known_type(kind: &str) -> bool {
+    USED_TYPES.contains(&kind) || KNOWN_UNUSED.contains(&kind) || is_transport(kind)
 }
 
 /// Record types that decide a held delta otherwise than by releasing it.
@@ -301,14 +290,27 @@ fn parse_general(line: &str) -> Parsed<'_> {
         return Parsed::Invalid;
     }
     match serde_json::from_str::<Envelope<'_>>(line) {
-        Ok(envelope) => classify(envelope),
+        Ok(envelope) => classify(envelope, line),
         Err(_) => match serde_json::from_str::<TypeOnly<'_>>(line) {
-            Ok(t) => Parsed::Ignored {
-                held: t
+            Ok(t) => {
+                let held = t
                     .kind
                     .as_deref()
-                    .map_or(HeldFlush::Release, held_flush_effect),
-            },
+                    .map_or(HeldFlush::Release, held_flush_effect);
+                // A `text` record whose carriers have other shapes is as unknown as a new type.
+                let unknown = t
+                    .kind
+                    .filter(|k| k == "text" || !is_known_type(k))
+                    .map(|kind| UnknownRecord {
+                        kind,
+                        subtype: t
+                            .subtype
+                            .and_then(|raw| serde_json::from_str::<String>(raw.get()).ok())
+                            .map(Cow::Owned),
+                        record: line,
+                    });
+                Parsed::Ignored { held, unknown }
+            }
             Err(_) => {
                 // An object whose `type` is not a string is still an object.
                 if crate::core::json::from_str::<serde_json::Map<String, serde_json::Value>>(line)
@@ -334,16 +336,40 @@ fn is_partial(timestamp_ms: Option<&RawValue>, model_call_id: &Option<IgnoredAny
     numeric && model_call_id.is_none()
 }
 
-fn classify(e: Envelope<'_>) -> Parsed<'_> {
+fn classify<'a>(mut e: Envelope<'a>, line: &'a str) -> Parsed<'a> {
     let partial = is_partial(e.timestamp_ms, &e.model_call_id);
+    let unknown = |e: Envelope<'a>| Parsed::Ignored {
+        held: held_flush_effect(&e.kind),
+        unknown: Some(UnknownRecord {
+            kind: e.kind,
+            subtype: e.subtype,
+            record: line,
+        }),
+    };
     let body = match e.kind.as_ref() {
-        "system" | "user" => EventBody::Context,
+        "system" => match system_kind(e.subtype.as_deref()) {
+            Some(SystemKind::Init) => EventBody::Context {
+                agent_version: agent_version(line),
+            },
+            Some(SystemKind::Notice(notice)) => EventBody::Notice {
+                notice,
+                record: line,
+            },
+            None => return unknown(e),
+        },
+        "user" => EventBody::Context {
+            agent_version: None,
+        },
         "assistant" => match e.message {
             Some(m) => EventBody::Assistant {
                 partial,
                 parts: m.content,
             },
             None => return Parsed::IGNORED,
+        },
+        "text" => match text_record_parts(e.text.take(), e.content.take(), e.message.take()) {
+            Some(parts) => EventBody::Text { parts },
+            None => return unknown(e),
         },
         "thinking" => EventBody::Thinking {
             partial,
@@ -354,7 +380,7 @@ fn classify(e: Envelope<'_>) -> Parsed<'_> {
             let completed = match e.subtype.as_deref() {
                 None | Some("started") => false,
                 Some("completed") => true,
-                Some(_) => return Parsed::IGNORED,
+                Some(_) => return unknown(e),
             };
             let Some(mut call) = e.tool_call else {
                 return Parsed::IGNORED;
@@ -385,11 +411,13 @@ fn classify(e: Envelope<'_>) -> Parsed<'_> {
             }
         }
         kind if is_transport(kind) => EventBody::Transport,
-        other => {
+        other if KNOWN_UNUSED.contains(&other) => {
             return Parsed::Ignored {
                 held: held_flush_effect(other),
+                unknown: None,
             }
         }
+        _ => return unknown(e),
     };
     Parsed::Event(Event {
         session_id: e.session_id,

@@ -13,4 +13,5 @@ pub mod trace;
 pub mod tracker;
 pub mod transformer;
 pub mod translate;
+pub mod unknown;
 pub mod usage;

@@ -10,21 +10,26 @@ use serde_json::{Map, Value};
 
 use crate::core::json;
 use crate::core::stream::event::ToolCallBody;
+pub use mcp::{mcp_name, McpName, MCP_APPROVAL_FLAGS};
+pub use refusal::{tool_refusal, RefusedCall, ToolRefusal, REFUSAL_REASON_PATHS, TOOL_REFUSALS};
+
+mod mcp;
+mod refusal;
 
 /// Arguments reported for a call whose event carried none.
 const NO_ARGUMENTS: &str = "{}";
 
 /// Where a tool's display name comes from, for the tool kinds that do not use their key.
 enum NameSource {
-    /// A string field of the call's arguments.
-    ArgsField(&'static str),
+    /// The tool of an MCP call (see [`mcp_name`]).
+    McpTool,
     /// `function.name`.
     FunctionName,
 }
 
 /// Tool kinds whose name is not simply their key without `ToolCall`.
 const NAME_SOURCES: &[(&str, NameSource)] = &[
-    ("mcpToolCall", NameSource::ArgsField("toolName")),
+    ("mcpToolCall", NameSource::McpTool),
     ("function", NameSource::FunctionName),
 ];
 
@@ -37,7 +42,7 @@ pub fn tool_name(call: &ToolCallBody<'_>) -> String {
             continue;
         }
         let found = match source {
-            NameSource::ArgsField(field) => call.args.and_then(|raw| string_field(raw, field)),
+            NameSource::McpTool => call.args.and_then(|raw| mcp_name(raw).tool),
             NameSource::FunctionName => call.function_name.as_deref().map(str::to_owned),
         };
         if let Some(name) = found.filter(|n| !n.is_empty()) {
@@ -53,41 +58,26 @@ pub fn tool_name(call: &ToolCallBody<'_>) -> String {
     }
 }
 
-/// The MCP server an `mcpToolCall` goes to, in either captured shape: `providerIdentifier`
-/// (`name: "srv-tool"`) or `serverIdentifier` (`name: "srv:tool"`), else `name` without the
-/// tool's own name. `None` for any other kind of call.
+/// The MCP server an `mcpToolCall` goes to (see [`mcp_name`]); `None` for any other kind of
+/// call.
 pub fn mcp_server(call: &ToolCallBody<'_>) -> Option<String> {
     if call.kind.as_deref() != Some("mcpToolCall") {
         return None;
     }
-    let raw = call.args?;
-    let object: Map<String, Value> = json::from_str(raw.get()).ok()?;
-    let field = |key: &str| {
-        object
-            .get(key)
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-    };
-    if let Some(server) = field("providerIdentifier").or_else(|| field("serverIdentifier")) {
-        return Some(server.to_owned());
-    }
-    let (name, tool) = (field("name")?, field("toolName")?);
-    let server = name.strip_suffix(tool)?;
-    let server = server.strip_suffix(['-', ':']).unwrap_or(server);
-    (!server.is_empty()).then(|| server.to_owned())
+    mcp_name(call.args?).server
 }
 
-fn string_field(raw: &RawValue, field: &str) -> Option<String> {
-    let object: Map<String, Value> = json::from_str(raw.get()).ok()?;
-    object.get(field)?.as_str().map(str::to_owned)
-}
-
-/// The call's arguments as JSON text: the raw text Cursor sent, or for a `function` entry the
-/// JSON held in its `arguments` string.
+/// The call's arguments as JSON text: the raw text Cursor sent (an MCP call's without Cursor's
+/// approval flags), or for a `function` entry the JSON held in its `arguments` string.
 pub fn tool_input(call: &ToolCallBody<'_>) -> String {
     let Some(raw) = call.args else {
         return NO_ARGUMENTS.to_owned();
     };
+    if call.kind.as_deref() == Some("mcpToolCall") {
+        if let Some(shown) = mcp::shown_mcp_args(raw) {
+            return shown;
+        }
+    }
     if call.kind.as_deref() == Some("function") {
         if let Ok(text) = serde_json::from_str::<String>(raw.get()) {
             return if text.trim().is_empty() {
@@ -101,25 +91,28 @@ pub fn tool_input(call: &ToolCallBody<'_>) -> String {
 }
 
 /// The entries of a JSON object in wire order (`serde_json::Map` would sort them).
-struct OrderedEntries(Vec<(String, Value)>);
+struct OrderedEntries<V = Value>(Vec<(String, V)>);
 
-impl<'de> Deserialize<'de> for OrderedEntries {
+/// The entries of a JSON object in wire order, each value its raw text.
+type OrderedRawEntries<'a> = OrderedEntries<&'a RawValue>;
+
+impl<'de, V: Deserialize<'de>> Deserialize<'de> for OrderedEntries<V> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct EntriesVisitor;
-        impl<'de> Visitor<'de> for EntriesVisitor {
-            type Value = OrderedEntries;
+        struct EntriesVisitor<V>(std::marker::PhantomData<V>);
+        impl<'de, V: Deserialize<'de>> Visitor<'de> for EntriesVisitor<V> {
+            type Value = OrderedEntries<V>;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("an object")
             }
             fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
                 let mut entries = Vec::new();
-                while let Some(entry) = map.next_entry::<String, Value>()? {
+                while let Some(entry) = map.next_entry::<String, V>()? {
                     entries.push(entry);
                 }
                 Ok(OrderedEntries(entries))
             }
         }
-        deserializer.deserialize_map(EntriesVisitor)
+        deserializer.deserialize_map(EntriesVisitor(std::marker::PhantomData))
     }
 }
 
@@ -131,6 +124,7 @@ const RESULT_VARIANTS: &[&str] = &[
     "rejected",
     "permissionDenied",
     "timeout",
+    "spawnError",
     "aborted",
 ];
 
@@ -193,15 +187,17 @@ pub fn tool_result(raw: Option<&RawValue>) -> Value {
             result.insert(status.clone(), kept(other));
         }
     }
-    if status == "rejected" {
-        let empty = result
-            .get("reason")
-            .is_none_or(|r| r.as_str().is_some_and(|s| s.trim().is_empty()));
-        if empty {
-            result.insert("reason".into(), REJECTED_REASON.into());
-        }
+    let mut result = Value::Object(result);
+    // A refused call always says why: Cursor's words wherever it put them, else what the
+    // refusal means.
+    let stated = result
+        .get("reason")
+        .and_then(Value::as_str)
+        .is_some_and(|r| !r.trim().is_empty());
+    if let Some(refused) = tool_refusal(&result).filter(|_| !stated) {
+        result["reason"] = refused.reason.into();
     }
-    Value::Object(result)
+    result
 }
 
 #[cfg(test)]

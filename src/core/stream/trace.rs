@@ -85,8 +85,10 @@ pub(crate) fn read_of(parsed: &Parsed<'_>) -> RecordRead {
         Parsed::Ignored { .. } => RecordRead::Ignored,
         Parsed::Event(event) => {
             let (kind, partial) = match &event.body {
-                EventBody::Context => ("system or user", false),
+                EventBody::Context { .. } => ("system or user", false),
                 EventBody::Assistant { partial, .. } => ("assistant", *partial),
+                EventBody::Text { .. } => ("text", false),
+                EventBody::Notice { notice, .. } => (notice.trace_label(), false),
                 EventBody::Thinking { partial, .. } => ("thinking", *partial),
                 EventBody::ToolCall { completed, .. } => (
                     if *completed {

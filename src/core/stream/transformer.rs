@@ -21,6 +21,7 @@ mod options;
 pub mod tap;
 use crate::core::stream::trace::{read_of, RecordRead, Skip, TraceAt, TraceEntry};
 use crate::core::stream::translate::{Closing, FinishSummary, HandedCall, Outcome, Translator};
+use crate::core::stream::unknown::UnknownRecords;
 use crate::core::stream::usage::CursorUsage;
 
 /// Stateful translator of one cursor-agent stdout stream.
@@ -40,6 +41,8 @@ struct Stages {
     /// its closing outputs.
     answers: Answers,
     skipped: u64,
+    /// Records of a kind the translator does not know, by kind.
+    unknown: UnknownRecords,
     /// Kept only on request ([`StreamTransformer::keep_trace`]).
     trace: Option<Vec<TraceEntry>>,
     /// Non-blank records framed so far (numbers the trace's entries).
@@ -100,9 +103,16 @@ impl Stages {
         } else {
             RecordRead::Ignored
         };
-        if matches!(parsed, Parsed::Invalid) {
-            self.skip(Skip::NotAnObject, line.as_bytes());
-            return RecordRead::Skipped(Skip::NotAnObject);
+        match &parsed {
+            Parsed::Invalid => {
+                self.skip(Skip::NotAnObject, line.as_bytes());
+                return RecordRead::Skipped(Skip::NotAnObject);
+            }
+            Parsed::Ignored {
+                unknown: Some(record),
+                ..
+            } => self.unknown.note(record),
+            _ => {}
         }
         let (encoder, answers) = (&mut self.encoder, &mut self.answers);
         self.translator
@@ -170,6 +180,7 @@ impl StreamTransformer {
                 encoder,
                 answers: Answers::default(),
                 skipped: 0,
+                unknown: UnknownRecords::default(),
                 trace: None,
                 records: 0,
             },
@@ -352,6 +363,18 @@ impl StreamTransformer {
     /// Non-blank records that were skipped (bad UTF-8, bad JSON, not an object, too long).
     pub fn skipped_lines(&self) -> u64 {
         self.stages.skipped
+    }
+
+    /// Records of a kind this version does not know (a newer cursor-agent's type, `system` or
+    /// `tool_call` subtype, or a `text` record none of whose carriers it could read), ignored:
+    /// each kind (`type` or `type/subtype`) with its count, in the order first seen.
+    pub fn unknown_records(&self) -> &[(String, u64)] {
+        self.stages.unknown.counts()
+    }
+
+    /// The cursor-agent version its `system/init` record gave, if it gave one.
+    pub fn agent_version(&self) -> Option<&str> {
+        self.stages.translator.agent_version()
     }
 
     /// Usage from `result.usage`, after the validity filter.

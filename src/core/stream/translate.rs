@@ -15,6 +15,8 @@ use crate::core::stream::tool::{
 use crate::core::stream::tracker::{MixedDeltaTracker, TrackerStep};
 use crate::core::stream::usage::{parse_usage, UsageReport};
 
+mod notice;
+
 /// Who runs the tool calls cursor-agent reports: Cursor itself, before the event reaches us.
 const CURSOR_RUNS_ITS_TOOLS: Executor = Executor::Cursor;
 
@@ -67,6 +69,8 @@ pub struct HandedCall<'a> {
 pub struct Translator {
     tracker: MixedDeltaTracker,
     session_id: Option<String>,
+    /// The CLI's version, when `system/init` carried one.
+    agent_version: Option<String>,
     open_calls: Vec<OpenCall>,
     /// The MCP server through which the host runs its own tools: Cursor's reports of calls to
     /// it are not shown (the host shows the calls it runs), and any other call of Cursor's is
@@ -115,6 +119,11 @@ impl Translator {
         self.session_id.as_deref()
     }
 
+    /// The CLI's version, when its `system/init` record carried one.
+    pub fn agent_version(&self) -> Option<&str> {
+        self.agent_version.as_deref()
+    }
+
     pub fn usage(&self) -> Option<&UsageReport> {
         self.usage.as_ref()
     }
@@ -150,7 +159,7 @@ impl Translator {
     pub fn record(&mut self, parsed: Parsed<'_>, emit: &mut impl FnMut(Part<'_>)) {
         let held = match &parsed {
             Parsed::Invalid => return,
-            Parsed::Ignored { held } => *held,
+            Parsed::Ignored { held, .. } => *held,
             Parsed::Event(e) if matches!(e.body, EventBody::Transport) => HeldFlush::Drop,
             Parsed::Event(_) => HeldFlush::Release,
         };
@@ -209,10 +218,19 @@ impl Translator {
             }
         }
         match event.body {
-            EventBody::Context | EventBody::Transport => {}
+            EventBody::Context { agent_version } => {
+                if self.agent_version.is_none() {
+                    self.agent_version = agent_version;
+                }
+            }
+            EventBody::Transport => {}
             EventBody::Assistant { partial, parts } => {
                 self.assistant(partial, &parts, emit);
             }
+            // Its shape was never seen: whether it repeats the deltas or is the only carrier of
+            // the answer, a snapshot's reconciliation shows its text exactly once.
+            EventBody::Text { parts } => self.assistant(false, &parts, emit),
+            EventBody::Notice { notice, record } => self.notice(notice, record, emit),
             EventBody::Thinking {
                 partial,
                 text,
@@ -364,21 +382,6 @@ impl Translator {
             self.bridged_calls.retain(|id| id != call_id);
         }
         true
-    }
-
-    /// Cursor ran one of its own tools although the host owns them: say so in the answer, so
-    /// the user knows the host neither checked nor recorded it.
-    fn notice_own_tool(&mut self, name: &str, emit: &mut impl FnMut(Part<'_>)) {
-        tracing::warn!(
-            tool = name,
-            "cursor-agent ran one of its own tools although OpenCode owns the tools"
-        );
-        let notice = format!(
-            "\n\n(Cursor ran its own tool `{name}` instead of one of OpenCode's: OpenCode did \
-             not ask for permission and cannot undo it.)\n\n"
-        );
-        self.has_content = true;
-        emit(Part::TextDelta(&notice));
     }
 
     /// End the current step by handing `calls` to the host: a held delta is flushed, the text

@@ -29,6 +29,9 @@ pub struct ReplayReport {
     pub text_stopped: Option<Verdict>,
     /// The capture stopped keeping data at its size limit.
     pub truncated: bool,
+    /// Records of a kind this version does not know (`type` or `type/subtype`), ignored, with
+    /// their counts in the order first seen.
+    pub unknown_records: Vec<(String, u64)>,
 }
 
 #[derive(Debug, Clone, Serialize)]

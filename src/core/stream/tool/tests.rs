@@ -24,6 +24,11 @@ fn tool_names_table() {
             "search",
         ),
         (r#""mcpToolCall":{"args":{"name":"srv-search"}}"#, "mcp"),
+        (r#""mcpToolCall":{"args":{"name":"srv:search"}}"#, "search"),
+        (
+            r#""mcpToolCall":{"args":{"name":"my-srv-search","serverIdentifier":"my-srv"}}"#,
+            "search",
+        ),
         (r#""function":{"name":"lookup","arguments":"{}"}"#, "lookup"),
         (r#""function":{"arguments":"{}"}"#, "function"),
         (r#""hookAdditionalContexts":[],"editToolCall":{}"#, "edit"),
@@ -87,6 +92,15 @@ fn tool_input_is_the_raw_args_or_the_function_arguments() {
             r#"{"a":1}"#,
         ),
         (r#""function":{"name":"f","arguments":""}"#, "{}"),
+        (
+            r#""mcpToolCall":{"args":{"name":"p-t","args":{"q":1},"skipApproval":false,"smartModeApprovalOnly":false,"toolName":"t"}}"#,
+            r#"{"name":"p-t","args":{"q":1},"toolName":"t"}"#,
+        ),
+        // Only an MCP call's own top-level flags are Cursor's bookkeeping.
+        (
+            r#""shellToolCall":{"args":{"command":"ls","skipApproval":true}}"#,
+            r#"{"command":"ls","skipApproval":true}"#,
+        ),
     ];
     for (entry, expected) in table {
         let line = format!(r#"{{"type":"tool_call","call_id":"c","tool_call":{{{entry}}}}}"#);
@@ -125,6 +139,28 @@ fn tool_result_variants() {
         (
             r#"{"flag":true,"someNewVariant":{"a":1}}"#,
             json!({"status":"someNewVariant","a":1}),
+        ),
+        // 2026.09 and later: more refusals, each with its reason wherever it is.
+        (
+            r#"{"timeout":{"error":{"message":"MCP error -32001: Request timed out"}}}"#,
+            json!({"status":"timeout","error":{"message":"MCP error -32001: Request timed out"},
+                   "reason":"MCP error -32001: Request timed out"}),
+        ),
+        (
+            r#"{"permissionDenied":{"error":"not approved"}}"#,
+            json!({"status":"permissionDenied","error":"not approved","reason":"not approved"}),
+        ),
+        (
+            r#"{"spawnError":"spawn x ENOENT"}"#,
+            json!({"status":"spawnError","spawnError":"spawn x ENOENT","reason":"spawn x ENOENT"}),
+        ),
+        (
+            r#"{"timeout":{}}"#,
+            json!({"status":"timeout","reason":TOOL_REFUSALS[2].unexplained}),
+        ),
+        (
+            r#"{"success":{"content":[],"isError":false,"systemReminders":[]}}"#,
+            json!({"status":"success","content":[],"isError":false,"systemReminders":[]}),
         ),
         (r#"{"flag":true}"#, json!({"status":"unknown"})),
         ("[]", json!({"status":"unknown"})),
@@ -167,6 +203,7 @@ fn which_results_are_failures() {
         (json!({"status": "rejected", "reason": "x"}), true),
         (json!({"status": "permissionDenied"}), true),
         (json!({"status": "timeout"}), true),
+        (json!({"status": "spawnError"}), true),
         (json!({"status": "aborted"}), true),
         (json!({"status": "interrupted"}), true),
         (json!({"status": "unknown"}), true),

@@ -89,6 +89,7 @@ fn captured_inputs(
         transformer: transformer.options(),
         resume_chat_id: None,
         host_tools: None,
+        agent_version: None,
         secrets: Vec::new(),
     });
     transformer.set_tap(capture.tap());

@@ -96,6 +96,35 @@ pub struct Start {
     /// The host's tools (tool mode `opencode`), by name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_tools: Option<Vec<String>>,
+    /// Which cursor-agent ran, when known at its start (it updates itself between runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_version: Option<AgentVersionRecord>,
+}
+
+/// A cursor-agent version and where it was read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentVersionRecord {
+    pub value: String,
+    pub source: AgentVersionSource,
+}
+
+/// Where a version was read. Known at the start: the launcher's path. A version Cursor reports
+/// in its own stream (`system/init`) arrives later, so it belongs on a later line with a source
+/// of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AgentVersionSource {
+    /// The release folder the launcher resolves into (`…/cursor-agent/versions/<version>/…`).
+    Path,
+}
+
+impl AgentVersionRecord {
+    pub fn from_path(value: impl Into<String>) -> Self {
+        Self {
+            value: value.into(),
+            source: AgentVersionSource::Path,
+        }
+    }
 }
 
 /// The prompt: its size and hash, the text only when asked for.

@@ -13,8 +13,8 @@ use sha2::{Digest, Sha256};
 
 use super::mask::{is_secret_name, Masker};
 use super::record::{
-    ClosingRecord, End, ErrorRecord, HandedCallRecord, Line, Masked, PromptRecord, Start,
-    TransformerRecord, CAPTURE_VERSION,
+    AgentVersionRecord, ClosingRecord, End, ErrorRecord, HandedCallRecord, Line, Masked,
+    PromptRecord, Start, TransformerRecord, CAPTURE_VERSION,
 };
 use super::store::{capture_path, per_capture_limit, prune, DEFAULT_MAX_BYTES};
 use crate::core::error::CoreError;
@@ -56,6 +56,8 @@ pub struct StartInfo<'a> {
     pub transformer: &'a TransformerOptions,
     pub resume_chat_id: Option<&'a str>,
     pub host_tools: Option<Vec<String>>,
+    /// Which cursor-agent runs, when its start tells.
+    pub agent_version: Option<AgentVersionRecord>,
     /// Further secrets (name, value) the child knows without its environment.
     pub secrets: Vec<(&'a str, &'a str)>,
 }
@@ -188,6 +190,7 @@ impl Capture {
             transformer: TransformerRecord::from(info.transformer),
             resume_chat_id: info.resume_chat_id.map(str::to_owned),
             host_tools: info.host_tools,
+            agent_version: info.agent_version,
         };
         w.write(&Line::Start(Box::new(start)), false);
     }

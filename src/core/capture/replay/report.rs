@@ -4,6 +4,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use super::gaps::StdoutGaps;
 use crate::core::capture::record::ErrorRecord;
 
 /// Everything a replay found.
@@ -29,6 +30,8 @@ pub struct ReplayReport {
     pub text_stopped: Option<Verdict>,
     /// The capture stopped keeping data at its size limit.
     pub truncated: bool,
+    /// The silences of stdout: the long ones, and the longest.
+    pub gaps: StdoutGaps,
 }
 
 #[derive(Debug, Clone, Serialize)]

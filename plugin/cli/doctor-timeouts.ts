@@ -44,7 +44,7 @@ export function timeoutsCheck(
   return {
     id: 'timeouts',
     status: 'warning',
-    detail: `${detail}; cursor-agent can print nothing for ${readableMs(LONGEST_HEALTHY_SILENCE_MS)} in a healthy turn`,
+    detail: `${detail}; cursor-agent can print nothing for ${Math.round(LONGEST_HEALTHY_SILENCE_MS / 1000)} s in a healthy turn`,
     fix: 'Raise CURSOR_ACP_IDLE_TIMEOUT_MS, or unset it for the 30-minute default; stop a turn yourself with Esc.',
   }
 }

@@ -280,4 +280,16 @@ fn a_launcher_names_the_version_its_link_points_into() {
         Some("2026.10.01-e373342")
     );
     assert_eq!(launcher_version(&plain(node)), None);
+    // a release folder whose file is itself a link elsewhere (a relative one here)
+    let elsewhere = t.file("builds/agent", 0o755);
+    let release = t.0.join("share/cursor-agent/versions/2026.11.02-aaaa111");
+    std::fs::create_dir_all(&release).unwrap();
+    std::os::unix::fs::symlink("../../../../builds/agent", release.join("cursor-agent")).unwrap();
+    let current = t.0.join("bin/current");
+    std::os::unix::fs::symlink(release.join("cursor-agent"), &current).unwrap();
+    assert_eq!(
+        launcher_version(&plain(current)).as_deref(),
+        Some("2026.11.02-aaaa111")
+    );
+    assert_eq!(launcher_version(&plain(elsewhere)), None);
 }

@@ -5,7 +5,7 @@
 //! runs by adding a folder and moving the link, so the folder a run starts from names its version.
 
 use std::ffi::OsStr;
-use std::path::{Component, Path};
+use std::path::{Component, Path, PathBuf};
 
 use super::Launcher;
 
@@ -41,18 +41,38 @@ pub fn version_in_path(path: &Path) -> Option<String> {
     })
 }
 
+/// At most this many links are followed from one file.
+const MAX_LINKS: usize = 8;
+
+/// The paths a file is reached through: itself, each link's target in turn, then its real path.
+fn link_chain(path: &Path) -> Vec<PathBuf> {
+    let mut chain = vec![path.to_path_buf()];
+    while chain.len() <= MAX_LINKS {
+        let Some(last) = chain.last() else { break };
+        let Ok(target) = std::fs::read_link(last) else {
+            break;
+        };
+        // A relative target is relative to the link's folder; an absolute one replaces it.
+        let next = last
+            .parent()
+            .map_or_else(|| target.clone(), |dir| dir.join(&target));
+        chain.push(next);
+    }
+    chain.extend(std::fs::canonicalize(path));
+    chain
+}
+
 /// The version the launcher's files name once links are followed: the program (a link such as
 /// `~/.local/bin/cursor-agent`, or the versioned wrapper itself), then the script it runs first
-/// (Windows: `index.js`). `None` when none lies in a version folder (a custom build, a copy).
+/// (Windows: `index.js`). Of the paths a file is reached through, the one nearest the real file
+/// that lies in a version folder counts. `None` when none does (a custom build, a copy).
 pub fn launcher_version(launcher: &Launcher) -> Option<String> {
     std::iter::once(launcher.program.as_os_str())
         .chain(launcher.leading_args.iter().map(|a| a.as_os_str()))
-        .map(Path::new)
-        .find_map(|path| {
-            let target = std::fs::canonicalize(path).ok();
-            target
-                .as_deref()
-                .and_then(version_in_path)
-                .or_else(|| version_in_path(path))
+        .find_map(|file| {
+            link_chain(Path::new(file))
+                .iter()
+                .rev()
+                .find_map(|path| version_in_path(path))
         })
 }

@@ -198,6 +198,24 @@ export interface ReplayReport {
   truncated: boolean
   /** Records of a kind this version does not know (`type` or `type/subtype`, e.g. `['heartbeat', 3]`), ignored, in the order first seen. */
   unknownRecords: Array<[string, number]>
+  /** Silences of stdout, between the start, each read of stdout, the exit and the close (`close`: the stream's end, however the run ended), in milliseconds since the start. */
+  gaps: {
+    /** Every gap of 60 s or more, in order. */
+    long: ReplayGap[]
+    /** The longest gap, whatever its length; `null` when the capture holds no time after its start. */
+    longest: ReplayGap | null
+  }
+}
+
+/** One silence of stdout in a captured run. */
+export interface ReplayGap {
+  fromMs: number
+  toMs: number
+  ms: number
+  /** What came before it. */
+  after: 'start' | 'stdout' | 'exit'
+  /** What ended it (`truncated`: the capture kept nothing after). */
+  until: 'stdout' | 'exit' | 'close' | 'truncated'
 }
 
 // Rendered from the definitions in src/core/api/ (a test compares).
@@ -248,8 +266,10 @@ export interface RunCursorAgentOptions {
   env?: Record<string, string>
   /**
    * End the run with `E_TIMEOUT` after this long without stdout output; paused while a
-   * Cursor tool call is open and while `onOutput` is behind. 0 disables it. From 0 to
-   * 2^53 - 1; default 300000.
+   * Cursor tool call is open and while `onOutput` is behind. 0 disables it. Cursor can be
+   * silent for minutes in a healthy turn (757 s was seen while the model wrote a long
+   * reply), so the default leaves more than twice that. From 0 to 2^53 - 1; default
+   * 1800000 (30 minutes).
    */
   idleTimeoutMs?: number
   /**
@@ -660,6 +680,12 @@ export interface CursorAgentLookupOptions {
 export interface CursorAgentResolution {
   /** Absent when not found. */
   path?: string
+  /**
+   * The version the binary's folder names once links are followed
+   * (`…/cursor-agent/versions/<version>/…`, where Cursor's installer puts each release);
+   * absent when it lies in no such folder.
+   */
+  version?: string
   tried: string[]
 }
 

@@ -15,6 +15,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  symlinkSync,
   utimesSync,
   writeFileSync,
 } from 'node:fs'
@@ -284,6 +285,28 @@ describe('a capture keeps stdout byte for byte, the prompt echo masked', () => {
       })
     }
   }
+})
+
+describe('the cursor-agent version of a captured run', () => {
+  it("is the release folder its launcher's link points into, with that source; none for another path", async () => {
+    // Cursor's installer's layout: each release in its own folder, `~/.local/bin/cursor-agent` a link.
+    const home = fresh('home')
+    const release = join(home, '.local', 'share', 'cursor-agent', 'versions', '2026.09.18-9a7762b')
+    mkdirSync(release, { recursive: true })
+    symlinkSync(replayAgent, join(release, 'cursor-agent'))
+    mkdirSync(join(home, '.local', 'bin'), { recursive: true })
+    const link = join(home, '.local', 'bin', 'cursor-agent')
+    symlinkSync(join(release, 'cursor-agent'), link)
+    const env = agentEnv({ FAKE_AGENT_REPLAY: fixturePath('01_simple_no_tool.jsonl') })
+
+    const linked = await captured({ folder: fresh('captures'), executable: link, env })
+    assert.equal(linked.result.error, undefined)
+    assert.deepEqual(linked.start.agentVersion, { value: '2026.09.18-9a7762b', source: 'path' })
+    assert.equal(linked.start.argv[0], link, 'the command line is the one started, the link itself')
+
+    const plain = await captured({ folder: fresh('captures'), env })
+    assert.equal(plain.start.agentVersion, undefined, 'a binary in no release folder names no version')
+  })
 })
 
 describe('includePrompt keeps the prompt', () => {
@@ -654,6 +677,40 @@ describe('npx opencode-cursor-native replay', () => {
     assert.deepEqual(parsed, replayCapture(run.file))
     // A file path works as well as a name.
     assert.equal(replay([run.file]).status, 0)
+  })
+
+  it('lists the silences of stdout of 60 s or more, and the longest', async () => {
+    const run = await captured({
+      folder: fresh('captures'),
+      env: agentEnv({ FAKE_AGENT_REPLAY: fixturePath('02_shell_tool_call.jsonl') }),
+    })
+    // The same run as if the model had written for 757 s after its third read (as Cursor once
+    // did): every later time moves on by that much. A replay reads the times and nothing else of it.
+    const GENERATION_MS = 757_358
+    const reads = run.lines.filter((line) => line.kind === 'stdout' && line.read > 0)
+    assert.ok(reads.length >= 4, `the fixture is read in several pieces (${reads.length})`)
+    const quietFrom = reads[2]!.t as number
+    const shifted = run.lines.map((line) =>
+      typeof line.t === 'number' && line.t > quietFrom ? { ...line, t: line.t + GENERATION_MS } : line,
+    )
+    const file = fresh('silent.ndjson')
+    writeFileSync(file, shifted.map((line) => `${JSON.stringify(line)}\n`).join(''))
+    const next = shifted.find((line) => line.kind === 'stdout' && line.read > 0 && line.t > quietFrom)!
+    const expected = { fromMs: quietFrom, toMs: next.t, ms: next.t - quietFrom, after: 'stdout', until: 'stdout' }
+
+    const report = replayCapture(file)
+    assert.deepEqual(report.gaps, { long: [expected], longest: expected })
+    assert.equal(report.matches, true, 'the outputs are those of the live run')
+    const text = replay([file])
+    assert.equal(text.status, 0, text.stderr)
+    assert.match(text.stdout, /silences {8}longest 75\d\.\d s from /)
+    assert.match(text.stdout, /of 60 s or more: 75\d\.\d s from .* \(stdout until stdout\)/)
+
+    // The run as it was: nothing long, and the longest still named.
+    const whole = replayCapture(run.file)
+    assert.deepEqual(whole.gaps.long, [])
+    assert.ok(whole.gaps.longest !== null && whole.gaps.longest.ms < 60_000)
+    assert.doesNotMatch(replay([run.file]).stdout, /of 60 s or more/)
   })
 
   it('the cut-off capture: the text names the process stage', async () => {

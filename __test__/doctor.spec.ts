@@ -3,7 +3,17 @@
 // verdict and exit code the README documents. Needs `npm run build` first.
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join } from 'node:path'
 import { after, describe, it } from 'node:test'
@@ -97,6 +107,7 @@ describe('doctor', () => {
     assert.deepEqual(statusOf(found), {
       addon: 'ok',
       settings: 'ok',
+      timeouts: 'ok',
       agent: 'ok',
       version: 'ok',
       login: 'ok',
@@ -112,6 +123,11 @@ describe('doctor', () => {
     const byId = Object.fromEntries(found.checks.map((check) => [check.id, check]))
     assert.match(byId.agent.detail, /fake-cursor-agent\.mjs/)
     assert.match(byId.version.detail, /2026\.10\.01-fake/)
+    assert.equal(
+      byId.version.detail,
+      'cursor-agent 2026.10.01-fake (--version); its path names no release folder (…/cursor-agent/versions/<version>/)',
+    )
+    assert.equal(byId.timeouts.detail, 'idle limit 30 min (default), overall limit none (default)')
     assert.match(byId.models.detail, /3 models: auto, fake-model, composer-2\.5/)
     assert.match(byId.settings.detail, /capture off/)
     assert.match(byId['opencode-config'].detail, /opencode\.json \(project\)/)
@@ -121,6 +137,54 @@ describe('doctor', () => {
         Object.keys(check).filter((key) => !['id', 'status', 'detail', 'fix'].includes(key)),
         [],
       )
+  })
+
+  it('names the idle and overall limits in force and where each came from; a short idle limit warns', () => {
+    const table: Array<{ env: Record<string, string>; status: string; detail: string }> = [
+      {
+        env: { CURSOR_ACP_IDLE_TIMEOUT_MS: '2700000', CURSOR_ACP_TIMEOUT_MS: '5400000' },
+        status: 'ok',
+        detail: 'idle limit 45 min (CURSOR_ACP_IDLE_TIMEOUT_MS), overall limit 1 h 30 min (CURSOR_ACP_TIMEOUT_MS)',
+      },
+      {
+        env: { CURSOR_ACP_IDLE_TIMEOUT_MS: '0' },
+        status: 'ok',
+        detail: 'idle limit none (CURSOR_ACP_IDLE_TIMEOUT_MS), overall limit none (default)',
+      },
+      // An invalid value is ignored (a settings warning): the default is in force.
+      {
+        env: { CURSOR_ACP_IDLE_TIMEOUT_MS: '5min' },
+        status: 'ok',
+        detail: 'idle limit 30 min (default), overall limit none (default)',
+      },
+      // Below the longest healthy silence seen (757 s).
+      {
+        env: { CURSOR_ACP_IDLE_TIMEOUT_MS: '300000' },
+        status: 'warning',
+        detail:
+          'idle limit 5 min (CURSOR_ACP_IDLE_TIMEOUT_MS), overall limit none (default); cursor-agent can print nothing for 757 s in a healthy turn',
+      },
+    ]
+    for (const expected of table) {
+      const check = report(doctor(['--json'], expected.env)).checks.find((found) => found.id === 'timeouts')
+      assert.equal(check?.status, expected.status, JSON.stringify(expected.env))
+      assert.equal(check?.detail, expected.detail)
+      if (expected.status === 'warning') assert.match(check?.fix ?? '', /CURSOR_ACP_IDLE_TIMEOUT_MS/)
+    }
+  })
+
+  it("prints both what `--version` says and the version the binary's release folder names", () => {
+    // Cursor's installer's layout: each release in its own folder, a link to the current one.
+    const install = join(scratch, 'install')
+    const release = join(install, 'share', 'cursor-agent', 'versions', '2026.09.18-9a7762b')
+    mkdirSync(release, { recursive: true })
+    symlinkSync(fakeAgent, join(release, 'cursor-agent'))
+    mkdirSync(join(install, 'bin'), { recursive: true })
+    symlinkSync(join(release, 'cursor-agent'), join(install, 'bin', 'cursor-agent'))
+    const found = report(doctor(['--json'], { CURSOR_AGENT_EXECUTABLE: join(install, 'bin', 'cursor-agent') }))
+    const version = found.checks.find((check) => check.id === 'version')
+    assert.equal(version?.status, 'ok')
+    assert.equal(version?.detail, 'cursor-agent 2026.10.01-fake (--version); its path names 2026.09.18-9a7762b')
   })
 
   it('says where runs are captured when CURSOR_ACP_CAPTURE is on', () => {
@@ -193,6 +257,7 @@ describe('doctor', () => {
     const status = statusOf(found)
     for (const id of [
       'settings',
+      'timeouts',
       'agent',
       'version',
       'login',

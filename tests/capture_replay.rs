@@ -89,6 +89,7 @@ fn captured_inputs(
         transformer: transformer.options(),
         resume_chat_id: None,
         host_tools: None,
+        agent_version: None,
         secrets: Vec::new(),
     });
     transformer.set_tap(capture.tap());
@@ -122,6 +123,7 @@ fn captured_inputs(
         error: error.as_ref(),
         skipped_lines: transformer.skipped_lines(),
         delivered: out.len() as u64,
+        agent_version: None,
     });
     Captured {
         path: capture.path(),

@@ -12,6 +12,7 @@ import {
   type LiveOutcome,
   type LiveSetup,
 } from './doctor-live.js'
+import { timeoutsCheck } from './doctor-timeouts.js'
 import {
   captureFolder,
   childEnvironment,
@@ -88,7 +89,10 @@ function addonCheck(): { check: Check; api?: NativeApi } {
 }
 
 /** The settings; with CURSOR_ACP_LOG_LEVEL set, the doctor's own runs are logged as the plugin's are. */
-function settingsCheck(api: NativeApi, env: Env): { check: Check; settings: CursorAcpSettings; logFile: string } {
+function settingsCheck(
+  api: NativeApi,
+  env: Env,
+): { check: Check; settings: CursorAcpSettings; logFile: string; warnings: string[] } {
   const { settings, warnings } = readSettings(env)
   const logFile = settings.logFile ?? join(dataDirectory(env), 'log')
   if (settings.logLevel !== undefined) {
@@ -100,10 +104,12 @@ function settingsCheck(api: NativeApi, env: Env): { check: Check; settings: Curs
   }
   const capture = settings.capture ? `on (${captureFolder(env)})` : 'off'
   const summary = `tool mode ${settings.toolMode}, session resume ${settings.sessionResume ? 'on' : 'off'}, capture ${capture}`
-  if (warnings.length === 0) return { settings, logFile, check: { id: 'settings', status: 'ok', detail: summary } }
+  if (warnings.length === 0)
+    return { settings, logFile, warnings, check: { id: 'settings', status: 'ok', detail: summary } }
   return {
     settings,
     logFile,
+    warnings,
     check: {
       id: 'settings',
       status: 'warning',
@@ -117,11 +123,15 @@ function agentCheck(
   api: NativeApi,
   settings: CursorAcpSettings,
   env: Record<string, string>,
-): { check: Check; found: boolean } {
+): { check: Check; found: boolean; pathVersion?: string } {
   const lookup = { ...(settings.executable === undefined ? {} : { executable: settings.executable }), env }
   const resolution = api.resolveCursorAgent(lookup)
   if (resolution.path !== undefined)
-    return { found: true, check: { id: 'agent', status: 'ok', detail: `cursor-agent found: ${resolution.path}` } }
+    return {
+      found: true,
+      ...(resolution.version === undefined ? {} : { pathVersion: resolution.version }),
+      check: { id: 'agent', status: 'ok', detail: `cursor-agent found: ${resolution.path}` },
+    }
   return {
     found: false,
     check: {
@@ -146,15 +156,30 @@ function errorText(error: unknown): string {
   return code === undefined ? String(message ?? error) : `${message} [${code}]`
 }
 
-async function versionCheck(api: NativeApi, settings: CursorAcpSettings, env: Record<string, string>): Promise<Check> {
+/**
+ * What `cursor-agent --version` says, and the release folder the binary resolves into
+ * (`…/cursor-agent/versions/<version>/`), which names the version every run records. Cursor updates
+ * itself between runs, so the two can differ for a moment.
+ */
+async function versionCheck(
+  api: NativeApi,
+  settings: CursorAcpSettings,
+  env: Record<string, string>,
+  pathVersion: string | undefined,
+): Promise<Check> {
+  const folder =
+    pathVersion === undefined
+      ? 'its path names no release folder (…/cursor-agent/versions/<version>/)'
+      : `its path names ${pathVersion}`
   try {
     const ran = await command(api, settings, env, ['--version'])
     const version = ran.stdout.trim().split('\n')[0]
-    if (ran.exitCode === 0 && version) return { id: 'version', status: 'ok', detail: `cursor-agent ${version}` }
+    if (ran.exitCode === 0 && version)
+      return { id: 'version', status: 'ok', detail: `cursor-agent ${version} (--version); ${folder}` }
     return {
       id: 'version',
       status: 'warning',
-      detail: `\`cursor-agent --version\` exited with ${ran.exitCode ?? ran.signal}`,
+      detail: `\`cursor-agent --version\` exited with ${ran.exitCode ?? ran.signal}; ${folder}`,
       fix: 'Update it with `cursor-agent update`.',
     }
   } catch (error) {
@@ -348,7 +373,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const checks: Check[] = []
   const addon = addonCheck()
   checks.push(addon.check)
-  const agentIds = ['settings', 'agent', 'version', 'login', 'models']
+  const agentIds = ['settings', 'timeouts', 'agent', 'version', 'login', 'models']
   if (addon.api === undefined) {
     checks.push(...agentIds.map((id) => skipped(id, 'needs the native addon')))
     checks.push(configCheck(options.cwd, options.env), dataCheck(options.env))
@@ -356,8 +381,8 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     return { ok: false, checks }
   }
   const api = addon.api
-  const { check, settings, logFile } = settingsCheck(api, options.env)
-  checks.push(check)
+  const { check, settings, logFile, warnings } = settingsCheck(api, options.env)
+  checks.push(check, timeoutsCheck(settings, options.env, warnings))
   // As a turn does: OpenCode's stored key, over the environment's.
   const stored = storedApiKey(PROVIDER_ID, options.env)
   const env = withApiKey(childEnvironment(options.env, settings), stored)
@@ -365,7 +390,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   checks.push(agent.check)
   const needsAgent = 'needs cursor-agent'
   if (agent.found) {
-    checks.push(await versionCheck(api, settings, env))
+    checks.push(await versionCheck(api, settings, env, agent.pathVersion))
     const login = await loginCheck(api, settings, env, options.env)
     checks.push(login)
     checks.push(login.status === 'problem' ? skipped('models', 'needs a login') : await modelsCheck(api, settings, env))

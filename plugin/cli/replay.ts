@@ -3,7 +3,7 @@
 // process, framing, reconciliation and the consumer.
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import type { ReplayReport } from 'opencode-cursor-native'
+import type { ReplayGap, ReplayReport } from 'opencode-cursor-native'
 import { captureFolder } from '../turn/env.js'
 import { native } from '../turn/native.js'
 
@@ -43,6 +43,22 @@ function tail(text: string): string {
   return `${text.length} characters, ending ${JSON.stringify(shown)}`
 }
 
+/** A gap as `from 12.0 s to 769.4 s: 757.4 s, stdout to stdout`. */
+function gapLine(gap: ReplayGap): string {
+  return `${ms(gap.ms)} from ${ms(gap.fromMs)} to ${ms(gap.toMs)} (${gap.after} until ${gap.until})`
+}
+
+/**
+ * The silences of stdout: every long one, and the longest. Cursor is silent in a healthy turn
+ * (for its context compaction, or while the model writes a long reply), so a long gap followed by
+ * output is no fault; one that ends the run (`until close`) shows where a stuck run stopped.
+ */
+function gapLines(gaps: ReplayReport['gaps']): string[] {
+  const lines = [`   silences        longest ${gaps.longest === null ? 'none' : gapLine(gaps.longest)}`]
+  for (const gap of gaps.long) lines.push(`                   of 60 s or more: ${gapLine(gap)}`)
+  return lines
+}
+
 function lastLines(text: string, count = 3): string {
   const lines = text.split('\n').filter((line) => line.trim() !== '')
   return lines.length === 0 ? '(empty)' : lines.slice(-count).join(' / ')
@@ -62,6 +78,7 @@ export function formatReplay(report: ReplayReport): string {
   )
   out.push(`                   stderr: ${lastLines(run.stderr)}`)
   if (run.error !== undefined) out.push(`                   error: ${run.error.code} ${run.error.message}`)
+  out.push(...gapLines(report.gaps))
   out.push(
     `2. framing         ${framing.records} records: ${counted(framing.kinds) || 'none'}; ${framing.sawResult ? 'the result record arrived' : 'no result record'}`,
   )

@@ -1,6 +1,8 @@
 // `POST /v1/chat/completions` of the OpenAI-compatible server: one turn through the shared turn,
 // as the OpenCode provider runs it, its SSE frames streamed (or gathered into one completion), and
-// failures before any output answered as OpenAI error objects with real statuses.
+// failures before any output answered as OpenAI error objects with real statuses. A stream silent
+// for the keep-alive interval gets an SSE comment; before its first content that also sends its
+// headers (status 200), after which a failure is an error frame.
 import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { RunError, RunStep, StreamOutput } from 'opencode-cursor-native'
@@ -8,6 +10,7 @@ import { failureOf } from '../turn/failure.js'
 import { conversationContinued } from '../turn/tool-bridge.js'
 import { startTurn, titleOf, type TurnConfig, type TurnRequest } from '../turn/turn.js'
 import { readChatRequest } from './chat-request.js'
+import { KEEP_ALIVE_COMMENT, type SilenceTimer, silenceTimer } from './keep-alive.js'
 import { NO_RETRY, refusalOf, sendError } from './refusal.js'
 
 /**
@@ -38,7 +41,8 @@ function titleOutputs(title: string, model: string, stream: boolean): StreamOutp
 
 /**
  * Serves one chat completion. `release` is called once the response is over (the turn ended,
- * handed over tool calls, or was cancelled because the client went away).
+ * handed over tool calls, or was cancelled because the client went away). A stream silent for
+ * `keepAliveMs` gets a comment.
  */
 export function serveChat(
   config: TurnConfig,
@@ -46,6 +50,7 @@ export function serveChat(
   response: ServerResponse,
   request: IncomingMessage,
   release: () => void,
+  keepAliveMs: number,
 ): void {
   const read = readChatRequest(body)
   if ('status' in read) {
@@ -63,6 +68,11 @@ export function serveChat(
   let started = false
   let completion: StreamOutput | undefined
   let failure: RunError | undefined
+  let keepAlive: SilenceTimer | undefined
+  const write = (frame: string): void => {
+    response.write(frame)
+    keepAlive?.touch()
+  }
   const startStream = (): void => {
     started = true
     response.writeHead(200, {
@@ -83,12 +93,13 @@ export function serveChat(
     const frames = outputs.filter((output): output is string => typeof output === 'string')
     if (!started && !refused) startStream()
     if (started) {
-      for (const frame of [...waiting.splice(0), ...frames]) response.write(frame)
+      for (const frame of [...waiting.splice(0), ...frames]) write(frame)
     } else {
       waiting.push(...frames)
     }
   }
   const finishResponse = (): void => {
+    keepAlive?.stop()
     if (response.writableEnded) return
     if (failure !== undefined) {
       sendError(response, refusalOf(failure))
@@ -100,7 +111,7 @@ export function serveChat(
       return
     }
     if (!started) startStream()
-    for (const frame of waiting.splice(0)) response.write(frame)
+    for (const frame of waiting.splice(0)) write(frame)
     response.end()
   }
   const title = titleOf(turnRequest)
@@ -118,8 +129,19 @@ export function serveChat(
     release()
     return
   }
+  // Before the first content the headers wait (a failure still gets its status) only until the
+  // stream has been silent for the interval: then they go out with status 200 and the comment, and
+  // a later failure is an error frame. A stream that has started gets the comment after every
+  // interval of silence. A completion has nothing to send before it is whole.
+  if (stream)
+    keepAlive = silenceTimer(keepAliveMs, () => {
+      if (response.writableEnded || (!started && failure !== undefined)) return
+      if (!started) startStream()
+      write(KEEP_ALIVE_COMMENT)
+    })
   // A client that goes away cancels its run (and with it the process group).
   const onClose = (): void => {
+    keepAlive?.stop()
     if (!response.writableEnded) turn.cancel()
   }
   response.on('close', onClose)
@@ -128,6 +150,7 @@ export function serveChat(
     .then(
       () => finishResponse(),
       (error: unknown) => {
+        keepAlive?.stop()
         if (!started) sendError(response, refusalOf(failureOf(error)))
         else response.end()
       },

@@ -10,6 +10,7 @@ import { cursorModels, modelCacheFile } from '../turn/models.js'
 import { heldRunCount } from '../turn/tool-bridge.js'
 import { resolveTurnConfig, type TurnConfig, type TurnOptions } from '../turn/turn.js'
 import { serveChat } from './chat.js'
+import { keepAliveInterval } from './keep-alive.js'
 import { type Refusal, sendError } from './refusal.js'
 
 export { type CursorAcpErrorCode, PROXY_ERROR_CODES, type ProxyErrorCode } from './refusal.js'
@@ -181,6 +182,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   if (options.workspace !== undefined) turnOptions.workspace = options.workspace
   if (options.toolMode !== undefined) turnOptions.toolMode = options.toolMode
   const config = resolveTurnConfig(turnOptions, false)
+  const keepAliveMs = keepAliveInterval()
   // An IPv6 address is bracketed in a Host header: `::1` is `[::1]` there.
   const allowedHosts = new Set([
     ...LOOPBACK_NAMES,
@@ -249,7 +251,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
       release()
       return sendError(response, { status: 400, code: config.problem.code, message: config.problem.message })
     }
-    serveChat(config, parsed, response, request, release)
+    serveChat(config, parsed, response, request, release, keepAliveMs)
   }
 
   const server: Server = createServer((request, response) => {

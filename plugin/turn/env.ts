@@ -25,7 +25,11 @@ export interface CursorAcpSettings {
   toolMode: ToolMode
   /** `CURSOR_ACP_TOOL_WAIT_MS` (default 600000): how long a tool call handed to OpenCode may wait. */
   toolWaitMs: number
-  /** `CURSOR_ACP_IDLE_TIMEOUT_MS` (default 300000). */
+  /**
+   * `CURSOR_ACP_IDLE_TIMEOUT_MS` (default 1800000, 30 minutes): a run whose stdout stays silent this
+   * long is stopped. Cursor is silent for minutes in a healthy turn (757 s was seen while the model
+   * wrote a long reply), so the default stays well clear of that.
+   */
   idleTimeoutMs: number
   /** `CURSOR_ACP_TIMEOUT_MS` (default 0 = none). */
   timeoutMs: number
@@ -109,7 +113,7 @@ export const DEFAULT_SETTINGS: Readonly<CursorAcpSettings> = Object.freeze({
   sessionResume: false,
   toolMode: 'cursor',
   toolWaitMs: 600_000,
-  idleTimeoutMs: 300_000,
+  idleTimeoutMs: 1_800_000,
   timeoutMs: 0,
   capture: false,
   capturePrompt: false,
@@ -181,6 +185,22 @@ function childEnvChoice(env: Env, warnings: string[]): ChildEnvChoice | undefine
   return extra
 }
 
+/**
+ * For tests only, and no user setting: `CURSOR_ACP_TEST_TIME_SCALE`, a factor above 0 and at most 1
+ * (e.g. `0.002`), by which the defaults that wait out Cursor's silences shrink (the idle limit, the
+ * server's keep-alive interval), so a test can stay silent longer than an old default without
+ * waiting minutes. Anything else is 1; a value the user sets is never scaled.
+ */
+export function testTimeScale(env: Env = process.env): number {
+  const factor = Number(text(env, 'CURSOR_ACP_TEST_TIME_SCALE'))
+  return Number.isFinite(factor) && factor > 0 && factor <= 1 ? factor : 1
+}
+
+/** A default duration under {@link testTimeScale}: the duration itself outside tests. */
+export function scaledDefault(ms: number, env: Env = process.env): number {
+  return Math.max(1, Math.round(ms * testTimeScale(env)))
+}
+
 /** Reads the settings from an environment (default `process.env`). Never throws for bad values. */
 export function readSettings(env: Env = process.env): SettingsReading {
   const warnings: string[] = []
@@ -191,7 +211,12 @@ export function readSettings(env: Env = process.env): SettingsReading {
     sessionResume: parseSwitch(env.CURSOR_ACP_SESSION_RESUME, DEFAULT_SETTINGS.sessionResume),
     toolMode: oneOf(env, 'CURSOR_ACP_TOOL_MODE', TOOL_MODES, warnings) ?? DEFAULT_SETTINGS.toolMode,
     toolWaitMs: milliseconds(env, 'CURSOR_ACP_TOOL_WAIT_MS', DEFAULT_SETTINGS.toolWaitMs, warnings),
-    idleTimeoutMs: milliseconds(env, 'CURSOR_ACP_IDLE_TIMEOUT_MS', DEFAULT_SETTINGS.idleTimeoutMs, warnings),
+    idleTimeoutMs: milliseconds(
+      env,
+      'CURSOR_ACP_IDLE_TIMEOUT_MS',
+      scaledDefault(DEFAULT_SETTINGS.idleTimeoutMs, env),
+      warnings,
+    ),
     timeoutMs: milliseconds(env, 'CURSOR_ACP_TIMEOUT_MS', DEFAULT_SETTINGS.timeoutMs, warnings),
     capture: parseSwitch(env.CURSOR_ACP_CAPTURE, DEFAULT_SETTINGS.capture),
     capturePrompt: parseSwitch(env.CURSOR_ACP_CAPTURE_PROMPT, DEFAULT_SETTINGS.capturePrompt),

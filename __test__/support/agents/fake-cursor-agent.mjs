@@ -22,6 +22,13 @@
 //                              FAKE_CURSOR_CAPTURES_DIR), or `text:<answer>` for a generated stream
 //                              (default `text:Hello from the fake cursor-agent.`)
 //   FAKE_CURSOR_LINE_DELAY_MS  pause before each stdout line (default 0)
+//   FAKE_CURSOR_SILENCE_MS     one gap with no output at all (stdout and stderr quiet) of this long,
+//                              as Cursor's context compaction (25-39 s) or a long generation (757 s
+//                              seen) leaves in a healthy turn (default 0: none); in a replay and in
+//                              the `fail` scenario (there, before its partial stream's lines or its stderr)
+//   FAKE_CURSOR_SILENCE_AFTER  how many stdout lines come before that gap (default 4: a generated
+//                              stream's opening records, system/init, the prompt's echo and a thought;
+//                              0: before anything; past the last line: after the last, before the exit)
 //   FAKE_CURSOR_SCENARIO       `auth` | `quota` | `model` | `long` | `background` | `fail` | `mcp`
 //                              (default: replay). `long` never finishes and keeps a `sleep 600`
 //                              child; `background` leaves a `sleep 300` child running and answers
@@ -317,6 +324,22 @@ function streamLines(_flags, sessionId, prompt) {
 }
 
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms))
+
+/**
+ * Prints `lines` as a run does: FAKE_CURSOR_LINE_DELAY_MS before each, and the one silence of
+ * FAKE_CURSOR_SILENCE_MS after FAKE_CURSOR_SILENCE_AFTER of them.
+ */
+async function printLines(lines) {
+  const delay = Number(env.FAKE_CURSOR_LINE_DELAY_MS ?? 0)
+  const silence = Number(env.FAKE_CURSOR_SILENCE_MS ?? 0)
+  const silentAfter = Number(env.FAKE_CURSOR_SILENCE_AFTER ?? 4)
+  for (const [index, line] of lines.entries()) {
+    if (silence > 0 && index === silentAfter) await sleep(silence)
+    if (delay > 0) await sleep(delay)
+    process.stdout.write(`${line}\n`)
+  }
+  if (silence > 0 && silentAfter >= lines.length) await sleep(silence)
+}
 
 /**
  * The `mcp` scenario's steps: FAKE_CURSOR_MCP_SCRIPT as JSON, or the JSON file it names. An object
@@ -703,12 +726,10 @@ async function run() {
   }
   if (scenario === 'fail') {
     record({ stdin, scenario })
-    if (env.FAKE_CURSOR_PARTIAL) {
-      const lines = generatedStream(env.FAKE_CURSOR_PARTIAL, sessionId, stdin).filter(
-        (line) => !line.includes('"type":"result"'),
-      )
-      for (const line of lines) process.stdout.write(`${line}\n`)
-    }
+    const lines = env.FAKE_CURSOR_PARTIAL
+      ? generatedStream(env.FAKE_CURSOR_PARTIAL, sessionId, stdin).filter((line) => !line.includes('"type":"result"'))
+      : []
+    await printLines(lines)
     process.stderr.write(`${env.FAKE_CURSOR_STDERR ?? 'Error: something went wrong'}\n`)
     process.exit(Number(env.FAKE_CURSOR_EXIT_CODE ?? 1))
   }
@@ -735,11 +756,7 @@ async function run() {
   } else {
     record({ stdin, scenario, sessionId })
   }
-  const delay = Number(env.FAKE_CURSOR_LINE_DELAY_MS ?? 0)
-  for (const line of streamLines(flags, sessionId, stdin)) {
-    if (delay > 0) await sleep(delay)
-    process.stdout.write(`${line}\n`)
-  }
+  await printLines(streamLines(flags, sessionId, stdin))
 }
 
 run().catch((error) => fail(error?.stack ?? String(error), 1))

@@ -16,8 +16,12 @@ use crate::core::stream::transformer::{Format, TransformerOptions};
 /// The child's complete environment, when the caller gives one.
 pub type EnvVars = HashMap<String, String>;
 
-/// Default of [`RunRequest::idle_timeout`]: five minutes without stdout output.
-pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_millis(300_000);
+/// Default of [`RunRequest::idle_timeout`]: thirty minutes without stdout output. Cursor's stdout
+/// stays silent while the turn is healthy: 25-39 s while it compacts its context, and once 757 s
+/// (over twelve minutes) while the model wrote a long reply, before the record appeared. A limit
+/// a healthy turn reaches kills it and loses its work, so this one leaves more than twice that;
+/// cancelling and the overall limit remain the caller's controls.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_millis(1_800_000);
 
 /// What a caller asks for; `Default` gives the documented defaults. [`RunRequest::validate`]
 /// checks what can be checked before spawning.
@@ -297,7 +301,7 @@ mod tests {
     #[test]
     fn defaults() {
         let opts = test_request(&std::env::temp_dir()).validate().unwrap();
-        assert_eq!(opts.idle_timeout, Some(Duration::from_millis(300_000)));
+        assert_eq!(opts.idle_timeout, Some(Duration::from_millis(1_800_000)));
         assert_eq!(opts.timeout, None);
         assert!(opts.force);
         assert_eq!(opts.transformer.format, Format::AiSdk);

@@ -5,6 +5,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use super::options::EnvVars;
+pub use version::{launcher_version, version_in_path};
+
+mod version;
 
 /// How to start cursor-agent: a program and the arguments that come before cursor-agent's own
 /// (on Windows the bundled `node.exe` runs `index.js`; a `.cmd` shim needs a shell).

@@ -20,7 +20,7 @@ use super::bridged;
 use super::child::{exit_parts, start_agent, sweep, terminate, RunContext, Started};
 use super::command::agent_args;
 use super::options::{EnvVars, RunOptions};
-use super::resolve::Launcher;
+use super::resolve::{launcher_version, Launcher};
 use super::stderr_tail::StderrTail;
 use crate::core::bridge::ToolBridge;
 use crate::core::capture::{Capture, EndInfo};
@@ -33,6 +33,7 @@ pub(crate) use handle::StopReason;
 use handle::StopSender;
 pub use handle::{Receipt, RunHandle, RunResult, RunStep, StepReason, ToolAnswers};
 use resume_hold::Hold;
+use silence::Silence;
 use tool_steps::Steps;
 
 mod capture;
@@ -40,6 +41,7 @@ mod delivery;
 mod ending;
 mod handle;
 mod resume_hold;
+mod silence;
 mod tool_steps;
 
 /// Batches handed to the consumer and not yet consumed, at most.
@@ -82,6 +84,7 @@ pub fn start_run(options: RunOptions, sink: Arc<dyn OutputSink>, ctx: RunContext
         answers: answers_rx,
         capture: None,
         delivered: 0,
+        silence: Silence::new(),
     };
     ctx.runtime.spawn(async move {
         let result = run.drive().await;
@@ -128,6 +131,8 @@ struct Run {
     capture: Option<Capture>,
     /// Outputs handed to the sink so far.
     delivered: u64,
+    /// Since when stdout has been silent (long silences are logged).
+    silence: Silence,
 }
 
 impl Run {
@@ -148,7 +153,7 @@ impl Run {
             Err(error) => {
                 if self.options.capture.is_some() {
                     let env = self.options.env.clone();
-                    self.open_capture(&agent_args(&self.options), None, env.as_ref());
+                    self.open_capture(&agent_args(&self.options), None, None, env.as_ref());
                 }
                 return self.fail_without_child(error).await;
             }
@@ -163,10 +168,20 @@ impl Run {
             &self.ctx,
         )
         .await;
+        // Cursor updates itself between runs: which release ran belongs to every run's record.
+        let agent_version = started
+            .as_ref()
+            .ok()
+            .and_then(|s| launcher_version(&s.launcher));
         if self.options.capture.is_some() {
             let env = bridged_env.clone().or_else(|| self.options.env.clone());
             let launcher = started.as_ref().ok().map(|s| s.launcher.clone());
-            self.open_capture(&args, launcher.as_ref(), env.as_ref());
+            self.open_capture(
+                &args,
+                launcher.as_ref(),
+                agent_version.as_deref(),
+                env.as_ref(),
+            );
         }
         let Started {
             mut child,
@@ -177,7 +192,13 @@ impl Run {
             Ok(started) => started,
             Err(error) => return self.fail_without_child(error).await,
         };
-        tracing::debug!(pid = ?child.id(), program = %launcher.program.display(), "cursor-agent started");
+        tracing::info!(
+            pid = ?child.id(),
+            program = %launcher.program.display(),
+            version = agent_version.as_deref().unwrap_or("unknown"),
+            version_source = if agent_version.is_some() { "path" } else { "none" },
+            "cursor-agent started"
+        );
 
         let stdin_task = child.stdin.take().map(|mut stdin| {
             let prompt = self.options.take_prompt();
@@ -189,10 +210,12 @@ impl Run {
         });
         let stderr_tail = StderrTail::spawn(&self.ctx.runtime, child.stderr.take());
 
+        self.silence.restart();
         let (ending, exit) = match child.stdout.take() {
             Some(stdout) => self.pump(stdout, &mut child).await,
             None => (Ending::Finished, Some(child.wait().await)),
         };
+        self.silence.end(ending.label());
         // Calls still held get their answer before the child is stopped.
         if let Some(bridge) = &self.bridge {
             if bridge.end_calls() > 0 && !matches!(ending, Ending::Finished) {
@@ -224,7 +247,15 @@ impl Run {
             stderr,
             cancelled,
         };
-        tracing::debug!(?ending, ?exit_code, ?signal, "cursor-agent ended");
+        // Cursor's own counts, for the whole turn (hosts may report something else as usage).
+        tracing::info!(
+            ?ending,
+            ?exit_code,
+            ?signal,
+            usage = ?self.transformer.usage(),
+            init_version = self.transformer.agent_version().unwrap_or("none"),
+            "cursor-agent ended"
+        );
         let ending_label = ending.label();
 
         let (error, closing) = conclude(
@@ -252,6 +283,7 @@ impl Run {
             error: error.as_ref(),
             skipped_lines,
             delivered: 0,
+            agent_version: None,
         });
         if skipped_lines > 0 {
             tracing::warn!(
@@ -358,6 +390,7 @@ impl Run {
                     return (Ending::Finished, exit);
                 }
                 Event::Exited(status) => {
+                    self.silence.end(silence::EXIT);
                     if let Some(capture) = &self.capture {
                         let (code, signal) = exit_parts(&status);
                         capture.exited(code, signal.as_deref());
@@ -388,12 +421,17 @@ impl Run {
                         return (ending, exit);
                     }
                 }
-                Event::Read(Ok(0)) => stdout_open = false,
+                Event::Read(Ok(0)) => {
+                    self.silence.end(silence::STDOUT_CLOSED);
+                    stdout_open = false;
+                }
                 Event::Read(Err(error)) => {
                     tracing::warn!(%error, "reading cursor-agent stdout failed");
+                    self.silence.end(silence::STDOUT_CLOSED);
                     stdout_open = false;
                 }
                 Event::Read(Ok(n)) => {
+                    self.silence.end(silence::OUTPUT);
                     idle_from = Instant::now();
                     last_read = idle_from;
                     if exit.is_some() {
@@ -412,6 +450,7 @@ impl Run {
                     }
                     // Time spent waiting for the consumer is not the child's silence.
                     idle_from = Instant::now();
+                    self.silence.restart();
                     if exit.is_some() {
                         drain_until = Some(idle_from + STDOUT_DRAIN_AFTER_EXIT);
                     }
@@ -436,6 +475,7 @@ impl Run {
             error: Some(&error),
             skipped_lines: 0,
             delivered: 0,
+            agent_version: None,
         });
         RunResult {
             error: Some(error),

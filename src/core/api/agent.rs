@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use crate::core::agent::options::{check_lookup, HostTools};
+use crate::core::agent::resolve::launcher_version;
 use crate::core::agent::{ModelInfo, Resolution, Subcommand, SubcommandOutput};
 use crate::core::api::run::HostToolsOptions;
 use crate::core::api::wire::wire_struct;
@@ -35,6 +36,10 @@ wire_struct! {
     pub struct CursorAgentResolution as named (derive(serde::Serialize)) {
         /// Absent when not found.
         path "path": Option<String>,
+        /// The version the binary's folder names once links are followed
+        /// (`…/cursor-agent/versions/<version>/…`, where Cursor's installer puts each release);
+        /// absent when it lies in no such folder.
+        version "version": Option<String>,
         tried "tried": Vec<String>,
     }
 }
@@ -42,6 +47,7 @@ wire_struct! {
 impl From<Resolution> for CursorAgentResolution {
     fn from(resolution: Resolution) -> Self {
         Self {
+            version: resolution.launcher.as_ref().and_then(launcher_version),
             path: resolution
                 .launcher
                 .map(|l| l.program.to_string_lossy().into_owned()),

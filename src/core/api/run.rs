@@ -48,8 +48,10 @@ with_translation_options! {
         /// `HOME` for resolving the binary come from. Default: inherit the host's environment.
         env "env": Option<HashMap<String, String>>,
         /// End the run with `E_TIMEOUT` after this long without stdout output; paused while a
-        /// Cursor tool call is open and while `onOutput` is behind. 0 disables it. From 0 to
-        /// 2^53 - 1; default 300000.
+        /// Cursor tool call is open and while `onOutput` is behind. 0 disables it. Cursor can be
+        /// silent for minutes in a healthy turn (757 s was seen while the model wrote a long
+        /// reply), so the default leaves more than twice that. From 0 to 2^53 - 1; default
+        /// 1800000 (30 minutes).
         idle_timeout_ms "idleTimeoutMs": Option<NonNegative>,
         /// End the run with `E_TIMEOUT` after this long in total. From 0 to 2^53 - 1; default
         /// 0 (no limit).

@@ -96,6 +96,44 @@ pub struct Start {
     /// The host's tools (tool mode `opencode`), by name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_tools: Option<Vec<String>>,
+    /// Which cursor-agent ran, when known at its start (it updates itself between runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_version: Option<AgentVersionRecord>,
+}
+
+/// A cursor-agent version and where it was read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentVersionRecord {
+    pub value: String,
+    pub source: AgentVersionSource,
+}
+
+/// Where a version was read. Known at the start: the launcher's path. A version Cursor reports
+/// in its own stream (`system/init`) arrives later, so it belongs on a later line with a source
+/// of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AgentVersionSource {
+    /// The release folder the launcher resolves into (`…/cursor-agent/versions/<version>/…`).
+    Path,
+    /// The `system/init` record of the run's own stream (on the end line).
+    Init,
+}
+
+impl AgentVersionRecord {
+    pub fn from_path(value: impl Into<String>) -> Self {
+        Self {
+            value: value.into(),
+            source: AgentVersionSource::Path,
+        }
+    }
+
+    pub fn from_init(value: impl Into<String>) -> Self {
+        Self {
+            value: value.into(),
+            source: AgentVersionSource::Init,
+        }
+    }
 }
 
 /// The prompt: its size and hash, the text only when asked for.
@@ -298,4 +336,7 @@ pub struct End {
     pub first_stdout_ms: Option<f64>,
     /// Whether the capture stopped keeping data at its size limit.
     pub truncated: bool,
+    /// The version the run's `system/init` record named, when it named one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_version: Option<AgentVersionRecord>,
 }

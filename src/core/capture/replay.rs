@@ -15,11 +15,13 @@ use crate::core::stream::trace::{RecordRead, TraceAt, TraceEntry};
 use crate::core::stream::tracker::{Decision, TrackerStep};
 use crate::core::stream::transformer::StreamTransformer;
 use crate::core::stream::translate::{HandedCall, Outcome};
+pub use gaps::{stdout_gaps, Gap, StdoutGaps, LONG_GAP_MS};
 pub use report::{
     ConsumerStage, DecisionEntry, FramingStage, Mismatch, ProcessStage, ReconciliationStage,
     ReplayReport, SkippedRecord, Stage, Verdict,
 };
 
+mod gaps;
 mod report;
 
 fn invalid(path: &Path, line: usize, what: impl std::fmt::Display) -> CoreError {
@@ -134,8 +136,9 @@ pub fn replay(lines: &[Line]) -> Result<ReplayReport, String> {
         trace.extend(transformer.take_trace());
     }
     let replayed: Vec<Value> = replayed.into_iter().map(output_value).collect();
+    let gaps = stdout_gaps(lines);
     let mut found = report(
-        start, end, stderr, reads, exited_at, truncated, &trace, replayed, live,
+        start, end, stderr, reads, exited_at, truncated, &trace, replayed, live, gaps,
     );
     found.unknown_records = transformer.unknown_records().to_vec();
     Ok(found)
@@ -193,6 +196,7 @@ fn report(
     trace: &[TraceEntry],
     replayed: Vec<Value>,
     live: Vec<Value>,
+    gaps: StdoutGaps,
 ) -> ReplayReport {
     let framing = framing_stage(trace);
     let reconciliation = reconciliation_stage(trace);
@@ -248,6 +252,7 @@ fn report(
         text_stopped,
         truncated,
         unknown_records: Vec::new(),
+        gaps,
     }
 }
 

@@ -13,8 +13,8 @@ use sha2::{Digest, Sha256};
 
 use super::mask::{is_secret_name, Masker};
 use super::record::{
-    ClosingRecord, End, ErrorRecord, HandedCallRecord, Line, Masked, PromptRecord, Start,
-    TransformerRecord, CAPTURE_VERSION,
+    AgentVersionRecord, ClosingRecord, End, ErrorRecord, HandedCallRecord, Line, Masked,
+    PromptRecord, Start, TransformerRecord, CAPTURE_VERSION,
 };
 use super::store::{capture_path, per_capture_limit, prune, DEFAULT_MAX_BYTES};
 use crate::core::error::CoreError;
@@ -56,6 +56,8 @@ pub struct StartInfo<'a> {
     pub transformer: &'a TransformerOptions,
     pub resume_chat_id: Option<&'a str>,
     pub host_tools: Option<Vec<String>>,
+    /// Which cursor-agent runs, when its start tells.
+    pub agent_version: Option<AgentVersionRecord>,
     /// Further secrets (name, value) the child knows without its environment.
     pub secrets: Vec<(&'a str, &'a str)>,
 }
@@ -69,6 +71,8 @@ pub struct EndInfo<'a> {
     pub error: Option<&'a CoreError>,
     pub skipped_lines: u64,
     pub delivered: u64,
+    /// The version the run's own stream named (`system/init`), when it did.
+    pub agent_version: Option<AgentVersionRecord>,
 }
 
 /// One run's capture. Clones write to the same file.
@@ -188,6 +192,7 @@ impl Capture {
             transformer: TransformerRecord::from(info.transformer),
             resume_chat_id: info.resume_chat_id.map(str::to_owned),
             host_tools: info.host_tools,
+            agent_version: info.agent_version,
         };
         w.write(&Line::Start(Box::new(start)), false);
     }
@@ -229,6 +234,7 @@ impl Capture {
             stdout_bytes: w.stdout_bytes,
             first_stdout_ms: w.first_stdout,
             truncated: w.truncated,
+            agent_version: info.agent_version,
         };
         w.write(&Line::End(Box::new(end)), false);
         if let Some(mut file) = w.file.take() {

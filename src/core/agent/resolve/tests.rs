@@ -196,3 +196,100 @@ fn a_relative_executable_runs_as_the_absolute_path_it_was_checked_as() {
         std::fs::canonicalize(expected).unwrap()
     );
 }
+
+#[test]
+fn the_version_a_path_names() {
+    let too_long = format!("/x/cursor-agent/versions/1{}/a", "0".repeat(64));
+    let cases: &[(&str, Option<&str>)] = &[
+        (
+            "/home/u/.local/share/cursor-agent/versions/2026.09.18-9a7762b/cursor-agent",
+            Some("2026.09.18-9a7762b"),
+        ),
+        (
+            "/home/u/.local/share/cursor-agent/versions/2026.10.01-e373342/index.js",
+            Some("2026.10.01-e373342"),
+        ),
+        // Windows' folder, in any letter case
+        (
+            "/Users/u/AppData/Local/Cursor-Agent/Versions/2026.08.11-e8db854/node.exe",
+            Some("2026.08.11-e8db854"),
+        ),
+        // the innermost of two
+        (
+            "/cursor-agent/versions/1.0/cursor-agent/versions/2.0/cursor-agent",
+            Some("2.0"),
+        ),
+        // the link, not its target
+        ("/home/u/.local/bin/cursor-agent", None),
+        // the versions folder itself, no file in it
+        (
+            "/home/u/.local/share/cursor-agent/versions/2026.09.18-9a7762b",
+            None,
+        ),
+        // not a version: no leading digit, a space, or too long
+        ("/x/cursor-agent/versions/latest/cursor-agent", None),
+        ("/x/cursor-agent/versions/2026 09/cursor-agent", None),
+        (&too_long, None),
+        // another program's versions
+        ("/x/node/versions/20.1.0/bin/node", None),
+        ("", None),
+    ];
+    for (path, expected) in cases {
+        assert_eq!(
+            version_in_path(Path::new(path)).as_deref(),
+            *expected,
+            "{path}"
+        );
+    }
+}
+
+#[test]
+fn a_launcher_names_the_version_its_link_points_into() {
+    let t = TempDir::new("version");
+    let versioned = t.file(
+        "share/cursor-agent/versions/2026.09.18-9a7762b/cursor-agent",
+        0o755,
+    );
+    std::fs::create_dir_all(t.0.join("bin")).unwrap();
+    let link = t.0.join("bin/cursor-agent");
+    std::os::unix::fs::symlink(&versioned, &link).unwrap();
+    let plain = |program: PathBuf| Launcher {
+        program,
+        leading_args: vec![],
+    };
+    assert_eq!(
+        launcher_version(&plain(link)).as_deref(),
+        Some("2026.09.18-9a7762b")
+    );
+    assert_eq!(
+        launcher_version(&plain(versioned)).as_deref(),
+        Some("2026.09.18-9a7762b")
+    );
+    // node plus the versioned script (the Windows layout)
+    let script = t.file(
+        "share/cursor-agent/versions/2026.10.01-e373342/index.js",
+        0o644,
+    );
+    let node = t.file("node/bin/node", 0o755);
+    let wrapped = Launcher {
+        program: node.clone(),
+        leading_args: vec![script.into_os_string()],
+    };
+    assert_eq!(
+        launcher_version(&wrapped).as_deref(),
+        Some("2026.10.01-e373342")
+    );
+    assert_eq!(launcher_version(&plain(node)), None);
+    // a release folder whose file is itself a link elsewhere (a relative one here)
+    let elsewhere = t.file("builds/agent", 0o755);
+    let release = t.0.join("share/cursor-agent/versions/2026.11.02-aaaa111");
+    std::fs::create_dir_all(&release).unwrap();
+    std::os::unix::fs::symlink("../../../../builds/agent", release.join("cursor-agent")).unwrap();
+    let current = t.0.join("bin/current");
+    std::os::unix::fs::symlink(release.join("cursor-agent"), &current).unwrap();
+    assert_eq!(
+        launcher_version(&plain(current)).as_deref(),
+        Some("2026.11.02-aaaa111")
+    );
+    assert_eq!(launcher_version(&plain(elsewhere)), None);
+}

@@ -4,6 +4,7 @@
 use std::ffi::OsString;
 
 use super::{EnvVars, Launcher, Run};
+use crate::core::capture::record::AgentVersionRecord;
 use crate::core::capture::{Capture, EndInfo, StartInfo};
 
 impl Run {
@@ -12,6 +13,7 @@ impl Run {
         &mut self,
         args: &[OsString],
         launcher: Option<&Launcher>,
+        agent_version: Option<&str>,
         env: Option<&EnvVars>,
     ) {
         let (Some(options), Some(name)) = (&self.options.capture, self.options.capture_name())
@@ -61,6 +63,7 @@ impl Run {
                 .host_tools
                 .as_ref()
                 .map(|h| h.tools.iter().map(|t| t.name.clone()).collect()),
+            agent_version: agent_version.map(AgentVersionRecord::from_path),
             secrets,
         });
         self.transformer.set_tap(capture.tap());
@@ -72,6 +75,10 @@ impl Run {
         let capture = self.capture.take()?;
         capture.end(EndInfo {
             delivered: self.delivered,
+            agent_version: self
+                .transformer
+                .agent_version()
+                .map(AgentVersionRecord::from_init),
             ..info
         });
         Some(capture.name().to_owned())

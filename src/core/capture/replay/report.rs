@@ -4,6 +4,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use super::gaps::StdoutGaps;
 use crate::core::capture::record::ErrorRecord;
 
 /// Everything a replay found.
@@ -32,6 +33,8 @@ pub struct ReplayReport {
     /// Records of a kind this version does not know (`type` or `type/subtype`), ignored, with
     /// their counts in the order first seen.
     pub unknown_records: Vec<(String, u64)>,
+    /// The silences of stdout: the long ones, and the longest.
+    pub gaps: StdoutGaps,
 }
 
 #[derive(Debug, Clone, Serialize)]

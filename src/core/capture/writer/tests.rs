@@ -29,6 +29,7 @@ fn a_record_split_over_reads_is_kept_with_the_read_that_completed_it() {
         transformer: transformer.options(),
         resume_chat_id: Some("chat-1"),
         host_tools: Some(vec!["read".into()]),
+        agent_version: Some(AgentVersionRecord::from_path("2026.09.18-9a7762b")),
         secrets: vec![("tool bridge token", "bridge_token_123")],
     });
     transformer.set_tap(capture.tap());
@@ -49,6 +50,7 @@ fn a_record_split_over_reads_is_kept_with_the_read_that_completed_it() {
         error: None,
         skipped_lines: 1,
         delivered: 0,
+        agent_version: Some(AgentVersionRecord::from_init("2026.10.01-e373342")),
     });
     let lines = read_lines(&dir.join("cap-test.ndjson"));
     let Line::Start(start) = &lines[0] else {
@@ -58,6 +60,25 @@ fn a_record_split_over_reads_is_kept_with_the_read_that_completed_it() {
     assert_eq!(start.argv[1], "--token=[masked tool bridge token]");
     assert_eq!(start.prompt.text.as_deref(), Some("hello"));
     assert_eq!(start.masked.secrets, ["tool bridge token"]);
+    assert_eq!(
+        start.agent_version,
+        Some(AgentVersionRecord::from_path("2026.09.18-9a7762b"))
+    );
+    let raw = std::fs::read_to_string(dir.join("cap-test.ndjson")).unwrap();
+    assert!(
+        raw.lines()
+            .next()
+            .unwrap()
+            .contains(r#""agentVersion":{"value":"2026.09.18-9a7762b","source":"path"}"#),
+        "{raw}"
+    );
+    assert!(
+        raw.lines()
+            .last()
+            .unwrap()
+            .contains(r#""agentVersion":{"value":"2026.10.01-e373342","source":"init"}"#),
+        "the version the stream named is on the end line: {raw}"
+    );
     assert!(!start.masked.prompt);
     let kept: Vec<(usize, Option<String>)> = lines
         .iter()
@@ -131,6 +152,7 @@ fn captures_written_side_by_side_are_pruned_when_one_ends() {
                 transformer: &transformer_options,
                 resume_chat_id: None,
                 host_tools: None,
+                agent_version: None,
                 secrets: Vec::new(),
             });
             capture
@@ -158,6 +180,7 @@ fn captures_written_side_by_side_are_pruned_when_one_ends() {
         error: None,
         skipped_lines: 0,
         delivered: 0,
+        agent_version: None,
     });
     assert!(
         folder_size(&dir) <= options.max_bytes,

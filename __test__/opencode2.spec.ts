@@ -446,3 +446,28 @@ describe('OpenCode 2 session events', () => {
     for (const [event, reading] of cases) assert.deepEqual(readSessionEvent(event), reading, JSON.stringify(event))
   })
 })
+
+describe("OpenCode 2's view of Cursor's tools", () => {
+  it('uses its tool dialect: shell, read {path}, subagent, no todowrite', async () => {
+    const { openCode2ToolView: view } = await import('../plugin/opencode2/tool-view.ts')
+    const rows: [
+      kind: string,
+      name: string,
+      args: Record<string, unknown>,
+      tool: string,
+      input: Record<string, unknown>,
+    ][] = [
+      ['shellToolCall', 'shell', { command: 'ls', workingDirectory: '/w' }, 'shell', { command: 'ls', workdir: '/w' }],
+      ['readToolCall', 'read', { path: '/w/a.ts', offset: 3 }, 'read', { path: '/w/a.ts', offset: 3 }],
+      ['editToolCall', 'edit', { path: '/w/a.ts' }, 'edit', { path: '/w/a.ts' }],
+      ['taskToolCall', 'task', { description: 'look around' }, 'subagent', { description: 'look around' }],
+      ['updateTodosToolCall', 'updateTodos', { todos: [] }, 'updateTodos', { todos: [] }],
+      ['mcpToolCall', 'lookup', { args: { q: 1 } }, 'srv_lookup', { q: 1 }],
+    ]
+    for (const [kind, name, args, tool, input] of rows) {
+      const cursor = kind === 'mcpToolCall' ? { kind, name, server: 'srv' } : { kind, name }
+      assert.equal(view.toolName(cursor), tool, kind)
+      assert.deepEqual(view.input(cursor, args as any), input, kind)
+    }
+  })
+})

@@ -1,7 +1,8 @@
 // The TypeScript host's folders and what each may import (ARCHITECTURE.md, Layers): the shared turn
 // imports no front end; the OpenCode host and the OpenAI-compatible server import the shared turn
-// and never each other; the command line, over all of them, is imported by none. Runs under Node
-// and Bun.
+// and never each other; OpenCode 2's host sits over OpenCode 1.18's; the plugin entry over both
+// OpenCode hosts; the command line, over the front ends, is imported by none. Runs under Node and
+// Bun.
 import assert from 'node:assert/strict'
 import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
@@ -14,6 +15,13 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   turn: ['turn'],
   opencode: ['opencode', 'turn'],
   proxy: ['proxy', 'turn'],
+  // OpenCode 2 loads the very LanguageModelV3 of OpenCode 1.18 (its AI SDK bridge takes the same
+  // provider module shape), so its host is the 1.18 host's provider, errors, usage estimate and
+  // request bound with OpenCode 2's registration, events and tool names over them: it imports
+  // opencode/, and nothing in opencode/ imports it.
+  opencode2: ['opencode2', 'opencode', 'turn'],
+  // The package's plugin entry, one module for both majors (OpenCode 2's host on demand).
+  entry: ['entry', 'opencode', 'opencode2'],
   cli: ['cli', 'opencode', 'proxy', 'turn'],
 }
 

@@ -51,9 +51,10 @@ describe('platform packages', () => {
     assert.deepEqual(pkg.optionalDependencies, expected)
   })
 
-  // OpenCode checks `engines.opencode` of plugins it installs by name.
-  it('the root package supports Node >= 20 and OpenCode >= 1.18', () => {
-    assert.deepEqual(pkg.engines, { node: '>=20', opencode: '>=1.18.0' })
+  // OpenCode checks `engines.opencode` of plugins it installs by name; 1.18 loads a plugin entry
+  // whose default export is an object (the one entry of both majors) from 1.18.29.
+  it('the root package supports Node >= 20 and OpenCode >= 1.18.29', () => {
+    assert.deepEqual(pkg.engines, { node: '>=20', opencode: '>=1.18.29' })
   })
 
   it('npm/ holds exactly one folder per target', () => {

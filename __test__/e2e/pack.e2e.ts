@@ -86,6 +86,7 @@ console.log(JSON.stringify({
   frames,
   sessionId: transformer.sessionId,
   serverExports: Object.entries(server).map(([name, value]) => [name, typeof value]),
+  serverDefault: Object.entries(server.default ?? {}).map(([name, value]) => [name, typeof value === 'string' ? value : typeof value]),
 }))
 `
 
@@ -168,6 +169,7 @@ interface CheckResult {
   frames: string[]
   sessionId: string | null
   serverExports: [string, string][]
+  serverDefault: [string, string][]
 }
 
 // What the stream must translate to (see StreamTransformer in index.d.ts): the text once,
@@ -187,8 +189,15 @@ function assertTranslated(result: CheckResult) {
   assert.equal(usage?.prompt_tokens, 3)
   assert.equal(usage?.completion_tokens, 4)
   assert.equal(usage?.total_tokens, 7)
-  // OpenCode ignores a plugin module that exports anything but plugin functions.
-  for (const [name, type] of result.serverExports) assert.equal(type, 'function', `./server exports ${name}`)
+  // The one entry of both majors: a default object that OpenCode 1.18 (from 1.18.29) reads as
+  // `{id, server}` and OpenCode 2 as `{id, setup}`; every named export is a plugin function.
+  for (const [name, type] of result.serverExports)
+    assert.equal(type, name === 'default' ? 'object' : 'function', `./server exports ${name}`)
+  assert.deepEqual(Object.fromEntries(result.serverDefault), {
+    id: 'opencode-cursor-native',
+    server: 'function',
+    setup: 'function',
+  })
 }
 
 function runCheck(runtime: string): CheckResult {

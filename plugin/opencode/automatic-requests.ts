@@ -125,3 +125,29 @@ export function refusalMessage(kind: AutomaticRequest): string {
     'Send a message to go on.'
   )
 }
+
+// The automatic requests a host announced before sending them (OpenCode 2 runs a `compaction`
+// hook ahead of its compaction request, whose words this package has not read), by session.
+const ANNOUNCED = Symbol.for('opencode-cursor-native.announced-requests')
+const announcements = globalThis as unknown as Record<symbol, Map<string, AutomaticRequest> | undefined>
+
+/** Marks the session's next request as `kind`, whatever its words. */
+export function announceRequest(sessionId: string, kind: AutomaticRequest): void {
+  announcements[ANNOUNCED] ??= new Map()
+  const announced = announcements[ANNOUNCED]
+  announced.delete(sessionId)
+  announced.set(sessionId, kind)
+  if (announced.size > SESSIONS_KEPT) {
+    const oldest = announced.keys().next().value
+    if (oldest !== undefined) announced.delete(oldest)
+  }
+}
+
+/** The kind announced for the session's next request, once: taking it forgets it. */
+export function takeAnnouncedRequest(sessionId: string | undefined): AutomaticRequest | undefined {
+  const announced = announcements[ANNOUNCED]
+  if (sessionId === undefined || announced === undefined) return undefined
+  const kind = announced.get(sessionId)
+  announced.delete(sessionId)
+  return kind
+}

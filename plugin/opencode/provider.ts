@@ -13,9 +13,9 @@ import type {
 } from '@ai-sdk/provider'
 import type { StreamOutput } from 'opencode-cursor-native'
 import type { PromptMessage, ToolDefinition } from '../turn/native.js'
-import { type ShownPart, toolViewStream } from '../turn/tool-view.js'
+import { type ShownPart, type ToolView, toolViewStream } from '../turn/tool-view.js'
 import { resolveTurnConfig, startTurn, titleOf, type TurnConfig, type TurnRequest } from '../turn/turn.js'
-import { admitRequest, refusalMessage, requestKind } from './automatic-requests.js'
+import { admitRequest, refusalMessage, requestKind, takeAnnouncedRequest } from './automatic-requests.js'
 import { PROVIDER_ID } from './config-files.js'
 import { contextUsage, conversationBytes, utf8Bytes } from './context-usage.js'
 import { CursorAcpError, toCursorAcpError } from './errors.js'
@@ -24,6 +24,23 @@ import { openCodeToolView } from './tool-view.js'
 
 export { PROVIDER_ID }
 export type { CursorAcpProviderOptions }
+
+/** What differs between the OpenCode majors that load this provider. */
+export interface ProviderHost {
+  /** How the host shows Cursor's own tool calls. */
+  toolView: ToolView
+  /** The request headers that name the session, the first one present wins. */
+  sessionHeaders: readonly string[]
+  /** The finish reason an `other` finish (a cancelled run) is told as. */
+  otherFinish: LanguageModelV3FinishReason['unified']
+}
+
+/** OpenCode 1.18: the session is `x-session-id`, an `other` finish stays one. */
+export const OPENCODE_HOST: ProviderHost = Object.freeze({
+  toolView: openCodeToolView,
+  sessionHeaders: ['x-session-id'],
+  otherFinish: 'other',
+})
 
 export interface CursorAcpProvider {
   (modelId: string): LanguageModelV3
@@ -70,8 +87,10 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
   readonly #warnings: SharedV3Warning[]
   /** The configuration's problem, as every request of this model reports it. */
   readonly #problem: CursorAcpError | null
+  readonly #host: ProviderHost
 
-  constructor(providerName: string, modelId: string, config: TurnConfig) {
+  constructor(providerName: string, modelId: string, config: TurnConfig, host: ProviderHost) {
+    this.#host = host
     this.provider = providerName
     this.modelId = modelId
     this.#config = config
@@ -90,11 +109,14 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
     const request: TurnRequest = { model: this.modelId, messages: jsonPrompt(call.prompt) }
     const tools = jsonTools(call.tools)
     if (tools !== undefined) request.tools = tools
-    const conversationId = headerValue(call.headers, 'x-session-id')
+    const conversationId = this.#host.sessionHeaders
+      .map((name) => headerValue(call.headers, name))
+      .find((value) => value !== undefined)
     if (conversationId !== undefined) request.conversationId = conversationId
     const title = titleOf(request)
     if (title !== null) return { stream: titleStream(title, warnings, metadata) }
-    const kind = requestKind(call.prompt, tools !== undefined && tools.length > 0)
+    const kind =
+      takeAnnouncedRequest(conversationId) ?? requestKind(call.prompt, tools !== undefined && tools.length > 0)
     const refused = admitRequest(conversationId, kind)
     if (refused !== null) {
       const failure = new CursorAcpError('E_AUTOMATIC_LIMIT', refusalMessage(refused))
@@ -118,13 +140,16 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
     // False once the stream is closed or the consumer cancelled it: late parts are dropped.
     let open = true
     let stop = (): void => {}
+    // Once the response ended by handing tool calls over, the run waits for their results: a
+    // cancel then (OpenCode ending the step) must not stop it, as with 1.18's step abort.
+    let handedOver = false
     return new ReadableStream<LanguageModelV3StreamPart>({
       start: (controller) => {
         const enqueue = (part: LanguageModelV3StreamPart): void => {
           if (open) controller.enqueue(part)
         }
         // Cursor's own tool calls, shown as OpenCode's tools of their kind.
-        const showTools = toolViewStream(openCodeToolView)
+        const showTools = toolViewStream(this.#host.toolView)
         const show = (part: ShownPart): void => enqueue(part as unknown as LanguageModelV3StreamPart)
         // What this response wrote so far, for the step's usage.
         let outputBytes = 0
@@ -136,7 +161,9 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
               outputBytes += utf8Bytes(output.delta)
             else if (output.type === 'tool-call') outputBytes += utf8Bytes(output.toolName) + utf8Bytes(output.input)
             if (output.type === 'finish') {
-              enqueue(withContextUsage(output, promptBytes, outputBytes))
+              const finish = withContextUsage(output, promptBytes, outputBytes, this.#host.otherFinish)
+              if (finish.type === 'finish' && finish.finishReason.unified === 'tool-calls') handedOver = true
+              enqueue(finish)
             } else if (output.type === 'stream-start') {
               enqueue({ type: 'stream-start', warnings: [...warnings, ...(output.warnings as SharedV3Warning[])] })
               enqueue(metadata)
@@ -175,7 +202,7 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
       },
       cancel: () => {
         // The consumer gave up on the response before its end: nothing will answer the run.
-        if (open) stop()
+        if (open && !handedOver) stop()
         open = false
       },
     })
@@ -193,8 +220,15 @@ type FinishOutput = Extract<StreamOutput, { type: 'finish' }>
  * The step's end as OpenCode reads it: the context's estimated size as its usage (see
  * `context-usage.ts`), Cursor's own counts for the whole turn in `providerMetadata.cursor.usage`.
  */
-function withContextUsage(finish: FinishOutput, promptBytes: number, outputBytes: number): LanguageModelV3StreamPart {
+function withContextUsage(
+  finish: FinishOutput,
+  promptBytes: number,
+  outputBytes: number,
+  otherFinish: LanguageModelV3FinishReason['unified'],
+): LanguageModelV3StreamPart {
   const part = finish as unknown as Extract<LanguageModelV3StreamPart, { type: 'finish' }>
+  const finishReason =
+    part.finishReason.unified === 'other' ? { ...part.finishReason, unified: otherFinish } : part.finishReason
   const cursorUsage = finish.usage.raw
   const providerMetadata =
     cursorUsage === undefined || cursorUsage === null
@@ -202,6 +236,7 @@ function withContextUsage(finish: FinishOutput, promptBytes: number, outputBytes
       : { ...part.providerMetadata, cursor: { ...part.providerMetadata?.cursor, usage: cursorUsage } }
   return {
     ...part,
+    finishReason,
     usage: contextUsage(promptBytes, outputBytes),
     ...(providerMetadata === undefined ? {} : { providerMetadata }),
   }
@@ -294,10 +329,16 @@ async function collect(stream: ReadableStream<LanguageModelV3StreamPart>): Promi
 
 /** The provider factory OpenCode calls (the module's first `create*` export). */
 export function createCursorAcp(options: CursorAcpProviderOptions = {}): CursorAcpProvider {
+  return providerFor(OPENCODE_HOST, options)
+}
+
+/** The provider as `host` loads it (not named `create*`: a module's first such export is its factory). */
+export function providerFor(host: ProviderHost, options: CursorAcpProviderOptions = {}): CursorAcpProvider {
   const { options: read, ignored } = readProviderOptions(options)
   const config = resolveTurnConfig(read, read.name !== undefined, ignored)
   const providerName = read.name ?? PROVIDER_ID
-  const languageModel = (modelId: string): LanguageModelV3 => new CursorAcpLanguageModel(providerName, modelId, config)
+  const languageModel = (modelId: string): LanguageModelV3 =>
+    new CursorAcpLanguageModel(providerName, modelId, config, host)
   const provider = ((modelId: string) => languageModel(modelId)) as CursorAcpProvider
   Object.defineProperties(provider, {
     specificationVersion: { value: 'v3', enumerable: true },

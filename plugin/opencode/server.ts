@@ -3,17 +3,12 @@
 import type { Plugin } from '@opencode-ai/plugin'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import { childEnvironment, dataDirectory, readSettings, withApiKey, type CursorAcpSettings } from '../turn/env.js'
-import { cursorModels, modelCacheFile } from '../turn/models.js'
-import { native } from '../turn/native.js'
+import { cursorModels } from '../turn/models.js'
 import { cancelConversation } from '../turn/tool-bridge.js'
-import { failureOf } from '../turn/failure.js'
-import { pickWorkspace } from '../turn/workspace.js'
 import { storedApiKey } from './auth.js'
-import { toCursorAcpError } from './errors.js'
+import { hostOptions, modelDiscovery } from './host-options.js'
 import { PROVIDER_ID } from './provider.js'
 import { mergeProviderBlock, modelsBlock, type ModelsBlock, type ProviderBlock } from './provider-block.js'
-import type { CursorAcpProviderOptions } from './provider-options.js'
 import { readSessionEvent } from './session-events.js'
 
 /** The `file://` URL of the provider module next to this file (works from any install location). */
@@ -22,33 +17,7 @@ function providerModuleUrl(): string {
 }
 
 export const CursorAcpPlugin: Plugin = async (input) => {
-  const options: CursorAcpProviderOptions = {}
-  let settings: CursorAcpSettings | undefined
-  try {
-    const reading = readSettings(process.env)
-    settings = reading.settings
-    if (settings.logLevel !== undefined) {
-      const file = settings.logFile ?? join(dataDirectory(), 'log')
-      try {
-        native().setLogging({ level: settings.logLevel, file })
-      } catch (error) {
-        // Logging is a diagnostic aid: a log file that cannot be opened must not stop requests.
-        reading.warnings.push(`Logging to ${file} is off: ${toCursorAcpError(error).message}`)
-      }
-    }
-    if (reading.warnings.length > 0) options.configurationWarnings = reading.warnings
-    const { logLevel: _level, logFile: _file, ...providerSettings } = settings
-    Object.assign(options, providerSettings)
-    options.workspace = pickWorkspace({
-      explicit: settings.workspace,
-      worktree: input.worktree,
-      directory: input.directory,
-    })
-  } catch (error) {
-    // Configuration and loading problems surface on the first request, where the user sees them.
-    const failure = failureOf(error, 'E_INVALID_ARG')
-    options.configurationError = { code: failure.code, message: failure.message }
-  }
+  const { options, settings } = hostOptions({ worktree: input.worktree, directory: input.directory })
 
   return {
     // `opencode auth login` offers "Cursor API key"; OpenCode stores it and hands it to the
@@ -73,9 +42,7 @@ export const CursorAcpPlugin: Plugin = async (input) => {
       // provider selectable meanwhile.
       let models: ModelsBlock = { auto: { name: 'Auto' } }
       if (options.configurationError === undefined) {
-        const env = withApiKey(childEnvironment(process.env, settings), storedApiKey(PROVIDER_ID))
-        const discovery: Parameters<typeof cursorModels>[0] = { cacheFile: modelCacheFile(dataDirectory()), env }
-        if (settings?.executable !== undefined) discovery.executable = settings.executable
+        const discovery = modelDiscovery(settings, storedApiKey(PROVIDER_ID))
         try {
           models = modelsBlock((await cursorModels(discovery)).models)
         } catch {

@@ -17,7 +17,7 @@ import type { CursorResult, CursorTool, JsonObject, ToolView } from '../turn/too
 import { failureText, type Shape, scalarText, shapeResult, todoList } from './tool-output.js'
 
 /** Where a part's title comes from. */
-type Title =
+export type Title =
   /** An argument, in OpenCode's name. */
   | { arg: string }
   /** `<n> todos`, counting the ones not completed (as OpenCode's `todowrite` does). */
@@ -26,7 +26,7 @@ type Title =
   | 'summary'
 
 /** Which arguments OpenCode is given. */
-type Arguments =
+export type Arguments =
   /** Cursor argument -> OpenCode argument, in display order; any other argument is left out. */
   | ReadonlyArray<readonly [cursor: string, opencode: string]>
   /** Every argument but Cursor's own bookkeeping (BOOKKEEPING_ARGS). */
@@ -35,7 +35,7 @@ type Arguments =
   | 'mcp'
 
 /** What one Cursor tool kind looks like in OpenCode. */
-interface Rendering {
+export interface Rendering {
   /** OpenCode's tool; absent: the call's own name (`<server>_<tool>` for MCP, as OpenCode names its own MCP tools). */
   tool?: string
   args: Arguments
@@ -43,7 +43,7 @@ interface Rendering {
   shape: Shape
 }
 
-const TODOS: Rendering = { tool: 'todowrite', args: [['todos', 'todos']], title: 'open todos', shape: 'todos' }
+export const TODOS: Rendering = { tool: 'todowrite', args: [['todos', 'todos']], title: 'open todos', shape: 'todos' }
 
 /** Every Cursor tool kind that OpenCode has a renderer for, or that needs its own result shaping. */
 const RENDERINGS = new Map<string, Rendering>([
@@ -129,8 +129,8 @@ const BOOKKEEPING_ARGS: ReadonlySet<string> = new Set(['toolCallId', 'conversati
 const DESCRIPTIVE_ARGS = ['description', 'query', 'url', 'filePath', 'path', 'pattern', 'command', 'name']
 
 /** The row of a Cursor tool kind. */
-export function renderingOf(kind: string): Rendering {
-  return RENDERINGS.get(kind) ?? GENERIC
+export function renderingOf(kind: string, renderings: ReadonlyMap<string, Rendering> = RENDERINGS): Rendering {
+  return renderings.get(kind) ?? GENERIC
 }
 
 /** Every Cursor kind with a row of its own. */
@@ -189,20 +189,24 @@ function titleOf(rendering: Rendering, tool: string, input: JsonObject): string 
   return title === undefined || title.trim() === '' ? tool : title
 }
 
-function toolName(tool: CursorTool): string {
-  const rendering = renderingOf(tool.kind)
-  if (rendering.tool !== undefined) return rendering.tool
-  return rendering.args === 'mcp' && tool.server !== undefined ? `${tool.server}_${tool.name}` : tool.name
+/** A host's view of Cursor's own calls from its table of renderings (one row per Cursor tool kind). */
+export function renderedToolView(renderings: ReadonlyMap<string, Rendering>): ToolView {
+  const toolName = (tool: CursorTool): string => {
+    const rendering = renderingOf(tool.kind, renderings)
+    if (rendering.tool !== undefined) return rendering.tool
+    return rendering.args === 'mcp' && tool.server !== undefined ? `${tool.server}_${tool.name}` : tool.name
+  }
+  return {
+    toolName,
+    input: (tool: CursorTool, args: JsonObject): JsonObject => shownArguments(renderingOf(tool.kind, renderings), args),
+    result(tool: CursorTool, input: JsonObject, result: CursorResult, isError: boolean): JsonValue {
+      if (isError) return failureText(result)
+      const rendering = renderingOf(tool.kind, renderings)
+      const { output, metadata } = shapeResult(rendering.shape, result, input)
+      return { title: titleOf(rendering, toolName(tool), input), output, metadata }
+    },
+  }
 }
 
 /** OpenCode 1.18's view of Cursor's own calls. */
-export const openCodeToolView: ToolView = {
-  toolName,
-  input: (tool: CursorTool, args: JsonObject): JsonObject => shownArguments(renderingOf(tool.kind), args),
-  result(tool: CursorTool, input: JsonObject, result: CursorResult, isError: boolean): JsonValue {
-    if (isError) return failureText(result)
-    const rendering = renderingOf(tool.kind)
-    const { output, metadata } = shapeResult(rendering.shape, result, input)
-    return { title: titleOf(rendering, toolName(tool), input), output, metadata }
-  },
-}
+export const openCodeToolView: ToolView = renderedToolView(RENDERINGS)

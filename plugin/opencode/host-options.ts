@@ -1,0 +1,60 @@
+// What the plugin reads at start-up, the same for both OpenCode majors: the settings from the
+// environment (turning on the log when asked), the workspace, and the options handed to the
+// provider; and where the account's models are asked for.
+import { join } from 'node:path'
+import { type CursorAcpSettings, childEnvironment, dataDirectory, readSettings, withApiKey } from '../turn/env.js'
+import { failureOf } from '../turn/failure.js'
+import { type ModelDiscoveryOptions, modelCacheFile } from '../turn/models.js'
+import { native } from '../turn/native.js'
+import { pickWorkspace } from '../turn/workspace.js'
+import { toCursorAcpError } from './errors.js'
+import type { CursorAcpProviderOptions } from './provider-options.js'
+
+export interface HostOptions {
+  /** The provider's options; a configuration problem is in `configurationError`. */
+  options: CursorAcpProviderOptions
+  /** The settings read, unless they could not be. */
+  settings: CursorAcpSettings | undefined
+}
+
+/** Reads the settings for a session in `directory` of `worktree`. Never throws. */
+export function hostOptions(place: { worktree?: string; directory?: string }): HostOptions {
+  const options: CursorAcpProviderOptions = {}
+  let settings: CursorAcpSettings | undefined
+  try {
+    const reading = readSettings(process.env)
+    settings = reading.settings
+    if (settings.logLevel !== undefined) {
+      const file = settings.logFile ?? join(dataDirectory(), 'log')
+      try {
+        native().setLogging({ level: settings.logLevel, file })
+      } catch (error) {
+        // Logging is a diagnostic aid: a log file that cannot be opened must not stop requests.
+        reading.warnings.push(`Logging to ${file} is off: ${toCursorAcpError(error).message}`)
+      }
+    }
+    if (reading.warnings.length > 0) options.configurationWarnings = reading.warnings
+    const { logLevel: _level, logFile: _file, ...providerSettings } = settings
+    Object.assign(options, providerSettings)
+    const candidates: Parameters<typeof pickWorkspace>[0] = { explicit: settings.workspace }
+    if (place.worktree !== undefined) candidates.worktree = place.worktree
+    if (place.directory !== undefined) candidates.directory = place.directory
+    options.workspace = pickWorkspace(candidates)
+  } catch (error) {
+    // Configuration and loading problems surface on the first request, where the user sees them.
+    const failure = failureOf(error, 'E_INVALID_ARG')
+    options.configurationError = { code: failure.code, message: failure.message }
+  }
+  return { options, settings }
+}
+
+/** How the account's models are listed: cursor-agent as runs start it, with the stored key. */
+export function modelDiscovery(
+  settings: CursorAcpSettings | undefined,
+  apiKey: string | undefined,
+): ModelDiscoveryOptions {
+  const env = withApiKey(childEnvironment(process.env, settings), apiKey)
+  const discovery: ModelDiscoveryOptions = { cacheFile: modelCacheFile(dataDirectory()), env }
+  if (settings?.executable !== undefined) discovery.executable = settings.executable
+  return discovery
+}

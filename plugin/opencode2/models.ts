@@ -1,0 +1,62 @@
+// The account's models as OpenCode 2's model catalog holds them (`Model.Info`, 2.0.26): one model
+// per Cursor model id (no `variants`, so ids, resume keys and defaults agree with 1.18), its
+// limits, and a release date. OpenCode 2 sorts its model picker by `time.released` and puts a
+// model released at 0 last; Cursor lists no dates, so each family has one, and any other id the
+// catalog's default.
+import type { CursorModel } from 'opencode-cursor-native'
+import type { ModelInfo } from './contract.js'
+
+/** A family of Cursor model ids, by the prefix of the id. */
+interface Family {
+  prefix: string
+  family: string
+  /** The month the family's models in the fallback list reached Cursor, at day 1 UTC; for sorting only. */
+  released: string
+}
+
+/** Longest prefix first where two overlap. */
+export const FAMILIES: readonly Family[] = Object.freeze([
+  { prefix: 'auto', family: 'auto', released: '2026-06-01' },
+  { prefix: 'composer', family: 'composer', released: '2026-05-01' },
+  { prefix: 'opus', family: 'claude-opus', released: '2026-02-01' },
+  { prefix: 'sonnet', family: 'claude-sonnet', released: '2026-02-01' },
+  { prefix: 'gpt', family: 'gpt', released: '2026-04-01' },
+  { prefix: 'gemini', family: 'gemini', released: '2026-02-01' },
+  { prefix: 'grok', family: 'grok', released: '2025-11-01' },
+])
+
+/** The release date of an id no family claims. */
+export const DEFAULT_RELEASED = '2026-01-01'
+
+/** The family an id belongs to, if any. */
+export function familyOf(id: string): Family | undefined {
+  return FAMILIES.find((family) => id === family.prefix || id.startsWith(`${family.prefix}-`))
+}
+
+/** `time.released` of a model: its family's date, else the default; never 0. */
+export function releasedOf(id: string): number {
+  return Date.parse(`${familyOf(id)?.released ?? DEFAULT_RELEASED}T00:00:00Z`)
+}
+
+/** OpenCode 2's entry for each model. Inline images cannot reach cursor-agent: text in, text out. */
+export function modelInfos(providerID: string, models: readonly CursorModel[]): ModelInfo[] {
+  return models.map((model) => {
+    const info: ModelInfo = {
+      id: model.id,
+      modelID: model.id,
+      providerID,
+      name: model.name,
+      capabilities: { tools: true, input: ['text'], output: ['text'] },
+      variants: [],
+      time: { released: releasedOf(model.id) },
+      // Cursor's models are paid for by the subscription, not per token.
+      cost: [{ input: 0, output: 0, cache: { read: 0, write: 0 } }],
+      status: 'active',
+      enabled: true,
+      limit: { context: model.contextWindow, output: model.maxOutputTokens },
+    }
+    const family = familyOf(model.id)?.family
+    if (family !== undefined) info.family = family
+    return info
+  })
+}

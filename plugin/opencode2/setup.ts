@@ -1,0 +1,195 @@
+// The plugin as OpenCode 2 runs it: `setup(ctx)` registers the `cursor-acp` provider with the
+// account's models, the API-key login, the provider module, and the hooks that keep a turn as it
+// is in OpenCode 1.18 (local titles, no retried runs, held runs cancelled when a session stops,
+// the bound on automatic compactions). Transforms are replayed by OpenCode on every change, so
+// each one only reads the state kept here.
+import type { CursorModel } from 'opencode-cursor-native'
+import { dirname, join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { announceRequest } from '../opencode/automatic-requests.js'
+import { hostOptions, modelDiscovery } from '../opencode/host-options.js'
+import { PROVIDER_ID, providerFor } from '../opencode/provider.js'
+import type { CursorAcpProviderOptions } from '../opencode/provider-options.js'
+import { cursorModels } from '../turn/models.js'
+import type { PromptMessage } from '../turn/native.js'
+import { localTitle } from '../turn/title.js'
+import { cancelConversation } from '../turn/tool-bridge.js'
+import type { Cleanup, EventEnvelope, PluginContext, ProviderInfo, Registration } from './contract.js'
+import { OPENCODE2_HOST } from './host.js'
+import { modelInfos } from './models.js'
+import { readSessionEvent } from './session-events.js'
+
+/** The provider module OpenCode 2's AI SDK bridge imports (`aisdk:` + its file URL). */
+export function providerPackage(): string {
+  return `aisdk:${pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), 'provider.js')).href}`
+}
+
+/** Models answered when nothing else can be: the provider stays selectable and reports the problem. */
+const AUTO_ONLY: CursorModel[] = [
+  { id: 'auto', name: 'Auto', contextWindow: 200_000, maxOutputTokens: 32_000, reasoning: false },
+]
+
+/** The longest the refresh after start-up waits for `cursor-agent models`. */
+const REFRESH_WAIT_MS = 60_000
+
+function textOf(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined
+}
+
+/** A key from what OpenCode 2 resolves a connection to (`{key}`, or OAuth's `{access}`). */
+function keyOf(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null) return textOf(value)
+  const record = value as Record<string, unknown>
+  return textOf(record.key) ?? textOf(record.apiKey) ?? textOf(record.access)
+}
+
+/** The key of the integration's active connection, if OpenCode 2 has one. */
+async function activeKey(ctx: PluginContext): Promise<string | undefined> {
+  try {
+    const connections = ctx.integration.connection
+    if (connections === undefined) return undefined
+    const active = await connections.active(PROVIDER_ID)
+    return active === undefined || active === null ? undefined : keyOf(await connections.resolve(active))
+  } catch {
+    // No stored credential: cursor-agent's own login (or CURSOR_API_KEY) answers.
+    return undefined
+  }
+}
+
+/** The project's worktree, when OpenCode 2 gives one. */
+function worktreeOf(project: unknown): string | undefined {
+  return typeof project === 'object' && project !== null
+    ? textOf((project as { worktree?: unknown }).worktree)
+    : undefined
+}
+
+/** The conversation a title event carries, as the local title reads it. */
+function titleMessages(event: { messages?: unknown[]; prompt?: unknown[] }): PromptMessage[] {
+  const messages = event.messages ?? event.prompt ?? []
+  return messages.filter(
+    (message): message is PromptMessage =>
+      typeof message === 'object' && message !== null && typeof (message as { role?: unknown }).role === 'string',
+  )
+}
+
+/** Reads OpenCode 2's events until `stop`; a session whose execution ended cancels its held run. */
+function watchSessions(events: AsyncIterable<EventEnvelope>): () => Promise<void> {
+  const iterator = events[Symbol.asyncIterator]()
+  let stopped = false
+  const reading = (async () => {
+    while (!stopped) {
+      const next = await iterator.next()
+      if (next.done === true) return
+      const event = readSessionEvent(next.value)
+      if (event.kind === 'stopped') cancelConversation(event.sessionID)
+    }
+  })().catch(() => {
+    // The event stream ended with OpenCode; a held run is then stopped with the process.
+  })
+  return async () => {
+    stopped = true
+    await iterator.return?.()
+    await reading
+  }
+}
+
+export async function setup(ctx: PluginContext): Promise<Cleanup> {
+  const { options, settings } = hostOptions({
+    directory: ctx.location.directory,
+    ...(worktreeOf(ctx.location.project) === undefined ? {} : { worktree: worktreeOf(ctx.location.project) }),
+  })
+  const usable = options.configurationError === undefined
+  const discovery = usable ? modelDiscovery(settings, (await activeKey(ctx)) ?? undefined) : undefined
+  // Registered at once from the cache or the built-in list; Cursor's own list follows.
+  let models: CursorModel[] = AUTO_ONLY
+  if (discovery !== undefined) {
+    try {
+      models = (await cursorModels({ ...discovery, waitMs: 0 })).models
+    } catch {
+      // The addon did not load: the first request reports the loader's explanation.
+    }
+  }
+  const info: ProviderInfo = {
+    id: PROVIDER_ID,
+    name: 'Cursor',
+    activation: 'enabled',
+    integrationID: PROVIDER_ID,
+    package: providerPackage(),
+    settings: { ...options },
+  }
+  const registrations: Registration[] = []
+  registrations.push(
+    await ctx.integration.transform((editor) => {
+      editor.update(PROVIDER_ID, (integration) => {
+        integration.name = 'Cursor'
+      })
+      editor.method.update({ integrationID: PROVIDER_ID, method: { type: 'key', label: 'Cursor API key' } })
+      editor.method.update({ integrationID: PROVIDER_ID, method: { type: 'env', names: ['CURSOR_API_KEY'] } })
+    }),
+    await ctx.provider.transform((editor) => {
+      editor.add({ info: { ...info, settings: { ...info.settings } }, models: modelInfos(PROVIDER_ID, models) })
+    }),
+    // Only when the user chose no model at all: Cursor's automatic model (or the first one).
+    await ctx.model.transform((editor) => {
+      if (editor.default.get() !== undefined) return
+      const preferred = models.some((model) => model.id === 'auto') ? 'auto' : models[0]?.id
+      if (preferred !== undefined) editor.default.set(PROVIDER_ID, preferred)
+    }),
+    // The provider itself, whichever way OpenCode 2 would have loaded the module.
+    await ctx.aisdk.hook(
+      'language',
+      async (event) => {
+        const given: CursorAcpProviderOptions = { ...options, ...event.options, name: PROVIDER_ID }
+        if (keyOf(given.apiKey) === undefined) {
+          const key = await activeKey(ctx)
+          if (key !== undefined) given.apiKey = key
+        }
+        event.language = providerFor(OPENCODE2_HOST, given).languageModel(event.model.modelID || event.model.id)
+      },
+      { providerID: PROVIDER_ID },
+    ),
+    // A failed run is never sent again: each retry would run cursor-agent (and spend the quota)
+    // for a failure that is Cursor's answer, not a passing fault.
+    await ctx.session.hook(
+      'retry',
+      (event) => {
+        event.decision = { retry: false }
+      },
+      { providerID: PROVIDER_ID },
+    ),
+    // Titles from the user's first line, as in 1.18: no cursor-agent run for them.
+    await ctx.session.hook(
+      'title',
+      (event) => {
+        event.result = localTitle(titleMessages(event))
+      },
+      { providerID: PROVIDER_ID },
+    ),
+    // The session's next request is a compaction: it runs alone, and at most once per message.
+    await ctx.session.hook(
+      'compaction',
+      (event) => {
+        if (event.sessionID !== undefined) announceRequest(event.sessionID, 'compaction')
+      },
+      { providerID: PROVIDER_ID },
+    ),
+  )
+  const stopWatching = watchSessions(ctx.event.subscribe())
+  let closed = false
+  void (async () => {
+    if (discovery === undefined) return
+    try {
+      const list = await cursorModels({ ...discovery, ttlMs: 0, waitMs: REFRESH_WAIT_MS })
+      if (closed || list.source !== 'cursor') return
+      models = list.models
+      await ctx.provider.reload()
+    } catch {
+      // The list registered at start-up stays.
+    }
+  })()
+  return async () => {
+    closed = true
+    await stopWatching()
+    await Promise.all(registrations.map((registration) => registration.dispose()))
+  }
+}

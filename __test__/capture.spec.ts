@@ -684,19 +684,25 @@ describe('npx opencode-cursor-native replay', () => {
       folder: fresh('captures'),
       env: agentEnv({ FAKE_AGENT_REPLAY: fixturePath('02_shell_tool_call.jsonl') }),
     })
-    // The same run as if the model had written for 757 s after its third read (as Cursor once
-    // did): every later time moves on by that much. A replay reads the times and nothing else of it.
+    // The same run as if the model had written for 757 s after its first read (as Cursor once
+    // did): every later time moves on by that much. A replay reads the times and nothing else of
+    // it. How many reads the pipe gave depends on the machine's load, so the silence ends with
+    // whatever came next: another read, the exit or the stream's close.
     const GENERATION_MS = 757_358
     const reads = run.lines.filter((line) => line.kind === 'stdout' && line.read > 0)
-    assert.ok(reads.length >= 4, `the fixture is read in several pieces (${reads.length})`)
-    const quietFrom = reads[2]!.t as number
+    assert.ok(reads.length >= 1, 'the run printed something')
+    const quietFrom = reads[0]!.t as number
     const shifted = run.lines.map((line) =>
       typeof line.t === 'number' && line.t > quietFrom ? { ...line, t: line.t + GENERATION_MS } : line,
     )
     const file = fresh('silent.ndjson')
     writeFileSync(file, shifted.map((line) => `${JSON.stringify(line)}\n`).join(''))
-    const next = shifted.find((line) => line.kind === 'stdout' && line.read > 0 && line.t > quietFrom)!
-    const expected = { fromMs: quietFrom, toMs: next.t, ms: next.t - quietFrom, after: 'stdout', until: 'stdout' }
+    const next = shifted.find(
+      (line) =>
+        line.t > quietFrom &&
+        ((line.kind === 'stdout' && line.read > 0) || line.kind === 'exit' || line.kind === 'close'),
+    )!
+    const expected = { fromMs: quietFrom, toMs: next.t, ms: next.t - quietFrom, after: 'stdout', until: next.kind }
 
     const report = replayCapture(file)
     assert.deepEqual(report.gaps, { long: [expected], longest: expected })
@@ -704,7 +710,7 @@ describe('npx opencode-cursor-native replay', () => {
     const text = replay([file])
     assert.equal(text.status, 0, text.stderr)
     assert.match(text.stdout, /silences {8}longest 75\d\.\d s from /)
-    assert.match(text.stdout, /of 60 s or more: 75\d\.\d s from .* \(stdout until stdout\)/)
+    assert.match(text.stdout, new RegExp(`of 60 s or more: 75\\d\\.\\d s from .* \\(stdout until ${next.kind}\\)`))
 
     // The run as it was: nothing long, and the longest still named.
     const whole = replayCapture(run.file)

@@ -1,5 +1,5 @@
-// A stand-in for OpenCode 2 (2.0.26), written from its documented contract
-// (/work/shared/reference/opencode2.md §1.2, §2): no code of OpenCode's. It loads a plugin entry as
+// A stand-in for OpenCode 2 (2.0.26), written from its plugin and provider contract as its
+// source documents it (the plugin loader, the catalog transforms): no code of OpenCode's. It loads a plugin entry as
 // OpenCode 2's loader does, runs `setup` against a context that records every transform and hook,
 // replays the transforms onto fresh editors (as OpenCode 2 does on every change and `reload()`),
 // resolves a model's LanguageModelV3 as its AI SDK bridge does (`aisdk:file://` module, first
@@ -15,7 +15,7 @@ interface Hook {
   providerID?: string
 }
 
-/** `Provider.Info.empty(id)` and `Model.Info.default` (opencode2.md §2.2). */
+/** `Provider.Info.empty(id)` and `Model.Info.default`. */
 const emptyProvider = (id: string): Rec => ({ id, name: id, activation: 'auto', package: '' })
 const defaultModel = (providerID: string, id: string): Rec => ({
   id,
@@ -263,7 +263,7 @@ export function createHost(location: Rec): Host {
   return host
 }
 
-/** The headers OpenCode 2 puts on every model request of `session` (opencode2.md §2.5). */
+/** The headers OpenCode 2 puts on every model request of `session`. */
 export function requestHeaders(session: { id: string; parentID?: string }): Record<string, string> {
   const affinity = session.parentID ?? session.id
   const headers: Record<string, string> = {

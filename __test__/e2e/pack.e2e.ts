@@ -22,7 +22,8 @@ import {
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createSandbox, installOpenCode } from '../support/opencode.ts'
+import { createSandbox, FAKE_AGENT as fakeAgentPath, installOpenCode } from '../support/opencode.ts'
+import { createHost, loadPlugin, requestHeaders } from '../support/opencode2-host.ts'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
@@ -280,6 +281,56 @@ describe(`installed from tarballs (${platformPackage})`, () => {
     ]
     const out = spawnSync(process.execPath, [tsc, ...args], { cwd: project, encoding: 'utf8' })
     assert.equal(out.status, 0, out.stdout + out.stderr)
+  })
+
+  it("OpenCode 2's loader (the stand-in) takes the installed entry, and its provider module answers", async () => {
+    const installed = join(project, 'node_modules', pkg.name)
+    // OpenCode 2 resolves `<name>/server` first: the package's own exports say where it is.
+    const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'))
+    const plugin = await loadPlugin(join(installed, manifest.exports['./server'].default))
+    const workspace = mkdtempSync(join(tmpdir(), 'pack-opencode2-'))
+    const answer = 'Answer through OpenCode 2.'
+    const saved = { ...process.env }
+    Object.assign(process.env, {
+      HOME: workspace,
+      XDG_DATA_HOME: join(workspace, 'data'),
+      CURSOR_AGENT_EXECUTABLE: fakeAgentPath,
+      CURSOR_ACP_CHILD_ENV: 'FAKE_CURSOR_*',
+      CURSOR_ACP_WORKSPACE: workspace,
+      FAKE_CURSOR_STREAM: `text:${answer}`,
+    })
+    const host = createHost({ directory: workspace, project: { id: 'prj_pack', worktree: workspace } })
+    const cleanup = (await plugin.setup(host.ctx)) as () => Promise<void>
+    try {
+      const provider = host.state().providers.get('cursor-acp')
+      assert.ok(provider !== undefined, 'setup registered cursor-acp')
+      assert.ok(
+        String(provider.info.package).startsWith(`aisdk:file://${installed}`),
+        `the provider module is the installed copy's: ${provider.info.package}`,
+      )
+      const { language } = await host.language('cursor-acp', 'auto')
+      const { stream } = await language.doStream({
+        prompt: [{ role: 'user', content: [{ type: 'text', text: 'say hi' }] }],
+        headers: requestHeaders({ id: 'ses_pack' }),
+      } as never)
+      const parts: Array<{ type: string; delta?: string }> = []
+      const reader = stream.getReader()
+      for (;;) {
+        const { done, value } = await reader.read()
+        if (done) break
+        parts.push(value as { type: string; delta?: string })
+      }
+      const text = parts
+        .filter((part) => part.type === 'text-delta')
+        .map((part) => part.delta)
+        .join('')
+      assert.equal(text, answer)
+    } finally {
+      await cleanup()
+      for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key]
+      Object.assign(process.env, saved)
+      rmSync(workspace, { recursive: true, force: true })
+    }
   })
 
   it('the real OpenCode CLI loads the plugin from the installed copy and answers through the fake agent', async () => {

@@ -419,6 +419,52 @@ describe('held tool-mode runs in OpenCode 2', () => {
   }
 })
 
+describe("OpenCode 2's Code Mode", () => {
+  it('its execute tool is offered to Cursor as it is, and a call of it is handed over as it is', async () => {
+    const execute = {
+      type: 'function',
+      name: 'execute',
+      description: 'Run TypeScript that calls the tools in the sandbox',
+      inputSchema: {
+        type: 'object',
+        properties: { code: { type: 'string', description: 'The program' } },
+        required: ['code'],
+      },
+    }
+    const logDir = join(scratch, 'code-mode')
+    const { host, cleanup } = await started({
+      CURSOR_ACP_TOOL_MODE: 'opencode',
+      FAKE_CURSOR_SCENARIO: 'mcp',
+      FAKE_CURSOR_LOG_DIR: logDir,
+      FAKE_CURSOR_MCP_SCRIPT: JSON.stringify([
+        { calls: [{ tool: 'execute', args: { code: 'return await read({path: "a"})' } }] },
+      ]),
+    })
+    try {
+      const { language } = await host.language('cursor-acp', 'auto')
+      const call = { prompt: userPrompt('run it'), headers: requestHeaders({ id: 'ses_code_mode' }), tools: [execute] }
+      const reader = (await language.doStream(call as any)).stream.getReader()
+      const parts: any[] = []
+      for (;;) {
+        const { done, value } = await reader.read()
+        if (done) break
+        parts.push(value)
+        if (value.type === 'finish') break
+      }
+      await reader.cancel()
+      const handed = parts.find((part) => part.type === 'tool-call')
+      assert.equal(handed?.toolName, 'execute')
+      assert.deepEqual(JSON.parse(handed.input), { code: 'return await read({path: "a"})' })
+      const [record] = invocations(logDir)
+      const offered = record.mcpTools.find((tool: any) => tool.name === 'execute')
+      assert.ok(offered !== undefined, 'execute is offered to Cursor')
+      assert.deepEqual(offered.inputSchema, execute.inputSchema)
+    } finally {
+      await cleanup()
+    }
+  })
+})
+
 describe('OpenCode 2 session events', () => {
   it('are read from data; other events and shapes cancel nothing', async () => {
     const { readSessionEvent } = await import('../plugin/opencode2/session-events.ts')

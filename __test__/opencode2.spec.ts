@@ -459,6 +459,9 @@ describe("OpenCode 2's Code Mode", () => {
       const offered = record.mcpTools.find((tool: any) => tool.name === 'execute')
       assert.ok(offered !== undefined, 'execute is offered to Cursor')
       assert.deepEqual(offered.inputSchema, execute.inputSchema)
+      // The run waits for the call's result: the session's end lets it go.
+      host.emit('session.deleted', { sessionID: 'ses_code_mode' })
+      assert.ok(await waitFor(() => !isAlive(record.pid), 20_000), 'the held run was left alive')
     } finally {
       await cleanup()
     }

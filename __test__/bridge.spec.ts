@@ -23,6 +23,7 @@ import { after, describe, it } from 'node:test'
 
 import { runCursorAgent } from '../index.js'
 import type { CursorAgentRun, RunResult, RunStep, StreamOutput, StreamPart, ToolAnswer } from '../index.js'
+import { mcpRuleMatches, readCliJsonText, readHooksText } from './support/agents/cursor-config.mjs'
 import { groupMembers, killGroupsAfter, waitFor } from './support/process.ts'
 
 type RunCursorAgentOptions = Parameters<typeof runCursorAgent>[0]
@@ -253,7 +254,7 @@ async function groupGone(logDir: string): Promise<void> {
 function readMcpConfig(folder: string): {
   mcpServers: Record<string, { url: string; headers: Record<string, string> }>
 } {
-  return JSON.parse(readFileSync(join(folder, 'workspace', '.cursor', 'mcp.json'), 'utf8'))
+  return JSON.parse(readFileSync(join(folder, 'home', '.cursor', 'mcp.json'), 'utf8'))
 }
 
 /** Every path under `dir`, relative, sorted. */
@@ -741,8 +742,9 @@ describe('hostTools: the MCP server and the private folder', () => {
 
       const config = readMcpConfig(b.folder)
       assert.deepEqual(Object.keys(config.mcpServers), ['opencode'])
-      const mcpJson = join(b.folder, 'workspace', '.cursor', 'mcp.json')
+      const mcpJson = join(b.folder, 'home', '.cursor', 'mcp.json')
       if (unix) assert.equal(statSync(mcpJson).mode & 0o777, 0o600)
+      assert.equal(existsSync(join(b.folder, 'workspace', '.cursor', 'mcp.json')), false)
 
       const invocation = onlyInvocation(b.logDir)
       assert.equal(realpathSync(invocation.cwd), realpathSync(join(b.folder, 'workspace')))
@@ -761,16 +763,19 @@ describe('hostTools: the MCP server and the private folder', () => {
     },
   )
 
-  it("points HOME and CURSOR_DATA_DIR into the folder and keeps CURSOR_CONFIG_DIR the user's", LIMIT, async () => {
-    const dir = freshDir('env-agent')
-    const record = join(dir, 'env.json')
-    const agent = join(dir, 'env-agent.mjs')
-    writeFileSync(
-      agent,
-      `#!/usr/bin/env node
+  it(
+    "points HOME, CURSOR_DATA_DIR and CURSOR_CONFIG_DIR into the folder and XDG_CONFIG_HOME at the user's",
+    LIMIT,
+    async () => {
+      const dir = freshDir('env-agent')
+      const record = join(dir, 'env.json')
+      const agent = join(dir, 'env-agent.mjs')
+      writeFileSync(
+        agent,
+        `#!/usr/bin/env node
 import { writeFileSync } from 'node:fs'
-const { HOME, CURSOR_DATA_DIR, CURSOR_CONFIG_DIR } = process.env
-writeFileSync(${JSON.stringify(record)}, JSON.stringify({ cwd: process.cwd(), HOME, CURSOR_DATA_DIR, CURSOR_CONFIG_DIR }))
+const { HOME, CURSOR_DATA_DIR, CURSOR_CONFIG_DIR, XDG_CONFIG_HOME } = process.env
+writeFileSync(${JSON.stringify(record)}, JSON.stringify({ cwd: process.cwd(), HOME, CURSOR_DATA_DIR, CURSOR_CONFIG_DIR, XDG_CONFIG_HOME }))
 for await (const _ of process.stdin) {}
 const session_id = 'env-agent-chat'
 const lines = [
@@ -780,20 +785,24 @@ const lines = [
 ]
 for (const line of lines) process.stdout.write(JSON.stringify(line) + '\\n')
 `,
-    )
-    chmodSync(agent, 0o755)
-    const userHome = join(dir, 'user-home')
-    const b = bridged([], { executable: agent, env: { HOME: userHome } })
-    const result = await b.result
-    assert.equal(result.error, undefined)
-    const seen = JSON.parse(readFileSync(record, 'utf8'))
-    assert.equal(realpathSync(seen.cwd), realpathSync(join(b.folder, 'workspace')))
-    assert.equal(seen.HOME, join(b.folder, 'home'))
-    assert.equal(seen.CURSOR_DATA_DIR, join(b.folder, 'cursor-data'))
-    assert.ok(inside(b.folder, seen.HOME) && inside(b.folder, seen.CURSOR_DATA_DIR))
-    assert.equal(seen.CURSOR_CONFIG_DIR, join(userHome, '.cursor'))
-    assert.equal(existsSync(userHome), false, "nothing written into the user's home")
-  })
+      )
+      chmodSync(agent, 0o755)
+      const userHome = join(dir, 'user-home')
+      const b = bridged([], { executable: agent, env: { HOME: userHome } })
+      const result = await b.result
+      assert.equal(result.error, undefined)
+      const seen = JSON.parse(readFileSync(record, 'utf8'))
+      assert.equal(realpathSync(seen.cwd), realpathSync(join(b.folder, 'workspace')))
+      assert.equal(seen.HOME, join(b.folder, 'home'))
+      assert.equal(seen.CURSOR_DATA_DIR, join(b.folder, 'cursor-data'))
+      assert.ok(inside(b.folder, seen.HOME) && inside(b.folder, seen.CURSOR_DATA_DIR))
+      // The user's cli-config.json (approval mode, permissions, sandbox) is not read; a Linux
+      // login (`$XDG_CONFIG_HOME/cursor/auth.json`) is.
+      assert.equal(seen.CURSOR_CONFIG_DIR, join(b.folder, 'config'))
+      if (unix) assert.equal(seen.XDG_CONFIG_HOME, join(userHome, '.config'))
+      assert.equal(existsSync(userHome), false, "nothing written into the user's home")
+    },
+  )
 
   it('shows a tool Cursor ran itself, with a notice naming it', LIMIT, async () => {
     const b = bridged([{ text: 'Running it.' }, { native: 'shell', command: 'ls -la' }, { text: 'Done.' }])
@@ -833,11 +842,19 @@ for (const line of lines) process.stdout.write(JSON.stringify(line) + '\\n')
       join(b.folder, 'workspace', '.cursor', 'hooks.json'),
       join(b.folder, 'home', '.cursor', 'hooks.json'),
     ]) {
-      const config = JSON.parse(readFileSync(hooks, 'utf8'))
-      const [hook] = config.hooks.preToolUse
-      assert.equal(hook.failClosed, true)
-      assert.ok(existsSync(hook.command), hooks)
+      // Read as Cursor reads it: `//` cut to the line's end, a bad file dropped silently.
+      const config = readHooksText(readFileSync(hooks, 'utf8'))
+      assert.equal(config.dropped, undefined, hooks)
+      assert.equal(config.version, 1)
+      for (const event of ['preToolUse', 'beforeMCPExecution']) {
+        const [hook] = config.hooks[event]
+        assert.equal(hook.failClosed, true)
+        assert.ok(existsSync(hook.command), hooks)
+      }
     }
+    const rules = readCliJsonText(readFileSync(join(b.folder, 'workspace', '.cursor', 'cli.json'), 'utf8')).rules
+    assert.ok(rules?.allow.some((rule: string) => mcpRuleMatches(rule, 'opencode', 'read')))
+    assert.ok(!rules?.allow.some((rule: string) => mcpRuleMatches(rule, 'planted', 'read')))
     const decide = (input: object) => {
       const ran = spawnSync('/bin/sh', [script], { input: JSON.stringify(input), encoding: 'utf8' })
       assert.equal(ran.status, 0)
@@ -850,5 +867,13 @@ for (const line of lines) process.stdout.write(JSON.stringify(line) + '\\n')
     assert.equal(decide({ hook_event_name: 'preToolUse', tool_name: 'Write', tool_input: { path: '/etc/x' } }), 'deny')
     assert.equal(decide({ hook_event_name: 'preToolUse', tool_name: 'MCP:opencode-read', tool_input: {} }), 'allow')
     assert.equal(decide({ hook_event_name: 'preToolUse', tool_name: 'GetMcpTools', tool_input: {} }), 'allow')
+    const mcp = (server: string) => ({
+      hook_event_name: 'beforeMCPExecution',
+      tool_name: 'read',
+      tool_input: '{}',
+      mcp_server_name: server,
+    })
+    assert.equal(decide(mcp('opencode')), 'allow')
+    assert.equal(decide(mcp('planted')), 'deny')
   })
 })

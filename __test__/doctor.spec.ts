@@ -111,6 +111,8 @@ describe('doctor', () => {
       agent: 'ok',
       version: 'ok',
       login: 'ok',
+      'tool-mode-login': 'ok',
+      'tool-mode-files': 'ok',
       models: 'ok',
       'opencode-config': 'ok',
       'data-dir': 'ok',
@@ -206,7 +208,7 @@ describe('doctor', () => {
           env: { CURSOR_AGENT_EXECUTABLE: join(scratch, 'missing-agent') },
           problem: 'agent',
           fix: /cursor\.com\/install|CURSOR_AGENT_EXECUTABLE/,
-          skipped: ['version', 'login', 'models'],
+          skipped: ['version', 'login', 'tool-mode-login', 'tool-mode-files', 'models'],
         },
         {
           name: 'not logged in',
@@ -232,6 +234,54 @@ describe('doctor', () => {
       assert.equal(found.checks.filter((c) => c.status === 'problem').length, 1, `${row.name}: only the one problem`)
     }
   })
+
+  /** A Linux `cursor-agent login`: its tokens in `~/.config/cursor/auth.json`, no API key. */
+  const linuxLogin = (project: string) => {
+    const config = join(dirname(project), '.config', 'cursor')
+    mkdirSync(config, { recursive: true })
+    writeFileSync(join(config, 'auth.json'), JSON.stringify({ accessToken: 'a', refreshToken: 'r' }))
+  }
+
+  it(
+    "a Linux login is found in tool mode opencode's private folder, whose files read as Cursor reads them",
+    LIMIT,
+    () => {
+      const ran = doctor(
+        ['--json'],
+        { FAKE_CURSOR_LOGIN: 'files', CURSOR_ACP_TOOL_MODE: 'opencode' },
+        { project: linuxLogin },
+      )
+      const found = report(ran)
+      const status = statusOf(found)
+      for (const id of ['login', 'tool-mode-login', 'tool-mode-files']) assert.equal(status[id], 'ok', id)
+      assert.equal(ran.status, 0, ran.stdout)
+    },
+  )
+
+  it('without a login, tool mode opencode names the private folder and how to fix it', LIMIT, () => {
+    const found = report(doctor(['--json'], { FAKE_CURSOR_LOGIN: 'files', CURSOR_ACP_TOOL_MODE: 'opencode' }))
+    const check = found.checks.find((c) => c.id === 'tool-mode-login')
+    assert.equal(check?.status, 'problem')
+    assert.match(check?.fix ?? '', /private HOME/)
+    assert.match(check?.fix ?? '', /CURSOR_API_KEY/)
+  })
+
+  it(
+    "cursor-agent where Cursor's installer puts it (~/.local/bin, off PATH) is found for tool mode opencode too",
+    LIMIT,
+    () => {
+      const install = (project: string) => {
+        const bin = join(dirname(project), '.local', 'bin')
+        mkdirSync(bin, { recursive: true })
+        symlinkSync(fakeAgent, join(bin, 'cursor-agent'))
+      }
+      const found = report(
+        doctor(['--json'], { CURSOR_AGENT_EXECUTABLE: '', CURSOR_ACP_TOOL_MODE: 'opencode' }, { project: install }),
+      )
+      const status = statusOf(found)
+      for (const id of ['agent', 'login', 'tool-mode-login', 'tool-mode-files']) assert.equal(status[id], 'ok', id)
+    },
+  )
 
   it('a plugin missing from OpenCode configuration is a warning, not a problem', () => {
     const ran = doctor(['--json'])
@@ -288,7 +338,7 @@ describe('doctor', () => {
       'opencode-cursor-native',
       'conversations',
       'doctor',
-      'workspace',
+      'home',
       '.cursor',
       'mcp.json',
     )

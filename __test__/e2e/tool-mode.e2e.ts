@@ -4,7 +4,7 @@
 // speaks MCP as the real CLI is documented to (`FAKE_CURSOR_SCENARIO=mcp`). Needs `npm run build`.
 import assert from 'node:assert/strict'
 import { execFileSync } from 'node:child_process'
-import { existsSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, describe, test } from 'node:test'
 import { e2eFile, eventsOf, explain, textOf, steps } from '../support/e2e.ts'
@@ -100,6 +100,28 @@ describe('tool mode opencode through the real OpenCode CLI', { skip: linuxOnly }
       "OpenCode's own tools are offered",
     )
     assert.match(resultText(invocation!.mcpCalls?.[0]), /the secret word is teapot/)
+    assert.match(textOf(result), /The notes say: [\s\S]*teapot/, why)
+  })
+
+  test('a Linux `cursor-agent login` (auth.json under the real config dir, no API key) works in tool mode', async () => {
+    const sandbox = await toolModeSandbox((ws) => [
+      { calls: [{ tool: 'read', args: { filePath: join(ws, 'notes.txt') } }] },
+      { text: 'The notes say: {{result:0}}' },
+    ])
+    sandbox.env.FAKE_CURSOR_LOGIN = 'files'
+    delete sandbox.env.CURSOR_API_KEY
+    // The usual case: no XDG_CONFIG_HOME, the login in ~/.config/cursor/ (the sandbox's config
+    // folder is that one anyway), which a private HOME alone would hide.
+    assert.equal(sandbox.env.XDG_CONFIG_HOME, join(sandbox.home, '.config'))
+    delete sandbox.env.XDG_CONFIG_HOME
+    const config = join(sandbox.home, '.config', 'cursor')
+    mkdirSync(config, { recursive: true })
+    writeFileSync(join(config, 'auth.json'), JSON.stringify({ accessToken: 'a', refreshToken: 'r' }))
+    const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'what do the notes say'])
+    const why = explain(result, sandbox)
+    assert.equal(result.code, 0, why)
+    const [invocation] = invocationsOf(sandbox)
+    assert.ok(!invocation!.envNames.includes('CURSOR_API_KEY'), 'no API key')
     assert.match(textOf(result), /The notes say: [\s\S]*teapot/, why)
   })
 

@@ -13,6 +13,7 @@ import {
   type LiveSetup,
 } from './doctor-live.js'
 import { timeoutsCheck } from './doctor-timeouts.js'
+import { type ToolModeFinding, toolModeFiles, toolModeLogin } from './doctor-tool-mode.js'
 import {
   captureFolder,
   childEnvironment,
@@ -362,6 +363,35 @@ async function liveChecks(setup: LiveSetup, settings: CursorAcpSettings, logFile
   return [{ id: ROUND_TRIP_ID, status: 'ok', detail: roundTrip.detail }, ...bridge, verdict]
 }
 
+const TOOL_MODE_IDS = ['tool-mode-login', 'tool-mode-files']
+
+/**
+ * `cursor-agent status` in the exact environment and private folder of tool mode `opencode`, then
+ * the files it prepared there, read as Cursor reads them: a problem when that mode is chosen.
+ */
+async function toolModeChecks(
+  api: NativeApi,
+  settings: CursorAcpSettings,
+  hostEnv: Env,
+  stored: string | undefined,
+): Promise<Check[]> {
+  const env = withApiKey(childEnvironment(hostEnv, { ...settings, toolMode: 'opencode' }), stored)
+  const folder = join(dataDirectory(hostEnv), 'conversations', 'doctor')
+  const failing: CheckStatus = settings.toolMode === 'opencode' ? 'problem' : 'warning'
+  const asCheck = (id: string, found: ToolModeFinding): Check =>
+    found.passed
+      ? { id, status: 'ok', detail: found.detail }
+      : { id, status: failing, detail: found.detail, ...(found.fix === undefined ? {} : { fix: found.fix }) }
+  let login: Check
+  try {
+    login = asCheck('tool-mode-login', await toolModeLogin(api, settings.executable, env, folder))
+  } catch (error) {
+    const detail = `\`cursor-agent status\` in the private folder failed: ${errorText(error)}`
+    return [{ id: 'tool-mode-login', status: failing, detail }, skipped('tool-mode-files', 'needs the private folder')]
+  }
+  return [login, asCheck('tool-mode-files', toolModeFiles(folder))]
+}
+
 const skipped = (id: string, detail: string, fix?: string): Check => ({
   id,
   status: 'skipped',
@@ -373,7 +403,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const checks: Check[] = []
   const addon = addonCheck()
   checks.push(addon.check)
-  const agentIds = ['settings', 'timeouts', 'agent', 'version', 'login', 'models']
+  const agentIds = ['settings', 'timeouts', 'agent', 'version', 'login', ...TOOL_MODE_IDS, 'models']
   if (addon.api === undefined) {
     checks.push(...agentIds.map((id) => skipped(id, 'needs the native addon')))
     checks.push(configCheck(options.cwd, options.env), dataCheck(options.env))
@@ -393,9 +423,10 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     checks.push(await versionCheck(api, settings, env, agent.pathVersion))
     const login = await loginCheck(api, settings, env, options.env)
     checks.push(login)
+    checks.push(...(await toolModeChecks(api, settings, options.env, stored)))
     checks.push(login.status === 'problem' ? skipped('models', 'needs a login') : await modelsCheck(api, settings, env))
   } else {
-    checks.push(...['version', 'login', 'models'].map((id) => skipped(id, needsAgent)))
+    checks.push(...['version', 'login', ...TOOL_MODE_IDS, 'models'].map((id) => skipped(id, needsAgent)))
   }
   checks.push(configCheck(options.cwd, options.env))
   const data = dataCheck(options.env)

@@ -327,8 +327,10 @@ export interface RunCursorAgentOptions {
 /**
  * The tool bridge of a run. cursor-agent gets the tools through an MCP server on
  * `127.0.0.1` (random port and path, a bearer token), works in `<folder>/workspace` with
- * `HOME=<folder>/home` and `CURSOR_DATA_DIR=<folder>/cursor-data` (`CURSOR_CONFIG_DIR`,
- * where Cursor keeps the login, stays the user's `~/.cursor` unless `env` sets it), and is
+ * `HOME=<folder>/home`, `CURSOR_DATA_DIR=<folder>/cursor-data` and
+ * `CURSOR_CONFIG_DIR=<folder>/config` (whose `cli-config.json` carries only the login identity
+ * of the user's own), `XDG_CONFIG_HOME` the user's (default `~/.config`: a Linux login's
+ * `cursor/auth.json`), cursor-agent found against the user's `HOME` and `PATH`, and is
  * started with `--trust --approve-mcps --allowed-tools mcp_tool_call,get_mcp_tools_tool_call`
  * instead of `--force`/`--trust`; `workspace` is then not used by the child. Each call's
  * arguments are checked against the tool's schema (a mismatch is answered at once, with

@@ -50,6 +50,16 @@
 //   FAKE_CURSOR_USAGE          the `result` record's `usage` (JSON) of a generated stream; Cursor's own
 //                              counts add up every model request of the turn, e.g.
 //                              {"inputTokens":623821,"outputTokens":9120,"cacheReadTokens":1200640}
+//   FAKE_CURSOR_LOGIN          `files`: logged in only when cursor-config.mjs findLogin finds a login
+//                              (an API key or token in the environment, else a Linux
+//                              `$XDG_CONFIG_HOME/cursor/auth.json`, default `~/.config/cursor/`);
+//                              `status` says so and a run without one fails as Cursor's does
+//                              (default: always logged in)
+//
+// Like the real CLI (cursor-config.mjs), a run reads `.cursor/cli.json` strictly: an MCP call
+// that no `Mcp(<server>:<tool>)` rule allows, without `--force`, is `rejected` (the `mcp`
+// scenario stops at the first); and it reads both hooks files, `//` cut to the line's end, and
+// logs which it loaded (`hooks`: path, events, dropped).
 //   FAKE_CURSOR_CONTROL        a JSON file read at every start; its keys (the names above) override
 //                              the environment, so a test can change behaviour between turns
 import { spawn } from 'node:child_process'
@@ -58,6 +68,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { homedir } from 'node:os'
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { findLogin, mcpPermission, readHooks } from './cursor-config.mjs'
 
 const env = { ...process.env }
 if (env.FAKE_CURSOR_CONTROL && existsSync(env.FAKE_CURSOR_CONTROL)) {
@@ -649,6 +660,53 @@ async function listServerTools(args) {
   setTimeout(() => process.exit(0), 1000).unref()
 }
 
+/** The login this run finds (FAKE_CURSOR_LOGIN), `undefined` when it has none. */
+function loggedIn() {
+  if (env.FAKE_CURSOR_SCENARIO === 'auth') return undefined
+  if (env.FAKE_CURSOR_LOGIN === 'files') return findLogin(env)
+  return { source: 'fake' }
+}
+
+/** The first scripted MCP call Cursor's permission rules would not let through, if any. */
+function firstRefusedCall(steps, servers, flags) {
+  const [firstServer] = Object.keys(servers).filter((name) => typeof servers[name]?.url === 'string')
+  for (const step of steps) {
+    for (const call of Array.isArray(step?.calls) ? step.calls : []) {
+      const server = call.server ?? firstServer
+      const permission = mcpPermission(flags.workspace, server, call.tool, flags.force)
+      if (permission !== 'allowed') return { server, tool: call.tool, permission }
+    }
+  }
+  return undefined
+}
+
+/** What Cursor prints when its permission rules reject an MCP call: the call, rejected, and the model's reply. */
+function rejectedCallStream(refused, sessionId, prompt) {
+  const callId = 'toolu_fake_rejected_0'
+  const args = {
+    name: `${refused.server}-${refused.tool}`,
+    args: {},
+    toolName: refused.tool,
+    providerIdentifier: refused.server,
+  }
+  const call = (subtype, result) => ({
+    type: 'tool_call',
+    subtype,
+    call_id: callId,
+    tool_call: { mcpToolCall: { args, ...(result ? { result } : {}) }, toolCallId: callId },
+    session_id: sessionId,
+    timestamp_ms: Date.now(),
+  })
+  const reason = 'All the MCP tool calls were rejected.'
+  return [
+    ...openingEvents(sessionId, prompt),
+    call('started'),
+    call('completed', { rejected: { reason } }),
+    ...answerEvents(reason, sessionId),
+    resultEvent(reason, sessionId),
+  ].map((event) => JSON.stringify(event))
+}
+
 async function readStdin() {
   const chunks = []
   for await (const chunk of process.stdin) chunks.push(chunk)
@@ -662,8 +720,9 @@ async function run() {
     return
   }
   if (subcommand === 'status' || subcommand === 'whoami') {
-    record({ subcommand })
-    process.stdout.write(env.FAKE_CURSOR_SCENARIO === 'auth' ? 'Not logged in\n' : '✓ Logged in as fake@example.com\n')
+    const login = loggedIn()
+    record({ subcommand, login: login?.source ?? null })
+    process.stdout.write(login === undefined ? 'Not logged in\n' : '✓ Logged in as fake@example.com\n')
     return
   }
   if (subcommand === 'mcp') {
@@ -686,6 +745,11 @@ async function run() {
   const mcpServers = readMcpServers(flags.workspace)
   const mcpNames = Object.keys(mcpServers)
   runFields = {
+    hooks: readHooks(flags.workspace, env).map(({ path, hooks, dropped }) => ({
+      path,
+      events: Object.keys(hooks),
+      dropped: dropped ?? null,
+    })),
     mcpServers: mcpNames,
     approveMcps: flags.approveMcps,
     allowedTools: flags.allowedTools?.split(',') ?? null,
@@ -703,9 +767,20 @@ async function run() {
     )
     process.exit(1)
   }
+  if (loggedIn() === undefined) {
+    record({ stdin, scenario: 'auth', login: null })
+    process.stderr.write(STDERR.auth)
+    process.exit(1)
+  }
   if (scenario === 'mcp') {
     const steps = readMcpScript(stdin)
     record({ stdin, scenario, sessionId, mcpTools: [], mcpToolLists: [], mcpCalls: [], finished: false })
+    const refused = firstRefusedCall(steps, mcpServers, flags)
+    if (refused !== undefined) {
+      recordMore({ rejectedCall: refused, finished: true })
+      await printLines(rejectedCallStream(refused, sessionId, stdin))
+      return
+    }
     await runMcpScript(steps, mcpServers, sessionId, stdin)
     return
   }

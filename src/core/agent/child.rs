@@ -38,20 +38,23 @@ pub(crate) struct Started {
     pub registration: Option<Registration>,
 }
 
-/// Find cursor-agent and start it with `args` after the launcher's own, stdout and stderr
-/// piped, `env` (when given) as its whole environment: in its own process group, tied to the
+/// Find cursor-agent against the user's environment `lookup_env` (never the child's: a bridged
+/// run's `HOME` is its private folder, where `~/.local/bin` holds nothing) and start it with
+/// `args` after the launcher's own, stdout and stderr piped, `env` (when given) as its whole
+/// environment: in its own process group, tied to the
 /// host ([`process::prepare`]) and registered under `ctx.owner`. A binary that is missing or
 /// cannot be executed is `E_AGENT_NOT_FOUND`; any other failure to start (out of descriptors
 /// or memory) is the system's, `E_AGENT_EXIT` naming the OS error.
 pub(crate) async fn start_agent(
     executable: Option<&str>,
+    lookup_env: Option<&EnvVars>,
     env: Option<&EnvVars>,
     args: Vec<OsString>,
     stdin: Stdio,
     cwd: Option<&Path>,
     ctx: &RunContext,
 ) -> Result<Started, CoreError> {
-    let resolution = resolve_agent(executable, env);
+    let resolution = resolve_agent(executable, lookup_env);
     let Some(launcher) = resolution.launcher else {
         return Err(CoreError::new(
             ErrorCode::AgentNotFound,
@@ -303,10 +306,17 @@ mod tests {
             };
             let executable = executable.clone();
             async move {
-                let started =
-                    start_agent(Some(&executable), None, vec![], Stdio::null(), None, &ctx)
-                        .await
-                        .unwrap();
+                let started = start_agent(
+                    Some(&executable),
+                    None,
+                    None,
+                    vec![],
+                    Stdio::null(),
+                    None,
+                    &ctx,
+                )
+                .await
+                .unwrap();
                 let mut started = started;
                 let mut out = started.child.stdout.take().unwrap();
                 let mut line = Vec::new();

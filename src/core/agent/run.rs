@@ -161,6 +161,7 @@ impl Run {
         let args = agent_args(&self.options);
         let started = start_agent(
             self.options.executable.as_deref(),
+            self.options.env.as_ref(),
             bridged_env.as_ref().or(self.options.env.as_ref()),
             args.clone(),
             Stdio::piped(),

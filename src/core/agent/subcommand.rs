@@ -115,6 +115,7 @@ pub async fn run_subcommand(
         ..
     } = start_agent(
         command.executable.as_deref(),
+        command.env.as_ref(),
         env.as_ref(),
         command.args.iter().map(Into::into).collect(),
         Stdio::null(),
@@ -178,4 +179,39 @@ pub async fn run_subcommand(
         stdout: String::from_utf8_lossy(&out).into_owned(),
         stderr,
     })
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    /// Where Cursor's installer puts it, `~/.local/bin`, off `PATH`: found for a command in the
+    /// private folder too, whose `HOME` is not the user's; the child still gets the private one.
+    #[tokio::test]
+    async fn the_agent_is_found_in_the_users_home_not_the_private_one() {
+        let root = std::env::temp_dir().join(format!("ocn-subcommand-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let bin = root.join("me/.local/bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let agent = bin.join("cursor-agent");
+        std::fs::write(&agent, "#!/bin/sh\nprintf '%s' \"$HOME\"\n").unwrap();
+        std::fs::set_permissions(&agent, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let home = root.join("me").to_string_lossy().into_owned();
+        let env: EnvVars = [("HOME", home.as_str()), ("PATH", "/usr/bin:/bin")]
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .into();
+        let folder = root.join("conversation");
+        let mut command = Subcommand::new(["status"]);
+        command.env = Some(env);
+        command.host_tools = Some(HostTools::new(Vec::new(), folder.to_string_lossy()));
+        let ctx = RunContext {
+            runtime: tokio::runtime::Handle::current(),
+            owner: 0,
+        };
+        let ran = run_subcommand(command, ctx).await.unwrap();
+        assert!(ran.success(), "{ran:?}");
+        assert_eq!(ran.stdout, folder.join("home").to_string_lossy());
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 }

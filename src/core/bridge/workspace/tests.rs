@@ -1,0 +1,339 @@
+use super::*;
+use serde_json::json;
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ocn-ws-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn read_json(path: &Path) -> Value {
+    serde_json::from_slice(&fs::read(path).unwrap()).unwrap()
+}
+
+#[test]
+fn prepares_the_files_cursor_reads() {
+    let root = temp("prepare");
+    let folder = root.join("conversation");
+    let user_config = root.join("cli-config.json");
+    fs::write(
+        &user_config,
+        r#"{"version":1,"authInfo":{"email":"me@example.com"},"approvalMode":"unrestricted",
+            "permissions":{"allow":["Shell(*)"],"deny":[]},"sandbox":{"mode":"disabled"}}"#,
+    )
+    .unwrap();
+    let ws = prepare(
+        &folder,
+        "http://127.0.0.1:1/mcp/x",
+        "secret",
+        Some(&user_config),
+    )
+    .unwrap();
+    assert_eq!(ws.workspace, folder.join("workspace"));
+    let servers = read_json(&ws.home.join(".cursor/mcp.json"));
+    assert_eq!(
+        servers["mcpServers"]["opencode"]["url"],
+        "http://127.0.0.1:1/mcp/x"
+    );
+    assert_eq!(
+        servers["mcpServers"]["opencode"]["headers"]["Authorization"],
+        "Bearer secret"
+    );
+    assert_eq!(servers["mcpServers"].as_object().unwrap().len(), 1);
+    assert!(
+        !ws.workspace.join(".cursor/mcp.json").exists(),
+        "a workspace server needs an approval keyed on its URL"
+    );
+    // Cursor's strict schema: both arrays, no other key.
+    let permissions = read_json(&ws.workspace.join(".cursor/cli.json"));
+    assert_eq!(permissions.as_object().unwrap().len(), 1);
+    let rules = permissions["permissions"].as_object().unwrap();
+    assert_eq!(rules.keys().collect::<Vec<_>>(), ["allow", "deny"]);
+    assert!(rules["allow"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("Mcp(opencode:*)")));
+    for folder in BOOKKEEPING_FOLDERS {
+        let rule = format!("Read({}/projects/*/{folder}/**)", ws.data.display());
+        assert!(rules["allow"].as_array().unwrap().contains(&json!(rule)));
+    }
+    assert!(rules["deny"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("Shell(*)")));
+    // Only who is logged in is carried from the user's own configuration.
+    assert_eq!(
+        read_json(&ws.config.join("cli-config.json")),
+        json!({"version": 1, "authInfo": {"email": "me@example.com"}})
+    );
+    #[cfg(unix)]
+    for cursor in [ws.workspace.join(".cursor"), ws.home.join(".cursor")] {
+        let text = fs::read_to_string(cursor.join("hooks.json")).unwrap();
+        assert!(
+            !text.contains("//"),
+            "Cursor cuts `//` to the line's end: {text}"
+        );
+        let hooks: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(hooks["version"], 1);
+        for event in ["preToolUse", "beforeMCPExecution"] {
+            let hook = &hooks["hooks"][event][0];
+            assert_eq!(hook["failClosed"], true, "{event}");
+            assert!(Path::new(hook["command"].as_str().unwrap()).is_file());
+        }
+    }
+    // Prepared again for the next run: the new URL replaces the old one.
+    prepare(&folder, "http://127.0.0.1:2/mcp/y", "other", None).unwrap();
+    let again = fs::read_to_string(ws.home.join(".cursor/mcp.json")).unwrap();
+    assert!(again.contains("127.0.0.1:2") && !again.contains("127.0.0.1:1"));
+    assert_eq!(read_json(&ws.config.join("cli-config.json")), json!({}));
+    fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn a_folder_of_an_earlier_release_loses_its_workspace_server() {
+    let root = temp("earlier");
+    let folder = root.join("c");
+    let old = layout(&folder).workspace.join(".cursor");
+    fs::create_dir_all(&old).unwrap();
+    fs::write(old.join("mcp.json"), "{}").unwrap();
+    prepare(&folder, "http://127.0.0.1:1/m", "t", None).unwrap();
+    assert!(!old.join("mcp.json").exists());
+    fs::remove_dir_all(&root).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn the_hook_allows_only_the_bridge_and_cursors_bookkeeping_and_fails_closed() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let root = temp("hook");
+    let url = "http://127.0.0.1:1/m";
+    let ws = prepare(&root.join("c"), url, "t", None).unwrap();
+    let script = ws.workspace.join(".cursor/hooks").join(HOOK_SCRIPT);
+    let data = ws.data.display().to_string();
+    let read = |path: &str| {
+        format!(
+            r#"{{"hook_event_name":"preToolUse","tool_name":"Read","tool_input":{{"path":"{path}"}}}}"#
+        )
+    };
+    let mcp = |server: &str, found_url: &str| {
+        format!(
+            r#"{{"hook_event_name":"beforeMCPExecution","tool_name":"read","tool_input":"{{}}","mcp_server_name":"{server}","mcp_server_url":"{found_url}"}}"#
+        )
+    };
+    let table = [
+        (
+            r#"{"hook_event_name":"preToolUse","tool_name":"MCP:read","tool_input":{}}"#.to_owned(),
+            "allow",
+        ),
+        (r#"{"tool_name": "MCP:read"}"#.to_owned(), "allow"),
+        (
+            r#"{"tool_name":"getMcpTools","tool_input":{"pattern":"*"}}"#.to_owned(),
+            "allow",
+        ),
+        (
+            r#"{"tool_name":"Shell","tool_input":{"command":"echo \"tool_name\":\"MCP:x\""}}"#
+                .to_owned(),
+            "deny",
+        ),
+        (read("/etc/passwd"), "deny"),
+        (
+            read(&format!("{data}/projects/slug/agent-tools/1.txt")),
+            "allow",
+        ),
+        (
+            read(&format!(
+                "{data}/projects/slug/mcps/opencode/tools/read.json"
+            )),
+            "allow",
+        ),
+        (read(&format!("{data}/projects/slug/other/1.txt")), "deny"),
+        (read(&format!("{data}/projects/agent-tools/1.txt")), "deny"),
+        (
+            read(&format!("{data}/projects/slug/agent-tools/../../../x")),
+            "deny",
+        ),
+        (read(&format!("{data}/mcp-approvals.json")), "deny"),
+        (mcp("opencode", url), "allow"),
+        (mcp("opencode", "http://127.0.0.1:9/other"), "deny"),
+        (mcp("planted", url), "deny"),
+        (r#"{"tool_name":"Write"}"#.to_owned(), "deny"),
+        ("not json".to_owned(), "deny"),
+        (String::new(), "deny"),
+    ];
+    for (input, verdict) in table {
+        let mut child = Command::new(&script)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let reply: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(reply["permission"], verdict, "{input}");
+    }
+    fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn stale_folders_are_removed_and_others_kept() {
+    let root = temp("stale");
+    let (old, fresh, foreign) = (root.join("old"), root.join("fresh"), root.join("foreign"));
+    prepare(&old, "u", "t", None).unwrap();
+    prepare(&fresh, "u", "t", None).unwrap();
+    fs::create_dir_all(&foreign).unwrap();
+    let later = SystemTime::now() + STALE_AFTER + Duration::from_secs(60);
+    assert_eq!(remove_stale(&root, &fresh, later, STALE_AFTER), 1);
+    assert!(!old.exists());
+    assert!(fresh.exists(), "the folder in use is kept");
+    assert!(
+        foreign.exists(),
+        "a folder not prepared here is not touched"
+    );
+    fs::remove_dir_all(&root).unwrap();
+}
+
+#[cfg(unix)]
+mod private {
+    use super::*;
+    use std::os::unix::fs::{symlink, PermissionsExt};
+
+    fn mode(path: &Path) -> u32 {
+        fs::symlink_metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn every_folder_is_0700_and_every_file_0600_or_0700() {
+        let root = temp("modes");
+        let folder = root.join("c");
+        let ws = prepare(&folder, "http://127.0.0.1:1/m", "t", None).unwrap();
+        let cursor = [ws.workspace.join(".cursor"), ws.home.join(".cursor")];
+        let mut folders = vec![folder.clone(), ws.workspace.clone(), ws.home.clone()];
+        folders.extend([ws.data.clone(), ws.config.clone()]);
+        for dir in &cursor {
+            folders.extend([dir.clone(), dir.join("hooks")]);
+        }
+        for dir in &folders {
+            assert_eq!(mode(dir), 0o700, "{}", dir.display());
+        }
+        let mut files = vec![
+            ws.home.join(".cursor/mcp.json"),
+            ws.config.join("cli-config.json"),
+        ];
+        files.extend([
+            ws.workspace.join(".cursor/cli.json"),
+            folder.join(LAST_USED),
+        ]);
+        for dir in &cursor {
+            files.push(dir.join("hooks.json"));
+            assert_eq!(mode(&dir.join("hooks").join(HOOK_SCRIPT)), 0o700);
+        }
+        for file in &files {
+            assert_eq!(mode(file), 0o600, "{}", file.display());
+        }
+        // A folder left readable by an earlier release is narrowed.
+        fs::set_permissions(&ws.home, fs::Permissions::from_mode(0o755)).unwrap();
+        prepare(&folder, "http://127.0.0.1:1/m", "t", None).unwrap();
+        assert_eq!(mode(&ws.home), 0o700);
+        fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn a_private_file_has_its_final_mode_before_its_first_byte() {
+        let root = temp("first-byte");
+        let path = root.join("mcp.json");
+        let mut seen = None;
+        private_fs::write_private_with(&path, PRIVATE_FILE_MODE, |file| {
+            let meta = file.metadata()?;
+            seen = Some((meta.permissions().mode() & 0o777, meta.len()));
+            std::io::Write::write_all(file, b"{}")
+        })
+        .unwrap();
+        assert_eq!(seen, Some((0o600, 0)));
+        assert_eq!(fs::read(&path).unwrap(), b"{}");
+        fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn preparations_of_one_folder_at_once_never_fail_or_leave_half_files() {
+        let root = temp("atomic");
+        let folder = root.join("c");
+        let writers: Vec<_> = (0..6)
+            .map(|writer| {
+                let folder = folder.clone();
+                std::thread::spawn(move || {
+                    for round in 0..15 {
+                        let url = format!("http://127.0.0.1:{writer}/m/{round}");
+                        prepare(&folder, &url, &format!("t{writer}{round}"), None).unwrap();
+                    }
+                })
+            })
+            .collect();
+        for writer in writers {
+            writer.join().expect("a preparation failed");
+        }
+        let ws = layout(&folder);
+        for file in [
+            ws.home.join(".cursor/mcp.json"),
+            ws.workspace.join(".cursor/cli.json"),
+        ] {
+            read_json(&file);
+        }
+        let leftovers: Vec<_> = fs::read_dir(ws.home.join(".cursor"))
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".partial"))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+        fs::remove_dir_all(&root).unwrap();
+    }
+
+    #[test]
+    fn a_planted_link_never_makes_the_plugin_write_its_target() {
+        let root = temp("links");
+        let victim = root.join("victim.txt");
+        fs::write(&victim, "mine").unwrap();
+        let victim_mode = mode(&victim);
+        let folder = root.join("c");
+        let ws = layout(&folder);
+        let (home_cursor, project_cursor) = (ws.home.join(".cursor"), ws.workspace.join(".cursor"));
+        fs::create_dir_all(&home_cursor).unwrap();
+        fs::create_dir_all(project_cursor.join("hooks")).unwrap();
+        // Where files go, and where an earlier release wrote beside them.
+        let planted = [
+            home_cursor.join("mcp.json"),
+            project_cursor.join("cli.json"),
+            project_cursor.join("hooks.json"),
+            project_cursor.join("hooks").join(HOOK_SCRIPT),
+            project_cursor.join("cli.partial"),
+            project_cursor.join("hooks.partial"),
+            folder.join("last-used.partial"),
+        ];
+        for link in &planted {
+            symlink(&victim, link).unwrap();
+        }
+        prepare(&folder, "http://127.0.0.1:1/m", "t", None).unwrap();
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "mine");
+        assert_eq!(mode(&victim), victim_mode, "the target's mode is untouched");
+        for file in &planted[..4] {
+            assert!(!fs::symlink_metadata(file).unwrap().file_type().is_symlink());
+        }
+        // A folder replaced by a link is refused, and nothing is written into its target.
+        let elsewhere = root.join("elsewhere");
+        fs::create_dir_all(&elsewhere).unwrap();
+        let linked = root.join("linked");
+        fs::create_dir_all(layout(&linked).home.join("x")).unwrap();
+        fs::remove_dir_all(layout(&linked).home).unwrap();
+        symlink(&elsewhere, layout(&linked).home).unwrap();
+        let error = prepare(&linked, "http://127.0.0.1:1/m", "t", None).unwrap_err();
+        assert!(error.to_string().contains("symbolic link"), "{error}");
+        assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
+        fs::remove_dir_all(&root).unwrap();
+    }
+}

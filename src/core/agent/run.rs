@@ -143,6 +143,7 @@ impl Run {
             return Ok(None);
         };
         let (bridge, env) = bridged::open(host, self.options.env.as_ref()).await?;
+        bridge.set_deadline(host.deadline);
         self.bridge = Some(bridge);
         Ok(Some(env))
     }

@@ -61,9 +61,23 @@ impl Answer {
     }
 }
 
+/// A call held for the host: its job number (how the model asks for it again after the
+/// deadline, see [`super::parked`]) and the host's answer to come.
+#[derive(Debug)]
+pub struct Held {
+    pub job: u64,
+    pub answer: oneshot::Receiver<Answer>,
+}
+
+#[derive(Debug)]
+struct Waiting {
+    call: HostCall,
+    job: u64,
+}
+
 #[derive(Debug, Default)]
 struct State {
-    waiting: Vec<HostCall>,
+    waiting: Vec<Waiting>,
     open: HashMap<String, oneshot::Sender<Answer>>,
     last_arrival: Option<Instant>,
     next: u64,
@@ -95,32 +109,45 @@ impl HeldCalls {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
-    /// Hold a new call; the receiver completes with the host's answer (or an error answer once
+    /// Hold a new call; its receiver completes with the host's answer (or an error answer once
     /// the run ends).
-    pub fn hold(&self, name: &str, input: String) -> oneshot::Receiver<Answer> {
+    pub fn hold(&self, name: &str, input: String) -> Held {
         let (tx, rx) = oneshot::channel();
         let mut state = self.lock();
+        state.next += 1;
+        let job = state.next;
         if let Some(reason) = &state.closed {
             let _ = tx.send(Answer::error(reason.clone()));
-            return rx;
+            return Held { job, answer: rx };
         }
-        state.next += 1;
-        let id = format!(
-            "cursor_mcp_{}_{}",
-            state.next,
-            uuid::Uuid::new_v4().simple()
-        );
+        let id = format!("cursor_mcp_{job}_{}", uuid::Uuid::new_v4().simple());
         tracing::debug!(%id, tool = name, "tool call held for the host");
-        state.waiting.push(HostCall {
-            id: id.clone(),
-            name: name.to_owned(),
-            input,
+        state.waiting.push(Waiting {
+            call: HostCall {
+                id: id.clone(),
+                name: name.to_owned(),
+                input,
+            },
+            job,
         });
         state.open.insert(id, tx);
         state.last_arrival = Some(Instant::now());
         drop(state);
         self.arrived.notify_one();
-        rx
+        Held { job, answer: rx }
+    }
+
+    /// Take back call `job` if it was not handed over yet (Cursor cancelled it): the host
+    /// never sees it. False when it was handed over already (its answer is still to come).
+    pub fn withdraw(&self, job: u64) -> bool {
+        let mut state = self.lock();
+        let Some(at) = state.waiting.iter().position(|w| w.job == job) else {
+            return false;
+        };
+        let withdrawn = state.waiting.remove(at);
+        state.open.remove(&withdrawn.call.id);
+        tracing::debug!(id = %withdrawn.call.id, "tool call withdrawn before it was handed over");
+        true
     }
 
     /// When the latest waiting call arrived; `None` when no call waits.
@@ -141,6 +168,9 @@ impl HeldCalls {
     /// Every waiting call, in arrival order, now handed over.
     pub fn take_step(&self) -> Vec<HostCall> {
         std::mem::take(&mut self.lock().waiting)
+            .into_iter()
+            .map(|w| w.call)
+            .collect()
     }
 
     /// Calls handed over and not answered yet.
@@ -156,7 +186,7 @@ impl HeldCalls {
         let unknown: Vec<String> = answers
             .iter()
             .filter(|(id, _)| {
-                !state.open.contains_key(id) || state.waiting.iter().any(|c| &c.id == id)
+                !state.open.contains_key(id) || state.waiting.iter().any(|w| &w.call.id == id)
             })
             .map(|(id, _)| id.clone())
             .collect();
@@ -221,8 +251,8 @@ mod tests {
             ),
         ])
         .unwrap();
-        assert_eq!(text(&first.await.unwrap()), "content");
-        let refused = second.await.unwrap();
+        assert_eq!(text(&first.answer.await.unwrap()), "content");
+        let refused = second.answer.await.unwrap();
         assert!(refused.is_error);
         assert_eq!(held.unanswered(), 0);
     }
@@ -233,7 +263,7 @@ mod tests {
         let _rx = held.hold("read", "{}".into());
         let waiting_id = {
             let state = held.lock();
-            state.waiting[0].id.clone()
+            state.waiting[0].call.id.clone()
         };
         let result = held.answer(vec![(waiting_id.clone(), Answer::error("x"))]);
         assert_eq!(result, Err(UnknownCalls(vec![waiting_id])));
@@ -245,14 +275,27 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn a_call_cancelled_before_the_hand_over_is_never_handed_over() {
+        let held = HeldCalls::new();
+        let first = held.hold("read", "{}".into());
+        let second = held.hold("glob", "{}".into());
+        assert!(held.withdraw(first.job));
+        let step = held.take_step();
+        assert_eq!(step.len(), 1);
+        assert_eq!(step[0].name, "glob");
+        assert!(!held.withdraw(second.job), "handed over already");
+        assert_eq!(held.unanswered(), 1);
+    }
+
+    #[tokio::test]
     async fn closing_answers_open_calls_and_refuses_new_ones() {
         let held = HeldCalls::new();
         let open = held.hold("read", "{}".into());
         held.take_step();
         held.close("over");
-        assert_eq!(text(&open.await.unwrap()), "over");
+        assert_eq!(text(&open.answer.await.unwrap()), "over");
         let late = held.hold("read", "{}".into());
-        assert!(late.await.unwrap().is_error);
+        assert!(late.answer.await.unwrap().is_error);
         assert!(held.take_step().is_empty());
     }
 }

@@ -441,6 +441,7 @@ impl Run {
                     if let Err(error) = self.transformer.push(&buf[..n], &mut outputs) {
                         tracing::warn!(%error, "the transformer refused stdout");
                     }
+                    steps.announce(self.transformer.take_bridged_starts());
                     if steps.keep(&mut outputs) {
                         continue;
                     }

@@ -4,12 +4,25 @@
 //! its model step ([`HeldCalls::take_step`]), then *handed over* until the host's answer (or
 //! the run's end) completes the MCP request. Calls of one step may arrive concurrently or one
 //! after another; holding one never blocks the arrival of the next.
+//!
+//! An MCP request carries no call id. Each call takes the model's id from the oldest unmatched
+//! `tool_call` started record of Cursor's stream with the same tool and arguments (compared as
+//! JSON values, so key order does not matter), normalised by [`host_call_id`]; a call whose
+//! record has not come by the hand-over keeps the bridge's own id.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
+
+use serde_json::Value;
 
 use tokio::sync::{oneshot, Notify};
 use tokio::time::Instant;
+
+use super::call_id::host_call_id;
+use crate::core::stream::translate::BridgedStart;
+
+/// Started records kept for calls not yet made, at most (the oldest are dropped).
+const STARTS_KEPT: usize = 64;
 
 impl<'a> From<&'a HostCall> for crate::core::stream::translate::HandedCall<'a> {
     fn from(call: &'a HostCall) -> Self {
@@ -73,11 +86,17 @@ pub struct Held {
 struct Waiting {
     call: HostCall,
     job: u64,
+    args: Value,
+    /// The model's id, once a started record matched.
+    model_id: Option<String>,
+    arrived: Instant,
 }
 
 #[derive(Debug, Default)]
 struct State {
     waiting: Vec<Waiting>,
+    /// Started records no call has matched yet, oldest first.
+    starts: VecDeque<BridgedStart>,
     open: HashMap<String, oneshot::Sender<Answer>>,
     last_arrival: Option<Instant>,
     next: u64,
@@ -122,6 +141,13 @@ impl HeldCalls {
         }
         let id = format!("cursor_mcp_{job}_{}", uuid::Uuid::new_v4().simple());
         tracing::debug!(%id, tool = name, "tool call held for the host");
+        let args: Value = serde_json::from_str(&input).unwrap_or(Value::Null);
+        let model_id = state
+            .starts
+            .iter()
+            .position(|start| start.tool == name && start.args == args)
+            .and_then(|at| state.starts.remove(at))
+            .map(|start| start.call_id);
         state.waiting.push(Waiting {
             call: HostCall {
                 id: id.clone(),
@@ -129,6 +155,9 @@ impl HeldCalls {
                 input,
             },
             job,
+            args,
+            model_id,
+            arrived: Instant::now(),
         });
         state.open.insert(id, tx);
         state.last_arrival = Some(Instant::now());
@@ -165,11 +194,63 @@ impl HeldCalls {
         self.arrived.notified().await;
     }
 
-    /// Every waiting call, in arrival order, now handed over.
+    /// Cursor's stream reported these calls started: each names the oldest waiting call of
+    /// the same tool and arguments that has no model id yet, or waits for its call.
+    pub fn announce(&self, starts: Vec<BridgedStart>) {
+        let mut state = self.lock();
+        for start in starts {
+            let matched = state.waiting.iter_mut().find(|w| {
+                w.model_id.is_none() && w.call.name == start.tool && w.args == start.args
+            });
+            match matched {
+                Some(waiting) => waiting.model_id = Some(start.call_id),
+                None => {
+                    if state.starts.len() == STARTS_KEPT {
+                        state.starts.pop_front();
+                    }
+                    state.starts.push_back(start);
+                }
+            }
+        }
+    }
+
+    /// When the oldest waiting call without a model id arrived; `None` when every waiting call
+    /// has one.
+    pub fn unmatched_since(&self) -> Option<Instant> {
+        let state = self.lock();
+        state
+            .waiting
+            .iter()
+            .filter(|w| w.model_id.is_none())
+            .map(|w| w.arrived)
+            .min()
+    }
+
+    /// Every waiting call, in arrival order, now handed over under the model's id when one
+    /// matched (else the bridge's own).
     pub fn take_step(&self) -> Vec<HostCall> {
-        std::mem::take(&mut self.lock().waiting)
+        let mut state = self.lock();
+        let waiting = std::mem::take(&mut state.waiting);
+        waiting
             .into_iter()
-            .map(|w| w.call)
+            .map(|w| {
+                let mut call = w.call;
+                let host_id = w.model_id.as_deref().map(host_call_id);
+                match host_id {
+                    Some(id) if !state.open.contains_key(&id) => {
+                        if let Some(tx) = state.open.remove(&call.id) {
+                            state.open.insert(id.clone(), tx);
+                        }
+                        call.id = id;
+                    }
+                    _ => tracing::info!(
+                        id = %call.id,
+                        tool = %call.name,
+                        "no started record of Cursor's matched this tool call: handed over under the bridge's own id"
+                    ),
+                }
+                call
+            })
             .collect()
     }
 
@@ -272,6 +353,42 @@ mod tests {
             Err(UnknownCalls(vec!["nope".into()]))
         );
         assert_eq!(held.take_step().len(), 1);
+    }
+
+    fn start(id: &str, tool: &str, args: Value) -> BridgedStart {
+        BridgedStart {
+            call_id: id.into(),
+            tool: tool.into(),
+            args,
+        }
+    }
+
+    #[tokio::test]
+    async fn calls_take_the_model_ids_first_in_first_out_by_tool_and_arguments() {
+        use serde_json::json;
+        let held = HeldCalls::new();
+        // Records before the requests, arguments in another key order.
+        held.announce(vec![
+            start("m1\nfc_1", "read", json!({"filePath": "/a", "offset": 1})),
+            start("m2", "read", json!({"filePath": "/a", "offset": 1})),
+            start("m3", "glob", json!({"pattern": "*"})),
+        ]);
+        let _a = held.hold("read", r#"{"offset":1,"filePath":"/a"}"#.into());
+        let _b = held.hold("read", r#"{"filePath":"/a","offset":1}"#.into());
+        // A request before its record; and one no record ever matches.
+        let _c = held.hold("bash", r#"{"command":"ls"}"#.into());
+        let _d = held.hold("bash", r#"{"command":"pwd"}"#.into());
+        assert!(held.unmatched_since().is_some());
+        held.announce(vec![start("m4", "bash", json!({"command": "ls"}))]);
+        let ids: Vec<String> = held.take_step().into_iter().map(|c| c.id).collect();
+        assert_eq!(ids[..3], ["m1_fc_1", "m2", "m4"]);
+        assert!(ids[3].starts_with("cursor_mcp_"), "{}", ids[3]);
+        assert!(held.unmatched_since().is_none());
+        // The glob record waits for its call.
+        let _e = held.hold("glob", r#"{"pattern":"*"}"#.into());
+        assert_eq!(held.take_step()[0].id, "m3");
+        held.answer(vec![("m1_fc_1".into(), Answer::error("x"))])
+            .unwrap();
     }
 
     #[tokio::test]

@@ -144,9 +144,12 @@ impl BridgeServer {
                     is_error: false,
                 },
             ),
-            None => result_of(Answer::error(format!(
-                "There is no page {page}: it was given already, or it never existed."
-            ))),
+            None => self.deliver(
+                MORE_TOOL,
+                Answer::error(format!(
+                    "There is no page {page}: it was given already, or it never existed."
+                )),
+            ),
         }
     }
 }
@@ -193,18 +196,26 @@ impl ServerHandler for BridgeServer {
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.as_ref();
         let Some(check) = self.catalog.find(name) else {
-            return Ok(result_of(Answer::error(format!(
-                "There is no tool named {name:?}; use one of the tools this server lists."
-            )))
-            .into());
+            return Ok(self
+                .deliver(
+                    name,
+                    Answer::error(format!(
+                        "There is no tool named {name:?}; use one of the tools this server lists."
+                    )),
+                )
+                .into());
         };
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         if let Err(reasons) = check.check(&arguments) {
             tracing::debug!(tool = name, %reasons, "tool call refused by its schema");
-            return Ok(result_of(Answer::error(format!(
-                "The arguments do not match the schema of {name}:\n{reasons}"
-            )))
-            .into());
+            return Ok(self
+                .deliver(
+                    name,
+                    Answer::error(format!(
+                        "The arguments do not match the schema of {name}:\n{reasons}"
+                    )),
+                )
+                .into());
         }
         if OWN_TOOLS.iter().any(|own| own.0 == name) {
             return Ok(self.own_tool(name, &arguments, &context).await.into());

@@ -20,8 +20,11 @@ pub const IMAGE_MAX_BYTES: usize = 20 * 1024 * 1024;
 /// How a failed call's text begins, since Cursor does not pass `isError` on.
 pub const FAILURE_PREFIX: &str = "Error: ";
 
-/// The image formats Cursor decodes, each with the bytes that identify it (offset, bytes).
-pub const DECODABLE_IMAGES: &[(&str, &[(usize, &[u8])])] = &[
+/// Bytes at an offset that a format's files begin with.
+pub type Mark = (usize, &'static [u8]);
+
+/// The image formats Cursor decodes, each with the bytes that identify it.
+pub const DECODABLE_IMAGES: &[(&str, &[Mark])] = &[
     ("png", &[(0, b"\x89PNG\r\n\x1a\n")]),
     ("jpeg", &[(0, b"\xff\xd8\xff")]),
     ("gif", &[(0, b"GIF8")]),

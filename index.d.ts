@@ -367,6 +367,14 @@ export interface HostToolsOptions {
    * handed over together. From 0 to 60000; default 75.
    */
   quietMs?: number
+  /**
+   * How long a call is held for OpenCode's answer before cursor-agent is answered
+   * "still running" with a job number; the model then gets the result from the
+   * bridge's `opencode_wait` tool (never handed to the host), which waits as long per
+   * call. Cursor's MCP client gives up on a request after 60 s. From 1 to 55000;
+   * default 45000 (tests lower it).
+   */
+  deadlineMs?: number
 }
 
 /**

@@ -278,7 +278,7 @@ function inside(folder: string, path: string): boolean {
 
 describe('hostTools: handing calls over', () => {
   it(
-    'hands two parallel calls over in one response, and the same process continues with both answers',
+    'hands the calls of a parallel step over as Cursor sends them (one at a time), under the model ids',
     LIMIT,
     async () => {
       const b = bridged([
@@ -290,90 +290,40 @@ describe('hostTools: handing calls over', () => {
           ],
           parallel: true,
         },
-        { text: 'Read gave [{{result:0}}] and glob gave [{{result:1}}] failed={{error:1}}' },
+        { text: 'Read gave [{{result:0}}] and glob gave [{{result:1}}]' },
       ])
-      const calls = await b.handOver(1)
-      const [first] = b.responses()
-      assert.equal(b.responses().length, 1)
-      assert.equal(first[0].type, 'stream-start')
-      assert.equal(textOf(first), 'Let me look.')
+      // Cursor announces both calls, then sends the second request only once the first is answered.
+      const first = await b.handOver(1)
+      assert.equal(first.length, 1)
+      assert.equal(first[0].toolName, 'read')
+      assert.equal(first[0].toolCallId, 'toolu_fake_mcp_0', "the model's id, from Cursor's started record")
+      assert.deepEqual(JSON.parse(first[0].input), { filePath: '/p/a.txt' })
+      const [opening] = b.responses()
+      assert.equal(textOf(opening), 'Let me look.')
+      assert.deepEqual(finishOf(opening).finishReason, { unified: 'tool-calls', raw: 'tool-calls' })
+      assertNoUsage(finishOf(opening))
+      for (const id of toolPartIds(opening)) assert.equal(id, 'toolu_fake_mcp_0')
+      assert.equal(b.run.answerToolCalls([{ id: first[0].toolCallId, output: 'alpha contents' }]), true)
 
-      // Both calls in this one response, then a tool-calls finish without usage.
-      assert.equal(calls.length, 2)
-      assert.deepEqual(calls.map((c) => c.toolName).sort(), ['glob', 'read'])
-      const byName = Object.fromEntries(calls.map((c) => [c.toolName, c]))
-      assert.deepEqual(JSON.parse(byName.read.input), { filePath: '/p/a.txt' })
-      assert.deepEqual(JSON.parse(byName.glob.input), { pattern: '**/*.ts' })
-      assert.notEqual(byName.read.toolCallId, byName.glob.toolCallId)
-      for (const call of calls) assert.ok(call.toolCallId.length > 0)
-      const finish = finishOf(first)
-      assert.deepEqual(finish.finishReason, { unified: 'tool-calls', raw: 'tool-calls' })
-      assertNoUsage(finish)
-      const lastCall = lastIndexWhere(first, (p) => p.type === 'tool-call')
-      assert.equal(lastCall, first.length - 2, 'the tool-call parts come right before the finish')
-      // The run says so itself, with the batch that ends the response: which calls, in order.
-      assert.equal(b.steps.length, 1)
-      const [handed] = b.steps
-      assert.equal(handed?.afterParts, first.length, 'told with the batch that ends the response')
-      assert.equal(handed?.step.reason, 'tool-calls')
-      assert.equal(handed?.step.answered, true)
-      assert.equal(handed?.step.error, undefined)
-      assert.deepEqual(
-        handed?.step.toolCalls,
-        calls.map((c) => ({ id: c.toolCallId, name: c.toolName, input: c.input })),
+      const second = await b.handOver(2)
+      assert.equal(second.length, 1)
+      assert.equal(second[0].toolName, 'glob')
+      assert.equal(second[0].toolCallId, 'toolu_fake_mcp_1')
+      assert.equal(
+        b.run.answerToolCalls([{ id: second[0].toolCallId, output: 'no files matched', isError: true }]),
+        true,
       )
-
-      // Only the handed-over calls: none of Cursor's own reports of these MCP calls (either shape).
-      const ids = new Set(calls.map((c) => c.toolCallId))
-      for (const id of toolPartIds(first)) assert.ok(ids.has(id), `tool part ${id} is one of the handed-over calls`)
-      for (const part of first.filter((p) => toolPartTypes.has(p.type))) {
-        assert.equal((part as any).providerExecuted, undefined, `${part.type} is not provider-executed`)
-        assert.equal((part as any).dynamic, undefined, `${part.type} is not dynamic`)
-      }
-      for (const call of calls) {
-        const own = first.filter((p: any) => (p.toolCallId ?? p.id) === call.toolCallId).map((p) => p.type)
-        assert.deepEqual(own, ['tool-input-start', 'tool-input-delta', 'tool-input-end', 'tool-call'])
-      }
-
-      const answers: ToolAnswer[] = [
-        { id: byName.read.toolCallId, output: 'alpha contents' },
-        { id: byName.glob.toolCallId, output: 'no files matched', isError: true },
-      ]
-      assert.equal(b.run.answerToolCalls(answers), true)
       const result = await b.result
       assert.equal(result.error, undefined)
-      assert.equal(result.cancelled, false)
-      assert.equal(result.exitCode, 0)
-      assert.equal(result.usage?.inputTokens, 10)
-
       const responses = b.responses()
-      assert.equal(responses.length, 2, 'the answers continue the run in one more response')
-      const second = responses[1]
-      assert.equal(second[0].type, 'stream-start')
-      assert.equal(textOf(second), 'Read gave [alpha contents] and glob gave [no files matched] failed=true')
-      assert.deepEqual(toolPartIds(second), [], 'no tool parts for the answered MCP calls')
-      const last = finishOf(second)
-      assert.equal(last.finishReason.unified, 'stop')
-      assertFakeUsage(last)
-      assert.equal(b.parts.filter((p) => p.type === 'finish').length, 2)
-      assert.equal(b.steps.length, 2)
-      const ended = b.steps[1]
-      assert.equal(ended?.afterParts, b.parts.length, 'told with the last batch')
-      assert.equal(ended?.step.reason, 'stop')
-      assert.deepEqual(ended?.step.toolCalls, [])
-      assert.equal(ended?.step.usage?.inputTokens, 10)
-      assert.equal(ended?.step.answered, true)
-
+      assert.equal(responses.length, 3)
+      // Cursor drops isError: the failure reaches the model in the text.
+      assert.equal(textOf(responses[2]), 'Read gave [alpha contents] and glob gave [Error: no files matched]')
+      assert.deepEqual(toolPartIds(responses[2]), [])
+      assert.equal(finishOf(responses[2]).finishReason.unified, 'stop')
       const invocation = onlyInvocation(b.logDir)
-      assert.equal(invocation.finished, true)
       assert.equal(invocation.mcpCalls.length, 2)
-      const [read, glob] = invocation.mcpCalls
-      assert.equal(read?.tool, 'read')
-      assert.equal(resultText(read), 'alpha contents')
-      assert.equal(read?.isError, false)
-      assert.equal(glob?.tool, 'glob')
-      assert.equal(resultText(glob), 'no files matched')
-      assert.equal(glob?.isError, true)
+      assert.equal(invocation.mcpCalls[1]?.isError, false, 'Cursor drops isError')
     },
   )
 
@@ -429,24 +379,59 @@ describe('hostTools: handing calls over', () => {
       },
       { text: 'After: {{result:0}} {{result:1}}' },
     ])
-    const calls = await b.handOver(1)
-    assert.equal(calls.length, 2, 'the quiet window groups both calls')
-    const [first] = b.responses()
-    assert.equal(b.responses().length, 1)
-    assert.equal(textOf(first), 'Before the calls.')
-    const lastText = lastIndexWhere(first, (p) => p.type === 'text-delta' || p.type === 'text-end')
-    const firstTool = first.findIndex((p) => toolPartTypes.has(p.type))
+    const first = await b.handOver(1)
+    assert.equal(first.length, 1)
+    assert.equal(first[0].toolCallId, 'toolu_fake_mcp_0', 'the lagging started record still names the call')
+    const [opening] = b.responses()
+    assert.equal(textOf(opening), 'Before the calls.')
+    const lastText = lastIndexWhere(opening, (p) => p.type === 'text-delta' || p.type === 'text-end')
+    const firstTool = opening.findIndex((p) => toolPartTypes.has(p.type))
     assert.ok(lastText >= 0 && firstTool > lastText, 'all text comes before the first tool part')
-    const ids = new Set(calls.map((c) => c.toolCallId))
-    for (const id of toolPartIds(first)) assert.ok(ids.has(id))
-
-    assert.equal(b.run.answerToolCalls(calls.map((c) => ({ id: c.toolCallId, output: `${c.toolName}-done` }))), true)
+    assert.equal(b.run.answerToolCalls([{ id: first[0].toolCallId, output: 'read-done' }]), true)
+    const second = await b.handOver(2)
+    assert.equal(second[0].toolName, 'glob')
+    assert.equal(b.run.answerToolCalls([{ id: second[0].toolCallId, output: 'glob-done' }]), true)
     const result = await b.result
     assert.equal(result.error, undefined)
     const responses = b.responses()
-    assert.equal(responses.length, 2)
-    assert.equal(textOf(responses[1]), 'After: read-done glob-done')
-    assert.deepEqual(toolPartIds(responses[1]), [])
+    assert.equal(responses.length, 3)
+    assert.equal(textOf(responses[2]), 'After: read-done glob-done')
+    assert.deepEqual(toolPartIds(responses[2]), [])
+  })
+})
+
+describe("hostTools: Cursor's 60 s limit (scaled)", () => {
+  it('answers "still running" by the deadline, and the wait tool brings the real result, run once', LIMIT, async () => {
+    const b = bridged(
+      [
+        { calls: [{ tool: 'read', args: { filePath: '/p/slow' } }] },
+        { calls: [{ tool: 'opencode_wait', args: { job: 1 } }] },
+        { text: 'first=[{{result:0}}] then=[{{result:1}}]' },
+      ],
+      // Cursor's 60 s scaled to 1.6 s; the bridge's 45 s deadline to 600 ms.
+      { hostTools: { deadlineMs: 600 }, env: { FAKE_CURSOR_MCP_TIMEOUT_MS: '1600' } },
+    )
+    const [call] = await b.handOver(1)
+    assert.equal(call.toolName, 'read')
+    // OpenCode answers after the deadline, while the model's wait call is pending.
+    await new Promise((done) => setTimeout(done, 900))
+    assert.equal(b.run.answerToolCalls([{ id: call.toolCallId, output: 'slow contents' }]), true)
+    const result = await b.result
+    assert.equal(result.error, undefined)
+    const text = textOf(b.responses().at(-1) ?? [])
+    assert.match(text, /^first=\[The tool `read` is still running in OpenCode \(job 1\)/)
+    assert.match(text, /then=\[slow contents\]$/)
+    // The wait call was never handed to the host; the read ran once.
+    assert.equal(b.steps.filter((s) => s.step.reason === 'tool-calls').length, 1)
+    const invocation = onlyInvocation(b.logDir)
+    assert.deepEqual(
+      invocation.mcpCalls.map((c) => c?.tool),
+      ['read', 'opencode_wait'],
+    )
+    assert.ok(
+      invocation.mcpCalls.every((c) => c?.error === undefined),
+      'no call timed out at Cursor',
+    )
   })
 })
 
@@ -464,14 +449,15 @@ describe('hostTools: calls that are answered at once', () => {
     assert.equal(calls.length, 1)
     assert.deepEqual(JSON.parse(calls[0].input), { filePath: '/p/ok' })
     assert.equal(b.responses().length, 1)
-    assert.equal(textOf(b.responses()[0]), 'missing=true wrongType=true. ')
+    // Cursor drops isError: the failure is said in the text.
+    assert.equal(textOf(b.responses()[0]), 'missing=false wrongType=false. ')
 
     const [missing, wrongType] = onlyInvocation(b.logDir).mcpCalls
-    assert.equal(missing?.isError, true)
-    assert.match(resultText(missing), /^The arguments do not match the schema of read:\n/)
+    assert.match(resultText(missing) ?? '', /^Error: /)
+    assert.match(resultText(missing), /^Error: The arguments do not match the schema of read:\n/)
     assert.match(resultText(missing), /filePath/)
-    assert.equal(wrongType?.isError, true)
-    assert.match(resultText(wrongType), /^The arguments do not match the schema of read:\n/)
+    assert.match(resultText(wrongType) ?? '', /^Error: /)
+    assert.match(resultText(wrongType), /^Error: The arguments do not match the schema of read:\n/)
     assert.match(resultText(wrongType), /\/filePath/)
     assert.match(resultText(wrongType), /string/)
 
@@ -495,17 +481,17 @@ describe('hostTools: calls that are answered at once', () => {
     assert.deepEqual(toolPartIds(b.parts), [], 'nothing was handed over')
     assert.equal(b.parts.filter(isToolCallsFinish).length, 0)
     assert.equal(b.responses().length, 1)
-    assert.equal(textOf(b.parts), 'unknown=true')
+    assert.equal(textOf(b.parts), 'unknown=false')
     assert.equal(finishOf(b.parts).finishReason.unified, 'stop')
     const [call] = onlyInvocation(b.logDir).mcpCalls
-    assert.equal(call?.isError, true)
+    assert.match(resultText(call) ?? '', /^Error: /)
     assert.match(resultText(call), /There is no tool named "webfetch"/)
     assert.deepEqual(
       onlyInvocation(b.logDir)
         .mcpTools.map((t) => t.name)
         .sort(),
-      ['glob', 'read'],
-      'the server lists exactly the host tools',
+      ['glob', 'opencode_more', 'opencode_wait', 'read'],
+      'the server lists the host tools and its own wait and paging tools',
     )
   })
 })
@@ -555,7 +541,7 @@ describe('hostTools: answers', () => {
     const invocation = onlyInvocation(b.logDir)
     // The held call is answered with an error before the group is stopped.
     const [held] = invocation.mcpCalls
-    assert.equal(held?.isError, true, JSON.stringify(held))
+    assert.match(resultText(held) ?? '', /^Error: /, JSON.stringify(held))
     assert.match(resultText(held), /The run ended before OpenCode answered this tool call/)
     assert.equal(b.run.answerToolCalls([{ id: 'x', output: 'late' }]), false)
   })
@@ -572,7 +558,7 @@ describe('hostTools: answers', () => {
     assert.equal(result.error, undefined)
     await groupGone(b.logDir)
     const [held] = onlyInvocation(b.logDir).mcpCalls
-    assert.equal(held?.isError, true, JSON.stringify(held))
+    assert.match(resultText(held) ?? '', /^Error: /, JSON.stringify(held))
     assert.doesNotMatch(textOf(b.parts), /never/)
     assert.equal(b.run.answerToolCalls([{ id: call.toolCallId, output: 'late' }]), false)
   })

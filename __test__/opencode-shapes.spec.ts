@@ -22,6 +22,7 @@ describe("OpenCode's provider options", () => {
     sessionResume: true,
     toolMode: 'opencode',
     toolWaitMs: 1000,
+    toolDeadlineMs: 2000,
     idleTimeoutMs: 0,
     timeoutMs: Number.MAX_SAFE_INTEGER,
     capture: true,

@@ -36,6 +36,7 @@ const SETTINGS = {
   sessionResume: flag,
   toolMode: text,
   toolWaitMs: count,
+  toolDeadlineMs: count,
   idleTimeoutMs: count,
   timeoutMs: count,
   capture: flag,

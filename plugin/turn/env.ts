@@ -26,6 +26,12 @@ export interface CursorAcpSettings {
   /** `CURSOR_ACP_TOOL_WAIT_MS` (default 600000): how long a tool call handed to OpenCode may wait. */
   toolWaitMs: number
   /**
+   * `CURSOR_ACP_TOOL_DEADLINE_MS` (default 45000, at most 55000): how long a tool call is held for
+   * OpenCode before Cursor is answered "still running" (its MCP client gives up at 60 s); the model
+   * then gets the result through the bridge's wait tool. Lowered by tests.
+   */
+  toolDeadlineMs: number
+  /**
    * `CURSOR_ACP_IDLE_TIMEOUT_MS` (default 1800000, 30 minutes): a run whose stdout stays silent this
    * long is stopped. Cursor is silent for minutes in a healthy turn (757 s was seen while the model
    * wrote a long reply), so the default stays well clear of that.
@@ -113,6 +119,7 @@ export const DEFAULT_SETTINGS: Readonly<CursorAcpSettings> = Object.freeze({
   sessionResume: false,
   toolMode: 'cursor',
   toolWaitMs: 600_000,
+  toolDeadlineMs: 45_000,
   idleTimeoutMs: 1_800_000,
   timeoutMs: 0,
   capture: false,
@@ -211,6 +218,10 @@ export function readSettings(env: Env = process.env): SettingsReading {
     sessionResume: parseSwitch(env.CURSOR_ACP_SESSION_RESUME, DEFAULT_SETTINGS.sessionResume),
     toolMode: oneOf(env, 'CURSOR_ACP_TOOL_MODE', TOOL_MODES, warnings) ?? DEFAULT_SETTINGS.toolMode,
     toolWaitMs: milliseconds(env, 'CURSOR_ACP_TOOL_WAIT_MS', DEFAULT_SETTINGS.toolWaitMs, warnings),
+    toolDeadlineMs: Math.min(
+      55_000,
+      Math.max(1, milliseconds(env, 'CURSOR_ACP_TOOL_DEADLINE_MS', DEFAULT_SETTINGS.toolDeadlineMs, warnings)),
+    ),
     idleTimeoutMs: milliseconds(
       env,
       'CURSOR_ACP_IDLE_TIMEOUT_MS',

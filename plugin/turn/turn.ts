@@ -195,7 +195,12 @@ function runOptions(
   // no tools at all: there Cursor never runs its own.
   if (folder !== null) {
     const tools = request.standalone === true ? [] : (request.tools ?? [])
-    options.hostTools = { tools, folder, waitMs: Math.max(1, settings.toolWaitMs) }
+    options.hostTools = {
+      tools,
+      folder,
+      waitMs: Math.max(1, settings.toolWaitMs),
+      deadlineMs: Math.min(55_000, Math.max(1, settings.toolDeadlineMs)),
+    }
   }
   if (settings.capture)
     options.capture = {

@@ -1,20 +1,44 @@
 // The MCP client of the fake cursor-agent: the official SDK's Client over Streamable HTTP, as the
-// real CLI talks to the servers named in `.cursor/mcp.json`.
-//
-// The host holds a `tools/call` until the user's tool has run, which can take minutes, so:
-// - requests wait CALL_TIMEOUT_MS (the SDK's default is one minute);
-// - HTTP goes through node:http without any timeout (Node's fetch gives up on a response whose
-//   headers or next body bytes take more than five minutes);
-// - a `tools/call` whose response stream ends without its answer (the server went away) fails the
-//   call at once instead of leaving it pending until the timeout.
+// real CLI talks to the servers named in `.cursor/mcp.json`. It behaves as Cursor's own client does
+// (cursor-sdk-facts.md A2, A3, C; read from `@cursor/sdk`'s bundled code):
+// - every request (initialize, tools/list, tools/call) gives up after the MCP SDK's default 60 s,
+//   with no progress token and no reset, sends `notifications/cancelled` and shows the model
+//   "MCP error -32001: Request timed out" (FAKE_CURSOR_MCP_TIMEOUT_MS scales it for tests);
+// - the calls to one server go strictly one after another, and carry no call id;
+// - `isError` and `structuredContent` are dropped (`isError: res.error !== undefined`);
+// - a text item longer than 40,000 characters (UTF-16 code units) is written to
+//   `<CURSOR_DATA_DIR or ~/.cursor>/projects/<slug>/agent-tools/<uuid>.txt` and the model gets only
+//   `{filePath, sizeBytes, lineCount}` (FAKE_CURSOR_MCP_ITEM_LIMIT scales the limit).
+// HTTP goes through node:http without any timeout of its own, and a `tools/call` whose response
+// stream ends without its answer (the server went away) fails the call at once.
+import { randomUUID } from 'node:crypto'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import https from 'node:https'
+import { homedir } from 'node:os'
+import { basename, join } from 'node:path'
 import { Readable } from 'node:stream'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
 
-export const CALL_TIMEOUT_MS = 15 * 60_000
+/** The MCP SDK's default request timeout, which Cursor never overrides. */
+export const CALL_TIMEOUT_MS = Number(process.env.FAKE_CURSOR_MCP_TIMEOUT_MS ?? 60_000)
+/** Longer text items are handed off to a file (Cursor's `n=4e4`). */
+export const ITEM_LIMIT = Number(process.env.FAKE_CURSOR_MCP_ITEM_LIMIT ?? 40_000)
+
+/** A text item over ITEM_LIMIT as Cursor hands it to the model: a file to Read. */
+function handOff(item, workspace) {
+  if (item?.type !== 'text' || typeof item.text !== 'string' || item.text.length <= ITEM_LIMIT) return item
+  const dataDir = process.env.CURSOR_DATA_DIR || join(homedir(), '.cursor')
+  const folder = join(dataDir, 'projects', basename(workspace ?? process.cwd()), 'agent-tools')
+  mkdirSync(folder, { recursive: true })
+  const filePath = join(folder, `${randomUUID()}.txt`)
+  writeFileSync(filePath, item.text)
+  const sizeBytes = Buffer.byteLength(item.text)
+  const lineCount = item.text.split('\n').length
+  return { type: 'text', text: JSON.stringify({ filePath, sizeBytes, lineCount }), handedOff: true }
+}
 
 /** An error that ends the run (unreachable server, refused credentials, lost connection). */
 export class McpFatalError extends Error {}
@@ -111,7 +135,7 @@ function errorText(error) {
  * Connects to one server of mcp.json (`{url, headers}`): `initialize`, then
  * `notifications/initialized`. Throws McpFatalError when it is unreachable or refuses.
  */
-export async function connectMcp(name, config) {
+export async function connectMcp(name, config, workspace) {
   if (typeof config?.url !== 'string')
     throw new McpFatalError(`MCP server "${name}" has no url (only Streamable HTTP servers are supported)`)
   let lost = null
@@ -137,7 +161,7 @@ export async function connectMcp(name, config) {
   const transportErrors = []
   client.onerror = (error) => transportErrors.push(errorText(error))
   try {
-    await client.connect(transport)
+    await client.connect(transport, { timeout: CALL_TIMEOUT_MS })
   } catch (error) {
     await client.close().catch(() => {})
     throw new McpFatalError(`Failed to connect to MCP server "${name}": ${errorText(error)}`)
@@ -160,21 +184,40 @@ export async function connectMcp(name, config) {
     return tools
   }
 
+  // One call at a time per server (Cursor's `_callToolLock`): the next is sent once this one is answered.
+  let callLock = Promise.resolve()
+
   /**
-   * `{content, isError}` for an answered call, `{error, code}` for a JSON-RPC error; throws
-   * McpFatalError when the connection fails.
+   * `{content, isError}` for an answered call (`isError` always false, as Cursor drops it),
+   * `{error, code}` for a JSON-RPC error or a timeout; throws McpFatalError when the connection fails.
    */
   async function callTool(tool, args) {
+    const previous = callLock
+    let release
+    callLock = new Promise((resolve) => {
+      release = resolve
+    })
+    try {
+      await previous
+      return await callOnce(tool, args)
+    } finally {
+      release()
+    }
+  }
+
+  async function callOnce(tool, args) {
     try {
       const result = await Promise.race([
         client.callTool({ name: tool, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS }),
         lostCall,
       ])
-      return { content: result.content ?? [], isError: result.isError === true }
+      return { content: (result.content ?? []).map((item) => handOff(item, workspace)), isError: false }
     } catch (error) {
-      const local =
-        error instanceof McpError &&
-        (error.code === ErrorCode.RequestTimeout || error.code === ErrorCode.ConnectionClosed)
+      if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
+        timedOut.push(tool)
+        return { error: error.message, code: error.code }
+      }
+      const local = error instanceof McpError && error.code === ErrorCode.ConnectionClosed
       if (error instanceof McpError && !local)
         return { error: error.message.replace(/^MCP error -?\d+: /, ''), code: error.code }
       if (error instanceof McpFatalError) throw error
@@ -182,5 +225,6 @@ export async function connectMcp(name, config) {
     }
   }
 
-  return { name, listTools, callTool, transportErrors, close: () => client.close().catch(() => {}) }
+  const timedOut = []
+  return { name, listTools, callTool, transportErrors, timedOut, close: () => client.close().catch(() => {}) }
 }

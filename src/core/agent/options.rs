@@ -70,10 +70,15 @@ pub struct HostTools {
     /// How long no new call and no stdout must have come before the calls of a step are handed
     /// over together. Default [`DEFAULT_TOOL_QUIET`].
     pub quiet: Duration,
+    /// How long a call is held before Cursor is answered "still running" (the result then
+    /// reaches the model through the bridge's wait tool). Default [`DEFAULT_TOOL_DEADLINE`].
+    pub deadline: Duration,
 }
 
 /// Default of [`HostTools::wait`]: ten minutes (a permission prompt can take that long).
 pub const DEFAULT_TOOL_WAIT: Duration = Duration::from_secs(600);
+/// Default of [`HostTools::deadline`]: Cursor's MCP client gives up at 60 s.
+pub const DEFAULT_TOOL_DEADLINE: Duration = crate::core::bridge::parked::DEFAULT_DEADLINE;
 /// Default of [`HostTools::quiet`]. Cursor's stdout can lag the MCP request it belongs to.
 pub const DEFAULT_TOOL_QUIET: Duration = Duration::from_millis(75);
 
@@ -84,6 +89,7 @@ impl HostTools {
             folder: folder.into(),
             wait: DEFAULT_TOOL_WAIT,
             quiet: DEFAULT_TOOL_QUIET,
+            deadline: DEFAULT_TOOL_DEADLINE,
         }
     }
 

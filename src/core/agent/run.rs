@@ -143,6 +143,7 @@ impl Run {
             return Ok(None);
         };
         let (bridge, env) = bridged::open(host, self.options.env.as_ref()).await?;
+        bridge.set_deadline(host.deadline);
         self.bridge = Some(bridge);
         Ok(Some(env))
     }
@@ -441,6 +442,7 @@ impl Run {
                     if let Err(error) = self.transformer.push(&buf[..n], &mut outputs) {
                         tracing::warn!(%error, "the transformer refused stdout");
                     }
+                    steps.announce(self.transformer.take_bridged_starts());
                     if steps.keep(&mut outputs) {
                         continue;
                     }

@@ -131,6 +131,12 @@ wire_struct! {
         /// How long no new call and no stdout must have come before the waiting calls are
         /// handed over together. From 0 to 60000; default 75.
         quiet_ms "quietMs": Option<WholeNumber<0, 60_000>>,
+        /// How long a call is held for OpenCode's answer before cursor-agent is answered
+        /// "still running" with a job number; the model then gets the result from the
+        /// bridge's `opencode_wait` tool (never handed to the host), which waits as long per
+        /// call. Cursor's MCP client gives up on a request after 60 s. From 1 to 55000;
+        /// default 45000 (tests lower it).
+        deadline_ms "deadlineMs": Option<WholeNumber<1, 55_000>>,
     }
 }
 
@@ -146,6 +152,9 @@ impl TryFrom<HostToolsOptions> for HostTools {
         }
         if let Some(ms) = options.quiet_ms {
             host_tools.quiet = Duration::from_millis(ms.unsigned());
+        }
+        if let Some(ms) = options.deadline_ms {
+            host_tools.deadline = Duration::from_millis(ms.unsigned());
         }
         Ok(host_tools)
     }

@@ -17,6 +17,7 @@ use tokio::sync::watch;
 
 use super::held::HeldCalls;
 use super::mcp::{BridgeServer, Catalog};
+use super::parked::Parked;
 
 /// After the stop, how long open connections may take to finish their responses.
 const LAST_RESPONSES: std::time::Duration = std::time::Duration::from_millis(500);
@@ -71,6 +72,7 @@ pub async fn serve(
     endpoint: Endpoint,
     catalog: Arc<Catalog>,
     calls: Arc<HeldCalls>,
+    parked: Arc<Parked>,
     mut stopped: watch::Receiver<bool>,
 ) -> std::io::Result<u16> {
     let listener = TcpListener::bind(SocketAddr::from((Ipv4Addr::LOCALHOST, 0))).await?;
@@ -80,6 +82,7 @@ pub async fn serve(
             Ok(BridgeServer {
                 catalog: Arc::clone(&catalog),
                 calls: Arc::clone(&calls),
+                parked: Arc::clone(&parked),
             })
         },
         Arc::new(LocalSessionManager::default()),

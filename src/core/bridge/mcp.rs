@@ -1,5 +1,7 @@
-//! The MCP side of the bridge: `tools/list` gives the host's tools as the host described them,
-//! `tools/call` checks the arguments and holds the call until the host answers.
+//! The MCP side of the bridge: `tools/list` gives the host's tools as the host described them
+//! (no `outputSchema`: Cursor's client would then require `structuredContent`, which it drops),
+//! plus the bridge's own wait and paging tools; `tools/call` checks the arguments and holds the
+//! call until the host answers or the deadline comes ([`super::parked`]).
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -13,8 +15,10 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use super::held::{Answer, AnswerContent, HeldCalls};
+use super::parked::{still_running, Parked, Waited, MORE_TOOL, WAIT_TOOL};
+use super::result::shape;
 use super::schema::ArgumentCheck;
-use super::{HostTool, RUN_ENDED};
+use super::HostTool;
 
 /// The tools, as MCP lists them, with their argument checks.
 #[derive(Debug)]
@@ -26,6 +30,16 @@ impl Catalog {
     pub fn new(tools: Vec<HostTool>) -> Self {
         let tools = tools
             .into_iter()
+            .filter(|tool| !OWN_TOOLS.iter().any(|own| own.0 == tool.name))
+            .chain(
+                OWN_TOOLS
+                    .iter()
+                    .map(|(name, description, schema)| HostTool {
+                        name: (*name).to_owned(),
+                        description: Some((*description).to_owned()),
+                        input_schema: serde_json::from_str(schema).unwrap_or_default(),
+                    }),
+            )
             .map(|tool| {
                 let check = ArgumentCheck::new(&tool.input_schema);
                 let listed = Tool::new(
@@ -47,11 +61,97 @@ impl Catalog {
     }
 }
 
+/// The bridge's own tools (name, description, input schema), served here and never handed to
+/// the host; a host tool of the same name gives way.
+const OWN_TOOLS: &[(&str, &str, &str)] = &[
+    (
+        WAIT_TOOL,
+        "Wait for the result of an OpenCode tool call that answered \"still running\" (give its \
+job number). Returns the result, or says the job is still running: then call this again.",
+        r#"{"type":"object","properties":{"job":{"type":"integer","minimum":1}},"required":["job"],"additionalProperties":false}"#,
+    ),
+    (
+        MORE_TOOL,
+        "Get the next part of a tool result that was too long for one answer (give the page \
+number its last line names).",
+        r#"{"type":"object","properties":{"page":{"type":"integer","minimum":1}},"required":["page"],"additionalProperties":false}"#,
+    ),
+];
+
 /// One MCP session's handler (rmcp makes one per session; all share the run's calls).
 #[derive(Debug, Clone)]
 pub struct BridgeServer {
     pub catalog: Arc<Catalog>,
     pub calls: Arc<HeldCalls>,
+    pub parked: Arc<Parked>,
+}
+
+fn number(arguments: &Value, key: &str) -> u64 {
+    arguments.get(key).and_then(Value::as_u64).unwrap_or(0)
+}
+
+impl BridgeServer {
+    /// `answer` of tool `tool`, cut to what Cursor takes whole.
+    fn deliver(&self, tool: &str, answer: Answer) -> CallToolResult {
+        let is_error = answer.is_error;
+        let mut page = None;
+        let shaped = shape(answer, tool, MORE_TOOL, || {
+            *page.insert(self.parked.next_page())
+        });
+        if let (Some(page), Some(rest)) = (page, shaped.rest) {
+            self.parked.put_page(page, rest);
+        }
+        result_of(Answer {
+            content: shaped.content,
+            is_error,
+        })
+    }
+
+    /// What a wait for the host's answer gives Cursor: the result, or "still running".
+    fn waited(&self, tool: &str, waited: Waited) -> CallToolResult {
+        match waited {
+            Waited::Answered(answer) => self.deliver(tool, answer),
+            Waited::StillRunning(job) | Waited::Cancelled(job) => result_of(Answer {
+                content: vec![AnswerContent::Text(still_running(
+                    tool,
+                    job,
+                    self.parked.deadline(),
+                ))],
+                is_error: false,
+            }),
+        }
+    }
+
+    async fn own_tool(
+        &self,
+        name: &str,
+        arguments: &Value,
+        context: &RequestContext<RoleServer>,
+    ) -> CallToolResult {
+        if name == WAIT_TOOL {
+            let (waited, tool) = self
+                .parked
+                .wait(number(arguments, "job"), context.ct.cancelled())
+                .await;
+            return self.waited(&tool, waited);
+        }
+        let page = number(arguments, "page");
+        match self.parked.take_page(page) {
+            Some(text) => self.deliver(
+                MORE_TOOL,
+                Answer {
+                    content: vec![AnswerContent::Text(text)],
+                    is_error: false,
+                },
+            ),
+            None => self.deliver(
+                MORE_TOOL,
+                Answer::error(format!(
+                    "There is no page {page}: it was given already, or it never existed."
+                )),
+            ),
+        }
+    }
 }
 
 fn result_of(answer: Answer) -> CallToolResult {
@@ -92,25 +192,46 @@ impl ServerHandler for BridgeServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.as_ref();
         let Some(check) = self.catalog.find(name) else {
-            return Ok(result_of(Answer::error(format!(
-                "There is no tool named {name:?}; use one of the tools this server lists."
-            )))
-            .into());
+            return Ok(self
+                .deliver(
+                    name,
+                    Answer::error(format!(
+                        "There is no tool named {name:?}; use one of the tools this server lists."
+                    )),
+                )
+                .into());
         };
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         if let Err(reasons) = check.check(&arguments) {
             tracing::debug!(tool = name, %reasons, "tool call refused by its schema");
-            return Ok(result_of(Answer::error(format!(
-                "The arguments do not match the schema of {name}:\n{reasons}"
-            )))
-            .into());
+            return Ok(self
+                .deliver(
+                    name,
+                    Answer::error(format!(
+                        "The arguments do not match the schema of {name}:\n{reasons}"
+                    )),
+                )
+                .into());
         }
-        let answer = self.calls.hold(name, arguments.to_string());
-        let answer = answer.await.unwrap_or_else(|_| Answer::error(RUN_ENDED));
-        Ok(result_of(answer).into())
+        if OWN_TOOLS.iter().any(|own| own.0 == name) {
+            return Ok(self.own_tool(name, &arguments, &context).await.into());
+        }
+        let held = self.calls.hold(name, arguments.to_string());
+        let waited = self
+            .parked
+            .answer_within(held.job, name, held.answer, context.ct.cancelled())
+            .await;
+        if let Waited::Cancelled(job) = waited {
+            // Not handed over yet: the host never sees it. Else its result stays parked for a
+            // wait call (the host runs it once, whatever Cursor does).
+            if self.calls.withdraw(job) {
+                self.parked.forget(job);
+            }
+        }
+        Ok(self.waited(name, waited).into())
     }
 }

@@ -1,9 +1,10 @@
 //! The tool bridge: the host's own tools (OpenCode's `read`, `edit`, `bash`, ...) served to
 //! cursor-agent by a loopback MCP server, so that the host, not Cursor, runs each call.
 //!
-//! A `tools/call` is held open ([`held`]) until the host has run the tool and answered; the
-//! runner hands the held calls of one model step to the host together and keeps cursor-agent
-//! alive meanwhile. [`workspace`] writes the private folder that points cursor-agent at the
+//! A `tools/call` is held open ([`held`]) until the host has run the tool and answered, or
+//! until the deadline that keeps it under Cursor's 60 s limit ([`parked`]); the runner hands
+//! the held calls of one model step to the host together and keeps cursor-agent alive
+//! meanwhile. [`result`] shapes each answer so that Cursor passes all of it to the model. [`workspace`] writes the private folder that points cursor-agent at the
 //! server and keeps Cursor's own tools out.
 
 use std::sync::Arc;
@@ -11,16 +12,21 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 use tokio::sync::watch;
 
+pub mod call_id;
 pub mod held;
 mod http;
 mod mcp;
+pub mod parked;
+pub mod result;
 pub mod schema;
 pub mod workspace;
 
+pub use call_id::host_call_id;
 pub use held::{Answer, AnswerContent, HeldCalls, HostCall};
 
 use crate::core::error::{CoreError, ErrorCode};
 use crate::core::prompt::tools::parse_tools;
+use parked::Parked;
 
 /// The name cursor-agent knows the bridge's server by (`.cursor/mcp.json`), and the prefix of
 /// its tools in Cursor's stream (`opencode-read`) and hooks (`MCP:...`).
@@ -65,6 +71,7 @@ pub struct ToolBridge {
     url: String,
     token: String,
     calls: Arc<HeldCalls>,
+    parked: Arc<Parked>,
     /// Set to true on drop: the accept loop and every connection end.
     stop: watch::Sender<bool>,
 }
@@ -74,6 +81,7 @@ impl ToolBridge {
     /// bearer token. Must be called inside a Tokio runtime.
     pub async fn start(tools: Vec<HostTool>) -> Result<Self, CoreError> {
         let calls = Arc::new(HeldCalls::new());
+        let parked = Arc::new(Parked::default());
         let token = format!(
             "{}{}",
             uuid::Uuid::new_v4().simple(),
@@ -89,6 +97,7 @@ impl ToolBridge {
             },
             catalog,
             Arc::clone(&calls),
+            Arc::clone(&parked),
             stopped,
         )
         .await
@@ -105,6 +114,7 @@ impl ToolBridge {
             url: format!("http://127.0.0.1:{port}{path}"),
             token,
             calls,
+            parked,
             stop,
         })
     }
@@ -117,6 +127,12 @@ impl ToolBridge {
     /// The bearer token every request must carry.
     pub fn token(&self) -> &str {
         &self.token
+    }
+
+    /// How long a call is held before it is answered "still running" (default
+    /// [`parked::DEFAULT_DEADLINE`]; Cursor gives up at 60 s).
+    pub fn set_deadline(&self, deadline: std::time::Duration) {
+        self.parked.set_deadline(deadline);
     }
 
     /// The calls cursor-agent made and the host has not answered yet.

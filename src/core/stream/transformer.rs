@@ -20,7 +20,9 @@ mod encoder;
 mod options;
 pub mod tap;
 use crate::core::stream::trace::{read_of, RecordRead, Skip, TraceAt, TraceEntry};
-use crate::core::stream::translate::{Closing, FinishSummary, HandedCall, Outcome, Translator};
+use crate::core::stream::translate::{
+    BridgedStart, Closing, FinishSummary, HandedCall, Outcome, Translator,
+};
 use crate::core::stream::unknown::UnknownRecords;
 use crate::core::stream::usage::CursorUsage;
 
@@ -351,6 +353,12 @@ impl StreamTransformer {
     }
 
     /// Whether the stream is closed (`finish` or `fail` was called).
+    /// The starts of calls to the host's MCP server read since the last take (see
+    /// [`Translator::take_bridged_starts`]).
+    pub fn take_bridged_starts(&mut self) -> Vec<BridgedStart> {
+        self.stages.translator.take_bridged_starts()
+    }
+
     pub fn is_finished(&self) -> bool {
         self.stages.translator.is_finished()
     }

@@ -64,6 +64,15 @@ pub struct HandedCall<'a> {
     pub input: &'a str,
 }
 
+/// A call to the host's MCP server as Cursor's stream reported its start: the model's id, the
+/// tool and the arguments, to tell which MCP request it is (the request carries no id).
+#[derive(Debug, Clone, PartialEq)]
+pub struct BridgedStart {
+    pub call_id: String,
+    pub tool: String,
+    pub args: serde_json::Value,
+}
+
 /// Turns events into parts. Stateful across one stream.
 #[derive(Debug, Default)]
 pub struct Translator {
@@ -80,6 +89,8 @@ pub struct Translator {
     failure_note: Option<String>,
     /// Ids of started calls to `host_server`, whose completions are not shown either.
     bridged_calls: Vec<String>,
+    /// Starts of calls to `host_server` not yet taken by the runner.
+    bridged_starts: Vec<BridgedStart>,
     usage: Option<UsageReport>,
     saw_result: bool,
     result_error: Option<String>,
@@ -377,11 +388,32 @@ impl Translator {
             self.tracker.reset();
             self.in_reasoning = false;
             self.bridged_calls.push(call_id.to_owned());
+            if !completed {
+                if let Some(start) = bridged_start(call_id, call) {
+                    self.bridged_starts.push(start);
+                }
+            }
         }
         if completed {
             self.bridged_calls.retain(|id| id != call_id);
+            // Cursor refusing the bridge's own call is a configuration error, not the tool's.
+            if let Some(refused) =
+                crate::core::stream::tool::tool_refusal(&tool_result(call.result))
+            {
+                tracing::error!(
+                    variant = refused.refusal.variant,
+                    reason = %refused.reason,
+                    "Cursor refused a call to the tool bridge: its configuration (the allow rule \
+                     in .cursor/cli.json, the hooks) does not let the bridge's calls through"
+                );
+            }
         }
         true
+    }
+
+    /// The starts of calls to the host's server reported since the last take.
+    pub fn take_bridged_starts(&mut self) -> Vec<BridgedStart> {
+        std::mem::take(&mut self.bridged_starts)
     }
 
     /// End the current step by handing `calls` to the host: a held delta is flushed, the text
@@ -472,4 +504,21 @@ impl Translator {
             self.saw_result,
         ))
     }
+}
+
+/// The model's id, tool and arguments of a started call to the host's server.
+fn bridged_start(call_id: &str, call: &ToolCallBody<'_>) -> Option<BridgedStart> {
+    let raw = call.args?;
+    let tool = crate::core::stream::tool::mcp_name(raw).tool?;
+    let object: serde_json::Map<String, serde_json::Value> =
+        crate::core::json::from_str(raw.get()).ok()?;
+    let args = object
+        .get("args")
+        .cloned()
+        .unwrap_or_else(|| serde_json::Value::Object(serde_json::Map::new()));
+    Some(BridgedStart {
+        call_id: call_id.to_owned(),
+        tool,
+        args,
+    })
 }

@@ -13,7 +13,11 @@ use crate::core::agent::options::HostTools;
 use crate::core::bridge::{HeldCalls, HostCall, ToolBridge};
 use crate::core::stream::encode::Output;
 use crate::core::stream::transformer::StreamTransformer;
-use crate::core::stream::translate::HandedCall;
+use crate::core::stream::translate::{BridgedStart, HandedCall};
+
+/// How long a call waits for the started record that gives it the model's id (Cursor's stdout
+/// can lag the MCP request), at most, before it is handed over under the bridge's own id.
+pub const CORRELATION_WAIT: Duration = Duration::from_millis(500);
 
 #[derive(Debug, Default)]
 pub(super) struct Steps {
@@ -64,8 +68,20 @@ impl Steps {
         if self.is_waiting() {
             return None;
         }
-        let arrived = self.calls.as_ref()?.waiting_since()?;
-        Some(arrived.max(last_read) + self.quiet)
+        let calls = self.calls.as_ref()?;
+        let arrived = calls.waiting_since()?;
+        let quiet = arrived.max(last_read) + self.quiet;
+        Some(match calls.unmatched_since() {
+            Some(unmatched) => quiet.max(unmatched + CORRELATION_WAIT),
+            None => quiet,
+        })
+    }
+
+    /// Started records of calls to the bridge, read from Cursor's stream.
+    pub fn announce(&self, starts: Vec<BridgedStart>) {
+        if let (Some(calls), false) = (&self.calls, starts.is_empty()) {
+            calls.announce(starts);
+        }
     }
 
     /// When the current wait for answers runs out.

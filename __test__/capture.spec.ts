@@ -728,6 +728,7 @@ describe('npx opencode-cursor-native replay', () => {
     writeFileSync(file, lines.map((line) => `${JSON.stringify(line)}\n`).join(''))
     const text = replay([file])
     assert.equal(text.status, 0, text.stderr)
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the characters that must not reach the terminal
     assert.doesNotMatch(text.stdout, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/)
     for (const shown of ['\\x1b]0;pwned\\x07', '\\x1b]52;c;ZXZpbA==\\x07', '\\x9b31m', '\\u202e'])
       assert.ok(text.stdout.includes(shown), `${shown} in ${text.stdout.split('\n')[1]}`)

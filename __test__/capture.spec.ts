@@ -719,6 +719,27 @@ describe('npx opencode-cursor-native replay', () => {
     assert.doesNotMatch(replay([run.file]).stdout, /of 60 s or more/)
   })
 
+  it('prints what the capture holds with terminal controls escaped, never acted on', async () => {
+    const run = await captured({
+      folder: fresh('captures'),
+      env: agentEnv({ FAKE_AGENT_REPLAY: fixturePath('02_shell_tool_call.jsonl') }),
+    })
+    // What a model or cursor-agent may print: a window title, a clipboard write (OSC 52), a C1
+    // CSI and a right-to-left override.
+    const hostile = ['\u001b]0;pwned\u0007', '\u001b]52;c;ZXZpbA==\u0007', '\u009b31m', '\u202e']
+    const lines = run.lines.map((line) =>
+      line.kind === 'start' ? { ...line, argv: [...(line.argv as string[]), ...hostile] } : line,
+    )
+    const file = fresh('hostile.ndjson')
+    writeFileSync(file, lines.map((line) => `${JSON.stringify(line)}\n`).join(''))
+    const text = replay([file])
+    assert.equal(text.status, 0, text.stderr)
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the characters that must not reach the terminal
+    assert.doesNotMatch(text.stdout, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e]/)
+    for (const shown of ['\\x1b]0;pwned\\x07', '\\x1b]52;c;ZXZpbA==\\x07', '\\x9b31m', '\\u202e'])
+      assert.ok(text.stdout.includes(shown), `${shown} in ${text.stdout.split('\n')[1]}`)
+  })
+
   it('the cut-off capture: the text names the process stage', async () => {
     const stream = fresh('cut.raw')
     writeFileSync(stream, init() + delta('Hello', 1) + recap('Hello world').replace(/\n$/, ''))

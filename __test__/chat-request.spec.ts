@@ -28,7 +28,7 @@ describe('reading a chat request', () => {
         { model: 'auto', messages: ask, tools: [tool] },
         { ...plain, request: { model: 'auto', messages: ask, tools: [tool] } },
       ],
-      ['fields the server does not read', { model: 'auto', messages: ask, temperature: 2, n: 'many', user: {} }, plain],
+      ['fields the server does not read', { model: 'auto', messages: ask, temperature: 2, n: 1, user: {} }, plain],
     ]
     for (const [name, body, reading] of table) assert.deepEqual(readChatRequest(body), reading, name)
   })
@@ -45,7 +45,33 @@ describe('reading a chat request', () => {
       ['no model', { messages: ask }, /`model`/],
       ['a blank model', { model: '  ', messages: ask }, /`model`/],
       ['no messages', { model: 'auto', messages: [] }, /`messages`/],
-      ['messages of another kind', { model: 'auto', messages: ['hi'] }, /`messages`/],
+      ['messages of another kind', { model: 'auto', messages: ['hi'] }, /`messages\[0\]` must be a message object/],
+      ['a message without a role', { model: 'auto', messages: [{ content: 'hi' }] }, /`messages\[0\]\.role`/],
+      ['a role of another kind', { model: 'auto', messages: [{ role: 5 }] }, /`messages\[0\]\.role`/],
+      [
+        'content of another kind',
+        { model: 'auto', messages: [...ask, { role: 'user', content: 5 }] },
+        /`messages\[1\]\.content`/,
+      ],
+      [
+        'a content part of another kind',
+        { model: 'auto', messages: [{ role: 'user', content: ['hi'] }] },
+        /`messages\[0\]\.content/,
+      ],
+      [
+        'tool_calls of another kind',
+        { model: 'auto', messages: [{ role: 'assistant', tool_calls: 'read' }] },
+        /`messages\[0\]\.tool_calls`/,
+      ],
+      [
+        'a tool call without a function',
+        { model: 'auto', messages: [{ role: 'assistant', tool_calls: [{ id: 'c1' }] }] },
+        /`messages\[0\]\.tool_calls\[0\]\.function`/,
+      ],
+      ['a 300,000-character model', { model: 'x'.repeat(300_000), messages: ask }, /`model` must be at most 256/],
+      ['n other than 1', { model: 'auto', messages: ask, n: 2 }, /`n` must be 1/],
+      ['n of another kind', { model: 'auto', messages: ask, n: 'many' }, /`n` must be 1/],
+      ['stream_options as an array', { model: 'auto', messages: ask, stream_options: [] }, /`stream_options` must be/],
       ['tools of another kind', { model: 'auto', messages: ask, tools: {} }, /`tools`/],
       ['a stream flag of another kind', { model: 'auto', messages: ask, stream: 'yes' }, /`stream`/],
       [

@@ -2,7 +2,7 @@
 // `dist/plugin/cli/main.js`), against the fake cursor-agent for each problem it must name, with the
 // verdict and exit code the README documents. Needs `npm run build` first.
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import {
   cpSync,
   existsSync,
@@ -531,6 +531,59 @@ describe('doctor', () => {
     const badOption = spawnSync(process.execPath, [cli, 'doctor', '--nope'], { encoding: 'utf8' })
     assert.equal(badOption.status, 2)
     assert.match(badOption.stderr, /--nope/)
+  })
+})
+
+describe('npx opencode-cursor-native serve', () => {
+  const env = (extra: Record<string, string> = {}): Record<string, string> => ({
+    PATH: `${dirname(process.execPath)}:/usr/bin:/bin`,
+    HOME: join(scratch, 'serve-home'),
+    XDG_DATA_HOME: join(scratch, 'serve-data'),
+    ...extra,
+  })
+
+  it('refuses an empty or out-of-range port, and a relative or root workspace, before it listens', () => {
+    const refusals: Array<[string[], RegExp]> = [
+      [['--port', ''], /--port "" is not a port number/],
+      [['--port', '65536'], /--port "65536" is not a port number/],
+      [['--port=-1'], /--port "-1" is not a port number/],
+      [['--port', '80x'], /--port "80x" is not a port number/],
+      [['--workspace', 'project'], /--workspace "project" must be an absolute folder/],
+      [['--workspace', '/'], /--workspace "\/" must be an absolute folder, not the filesystem root/],
+      [['--workspace', '/tmp/..'], /must be an absolute folder, not the filesystem root/],
+    ]
+    for (const [args, message] of refusals) {
+      // A server that listened would run until the timeout: the exit is the refusal.
+      const ran = spawnSync(process.execPath, [cli, 'serve', '--port', '0', ...args], {
+        encoding: 'utf8',
+        env: env(),
+        timeout: 20_000,
+      })
+      assert.equal(ran.status, 2, `${args.join(' ')}: ${ran.stdout}${ran.stderr}`)
+      assert.match(ran.stderr, message, args.join(' '))
+      assert.doesNotMatch(ran.stdout, /serving/, args.join(' '))
+    }
+  })
+
+  it('honours CURSOR_ACP_LOG_LEVEL and CURSOR_ACP_LOG_FILE', async () => {
+    const log = join(scratch, 'serve-logs', 'serve.log')
+    const child = spawn(process.execPath, [cli, 'serve', '--port', '0', '--workspace', scratch], {
+      env: env({ CURSOR_ACP_LOG_LEVEL: 'info', CURSOR_ACP_LOG_FILE: log }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    try {
+      let out = ''
+      await new Promise<void>((listening, failed) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          out += chunk.toString()
+          if (out.includes('token:')) listening()
+        })
+        child.once('exit', (code) => failed(new Error(`serve exited with ${code} before listening`)))
+      })
+      assert.ok(existsSync(log), 'the log file is opened as the plugin opens it')
+    } finally {
+      child.kill('SIGTERM')
+    }
   })
 })
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after, describe, it } from 'node:test'
 
-import { listCursorModels, runCursorAgent } from '../index.js'
+import { listCursorModels, runCursorAgent, setLogging } from '../index.js'
 import type { RunResult } from '../index.js'
 import { groupMembers, isAlive, waitFor } from './support/process.ts'
 import { answerOf, partsOf } from './support/stream.ts'
@@ -188,6 +188,52 @@ describe('faults: every ending is reported, text before it delivered, nothing le
     assert.equal(result.signal, 'SIGKILL')
     assert.equal(answerOf(partsOf(batches)), 'not stopping')
     await assertNothingLeft(pidFile)
+  })
+})
+
+describe('secrets cursor-agent prints on stderr', { skip: linuxOnly }, () => {
+  const key = 'key_live_0123456789abcdefghijklmnop'
+  /** Every piece of the key of eight characters or more. */
+  function assertNoPiece(text: string, where: string): void {
+    for (let at = 0; at + 8 <= key.length; at += 1) {
+      assert.ok(!text.includes(key.slice(at, at + 8)), `${where} holds a piece of the key: ${text.slice(0, 300)}`)
+    }
+  }
+
+  it('are masked in the error and in the log file', async () => {
+    const log = tmpFile('secrets.log')
+    setLogging({ level: 'warn', file: log })
+    try {
+      const exe = agent('prints-key.sh', 'echo "Error: request failed with key $CURSOR_API_KEY" >&2\nexit 1')
+      const { result } = await collect(base(exe, { env: agentEnv({ CURSOR_API_KEY: key }) }))
+      assert.equal(result.error?.code, 'E_AGENT_EXIT')
+      assert.match(result.error?.agentOutput ?? '', /with key \[masked CURSOR_API_KEY\]/)
+      assertNoPiece(JSON.stringify(result.error), 'the error')
+      const logged = readFileSync(log, 'utf8')
+      assert.match(logged, /\[masked CURSOR_API_KEY\]/)
+      assertNoPiece(logged, 'the log')
+    } finally {
+      setLogging({ level: 'off' })
+    }
+  })
+
+  it('a key cut where the kept stderr tail begins, or where a quoted line is clipped, is masked', async () => {
+    // The tail keeps the newest 64 KiB of a line with no break: it begins 12 characters before
+    // the key's end. A quoted line is clipped at 400 characters: 10 of the key's remain.
+    const cases = [
+      [
+        `printf '%s' "$CURSOR_API_KEY" >&2\nhead -c ${64 * 1024 - 12} /dev/zero | tr '\\0' 'e' >&2`,
+        /^\[masked CURSOR_API_KEY\]e+$/,
+      ],
+      [`head -c 390 /dev/zero | tr '\\0' 'e' >&2\necho "$CURSOR_API_KEY" >&2`, /^e{390}\[masked/],
+    ] as const
+    for (const [print, quoted] of cases) {
+      const exe = agent('cut-key.sh', `${print}\nexit 1`)
+      const { result } = await collect(base(exe, { env: agentEnv({ CURSOR_API_KEY: key }) }))
+      assert.equal(result.error?.code, 'E_AGENT_EXIT')
+      assert.match(result.error?.agentOutput ?? '', quoted)
+      assertNoPiece(JSON.stringify(result.error), 'the error')
+    }
   })
 })
 

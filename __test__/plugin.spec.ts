@@ -5,12 +5,15 @@ import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import {
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   realpathSync,
   rmSync,
+  statSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -836,6 +839,21 @@ describe('the provider over the fake cursor-agent', () => {
     }
     const thinking = fallback.models.filter((model) => model.reasoning).map((model) => model.id)
     assert.ok(thinking.includes('sonnet-4.6-thinking') && !thinking.includes('sonnet-4.6'), thinking.join(', '))
+    if (process.platform !== 'win32') {
+      // The cache and its folder are the user's alone; a planted link is replaced, not followed.
+      assert.equal(statSync(cacheFile).mode & 0o777, 0o600)
+      assert.equal(statSync(join(scratch, 'models-cache')).mode & 0o777, 0o700)
+      const linked = join(scratch, 'models-linked')
+      mkdirSync(linked, { mode: 0o755 })
+      const victim = join(scratch, 'victim.txt')
+      writeFileSync(victim, 'precious', { mode: 0o644 })
+      symlinkSync(victim, join(linked, 'models.json'))
+      await cursorModels({ cacheFile: join(linked, 'models.json'), executable: fakeAgent, env: childEnvironment() })
+      assert.equal(readFileSync(victim, 'utf8'), 'precious')
+      assert.equal(statSync(victim).mode & 0o777, 0o644)
+      assert.equal(lstatSync(join(linked, 'models.json')).isSymbolicLink(), false)
+      assert.equal(statSync(linked).mode & 0o777, 0o700, 'an older, wider data folder is narrowed')
+    }
     const broken = join(scratch, 'models-broken', 'models.json')
     mkdirSync(join(scratch, 'models-broken'))
     writeFileSync(broken, JSON.stringify({ savedAt: Date.now(), models: [{ name: 'No id' }] }))

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs'
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
+import { connect, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -389,6 +390,58 @@ describe('the security gate and the request limits', () => {
     const byName = await send(strict, { headers: { host: `localhost:${strict.port}` } })
     assert.equal(byName.status, 200, byName.body)
     assert.equal(runs(logDir).length, 2)
+  })
+})
+
+describe('connections without a whole authenticated request', () => {
+  /** A raw connection to `proxy`, once it is open. */
+  function open(proxy: RunningProxy): Promise<Socket> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(proxy.port, '127.0.0.1', () => resolve(socket))
+      socket.on('error', reject)
+    })
+  }
+  /** Resolves once the server has closed `socket` (the client never closes it). */
+  function closedByServer(socket: Socket): Promise<void> {
+    return new Promise((resolve) => {
+      socket.on('error', () => {})
+      socket.once('close', () => resolve())
+      socket.resume()
+    })
+  }
+
+  it('an empty or blank token is refused at start, never served without one', LIMIT, async () => {
+    for (const token of ['', '   ', '\t\n'])
+      await assert.rejects(startProxy({ port: 0, token }), /`token` must not be empty/, JSON.stringify(token))
+  })
+
+  it('silent, half-sent and unauthenticated connections are closed after the request timeout', LIMIT, async () => {
+    const proxy = await start({ requestTimeoutMs: 300 })
+    const silent = await open(proxy)
+    const halfHeaders = await open(proxy)
+    halfHeaders.write(`POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:${proxy.port}\r\n`)
+    const refused = await open(proxy)
+    refused.write(`GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1:${proxy.port}\r\n\r\n`)
+    await Promise.all([closedByServer(silent), closedByServer(halfHeaders), closedByServer(refused)])
+  })
+
+  it('connections over the cap are closed at once; the cap leaves room above maxConcurrent', LIMIT, async () => {
+    const proxy = await start({ maxConcurrent: 1, maxConnections: 3, requestTimeoutMs: 60_000 })
+    const held = [await open(proxy), await open(proxy), await open(proxy)]
+    await closedByServer(await open(proxy))
+    for (const socket of held) socket.destroy()
+    const defaults = await start({ maxConcurrent: 2, requestTimeoutMs: 60_000 })
+    const many = await Promise.all(Array.from({ length: 60 }, () => open(defaults)))
+    const answer = await send(defaults, { method: 'GET', path: '/health' })
+    assert.equal(answer.status, 200, 'keep-alives and idle clients fit beside maxConcurrent')
+    for (const socket of many) socket.destroy()
+  })
+
+  it('a response in progress is not closed by the request timeout while its run lives', LIMIT, async () => {
+    fake({ FAKE_CURSOR_STREAM: 'text:Worth the wait.', FAKE_CURSOR_SILENCE_MS: '900', FAKE_CURSOR_SILENCE_AFTER: '1' })
+    const proxy = await start({ requestTimeoutMs: 300 })
+    const completion = await client(proxy).chat.completions.create({ model: 'auto', messages: ask })
+    assert.equal(completion.choices[0]?.message.content, 'Worth the wait.')
   })
 })
 

@@ -353,6 +353,12 @@ describe('SessionResumeManager: failures', () => {
     for (const error of [
       { code: 'E_NETWORK', message: 'connect ECONNREFUSED 127.0.0.1:443' },
       { code: 'E_AUTH', message: 'Error: Authentication required.' },
+      {
+        code: 'E_AGENT_EXIT',
+        message: 'cursor-agent exited with code 1.',
+        agentOutput: 'session not found; please re-authenticate',
+      },
+      'session not found; please re-authenticate',
       { code: 'E_QUOTA', message: "You've hit your usage limit" },
       { code: 'E_TIMEOUT', message: 'no output for 300000 ms' },
       'Session expired due to network timeout',

@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // The package's command line (`npx opencode-cursor-native <command>`).
 import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { isAbsolute, join, parse, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { DEFAULT_LIVE_MODEL, formatReport, runDoctor } from './doctor.js'
-import { TOOL_MODES, type ToolMode } from '../turn/env.js'
+import { startLogging } from '../opencode/host-options.js'
+import { readSettings, TOOL_MODES, type ToolMode } from '../turn/env.js'
 import { packageRoot } from '../turn/native.js'
 
 const USAGE = `Usage: opencode-cursor-native <command>
@@ -82,16 +83,25 @@ async function serve(args: string[]): Promise<number> {
     },
     strict: true,
   })
-  const port = values.port === undefined ? DEFAULT_PORT : Number(values.port)
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port ${values.port} is not a port number`)
+  // Digits only: `Number('')` is 0, which would quietly listen on some free port.
+  const port = values.port === undefined ? DEFAULT_PORT : /^\d{1,5}$/.test(values.port) ? Number(values.port) : -1
+  if (port < 0 || port > 65535)
+    throw new Error(`--port ${JSON.stringify(values.port)} is not a port number (0 to 65535; 0 picks a free one)`)
+  const workspace = values.workspace
+  if (workspace !== undefined && (!isAbsolute(workspace) || resolve(workspace) === parse(resolve(workspace)).root))
+    throw new Error(`--workspace ${JSON.stringify(workspace)} must be an absolute folder, not the filesystem root`)
   const toolMode = values['tool-mode']
   if (toolMode !== undefined && !(TOOL_MODES as readonly string[]).includes(toolMode))
     throw new Error(`--tool-mode must be one of ${TOOL_MODES.join(', ')}`)
   const host = values.host ?? DEFAULT_HOST
+  // CURSOR_ACP_LOG_LEVEL and CURSOR_ACP_LOG_FILE, as the plugin honours them.
+  const { settings, warnings } = readSettings(process.env)
+  startLogging(settings, warnings)
+  for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`)
   const proxy = await startProxy({
     port,
     host,
-    ...(values.workspace === undefined ? {} : { workspace: values.workspace }),
+    ...(workspace === undefined ? {} : { workspace }),
     ...(toolMode === undefined ? {} : { toolMode: toolMode as ToolMode }),
   })
   if (!['127.0.0.1', 'localhost', '::1'].includes(host)) {

@@ -64,8 +64,28 @@ function lastLines(text: string, count = 3): string {
   return lines.length === 0 ? '(empty)' : lines.slice(-count).join(' / ')
 }
 
-/** The report as text for a terminal or a bug report. */
+/**
+ * C0 and C1 control characters (but line feed and tab), and the bidirectional overrides: a
+ * capture holds whatever cursor-agent and the model printed, which may set the window title,
+ * write the clipboard (OSC 52) or reorder what is shown.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters it escapes
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g
+
+/** `text` with every terminal control shown as its escape (`\x1b`, `\u202e`), never acted on. */
+export function escapeControls(text: string): string {
+  return text.replace(CONTROLS, (char) => {
+    const code = char.charCodeAt(0)
+    return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16)}`
+  })
+}
+
+/** The report as text for a terminal or a bug report, terminal controls escaped. */
 export function formatReplay(report: ReplayReport): string {
+  return escapeControls(reportLines(report).join('\n')).concat('\n')
+}
+
+function reportLines(report: ReplayReport): string[] {
   const { process: run, framing, reconciliation, consumer } = report
   const out: string[] = []
   out.push(`Capture ${report.name} (opencode-cursor-native ${report.package}, model ${report.model}, ${report.format})`)
@@ -118,5 +138,5 @@ export function formatReplay(report: ReplayReport): string {
       ? 'The answer is complete at every stage.'
       : `The answer stopped at the ${stopped.stage} stage: ${stopped.reason.replace(/\.$/, '')}.`,
   )
-  return `${out.join('\n')}\n`
+  return out
 }

@@ -6,6 +6,7 @@ import { type CursorAcpSettings, childEnvironment, dataDirectory, readSettings, 
 import { failureOf } from '../turn/failure.js'
 import { type ModelDiscoveryOptions, modelCacheFile } from '../turn/models.js'
 import { native } from '../turn/native.js'
+import { makePrivateFolder } from '../turn/private-file.js'
 import { pickWorkspace } from '../turn/workspace.js'
 import { toCursorAcpError } from './errors.js'
 import type { CursorAcpProviderOptions } from './provider-options.js'
@@ -17,6 +18,20 @@ export interface HostOptions {
   settings: CursorAcpSettings | undefined
 }
 
+/** Turns on the log `CURSOR_ACP_LOG_LEVEL` and `CURSOR_ACP_LOG_FILE` ask for; a problem is a warning. */
+export function startLogging(settings: CursorAcpSettings, warnings: string[]): void {
+  if (settings.logLevel === undefined) return
+  const file = settings.logFile ?? join(dataDirectory(), 'log')
+  try {
+    // The package's own folder is the user's alone, whoever made it first.
+    if (settings.logFile === undefined) makePrivateFolder(dataDirectory())
+    native().setLogging({ level: settings.logLevel, file })
+  } catch (error) {
+    // Logging is a diagnostic aid: a log file that cannot be opened must not stop requests.
+    warnings.push(`Logging to ${file} is off: ${toCursorAcpError(error).message}`)
+  }
+}
+
 /** Reads the settings for a session in `directory` of `worktree`. Never throws. */
 export function hostOptions(place: { worktree?: string; directory?: string }): HostOptions {
   const options: CursorAcpProviderOptions = {}
@@ -24,15 +39,7 @@ export function hostOptions(place: { worktree?: string; directory?: string }): H
   try {
     const reading = readSettings(process.env)
     settings = reading.settings
-    if (settings.logLevel !== undefined) {
-      const file = settings.logFile ?? join(dataDirectory(), 'log')
-      try {
-        native().setLogging({ level: settings.logLevel, file })
-      } catch (error) {
-        // Logging is a diagnostic aid: a log file that cannot be opened must not stop requests.
-        reading.warnings.push(`Logging to ${file} is off: ${toCursorAcpError(error).message}`)
-      }
-    }
+    startLogging(settings, reading.warnings)
     if (reading.warnings.length > 0) options.configurationWarnings = reading.warnings
     const { logLevel: _level, logFile: _file, ...providerSettings } = settings
     Object.assign(options, providerSettings)

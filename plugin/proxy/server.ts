@@ -36,6 +36,14 @@ export interface ProxyOptions {
   maxBodyBytes?: number
   /** How long a request body may take to arrive; default 10 s. */
   bodyTimeoutMs?: number
+  /**
+   * How long a connection may stay open without a whole authenticated request in progress
+   * (before its first, and between two): it is closed after that. Default 30 s. A response in
+   * progress is never cut by it.
+   */
+  requestTimeoutMs?: number
+  /** Connections at once, beyond which new ones are closed; default `maxConcurrent` + 128 (keep-alives and clients being refused). */
+  maxConnections?: number
 }
 
 export interface RunningProxy {
@@ -172,10 +180,20 @@ async function listModels(config: TurnConfig): Promise<unknown> {
   }
 }
 
+/** Connections kept beyond `maxConcurrent` by default: idle keep-alives and clients being refused. */
+const SPARE_CONNECTIONS = 128
+
 export async function startProxy(options: ProxyOptions = {}): Promise<RunningProxy> {
   const host = options.host ?? DEFAULT_HOST
+  if (options.token !== undefined && options.token.trim() === '')
+    // An empty token would let anything that reaches the port in: refused, never served.
+    throw Object.assign(new Error('`token` must not be empty: leave it out for a random one.'), {
+      code: 'E_INVALID_ARG',
+    })
   const token = options.token ?? (process.env.CURSOR_ACP_PROXY_TOKEN?.trim() || randomBytes(24).toString('hex'))
   const maxConcurrent = options.maxConcurrent ?? 8
+  const maxConnections = options.maxConnections ?? maxConcurrent + SPARE_CONNECTIONS
+  const requestTimeoutMs = options.requestTimeoutMs ?? 30_000
   const maxBodyBytes = options.maxBodyBytes ?? 32 * 1024 * 1024
   const bodyTimeoutMs = options.bodyTimeoutMs ?? 10_000
   const turnOptions: TurnOptions = {}
@@ -191,6 +209,27 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   let active = 0
   const sockets = new Set<import('node:net').Socket>()
 
+  /**
+   * Each connection has {@link requestTimeoutMs} to deliver a whole authenticated request; the
+   * clock stops while that request is answered and starts again once its response is over. Set
+   * here rather than through Node's `headersTimeout`/`requestTimeout`, which Bun does not honour.
+   */
+  const idleTimers = new Map<import('node:net').Socket, NodeJS.Timeout>()
+  const waitForRequest = (socket: import('node:net').Socket): void => {
+    clearTimeout(idleTimers.get(socket))
+    const timer = setTimeout(() => socket.destroy(), requestTimeoutMs)
+    timer.unref()
+    idleTimers.set(socket, timer)
+  }
+  const serving = (request: IncomingMessage, response: ServerResponse): void => {
+    const socket = request.socket
+    clearTimeout(idleTimers.get(socket))
+    idleTimers.delete(socket)
+    response.once('close', () => {
+      if (!socket.destroyed) waitForRequest(socket)
+    })
+  }
+
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const refused = gate(request, allowedHosts, token)
     if (refused !== null) {
@@ -200,6 +239,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     }
     const path = (request.url ?? '').split('?')[0]
     if (request.method === 'GET' && path === '/health') return sendJson(response, 200, { status: 'ok' })
+    if (request.method === 'GET') serving(request, response)
     if (request.method === 'GET' && path === '/v1/models') return sendJson(response, 200, await listModels(config))
     if (request.method !== 'POST' || path !== '/v1/chat/completions') {
       request.resume()
@@ -240,6 +280,8 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
       release()
       return
     }
+    // A whole authenticated request: its answer may take as long as its run lives.
+    serving(request, response)
     let parsed: unknown
     try {
       parsed = JSON.parse(body.toString('utf8'))
@@ -266,8 +308,18 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     })
   })
   server.on('connection', (socket) => {
+    // Over the cap: closed at once, so no client without the token can use up descriptors.
+    if (sockets.size >= maxConnections) {
+      socket.destroy()
+      return
+    }
     sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
+    waitForRequest(socket)
+    socket.on('close', () => {
+      sockets.delete(socket)
+      clearTimeout(idleTimers.get(socket))
+      idleTimers.delete(socket)
+    })
   })
   await new Promise<void>((listening, failed) => {
     server.once('error', failed)

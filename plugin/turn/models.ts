@@ -2,10 +2,11 @@
 // TTL so OpenCode's start is not held up by a subprocess, with a built-in list as the last resort.
 // Every model answered carries the addon's current limits and `reasoning`, also when the list
 // comes from a cache an older version wrote or from the built-in list.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import type { CursorAgentLookupOptions as ResolveOptions, CursorModel } from 'opencode-cursor-native'
 import { native } from './native.js'
+import { writePrivateFile } from './private-file.js'
 
 /** A model as `cursor-agent models` names it. */
 export type ModelName = Pick<CursorModel, 'id' | 'name'>
@@ -71,10 +72,7 @@ function readCache(file: string): CacheRecord | null {
 
 function writeCache(file: string, record: CacheRecord): void {
   try {
-    mkdirSync(dirname(file), { recursive: true })
-    const partial = `${file}.${process.pid}.tmp`
-    writeFileSync(partial, JSON.stringify(record))
-    renameSync(partial, file)
+    writePrivateFile(file, JSON.stringify(record))
   } catch {
     // A read-only data folder only costs a slower next start.
   }

@@ -218,6 +218,13 @@ impl CoreError {
         self
     }
 
+    /// `self` with its explanation and Cursor's words passed through `mask` (secrets removed).
+    pub fn map_text(mut self, mask: impl Fn(&str) -> String) -> Self {
+        self.message = mask(&self.message);
+        self.agent_output = self.agent_output.as_deref().map(mask);
+        self
+    }
+
     /// `self` with the time its usage limit resets (see [`Self::resets_at`]).
     pub fn with_reset(mut self, resets_at: Option<i64>) -> Self {
         self.resets_at = resets_at;

@@ -5,7 +5,7 @@
 //! and `CURSOR_ACP_LOG_FILE`); the subscriber is installed once, on the first call that turns
 //! logging on, and both settings can change afterwards.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -17,6 +17,8 @@ use tracing_subscriber::layer::SubscriberExt;
 use tracing_subscriber::{reload, Registry};
 
 use crate::core::error::{CoreError, ErrorCode};
+use crate::core::private_file;
+use crate::core::secrets;
 
 /// How much is logged; each level includes the ones before it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -79,16 +81,17 @@ impl Sink {
 struct SinkWriter(&'static Sink);
 
 impl Write for SinkWriter {
+    /// A whole record: written at once, masked of every secret a child was given.
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        match self.0.lock().as_mut() {
-            Some((_, file)) => file.write(buf),
-            None => Ok(buf.len()),
-        }
+        self.write_all(buf).map(|()| buf.len())
     }
 
     fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
         match self.0.lock().as_mut() {
-            Some((_, file)) => file.write_all(buf),
+            Some((_, file)) => {
+                let text = String::from_utf8_lossy(buf);
+                file.write_all(secrets::mask_known(&text).as_bytes())
+            }
             None => Ok(()),
         }
     }
@@ -161,13 +164,12 @@ pub fn current_file() -> Option<PathBuf> {
 
 fn open_append(path: &Path) -> Result<File, CoreError> {
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|e| cannot_open(path, &e))?;
+        // A folder the user named may be shared (`/tmp`): only a missing one is made private.
+        if !parent.exists() {
+            private_file::create_folder(parent).map_err(|e| cannot_open(path, &e))?;
+        }
     }
-    OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(|e| cannot_open(path, &e))
+    private_file::open_append(path).map_err(|e| cannot_open(path, &e))
 }
 
 fn cannot_open(path: &Path, error: &io::Error) -> CoreError {
@@ -250,6 +252,23 @@ mod tests {
         let text = read(&first);
         assert!(text.contains("visible-info-record"), "{text}");
         assert!(!text.contains("hidden-debug-record"), "{text}");
+
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode(&first), 0o600, "the log is the user's alone");
+            assert_eq!(
+                mode(first.parent().unwrap()),
+                0o700,
+                "so is the folder made for it"
+            );
+        }
+        crate::core::secrets::remember([("CURSOR_API_KEY", "logged-secret-0123456789")], []);
+        tracing::warn!("cursor-agent said: bad key logged-secret-0123456789; tail 0123456789");
+        let text = read(&first);
+        assert!(!text.contains("logged-secret-0123456789"), "{text}");
+        assert!(text.contains("bad key [masked CURSOR_API_KEY]"), "{text}");
 
         configure(LogLevel::Debug, None).expect("raise the level, same file");
         tracing::debug!("now-visible-debug-record");

@@ -25,6 +25,7 @@ use super::stderr_tail::StderrTail;
 use crate::core::bridge::ToolBridge;
 use crate::core::capture::{Capture, EndInfo};
 use crate::core::error::CoreError;
+use crate::core::secrets;
 use crate::core::stream::encode::Output;
 use crate::core::stream::transformer::StreamTransformer;
 use crate::core::stream::translate::Outcome;
@@ -148,6 +149,24 @@ impl Run {
         Ok(Some(env))
     }
 
+    /// The secrets the child is given (its environment, the bridge's token), so that the log
+    /// and error messages mask them wherever cursor-agent repeats them.
+    fn remember_secrets(&self, env: Option<&EnvVars>) {
+        let token = self.bridge.iter().map(|b| ("tool bridge token", b.token()));
+        match env {
+            Some(env) => {
+                secrets::remember(env.iter().map(|(k, v)| (k.as_str(), v.as_str())), token)
+            }
+            None => {
+                let inherited: Vec<(String, String)> = std::env::vars().collect();
+                secrets::remember(
+                    inherited.iter().map(|(k, v)| (k.as_str(), v.as_str())),
+                    token,
+                );
+            }
+        }
+    }
+
     async fn drive(mut self) -> RunResult {
         let bridged_env = match self.open_bridge().await {
             Ok(env) => env,
@@ -170,6 +189,7 @@ impl Run {
             &self.ctx,
         )
         .await;
+        self.remember_secrets(bridged_env.as_ref().or(self.options.env.as_ref()));
         // Cursor updates itself between runs: which release ran belongs to every run's record.
         let agent_version = started
             .as_ref()
@@ -240,7 +260,8 @@ impl Run {
         if let Some(task) = stdin_task {
             task.abort();
         }
-        let stderr = stderr_tail.finish().await;
+        // What cursor-agent printed reaches error messages and the log: never with a secret.
+        let stderr = secrets::mask_known(&stderr_tail.finish().await).into_owned();
         let (exit_code, signal) = exit_parts(&status);
         let cancelled = matches!(ending, Ending::Stopped(StopReason::Cancel));
         let outcome = Outcome {
@@ -275,7 +296,10 @@ impl Run {
         last.extend(closing);
         self.deliver_closing(last, error.as_ref(), cancelled).await;
         self.settle().await;
-        let error = self.late_callback_failure().or(error);
+        let error = self
+            .late_callback_failure()
+            .or(error)
+            .map(|error| error.map_text(|text| secrets::mask_known(text).into_owned()));
         let skipped_lines = self.transformer.skipped_lines();
         let capture = self.end_capture(EndInfo {
             ending: ending_label,

@@ -4,56 +4,21 @@
 
 use std::borrow::Cow;
 
-use memchr::memmem::{self, Finder};
+use memchr::memmem;
 use serde_json::Value;
+
+use crate::core::secrets::Secrets;
 
 /// What replaces the text of the `user` record's `text` fields.
 pub const PROMPT_MASK: &str = "[prompt masked]";
 
-/// Values shorter than this are not treated as secrets: masking them would mask ordinary text.
-pub const MIN_SECRET_LEN: usize = 8;
-
-/// How a variable name marks its value as a secret (names compared in upper case).
-#[derive(Debug, Clone, Copy)]
-enum NamePattern {
-    Contains(&'static str),
-    EndsWith(&'static str),
-}
-
-/// The variables whose values are secrets.
-const SECRET_NAMES: &[NamePattern] = &[
-    NamePattern::Contains("API_KEY"),
-    NamePattern::Contains("TOKEN"),
-    NamePattern::Contains("SECRET"),
-    NamePattern::Contains("PASSWORD"),
-    NamePattern::Contains("PASSWD"),
-    NamePattern::Contains("CREDENTIAL"),
-    NamePattern::EndsWith("_KEY"),
-];
-
-/// Whether the variable `name` holds a secret.
-pub fn is_secret_name(name: &str) -> bool {
-    let name = name.to_ascii_uppercase();
-    SECRET_NAMES.iter().any(|pattern| match pattern {
-        NamePattern::Contains(part) => name.contains(part),
-        NamePattern::EndsWith(end) => name.ends_with(end),
-    })
-}
-
-#[derive(Debug, Clone)]
-struct Secret {
-    /// Each form of the value that is replaced: as it is, and as it reads inside a JSON string.
-    /// Searchers, not byte strings: every byte of stdout and of every output is searched.
-    forms: Vec<Finder<'static>>,
-    replacement: Vec<u8>,
-}
+pub use crate::core::secrets::{is_secret_name, MIN_SECRET_LEN};
 
 /// Masks one run's prompt echo and secrets.
 #[derive(Debug, Clone, Default)]
 pub struct Masker {
     mask_prompt: bool,
-    secrets: Vec<Secret>,
-    names: Vec<String>,
+    secrets: Secrets,
 }
 
 impl Masker {
@@ -68,34 +33,12 @@ impl Masker {
     /// Mask every occurrence of `value` as `[masked NAME]`; a value shorter than
     /// [`MIN_SECRET_LEN`] (or one already known) is ignored.
     pub fn add_secret(&mut self, name: &str, value: &str) {
-        if value.len() < MIN_SECRET_LEN
-            || self
-                .secrets
-                .iter()
-                .any(|s| s.forms[0].needle() == value.as_bytes())
-        {
-            return;
-        }
-        let mut forms = vec![Finder::new(value).into_owned()];
-        let quoted = serde_json::to_string(value).unwrap_or_default();
-        let escaped = quoted
-            .get(1..quoted.len().saturating_sub(1))
-            .unwrap_or_default();
-        if escaped != value {
-            forms.push(Finder::new(escaped).into_owned());
-        }
-        self.secrets.push(Secret {
-            forms,
-            replacement: format!("[masked {name}]").into_bytes(),
-        });
-        if !self.names.iter().any(|n| n == name) {
-            self.names.push(name.to_owned());
-        }
+        self.secrets.add(name, value);
     }
 
     /// The secrets' names, in the order they were added.
     pub fn secret_names(&self) -> &[String] {
-        &self.names
+        self.secrets.names()
     }
 
     pub fn masks_prompt(&self) -> bool {
@@ -114,21 +57,13 @@ impl Masker {
         Cow::Owned(self.secrets_in(&out).into_owned())
     }
 
-    /// Any text (stderr, an argument), masked of secrets.
+    /// Any text (stderr, an argument), masked of secrets, a piece cut at either end too.
     pub fn text(&self, text: &str) -> String {
-        String::from_utf8_lossy(&self.secrets_in(text.as_bytes())).into_owned()
+        self.secrets.text(text).into_owned()
     }
 
     fn secrets_in<'b>(&self, bytes: &'b [u8]) -> Cow<'b, [u8]> {
-        let mut masked = Cow::Borrowed(bytes);
-        for secret in &self.secrets {
-            for form in &secret.forms {
-                if let Some(replaced) = replace_all(&masked, form, &secret.replacement) {
-                    masked = Cow::Owned(replaced);
-                }
-            }
-        }
-        masked
+        self.secrets.bytes(bytes)
     }
 
     /// Every string in `value` masked of secrets.
@@ -217,22 +152,6 @@ fn string_end(bytes: &[u8], start: usize) -> Option<usize> {
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     memmem::find(haystack, needle).is_some()
-}
-
-/// `bytes` with every (non-overlapping, leftmost first) `from` replaced by `to`; `None` when
-/// there is none.
-fn replace_all(bytes: &[u8], from: &Finder<'_>, to: &[u8]) -> Option<Vec<u8>> {
-    let mut found = from.find_iter(bytes).peekable();
-    found.peek()?;
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut at = 0;
-    for start in found {
-        out.extend_from_slice(&bytes[at..start]);
-        out.extend_from_slice(to);
-        at = start + from.needle().len();
-    }
-    out.extend_from_slice(&bytes[at..]);
-    Some(out)
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ use super::record::{
 use super::store::{capture_path, per_capture_limit, prune, DEFAULT_MAX_BYTES};
 use crate::core::error::CoreError;
 use crate::core::hex::hex;
+use crate::core::private_file;
 use crate::core::stream::encode::Output;
 use crate::core::stream::transformer::tap::{Fed, Tap};
 use crate::core::stream::transformer::TransformerOptions;
@@ -105,9 +106,9 @@ impl Capture {
     /// cannot be created.
     pub fn create(options: &CaptureOptions, name: &str) -> Option<Self> {
         let path = capture_path(&options.folder, name);
-        let created = std::fs::create_dir_all(&options.folder).and_then(|()| {
+        let created = private_file::create_folder(&options.folder).and_then(|()| {
             prune(&options.folder, options.max_bytes, None);
-            File::options().write(true).create_new(true).open(&path)
+            private_file::create_new(&path)
         });
         let file = match created {
             Ok(file) => file,

@@ -35,6 +35,10 @@ const RULES: &[(Kind, &[&str])] = &[
             "unauthorized",
             "invalid api key",
             "api key is invalid",
+            "re-authenticate",
+            "reauthenticate",
+            "please log in",
+            "log in again",
         ],
     ),
     (

@@ -184,6 +184,7 @@ const TRANSIENT: &[&str] = &[
     "re-auth",
     "reauth",
     "reauthenticate",
+    "re-authenticate",
     "login",
     "log in",
     "logged in",

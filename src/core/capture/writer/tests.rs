@@ -189,3 +189,33 @@ fn captures_written_side_by_side_are_pruned_when_one_ends() {
     assert!(last.path().exists(), "the capture that ended is kept");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[cfg(unix)]
+#[test]
+fn a_capture_and_its_folder_are_private_and_a_planted_link_is_not_followed() {
+    use std::os::unix::fs::{symlink, PermissionsExt};
+    let mode = |p: &Path| std::fs::symlink_metadata(p).unwrap().permissions().mode() & 0o777;
+    let root = std::env::temp_dir().join(format!("ocn-private-capture-{}", fresh_name()));
+    let dir = root.join("captures");
+    let options = CaptureOptions::new(&dir);
+    let capture = Capture::create(&options, "cap-mode").unwrap();
+    assert_eq!(mode(&capture.path()), 0o600);
+    assert_eq!(mode(&dir), 0o700);
+    assert_eq!(mode(&root), 0o700);
+
+    // A link planted where the next capture goes: refused, its target untouched.
+    let victim = root.join("victim");
+    std::fs::write(&victim, "precious").unwrap();
+    symlink(&victim, capture_path(&dir, "cap-link")).unwrap();
+    assert!(Capture::create(&options, "cap-link").is_none());
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    // A link planted as the folder itself: refused.
+    let elsewhere = root.join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let linked = root.join("linked-captures");
+    symlink(&elsewhere, &linked).unwrap();
+    assert!(Capture::create(&CaptureOptions::new(&linked), "cap-x").is_none());
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+    drop(capture);
+    let _ = std::fs::remove_dir_all(root);
+}

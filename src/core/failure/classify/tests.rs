@@ -19,6 +19,8 @@ fn table_of_error_texts() {
             &["cursor-agent login", "CURSOR_API_KEY"],
         ),
         ("401 Unauthorized: invalid API key", "E_AUTH", &["cursor-agent login"]),
+        ("session not found; please re-authenticate", "E_AUTH", &["cursor-agent login"]),
+        ("Your session has expired. Please log in again.", "E_AUTH", &["cursor-agent login"]),
         (
             "Error: You've hit your usage limit\nGet Cursor Pro for more Agent usage, unlimited Tab, and more.\nspendLimitHit: false",
             "E_QUOTA",

@@ -361,7 +361,10 @@ describe('a secret never reaches a capture', () => {
     // The live run is not masked: what the consumer sees is Cursor's text.
     assert.equal(answerOf(run.outputs), `The key is ${key}, and the token ${token}.`)
     assert.equal(run.result.error?.code, 'E_AGENT_EXIT')
-    assert.ok(run.result.error!.agentOutput?.includes(key), 'the live error quotes what cursor-agent said')
+    // The error quotes what cursor-agent said, its secrets masked as everywhere they are kept.
+    assert.ok(run.result.error!.agentOutput?.includes('was refused'), 'the live error quotes what cursor-agent said')
+    assert.ok(!run.result.error!.agentOutput?.includes(key), 'the live error holds no key')
+    assert.ok(run.result.error!.agentOutput?.includes('[masked CURSOR_API_KEY]'), run.result.error!.agentOutput)
 
     for (const [secret, variable] of [
       [key, 'CURSOR_API_KEY'],

@@ -298,6 +298,13 @@ describe('doctor', () => {
     mkdirSync(installed, { recursive: true })
     for (const file of ['package.json', 'index.js']) cpSync(join(root, file), join(installed, file))
     cpSync(join(root, 'dist'), join(installed, 'dist'), { recursive: true })
+    // Its dependencies npm installs beside it all the same.
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+    for (const dependency of Object.keys(pkg.dependencies)) {
+      const target = join(scratch, 'no-addon', 'node_modules', dependency)
+      mkdirSync(dirname(target), { recursive: true })
+      if (!existsSync(target)) symlinkSync(join(root, 'node_modules', dependency), target, 'dir')
+    }
     const ran = doctor(['--json', '--live'], {}, { cli: join(installed, 'dist', 'plugin', 'cli', 'main.js') })
     const found = report(ran)
     assert.equal(ran.status, 1)

@@ -264,7 +264,9 @@ mod tests {
                 "so is the folder made for it"
             );
         }
-        crate::core::secrets::remember([("CURSOR_API_KEY", "logged-secret-0123456789")], []);
+        let mut run_secrets = crate::core::secrets::Secrets::default();
+        run_secrets.add("CURSOR_API_KEY", "logged-secret-0123456789");
+        crate::core::secrets::remember(&run_secrets);
         tracing::warn!("cursor-agent said: bad key logged-secret-0123456789; tail 0123456789");
         let text = read(&first);
         assert!(!text.contains("logged-secret-0123456789"), "{text}");

@@ -1,4 +1,5 @@
-//! Files and folders only the user may read: the log, captures, the data folder.
+//! Files and folders only the user may read: the log, captures, the data folder, and the tool
+//! bridge's private folder (its token, and the rules Cursor obeys).
 //!
 //! As OpenSSH does with `~/.ssh`: a folder is created 0700 and a file 0600 from its first byte
 //! (the mode is given to `mkdir`/`open`, never set afterwards, so there is no moment another
@@ -15,6 +16,8 @@ use std::path::{Path, PathBuf};
 pub const FOLDER_MODE: u32 = 0o700;
 /// The mode of a private file.
 pub const FILE_MODE: u32 = 0o600;
+/// The mode of a private program (the hook script Cursor runs).
+pub const SCRIPT_MODE: u32 = 0o700;
 
 /// Creates `folder` and any missing parent, each new one 0700. The folder itself must not be a
 /// symbolic link; when it already exists it is narrowed to 0700.
@@ -40,16 +43,39 @@ pub fn open_append(path: &Path) -> io::Result<File> {
 
 /// Creates `path`, which must not exist yet (a link there counts as existing), 0600.
 pub fn create_new(path: &Path) -> io::Result<File> {
-    options().write(true).create_new(true).open(path)
+    create_new_with_mode(path, FILE_MODE)
+}
+
+fn create_new_with_mode(path: &Path, mode: u32) -> io::Result<File> {
+    options_with_mode(mode)
+        .write(true)
+        .create_new(true)
+        .open(path)
 }
 
 /// Replaces `path` with `bytes` at once: written into a new 0600 file beside it, then renamed
 /// over it, so a reader sees the old content or the new, and a link at `path` is replaced,
 /// never followed.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomic_with_mode(path, bytes, FILE_MODE)
+}
+
+/// [`write_atomic`] with another mode (given at the file's creation, like 0600's).
+pub fn write_atomic_with_mode(path: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
+    write_atomic_with(path, mode, |file| file.write_all(bytes))
+}
+
+/// [`write_atomic_with_mode`] with the writing done by `fill` (tests look at the file before
+/// its first byte). Each write has a name of its own beside `path`: two writers of one file
+/// never share a half-written one.
+pub fn write_atomic_with(
+    path: &Path,
+    mode: u32,
+    fill: impl FnOnce(&mut File) -> io::Result<()>,
+) -> io::Result<()> {
     let partial = partial_path(path);
-    let written = create_new(&partial).and_then(|mut file| {
-        file.write_all(bytes)?;
+    let written = create_new_with_mode(&partial, mode).and_then(|mut file| {
+        fill(&mut file)?;
         file.sync_all()
     });
     let renamed = written.and_then(|()| std::fs::rename(&partial, path));
@@ -57,6 +83,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         let _ = std::fs::remove_file(&partial);
     }
     renamed
+}
+
+/// Removes the file at `path` if there is one (a link is removed, not its target).
+pub fn remove_if_present(path: &Path) -> io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(error) if error.kind() == io::ErrorKind::NotFound => Ok(()),
+        other => other,
+    }
 }
 
 /// A name beside `path` no other writer uses.
@@ -73,12 +107,18 @@ fn partial_path(path: &Path) -> PathBuf {
 }
 
 fn options() -> OpenOptions {
+    options_with_mode(FILE_MODE)
+}
+
+fn options_with_mode(mode: u32) -> OpenOptions {
     let mut options = OpenOptions::new();
     #[cfg(unix)]
     {
         use std::os::unix::fs::OpenOptionsExt;
-        options.mode(FILE_MODE).custom_flags(libc::O_NOFOLLOW);
+        options.mode(mode).custom_flags(libc::O_NOFOLLOW);
     }
+    #[cfg(not(unix))]
+    let _ = mode;
     options
 }
 

@@ -9,8 +9,9 @@
 //! start: [`Secrets::text`] masks such a piece too, once it is at least [`MIN_PIECE_LEN`]
 //! characters (or the whole secret, when that is shorter).
 //!
-//! Every secret a run hands a child is also remembered process-wide ([`remember`]): the log
-//! file and the run's error messages are masked with those ([`mask_known`]).
+//! A run masks what cursor-agent prints with the secrets it handed that child; every such
+//! secret is also remembered process-wide ([`remember`], the newest [`KNOWN_LIMIT`]), since the
+//! log file is written from anywhere in the process ([`mask_known`]).
 
 use std::borrow::Cow;
 use std::sync::{PoisonError, RwLock};
@@ -106,6 +107,26 @@ impl Secrets {
         }
     }
 
+    /// Every secret of `other` this set does not hold yet, under its own name.
+    pub fn merge(&mut self, other: &Secrets) {
+        for secret in &other.secrets {
+            if !self.secrets.iter().any(|s| s.value() == secret.value()) {
+                self.secrets.push(secret.clone());
+            }
+        }
+        for name in &other.names {
+            if !self.names.contains(name) {
+                self.names.push(name.clone());
+            }
+        }
+    }
+
+    /// Forget all but the `limit` newest secrets.
+    pub fn keep_newest(&mut self, limit: usize) {
+        let excess = self.secrets.len().saturating_sub(limit);
+        self.secrets.drain(..excess);
+    }
+
     /// The secrets' names, in the order they were added.
     pub fn names(&self) -> &[String] {
         &self.names
@@ -198,21 +219,19 @@ fn replace_all(bytes: &[u8], from: &Finder<'_>, to: &[u8]) -> Option<Vec<u8>> {
     Some(out)
 }
 
-/// Every secret the package has handed a child (or made) in this process.
+/// How many secrets the process remembers for the log: a long-lived host runs many children,
+/// most with the same environment; the oldest distinct ones are forgotten first.
+pub const KNOWN_LIMIT: usize = 64;
+
+/// The secrets the package has handed children (or made) in this process, newest last.
 static KNOWN: RwLock<Option<Secrets>> = RwLock::new(None);
 
-/// Remember the secrets among `vars` (a child's environment) and `made` (name, value) for
-/// [`mask_known`].
-pub fn remember<'v>(
-    vars: impl IntoIterator<Item = (&'v str, &'v str)>,
-    made: impl IntoIterator<Item = (&'v str, &'v str)>,
-) {
+/// Remember `secrets` (a run's) for [`mask_known`].
+pub fn remember(secrets: &Secrets) {
     let mut known = KNOWN.write().unwrap_or_else(PoisonError::into_inner);
     let known = known.get_or_insert_with(Secrets::default);
-    known.add_vars(vars);
-    for (name, value) in made {
-        known.add(name, value);
-    }
+    known.merge(secrets);
+    known.keep_newest(KNOWN_LIMIT);
 }
 
 /// `text` masked with every remembered secret (see [`Secrets::text`]).

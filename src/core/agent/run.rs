@@ -25,7 +25,7 @@ use super::stderr_tail::StderrTail;
 use crate::core::bridge::ToolBridge;
 use crate::core::capture::{Capture, EndInfo};
 use crate::core::error::CoreError;
-use crate::core::secrets;
+use crate::core::secrets::{self, Secrets};
 use crate::core::stream::encode::Output;
 use crate::core::stream::transformer::StreamTransformer;
 use crate::core::stream::translate::Outcome;
@@ -86,6 +86,7 @@ pub fn start_run(options: RunOptions, sink: Arc<dyn OutputSink>, ctx: RunContext
         capture: None,
         delivered: 0,
         silence: Silence::new(),
+        secrets: Secrets::default(),
     };
     ctx.runtime.spawn(async move {
         let result = run.drive().await;
@@ -134,6 +135,9 @@ struct Run {
     delivered: u64,
     /// Since when stdout has been silent (long silences are logged).
     silence: Silence,
+    /// The secrets this run hands its child: what cursor-agent prints is masked with them
+    /// before it reaches an error message.
+    secrets: Secrets,
 }
 
 impl Run {
@@ -151,20 +155,21 @@ impl Run {
 
     /// The secrets the child is given (its environment, the bridge's token), so that the log
     /// and error messages mask them wherever cursor-agent repeats them.
-    fn remember_secrets(&self, env: Option<&EnvVars>) {
-        let token = self.bridge.iter().map(|b| ("tool bridge token", b.token()));
+    fn remember_secrets(&mut self, env: Option<&EnvVars>) {
+        let mut own = Secrets::default();
         match env {
-            Some(env) => {
-                secrets::remember(env.iter().map(|(k, v)| (k.as_str(), v.as_str())), token)
-            }
+            Some(env) => own.add_vars(env.iter().map(|(k, v)| (k.as_str(), v.as_str()))),
             None => {
                 let inherited: Vec<(String, String)> = std::env::vars().collect();
-                secrets::remember(
-                    inherited.iter().map(|(k, v)| (k.as_str(), v.as_str())),
-                    token,
-                );
+                own.add_vars(inherited.iter().map(|(k, v)| (k.as_str(), v.as_str())));
             }
         }
+        if let Some(bridge) = &self.bridge {
+            own.add("tool bridge token", bridge.token());
+        }
+        // The log is written from anywhere in the process: it masks every run's secrets.
+        secrets::remember(&own);
+        self.secrets = own;
     }
 
     async fn drive(mut self) -> RunResult {
@@ -189,7 +194,8 @@ impl Run {
             &self.ctx,
         )
         .await;
-        self.remember_secrets(bridged_env.as_ref().or(self.options.env.as_ref()));
+        let child_env = bridged_env.clone().or_else(|| self.options.env.clone());
+        self.remember_secrets(child_env.as_ref());
         // Cursor updates itself between runs: which release ran belongs to every run's record.
         let agent_version = started
             .as_ref()
@@ -261,7 +267,7 @@ impl Run {
             task.abort();
         }
         // What cursor-agent printed reaches error messages and the log: never with a secret.
-        let stderr = secrets::mask_known(&stderr_tail.finish().await).into_owned();
+        let stderr = self.secrets.text(&stderr_tail.finish().await).into_owned();
         let (exit_code, signal) = exit_parts(&status);
         let cancelled = matches!(ending, Ending::Stopped(StopReason::Cancel));
         let outcome = Outcome {
@@ -299,7 +305,7 @@ impl Run {
         let error = self
             .late_callback_failure()
             .or(error)
-            .map(|error| error.map_text(|text| secrets::mask_known(text).into_owned()));
+            .map(|error| error.map_text(|text| self.secrets.text(text).into_owned()));
         let skipped_lines = self.transformer.skipped_lines();
         let capture = self.end_capture(EndInfo {
             ending: ending_label,

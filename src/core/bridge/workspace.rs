@@ -15,7 +15,7 @@
 //! (`$HOME/.cursor/mcp.json`): Cursor reads the workspace's file first and holds its servers for
 //! an approval keyed on their URL, which changes every run. Every folder is `0700`, every file
 //! is written whole with its final mode and renamed into place, and no link is followed
-//! ([`private_fs`]). The folder stays the same for every run of one conversation (Cursor keys its
+//! ([`crate::core::private_file`]). The folder stays the same for every run of one conversation (Cursor keys its
 //! chats by the workspace path, so `--resume` keeps working); folders unused for [`STALE_AFTER`]
 //! are removed.
 
@@ -28,12 +28,11 @@ use std::time::{Duration, SystemTime};
 use serde_json::Value;
 
 mod config;
-pub mod private_fs;
 
-pub use config::{carried_cli_config, BOOKKEEPING_FOLDERS, CARRIED_CONFIG_KEYS, HOOK_SCRIPT};
-use private_fs::{
-    ensure_private_dir, remove_if_present, write_private, PRIVATE_FILE_MODE, PRIVATE_SCRIPT_MODE,
+use crate::core::private_file::{
+    create_folder, remove_if_present, write_atomic_with_mode, FILE_MODE, SCRIPT_MODE,
 };
+pub use config::{carried_cli_config, BOOKKEEPING_FOLDERS, CARRIED_CONFIG_KEYS, HOOK_SCRIPT};
 
 /// A conversation folder untouched this long is removed by the next prepared one.
 pub const STALE_AFTER: Duration = Duration::from_secs(7 * 24 * 60 * 60);
@@ -65,7 +64,7 @@ pub fn layout(folder: &Path) -> PrivateWorkspace {
 }
 
 fn write_json(path: &Path, value: &Value) -> io::Result<()> {
-    write_private(path, value.to_string().as_bytes(), PRIVATE_FILE_MODE)
+    write_atomic_with_mode(path, value.to_string().as_bytes(), FILE_MODE)
 }
 
 /// The hook script and the `hooks.json` that runs it, in `cursor_dir`.
@@ -75,12 +74,12 @@ fn write_hooks(cursor_dir: &Path, data: &Path, url: &str) -> io::Result<()> {
         return Ok(());
     }
     let hooks = cursor_dir.join("hooks");
-    ensure_private_dir(&hooks)?;
+    create_folder(&hooks)?;
     let script = hooks.join(HOOK_SCRIPT);
-    write_private(
+    write_atomic_with_mode(
         &script,
         config::hook_script(data, url).as_bytes(),
-        PRIVATE_SCRIPT_MODE,
+        SCRIPT_MODE,
     )?;
     let text = config::hooks_json(&script).to_string();
     if text.contains("//") {
@@ -93,11 +92,7 @@ fn write_hooks(cursor_dir: &Path, data: &Path, url: &str) -> io::Result<()> {
             ),
         ));
     }
-    write_private(
-        &cursor_dir.join("hooks.json"),
-        text.as_bytes(),
-        PRIVATE_FILE_MODE,
-    )
+    write_atomic_with_mode(&cursor_dir.join("hooks.json"), text.as_bytes(), FILE_MODE)
 }
 
 /// Make `folder` ready for a run against the bridge at `url`, and clean up old siblings.
@@ -120,7 +115,7 @@ pub fn prepare(
         &private.data,
         &private.config,
     ] {
-        ensure_private_dir(dir)?;
+        create_folder(dir)?;
     }
     write_json(&home_cursor.join("mcp.json"), &config::mcp_json(url, token))?;
     // Folders of earlier releases had the bridge in the workspace, where it needs an approval.
@@ -136,7 +131,7 @@ pub fn prepare(
         &private.config.join("cli-config.json"),
         &carried_cli_config(user.as_deref()),
     )?;
-    write_private(&folder.join(LAST_USED), b"", PRIVATE_FILE_MODE)?;
+    write_atomic_with_mode(&folder.join(LAST_USED), b"", FILE_MODE)?;
     if let Some(parent) = folder.parent() {
         clean_stale_once(parent, folder);
     }

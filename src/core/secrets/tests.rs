@@ -54,13 +54,32 @@ fn a_short_secret_is_masked_only_whole() {
 
 #[test]
 fn remembered_secrets_mask_any_text() {
-    remember(
-        [("OTHER_API_KEY", "remembered-secret-value-42")],
-        [("tool bridge token", "0123456789abcdef0123")],
-    );
+    let mut run = Secrets::default();
+    run.add_vars([
+        ("OTHER_API_KEY", "remembered-secret-value-42"),
+        ("PATH", "/usr/bin:/bin"),
+    ]);
+    run.add("tool bridge token", "0123456789abcdef0123");
+    remember(&run);
     assert_eq!(
         mask_known("said remembered-secret-value-42 and 0123456789abcdef0123"),
         "said [masked OTHER_API_KEY] and [masked tool bridge token]"
     );
     assert_eq!(mask_known("nothing here"), "nothing here");
+}
+
+#[test]
+fn the_process_remembers_only_the_newest_secrets() {
+    let mut many = Secrets::default();
+    for n in 0..KNOWN_LIMIT + 3 {
+        many.add("SOME_TOKEN", &format!("distinct-secret-{n:04}"));
+    }
+    many.keep_newest(KNOWN_LIMIT);
+    assert_eq!(
+        many.text("distinct-secret-0000 x"),
+        "distinct-secret-0000 x",
+        "the oldest is forgotten"
+    );
+    let newest = format!("distinct-secret-{:04}", KNOWN_LIMIT + 2);
+    assert_eq!(many.text(&format!("{newest} x")), "[masked SOME_TOKEN] x");
 }

@@ -249,7 +249,7 @@ mod private {
         let root = temp("first-byte");
         let path = root.join("mcp.json");
         let mut seen = None;
-        private_fs::write_private_with(&path, PRIVATE_FILE_MODE, |file| {
+        crate::core::private_file::write_atomic_with(&path, FILE_MODE, |file| {
             let meta = file.metadata()?;
             seen = Some((meta.permissions().mode() & 0o777, meta.len()));
             std::io::Write::write_all(file, b"{}")

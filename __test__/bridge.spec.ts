@@ -22,7 +22,7 @@ import { dirname, join, relative, sep } from 'node:path'
 import { after, describe, it } from 'node:test'
 
 import { runCursorAgent } from '../index.js'
-import type { CursorAgentRun, RunResult, RunStep, StreamOutput, StreamPart, ToolAnswer } from '../index.js'
+import type { CursorAgentRun, RunResult, RunStep, StreamOutput, StreamPart } from '../index.js'
 import { mcpRuleMatches, readCliJsonText, readHooksText } from './support/agents/cursor-config.mjs'
 import { groupMembers, killGroupsAfter, waitFor } from './support/process.ts'
 

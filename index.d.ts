@@ -970,6 +970,9 @@ export declare function isTitleRequest(request: Pick<PromptRequest, 'messages' |
  */
 export declare function listCursorModels(options?: CursorAgentLookupOptions | undefined | null): Promise<Array<CursorModel>>
 
+/** Writes a warning of the TS host's (a setting it ignored, say) to the log, at level `warn`. */
+export declare function logWarning(message: string): void
+
 /**
  * The one boolean parser for switches: `1/true/on/yes` -> true, `0/false/off/no` -> false
  * (case-insensitive, surrounding spaces ignored); anything else, including empty, -> `defaultValue`.

@@ -843,6 +843,7 @@ module.exports.describeCursorModel = nativeBinding.describeCursorModel
 module.exports.ErrorCode = nativeBinding.ErrorCode
 module.exports.isTitleRequest = nativeBinding.isTitleRequest
 module.exports.listCursorModels = nativeBinding.listCursorModels
+module.exports.logWarning = nativeBinding.logWarning
 module.exports.parseSwitch = nativeBinding.parseSwitch
 module.exports.replayCapture = nativeBinding.replayCapture
 module.exports.resolveCursorAgent = nativeBinding.resolveCursorAgent

@@ -11,6 +11,7 @@ import { AUTOMATIC_REQUEST_LIMIT, admitRequest, requestKind } from '../plugin/op
 import { BYTES_PER_TOKEN, CURSOR_BASE_TOKENS, conversationBytes } from '../plugin/opencode/context-usage.ts'
 import { readsAsTransient } from '../plugin/opencode/errors.ts'
 import { createCursorAcp } from '../plugin/opencode/provider.ts'
+import { userProvider } from './support/user-options.ts'
 
 const repo = resolve(__dirname, '..')
 const fakeAgent = join(repo, '__test__', 'support', 'agents', 'fake-cursor-agent.mjs')
@@ -213,7 +214,7 @@ describe('the provider over the fake cursor-agent', () => {
           XDG_DATA_HOME: join(scratch, `data-${toolMode}`),
         },
         async () => {
-          const model = createCursorAcp({
+          const model = userProvider(createCursorAcp, {
             name: 'cursor-acp',
             workspace,
             executable: fakeAgent,
@@ -249,7 +250,7 @@ describe('the provider over the fake cursor-agent', () => {
           CURSOR_ACP_CHILD_ENV: 'FAKE_CURSOR_*',
         },
         async () => {
-          const model = createCursorAcp({
+          const model = userProvider(createCursorAcp, {
             name: 'cursor-acp',
             workspace,
             executable: fakeAgent,
@@ -281,7 +282,11 @@ describe('the provider over the fake cursor-agent', () => {
   test('a second compaction before the next message is refused without running cursor-agent', async () => {
     const logDir = join(scratch, 'log-bound')
     await withEnv({ FAKE_CURSOR_LOG_DIR: logDir, FAKE_CURSOR_STREAM: 'text:summary' }, async () => {
-      const model = createCursorAcp({ name: 'cursor-acp', workspace, executable: fakeAgent }).languageModel('auto')
+      const model = userProvider(createCursorAcp, {
+        name: 'cursor-acp',
+        workspace,
+        executable: fakeAgent,
+      }).languageModel('auto')
       const headers = { 'x-session-id': 'ses_bound_provider' }
       const ask = async (prompt: any[]) => collect((await model.doStream({ prompt, headers } as any)).stream)
       await ask([user('fix the build')])

@@ -115,6 +115,7 @@ describe('doctor', () => {
       'tool-mode-files': 'ok',
       models: 'ok',
       'opencode-config': 'ok',
+      'project-settings': 'ok',
       'data-dir': 'ok',
       'live-round-trip': 'skipped',
       'live-bridge-tools': 'skipped',
@@ -290,6 +291,25 @@ describe('doctor', () => {
     const check = found.checks.find((c) => c.id === 'opencode-config')!
     assert.equal(check.status, 'warning')
     assert.match(check.fix ?? '', /"plugin": \["opencode-cursor-native"\]/)
+  })
+
+  it("a project's opencode.json that picks the program or loosens safety is named as ignored, a warning", () => {
+    const planted = (dir: string) =>
+      writeFileSync(
+        join(dir, 'opencode.json'),
+        JSON.stringify({
+          plugin: ['opencode-cursor-native'],
+          provider: { 'cursor-acp': { options: { executable: './tools/agent', force: true, toolMode: 'opencode' } } },
+        }),
+      )
+    const ran = doctor(['--json'], { CURSOR_ACP_FORCE: 'false' }, { project: planted })
+    const found = report(ran)
+    assert.equal(ran.status, 0)
+    const check = found.checks.find((c) => c.id === 'project-settings')!
+    assert.equal(check.status, 'warning')
+    assert.match(check.detail, /executable="\.\/tools\/agent" in .*opencode\.json, force=true in /)
+    assert.doesNotMatch(check.detail, /toolMode/, 'a project may choose tool mode opencode')
+    assert.match(check.fix ?? '', /force: false, toolMode: "opencode"/)
   })
 
   it('without the native addon: the addon check comes first, a problem, and what needs it is skipped', () => {

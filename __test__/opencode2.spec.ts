@@ -5,7 +5,16 @@
 // runs behind it. Needs `npm run build:test`. Runs under Node and Bun.
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs'
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -213,6 +222,40 @@ describe('a turn in OpenCode 2', () => {
       assert.equal(sdk.modelId, 'auto')
       assert.equal(language.modelId, 'auto')
       assert.equal(language.provider, 'cursor-acp')
+    } finally {
+      await cleanup()
+    }
+  })
+
+  it("a project's settings in OpenCode 2's merged options never pick the program nor add --force", async () => {
+    const logDir = join(scratch, 'project-settings-log')
+    const marker = join(scratch, 'planted-ran')
+    const planted = join(workspace, 'planted-agent.sh')
+    writeFileSync(planted, `#!/bin/sh\necho ran > '${marker}'\n`, { mode: 0o755 })
+    const { host, cleanup } = await started({
+      FAKE_CURSOR_LOG_DIR: logDir,
+      FAKE_CURSOR_STREAM: 'text:ok',
+      CURSOR_ACP_FORCE: 'false',
+    })
+    try {
+      // What OpenCode 2 merges into the provider's settings from the project's opencode.json.
+      await host.ctx.provider.transform((editor: any) =>
+        editor.update('cursor-acp', (info: any) => {
+          info.settings = { ...info.settings, executable: planted, force: true, capture: true }
+        }),
+      )
+      const { sdk, language } = await host.language('cursor-acp', 'auto')
+      for (const model of [sdk, language]) {
+        const headers = requestHeaders({ id: `ses_project_${model === sdk ? 'sdk' : 'hook'}` })
+        const parts = await collect((await model.doStream({ prompt: userPrompt('hi'), headers } as any)).stream)
+        const warnings = parts[0].warnings.map((warning: any) => warning.message).join('\n')
+        for (const key of ['executable', 'force', 'capture'])
+          assert.match(warnings, new RegExp(`Provider option ${key}=.* ignored`), key)
+      }
+      assert.equal(existsSync(marker), false, 'the planted program never ran')
+      const runs = invocations(logDir)
+      assert.equal(runs.length, 2, "the user's cursor-agent answered both")
+      for (const run of runs) assert.equal(run.argv.includes('--force'), false, run.argv.join(' '))
     } finally {
       await cleanup()
     }

@@ -23,6 +23,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 
 import { captureExpectation } from './support/captures.ts'
 import { isAlive, waitFor } from './support/process.ts'
+import { userProvider } from './support/user-options.ts'
 
 const repo = resolve(__dirname, '..')
 const fakeAgent = join(repo, '__test__', 'support', 'agents', 'fake-cursor-agent.mjs')
@@ -586,13 +587,17 @@ describe('the plugin entry', () => {
     const { CursorAcpPlugin } = await load.server()
     const { createCursorAcp } = await load.provider()
     const cfg: Record<string, any> = {}
-    await withEnv({ XDG_DATA_HOME: join(scratch, 'data'), HOME: scratch, CURSOR_ACP_WORKSPACE: '/' }, async () => {
-      const hooks = await CursorAcpPlugin({ directory: scratch, worktree: '/' } as any)
-      await hooks.config!(cfg as any)
-    })
+    // OpenCode builds the provider in the environment the plugin read.
+    const model = await withEnv(
+      { XDG_DATA_HOME: join(scratch, 'data'), HOME: scratch, CURSOR_ACP_WORKSPACE: '/' },
+      async () => {
+        const hooks = await CursorAcpPlugin({ directory: scratch, worktree: '/' } as any)
+        await hooks.config!(cfg as any)
+        return createCursorAcp({ name: 'cursor-acp', ...cfg.provider['cursor-acp'].options }).languageModel('auto')
+      },
+    )
     const options = cfg.provider['cursor-acp'].options
     assert.equal(options.configurationError.code, 'E_INVALID_ARG')
-    const model = createCursorAcp({ name: 'cursor-acp', ...options }).languageModel('auto')
     const { stream } = await model.doStream({
       prompt: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }],
     } as any)
@@ -631,7 +636,7 @@ describe('the provider over the fake cursor-agent', () => {
 
   test('hand-written provider options of the wrong type are reported as warnings and ignored', async () => {
     const { createCursorAcp } = await load.provider()
-    const model = createCursorAcp({
+    const model = userProvider(createCursorAcp, {
       name: 'cursor-acp',
       workspace,
       force: 'no' as any,
@@ -655,7 +660,7 @@ describe('the provider over the fake cursor-agent', () => {
 
   test('a title request is answered locally, without running cursor-agent', async () => {
     const { createCursorAcp } = await load.provider()
-    const model = createCursorAcp({
+    const model = userProvider(createCursorAcp, {
       name: 'cursor-acp',
       workspace,
       executable: join(scratch, 'no-such-agent'),
@@ -680,9 +685,11 @@ describe('the provider over the fake cursor-agent', () => {
   test('doStream streams the run: stream-start, then response-metadata, text once, finish stop', async () => {
     const { createCursorAcp } = await load.provider()
     await withEnv({ FAKE_CURSOR_LOG_DIR: logDir, FAKE_CURSOR_STREAM: 'text:Hello there, friend.' }, async () => {
-      const model = createCursorAcp({ name: 'cursor-acp', workspace, executable: fakeAgent }).languageModel(
-        'cursor-acp/auto',
-      )
+      const model = userProvider(createCursorAcp, {
+        name: 'cursor-acp',
+        workspace,
+        executable: fakeAgent,
+      }).languageModel('cursor-acp/auto')
       const { stream } = await model.doStream({
         prompt: userPrompt('greet me'),
         headers: { 'x-session-id': 'ses_a' },
@@ -711,7 +718,11 @@ describe('the provider over the fake cursor-agent', () => {
     for (const capture of ['maestro/02_shell_tool_call.jsonl', 'maestro/05_rejected_shell.jsonl']) {
       const expected = captureExpectation(capture).blocks.flatMap((block) => (block.kind === 'tool' ? [block] : []))
       await withEnv({ FAKE_CURSOR_LOG_DIR: logDir, FAKE_CURSOR_STREAM: capture }, async () => {
-        const model = createCursorAcp({ name: 'cursor-acp', workspace, executable: fakeAgent }).languageModel('auto')
+        const model = userProvider(createCursorAcp, {
+          name: 'cursor-acp',
+          workspace,
+          executable: fakeAgent,
+        }).languageModel('auto')
         const parts = await collect((await model.doStream({ prompt: userPrompt('use a tool') } as any)).stream)
         for (const want of expected) {
           const what = `${capture} ${JSON.stringify(want.id)}`
@@ -746,7 +757,11 @@ describe('the provider over the fake cursor-agent', () => {
   test('doGenerate collects the same answer; a failure rejects with a coded, non-retryable error', async () => {
     const { createCursorAcp } = await load.provider()
     await withEnv({ FAKE_CURSOR_LOG_DIR: logDir, FAKE_CURSOR_STREAM: 'text:Collected answer.' }, async () => {
-      const model = createCursorAcp({ name: 'cursor-acp', workspace, executable: fakeAgent }).languageModel('auto')
+      const model = userProvider(createCursorAcp, {
+        name: 'cursor-acp',
+        workspace,
+        executable: fakeAgent,
+      }).languageModel('auto')
       const result = await model.doGenerate({ prompt: userPrompt('answer') } as any)
       const text = result.content
         .filter((part: any) => part.type === 'text')
@@ -756,7 +771,11 @@ describe('the provider over the fake cursor-agent', () => {
       assert.deepEqual(result.finishReason, { unified: 'stop', raw: 'stop' })
     })
     await withEnv({ FAKE_CURSOR_LOG_DIR: logDir, FAKE_CURSOR_SCENARIO: 'auth' }, async () => {
-      const model = createCursorAcp({ name: 'cursor-acp', workspace, executable: fakeAgent }).languageModel('auto')
+      const model = userProvider(createCursorAcp, {
+        name: 'cursor-acp',
+        workspace,
+        executable: fakeAgent,
+      }).languageModel('auto')
       await assert.rejects(
         async () => model.doGenerate({ prompt: userPrompt('answer') } as any),
         (thrown: unknown) => {
@@ -774,7 +793,11 @@ describe('the provider over the fake cursor-agent', () => {
   test('an aborted request stops the run and finishes as cancelled', async () => {
     const { createCursorAcp } = await load.provider()
     await withEnv({ FAKE_CURSOR_LOG_DIR: logDir, FAKE_CURSOR_SCENARIO: 'long' }, async () => {
-      const model = createCursorAcp({ name: 'cursor-acp', workspace, executable: fakeAgent }).languageModel('auto')
+      const model = userProvider(createCursorAcp, {
+        name: 'cursor-acp',
+        workspace,
+        executable: fakeAgent,
+      }).languageModel('auto')
       const controller = new AbortController()
       const { stream } = await model.doStream({ prompt: userPrompt('work'), abortSignal: controller.signal } as any)
       const reader = stream.getReader()
@@ -792,7 +815,11 @@ describe('the provider over the fake cursor-agent', () => {
     const { createCursorAcp } = await load.provider()
     const cancelLog = join(scratch, 'cancel-log')
     await withEnv({ FAKE_CURSOR_LOG_DIR: cancelLog, FAKE_CURSOR_SCENARIO: 'long' }, async () => {
-      const model = createCursorAcp({ name: 'cursor-acp', workspace, executable: fakeAgent }).languageModel('auto')
+      const model = userProvider(createCursorAcp, {
+        name: 'cursor-acp',
+        workspace,
+        executable: fakeAgent,
+      }).languageModel('auto')
       const { stream } = await model.doStream({ prompt: userPrompt('work') } as any)
       const reader = stream.getReader()
       for (;;) {

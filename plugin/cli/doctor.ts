@@ -12,6 +12,7 @@ import {
   type LiveOutcome,
   type LiveSetup,
 } from './doctor-live.js'
+import { projectSettingsCheck } from './doctor-project-settings.js'
 import { timeoutsCheck } from './doctor-timeouts.js'
 import { type ToolModeFinding, toolModeFiles, toolModeLogin } from './doctor-tool-mode.js'
 import {
@@ -406,7 +407,8 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const agentIds = ['settings', 'timeouts', 'agent', 'version', 'login', ...TOOL_MODE_IDS, 'models']
   if (addon.api === undefined) {
     checks.push(...agentIds.map((id) => skipped(id, 'needs the native addon')))
-    checks.push(configCheck(options.cwd, options.env), dataCheck(options.env))
+    checks.push(configCheck(options.cwd, options.env), skipped('project-settings', 'needs the native addon'))
+    checks.push(dataCheck(options.env))
     if (options.live) checks.push(...LIVE_IDS.map((id) => skipped(id, 'needs the native addon')))
     return { ok: false, checks }
   }
@@ -428,7 +430,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   } else {
     checks.push(...['version', 'login', ...TOOL_MODE_IDS, 'models'].map((id) => skipped(id, needsAgent)))
   }
-  checks.push(configCheck(options.cwd, options.env))
+  checks.push(configCheck(options.cwd, options.env), projectSettingsCheck(options.cwd, options.env))
   const data = dataCheck(options.env)
   checks.push(data)
   const blocked = checks.find((found) => found.status === 'problem')

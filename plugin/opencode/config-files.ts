@@ -20,6 +20,24 @@ export interface ConfigFinding {
 
 const FILE_NAMES = ['opencode.json', 'opencode.jsonc']
 
+/** The user's OpenCode config folder: `$XDG_CONFIG_HOME/opencode`, by default `~/.config/opencode`. */
+export function userConfigFolder(env: Env = process.env): string {
+  return join(env.XDG_CONFIG_HOME ?? join(env.HOME ?? homedir(), '.config'), 'opencode')
+}
+
+/**
+ * The configuration files that are the user's own, in OpenCode's order (a later one wins): the
+ * config folder's, `OPENCODE_CONFIG`, then `OPENCODE_CONFIG_DIR`'s. `OPENCODE_CONFIG_CONTENT`
+ * comes after them all.
+ */
+export function userConfigFiles(env: Env = process.env): string[] {
+  const files = ['config.json', ...FILE_NAMES].map((name) => join(userConfigFolder(env), name))
+  if (env.OPENCODE_CONFIG) files.push(env.OPENCODE_CONFIG)
+  const configDir = env.OPENCODE_CONFIG_DIR
+  if (configDir) files.push(...['config.json', ...FILE_NAMES].map((name) => join(configDir, name)))
+  return files
+}
+
 /**
  * JSON with comments and trailing commas, as OpenCode accepts it, to plain JSON. Strings are
  * copied untouched, so a `//` inside a URL stays.
@@ -66,7 +84,7 @@ function judge(text: string): ConfigFinding['state'] {
 }
 
 /** The project's files: `opencode.json(c)` and `.opencode/opencode.json(c)` from `cwd` up to the git root (or the filesystem root). */
-function projectFiles(cwd: string): string[] {
+export function projectFiles(cwd: string): string[] {
   const found: string[] = []
   for (let directory = cwd; ; directory = dirname(directory)) {
     for (const name of FILE_NAMES) found.push(join(directory, name), join(directory, '.opencode', name))
@@ -76,12 +94,7 @@ function projectFiles(cwd: string): string[] {
 
 /** Every configuration OpenCode would read for a project in `cwd`, with what each says about the plugin. */
 export function findOpenCodeConfigs(cwd: string, env: Env = process.env): ConfigFinding[] {
-  const home = env.HOME ?? homedir()
-  const configHome = env.XDG_CONFIG_HOME ?? join(home, '.config')
-  const global = ['config.json', ...FILE_NAMES].map((name) => join(configHome, 'opencode', name))
-  if (env.OPENCODE_CONFIG) global.push(env.OPENCODE_CONFIG)
-  const configDir = env.OPENCODE_CONFIG_DIR
-  if (configDir) global.push(...FILE_NAMES.map((name) => join(configDir, name)))
+  const global = userConfigFiles(env)
   const candidates: Array<{ source: string; scope: ConfigFinding['scope'] }> = [
     ...global.map((source) => ({ source, scope: 'global' as const })),
     ...(env.OPENCODE_DISABLE_PROJECT_CONFIG

@@ -10,6 +10,7 @@ import { makePrivateFolder } from '../turn/private-file.js'
 import { pickWorkspace } from '../turn/workspace.js'
 import { toCursorAcpError } from './errors.js'
 import type { CursorAcpProviderOptions } from './provider-options.js'
+import { rememberPickedWorkspace } from './trusted-settings.js'
 
 export interface HostOptions {
   /** The provider's options; a configuration problem is in `configurationError`. */
@@ -47,6 +48,8 @@ export function hostOptions(place: { worktree?: string; directory?: string }): H
     if (place.worktree !== undefined) candidates.worktree = place.worktree
     if (place.directory !== undefined) candidates.directory = place.directory
     options.workspace = pickWorkspace(candidates)
+    // Picked from OpenCode's own folders, not from any configuration: the provider takes it back.
+    rememberPickedWorkspace(options.workspace)
   } catch (error) {
     // Configuration and loading problems surface on the first request, where the user sees them.
     const failure = failureOf(error, 'E_INVALID_ARG')

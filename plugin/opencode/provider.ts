@@ -21,6 +21,7 @@ import { contextUsage, conversationBytes, utf8Bytes } from './context-usage.js'
 import { CursorAcpError, toCursorAcpError } from './errors.js'
 import { type CursorAcpProviderOptions, readProviderOptions } from './provider-options.js'
 import { openCodeToolView } from './tool-view.js'
+import { guardReservedSettings } from './trusted-settings.js'
 
 export { PROVIDER_ID }
 export type { CursorAcpProviderOptions }
@@ -334,8 +335,12 @@ export function createCursorAcp(options: CursorAcpProviderOptions = {}): CursorA
 
 /** The provider as `host` loads it (not named `create*`: a module's first such export is its factory). */
 export function providerFor(host: ProviderHost, options: CursorAcpProviderOptions = {}): CursorAcpProvider {
-  const { options: read, ignored } = readProviderOptions(options)
-  const config = resolveTurnConfig(read, read.name !== undefined, ignored)
+  // OpenCode hands over its merged configuration, a project's included: the reserved settings
+  // stand only as the user's own sources give them (or tightened).
+  const guarded =
+    typeof options === 'object' && options !== null ? guardReservedSettings(options) : { options, ignored: [] }
+  const { options: read, ignored } = readProviderOptions(guarded.options)
+  const config = resolveTurnConfig(read, read.name !== undefined, [...guarded.ignored, ...ignored])
   const providerName = read.name ?? PROVIDER_ID
   const languageModel = (modelId: string): LanguageModelV3 =>
     new CursorAcpLanguageModel(providerName, modelId, config, host)

@@ -8,8 +8,10 @@ import { cancelConversation } from '../turn/tool-bridge.js'
 import { storedApiKey } from './auth.js'
 import { hostOptions, modelDiscovery } from './host-options.js'
 import { PROVIDER_ID } from './provider.js'
+import type { CursorAcpProviderOptions } from './provider-options.js'
 import { mergeProviderBlock, modelsBlock, type ModelsBlock, type ProviderBlock } from './provider-block.js'
 import { readSessionEvent } from './session-events.js'
+import { guardReservedSettings } from './trusted-settings.js'
 
 /** The `file://` URL of the provider module next to this file (works from any install location). */
 function providerModuleUrl(): string {
@@ -56,7 +58,19 @@ export const CursorAcpPlugin: Plugin = async (input) => {
         models,
       }
       cfg.provider ??= {}
-      cfg.provider[PROVIDER_ID] = mergeProviderBlock(cfg.provider[PROVIDER_ID], ours)
+      // The merged configuration holds the project's options too: a reserved setting the user's
+      // own sources do not give is replaced or dropped before it reaches the provider block.
+      const existing = cfg.provider[PROVIDER_ID]
+      const guarded = existing?.options === undefined ? undefined : guardReservedSettings(existing.options)
+      const block = mergeProviderBlock(
+        guarded === undefined ? existing : { ...existing, options: guarded.options },
+        ours,
+      )
+      if (guarded !== undefined && guarded.ignored.length > 0) {
+        const earlier = (block.options as CursorAcpProviderOptions | undefined)?.configurationWarnings
+        block.options = { ...block.options, configurationWarnings: [...(earlier ?? []), ...guarded.ignored] }
+      }
+      cfg.provider[PROVIDER_ID] = block
       // Only when the user chose no model at all: Cursor's automatic model selection (or the
       // first model the account offers when it has no `auto`).
       const ids = Object.keys(cfg.provider[PROVIDER_ID]?.models ?? {})

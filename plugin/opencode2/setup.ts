@@ -10,6 +10,7 @@ import { announceRequest } from '../opencode/automatic-requests.js'
 import { hostOptions, modelDiscovery } from '../opencode/host-options.js'
 import { PROVIDER_ID, providerFor } from '../opencode/provider.js'
 import type { CursorAcpProviderOptions } from '../opencode/provider-options.js'
+import { guardReservedSettings } from '../opencode/trusted-settings.js'
 import { cursorModels } from '../turn/models.js'
 import type { PromptMessage } from '../turn/native.js'
 import { localTitle } from '../turn/title.js'
@@ -139,7 +140,12 @@ export async function setup(ctx: PluginContext): Promise<Cleanup> {
     await ctx.aisdk.hook(
       'language',
       async (event) => {
-        const given: CursorAcpProviderOptions = { ...options, ...event.options, name: PROVIDER_ID }
+        // OpenCode 2's settings hold the project's too: a refused reserved setting falls back
+        // to the plugin's own, read from the environment.
+        const theirs = guardReservedSettings({ ...event.options, name: PROVIDER_ID })
+        const given: CursorAcpProviderOptions = { ...options, ...theirs.options, name: PROVIDER_ID }
+        if (theirs.ignored.length > 0)
+          given.configurationWarnings = [...(given.configurationWarnings ?? []), ...theirs.ignored]
         if (keyOf(given.apiKey) === undefined) {
           const key = await activeKey(ctx)
           if (key !== undefined) given.apiKey = key

@@ -16,3 +16,9 @@ pub fn set_logging(env: Env, options: Unknown) -> Result<()> {
         .apply()
         .map_err(to_js_error)
 }
+
+/// Writes a warning of the TS host's (a setting it ignored, say) to the log, at level `warn`.
+#[napi(catch_unwind)]
+pub fn log_warning(message: String) {
+    tracing::warn!(target: "opencode_cursor_native::settings", "{message}");
+}

@@ -187,10 +187,22 @@ pub(crate) fn sweep(
     if let Some(registration) = &registration {
         registration.leader_reaped();
     }
+    if !group.exists() {
+        // Nothing left (the common case): the group is gone already.
+        return;
+    }
+    // Named before they are stopped: a user who asked for a server "in the background" finds
+    // in the log why it is gone (what a run starts ends with its answer, on purpose).
+    let left = group.member_commands();
     if !group.terminate() {
         // Nothing left (the common case): the group is gone already.
         return;
     }
+    tracing::info!(
+        pgid = group.id(),
+        stopped = ?left,
+        "stopped what cursor-agent left running: everything a run starts ends with its answer"
+    );
     runtime.spawn(async move {
         let deadline = tokio::time::Instant::now() + KILL_GRACE;
         // Members that exited but are not reaped yet keep the group existing; their SIGKILL is

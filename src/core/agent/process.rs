@@ -74,6 +74,39 @@ impl ProcessGroup {
         probed == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
     }
 
+    /// What the group's members run, as `pid command line` (Linux reads `/proc`; elsewhere the
+    /// list is empty and only the group is named), for the log of what a sweep stopped.
+    pub fn member_commands(&self) -> Vec<String> {
+        #[cfg(target_os = "linux")]
+        {
+            let Ok(entries) = std::fs::read_dir("/proc") else {
+                return Vec::new();
+            };
+            let mut found: Vec<(u32, String)> = entries
+                .flatten()
+                .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+                .filter(|pid| {
+                    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                        .ok()
+                        .and_then(|stat| group_of_stat(&stat))
+                        == Some(self.pgid)
+                })
+                .map(|pid| {
+                    let raw = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+                    let line = String::from_utf8_lossy(&raw).replace('\0', " ");
+                    (pid, line.trim().to_owned())
+                })
+                .collect();
+            found.sort();
+            found
+                .into_iter()
+                .map(|(pid, line)| format!("{pid} {line}"))
+                .collect()
+        }
+        #[cfg(not(target_os = "linux"))]
+        Vec::new()
+    }
+
     /// Reap the group leader (a child of this process) once it has exited, waiting at most
     /// `limit`. For a leader no runtime will wait for any more (its task is gone); returns
     /// whether it was reaped or was no longer this process's child.
@@ -206,6 +239,17 @@ pub async fn spawn<T: Send + 'static>(
 }
 
 /// The name of the signal that ended a child (`SIGTERM`), if a signal did.
+/// The process group field of a `/proc/<pid>/stat` line: the fifth field, counted after the
+/// command name's closing parenthesis (the name itself may hold spaces and parentheses).
+#[cfg_attr(
+    not(target_os = "linux"),
+    allow(dead_code, reason = "only Linux has /proc")
+)]
+fn group_of_stat(stat: &str) -> Option<u32> {
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    after_name.split_whitespace().nth(2)?.parse().ok()
+}
+
 pub fn exit_signal(status: &ExitStatus) -> Option<String> {
     #[cfg(unix)]
     {
@@ -261,5 +305,40 @@ pub(crate) fn running(pid: u32) -> bool {
             // SAFETY: signal 0 only checks the process.
             unsafe { libc::kill(pid, 0) == 0 }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_group_field_of_a_stat_line() {
+        let table: &[(&str, Option<u32>)] = &[
+            ("4242 (sleep) S 4240 4241 4240 0 -1", Some(4241)),
+            // A command name with spaces and parentheses of its own.
+            ("77 (my (odd) name) R 1 77 77 0 -1", Some(77)),
+            ("77 (cut", None),
+            ("77 (x) S 1 notanumber", None),
+        ];
+        for (stat, group) in table {
+            assert_eq!(group_of_stat(stat), *group, "{stat}");
+        }
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_members_of_a_group_are_named_with_their_command_lines() {
+        use std::os::unix::process::CommandExt;
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let group = ProcessGroup::of_leader(child.id());
+        let members = group.member_commands();
+        let _ = child.kill();
+        let _ = child.wait();
+        assert_eq!(members, [format!("{} sleep 30", child.id())]);
     }
 }

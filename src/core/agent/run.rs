@@ -16,7 +16,6 @@ use tokio::process::{Child, ChildStdout};
 use tokio::sync::{mpsc, watch, Semaphore};
 use tokio::time::Instant;
 
-use super::bridged;
 use super::child::{exit_parts, start_agent, sweep, terminate, RunContext, Started};
 use super::command::agent_args;
 use super::options::{EnvVars, RunOptions};
@@ -25,7 +24,7 @@ use super::stderr_tail::StderrTail;
 use crate::core::bridge::ToolBridge;
 use crate::core::capture::{Capture, EndInfo};
 use crate::core::error::CoreError;
-use crate::core::secrets::{self, Secrets};
+use crate::core::secrets::Secrets;
 use crate::core::stream::encode::Output;
 use crate::core::stream::transformer::StreamTransformer;
 use crate::core::stream::translate::Outcome;
@@ -41,6 +40,7 @@ mod capture;
 mod delivery;
 mod ending;
 mod handle;
+mod preparation;
 mod resume_hold;
 mod silence;
 mod tool_steps;
@@ -141,37 +141,6 @@ struct Run {
 }
 
 impl Run {
-    /// With host tools: the bridge is started (and kept for the run) and the child's
-    /// environment returned.
-    async fn open_bridge(&mut self) -> Result<Option<EnvVars>, CoreError> {
-        let Some(host) = &self.options.host_tools else {
-            return Ok(None);
-        };
-        let (bridge, env) = bridged::open(host, self.options.env.as_ref()).await?;
-        bridge.set_deadline(host.deadline);
-        self.bridge = Some(bridge);
-        Ok(Some(env))
-    }
-
-    /// The secrets the child is given (its environment, the bridge's token), so that the log
-    /// and error messages mask them wherever cursor-agent repeats them.
-    fn remember_secrets(&mut self, env: Option<&EnvVars>) {
-        let mut own = Secrets::default();
-        match env {
-            Some(env) => own.add_vars(env.iter().map(|(k, v)| (k.as_str(), v.as_str()))),
-            None => {
-                let inherited: Vec<(String, String)> = std::env::vars().collect();
-                own.add_vars(inherited.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-            }
-        }
-        if let Some(bridge) = &self.bridge {
-            own.add("tool bridge token", bridge.token());
-        }
-        // The log is written from anywhere in the process: it masks every run's secrets.
-        secrets::remember(&own);
-        self.secrets = own;
-    }
-
     async fn drive(mut self) -> RunResult {
         let bridged_env = match self.open_bridge().await {
             Ok(env) => env,

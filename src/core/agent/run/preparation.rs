@@ -1,0 +1,42 @@
+//! What a run prepares before its child starts: the tool bridge (with host tools) and the
+//! secrets it hands the child, which mask what cursor-agent prints before it reaches an error
+//! message or the log.
+
+use super::Run;
+use crate::core::agent::bridged;
+use crate::core::agent::options::EnvVars;
+use crate::core::error::CoreError;
+use crate::core::secrets::{self, Secrets};
+
+impl Run {
+    /// With host tools: the bridge is started (and kept for the run) and the child's
+    /// environment returned.
+    pub(super) async fn open_bridge(&mut self) -> Result<Option<EnvVars>, CoreError> {
+        let Some(host) = &self.options.host_tools else {
+            return Ok(None);
+        };
+        let (bridge, env) = bridged::open(host, self.options.env.as_ref()).await?;
+        bridge.set_deadline(host.deadline);
+        self.bridge = Some(bridge);
+        Ok(Some(env))
+    }
+
+    /// The secrets the child is given (its environment, the bridge's token), so that the log
+    /// and error messages mask them wherever cursor-agent repeats them.
+    pub(super) fn remember_secrets(&mut self, env: Option<&EnvVars>) {
+        let mut own = Secrets::default();
+        match env {
+            Some(env) => own.add_vars(env.iter().map(|(k, v)| (k.as_str(), v.as_str()))),
+            None => {
+                let inherited: Vec<(String, String)> = std::env::vars().collect();
+                own.add_vars(inherited.iter().map(|(k, v)| (k.as_str(), v.as_str())));
+            }
+        }
+        if let Some(bridge) = &self.bridge {
+            own.add("tool bridge token", bridge.token());
+        }
+        // The log is written from anywhere in the process: it masks every run's secrets.
+        secrets::remember(&own);
+        self.secrets = own;
+    }
+}

@@ -46,7 +46,7 @@ export interface Rendering {
 export const TODOS: Rendering = { tool: 'todowrite', args: [['todos', 'todos']], title: 'open todos', shape: 'todos' }
 
 /** Every Cursor tool kind that OpenCode has a renderer for, or that needs its own result shaping. */
-const RENDERINGS = new Map<string, Rendering>([
+export const RENDERINGS: ReadonlyMap<string, Rendering> = new Map<string, Rendering>([
   [
     'shellToolCall',
     {

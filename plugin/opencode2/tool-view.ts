@@ -6,14 +6,17 @@
 // tool (edit, write, grep, glob, list, webfetch) the row keeps 1.18's name, with `path` for a file
 // as OpenCode 2's `read` names it. The result shapes are 1.18's (`{title, output, metadata}`):
 // OpenCode 2 stores a provider-executed result's JSON as text, so the fields stay readable.
-import { type Rendering, renderedToolView, TODOS } from '../opencode/tool-view.js'
+import { RENDERINGS, type Rendering, renderedToolView, TODOS } from '../opencode/tool-view.js'
 import type { ToolView } from '../turn/tool-view.js'
 
 /** 1.18's to-do row under Cursor's own name: OpenCode 2 has no `todowrite`. */
 const { tool: _todowrite, ...OWN_TODOS } = TODOS
 
-/** Every Cursor tool kind OpenCode 2 has a tool for, or that needs its own result shaping. */
-export const OPENCODE2_RENDERINGS: ReadonlyMap<string, Rendering> = new Map<string, Rendering>([
+/**
+ * OpenCode 2's rows: the ones its source was read for, over 1.18's (whose file arguments take
+ * `path`, as OpenCode 2's `read` names them).
+ */
+const OPENCODE2_CHANGES: ReadonlyArray<readonly [string, Rendering]> = [
   [
     'shellToolCall',
     {
@@ -40,52 +43,28 @@ export const OPENCODE2_RENDERINGS: ReadonlyMap<string, Rendering> = new Map<stri
       shape: 'read',
     },
   ],
-  ['editToolCall', { tool: 'edit', args: [['path', 'path']], title: { arg: 'path' }, shape: 'edit' }],
-  [
-    'writeToolCall',
-    {
-      tool: 'write',
-      args: [
-        ['path', 'path'],
-        ['fileText', 'content'],
-      ],
-      title: { arg: 'path' },
-      shape: 'write',
-    },
-  ],
-  [
-    'grepToolCall',
-    {
-      tool: 'grep',
-      args: [
-        ['pattern', 'pattern'],
-        ['path', 'path'],
-        ['glob', 'include'],
-      ],
-      title: { arg: 'pattern' },
-      shape: 'grep',
-    },
-  ],
-  [
-    'globToolCall',
-    {
-      tool: 'glob',
-      args: [
-        ['globPattern', 'pattern'],
-        ['targetDirectory', 'path'],
-      ],
-      title: { arg: 'pattern' },
-      shape: 'glob',
-    },
-  ],
-  ['lsToolCall', { tool: 'list', args: [['path', 'path']], title: { arg: 'path' }, shape: 'list' }],
   ['updateTodosToolCall', OWN_TODOS],
   ['todoToolCall', OWN_TODOS],
-  ['webFetchToolCall', { tool: 'webfetch', args: [['url', 'url']], title: { arg: 'url' }, shape: 'webfetch' }],
-  ['deleteToolCall', { tool: 'delete', args: [['path', 'path']], title: { arg: 'path' }, shape: 'generic' }],
   // Cursor's subagent; no capture holds its arguments, so all of them are shown.
   ['taskToolCall', { tool: 'subagent', args: 'all', title: 'summary', shape: 'generic' }],
-  ['mcpToolCall', { args: 'mcp', title: 'summary', shape: 'mcp' }],
+]
+
+/** 1.18's `filePath` argument and title named `path`, as OpenCode 2 names a file. */
+function withPath(rendering: Rendering): Rendering {
+  const renamed = (name: string): string => (name === 'filePath' ? 'path' : name)
+  return {
+    ...rendering,
+    ...(Array.isArray(rendering.args)
+      ? { args: rendering.args.map(([from, to]) => [from, renamed(to)] as [string, string]) }
+      : {}),
+    ...(typeof rendering.title === 'object' ? { title: { arg: renamed(rendering.title.arg) } } : {}),
+  }
+}
+
+/** Every Cursor tool kind OpenCode 2 has a tool for, or that needs its own result shaping. */
+export const OPENCODE2_RENDERINGS: ReadonlyMap<string, Rendering> = new Map<string, Rendering>([
+  ...[...RENDERINGS].map(([kind, rendering]) => [kind, withPath(rendering)] as [string, Rendering]),
+  ...OPENCODE2_CHANGES,
 ])
 
 /** OpenCode 2's view of Cursor's own calls. */

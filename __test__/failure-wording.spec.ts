@@ -54,6 +54,37 @@ describe('the package explains failures in words OpenCode takes as final', () =>
     })
   }
 
+  it('each front end words the way to log in for its users: OpenCode names `opencode auth login`', async () => {
+    const failure = failureOf("Error: Authentication required. Please run 'agent login' first.")
+    assert.match(failure.message, /cursor-agent login/)
+    assert.doesNotMatch(failure.message, /OpenCode/, 'the native API names no host')
+    const shown = new CursorAcpError(failure.code as never, failure.message, failure.agentOutput)
+    assert.match(shown.message, /opencode auth login/)
+    assert.match(shown.message, /\[E_AUTH\]$/)
+    assert.equal(readsAsTransient(shown.message), false)
+    const { refusalOf } = await import('../plugin/proxy/refusal.ts')
+    const refused = refusalOf(failure as never)
+    assert.equal(refused.status, 401)
+    assert.match(refused.message, /start the server with CURSOR_API_KEY/)
+    assert.doesNotMatch(refused.message, /OpenCode runs in/)
+  })
+
+  it("a usage limit is told in the package's words: Cursor's diagnostic lines stay in agentOutput", () => {
+    const stderr =
+      "Error: You've hit your usage limit\nfallbackModel: \nspendLimitHit: false\n" +
+      'chatMessage: *It will reset when your monthly cycle ends on 1/1/2027.*\nspendLimits: [50,100,200]'
+    const failure = failureOf(stderr)
+    const shown = new CursorAcpError(failure.code as never, failure.message, failure.agentOutput)
+    assert.match(
+      shown.message,
+      /usage limit for this account is reached; no answer was started\. It resets on 1\/1\/2027\./,
+    )
+    for (const raw of ['fallbackModel', 'spendLimitHit', 'spendLimits']) {
+      assert.ok(!shown.message.includes(raw), shown.message)
+      assert.ok(shown.agentOutput?.includes(raw), raw)
+    }
+  })
+
   it('the phrases do catch what Cursor says', () => {
     for (const said of ['TypeError: fetch failed', 'Request failed with HTTP 500', 'Error: Overloaded', 'rate limit']) {
       assert.equal(readsAsTransient(said), true, said)

@@ -984,12 +984,12 @@ describe('the errors OpenCode is handed', () => {
   test('are AI SDK APICallErrors marked not retryable, with no status code, ending with their code', async () => {
     const { APICallError } = await import('@ai-sdk/provider')
     const { CursorAcpError } = await errors()
-    const error = new CursorAcpError('E_AUTH', 'cursor-agent is not logged in.')
+    const error = new CursorAcpError('E_MODEL', 'The model gpt-9 is not available.')
     assert.ok(APICallError.isInstance(error))
     assert.equal(error.isRetryable, false)
     assert.equal(error.statusCode, undefined)
-    assert.equal(error.code, 'E_AUTH')
-    assert.equal(error.message, 'cursor-agent is not logged in. [E_AUTH]')
+    assert.equal(error.code, 'E_MODEL')
+    assert.equal(error.message, 'The model gpt-9 is not available. [E_MODEL]')
   })
 
   test("quote Cursor's words only where OpenCode would not read them as a transient fault", async () => {

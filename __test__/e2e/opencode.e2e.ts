@@ -278,13 +278,14 @@ describe('opencode run with the cursor-acp plugin', { concurrency: 2 }, () => {
     {
       name: 'not logged in',
       env: { FAKE_CURSOR_SCENARIO: 'auth' },
-      message: /cursor-agent login[\s\S]*\[E_AUTH\]$/,
+      message: /cursor-agent login[\s\S]*opencode auth login[\s\S]*\[E_AUTH\]$/,
       runs: 1,
     },
     {
       name: 'usage limit',
       env: { FAKE_CURSOR_SCENARIO: 'quota' },
-      message: /usage limit[\s\S]*\[E_QUOTA\]$/i,
+      // Cursor's diagnostic lines (spendLimitHit, ...) stay out of what the user reads.
+      message: /^(?![\s\S]*spendLimit)[\s\S]*usage limit[\s\S]*no answer was started[\s\S]*\[E_QUOTA\]$/i,
       runs: 1,
     },
     {

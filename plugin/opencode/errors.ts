@@ -41,6 +41,24 @@ export function readsAsTransient(text: string): boolean {
 }
 
 /**
+ * How OpenCode's users are told of a failure where the package's own words (those of the native
+ * API, for any host) do not fit OpenCode: the ways to log in that OpenCode offers.
+ */
+export const OPENCODE_WORDING: Readonly<Partial<Record<CursorAcpErrorCode, string>>> = Object.freeze({
+  E_AUTH:
+    'cursor-agent is not logged in. Run `cursor-agent login` in a terminal, or `opencode auth login` and ' +
+    "give Cursor (cursor-acp) an API key from Cursor's dashboard, or set CURSOR_API_KEY in the environment " +
+    'OpenCode runs in; then send your message again.',
+})
+
+/**
+ * Codes whose Cursor output is never quoted in the message: Cursor's diagnostic lines for a usage
+ * limit (`spendLimitHit: false`, `spendLimits: [...]`) explain nothing to a user, and the
+ * package's message already says when the limit resets. They stay in `agentOutput` and the log.
+ */
+const NEVER_QUOTED: ReadonlySet<CursorAcpErrorCode> = new Set(['E_QUOTA'])
+
+/**
  * A failure with a stable code (`ErrorCode`) that OpenCode must not retry: an AI SDK
  * `APICallError` marked not retryable, with no status code, whose message reads like no transient
  * fault. OpenCode shows only the message, so it ends with the code (`... [E_AUTH]`), which the
@@ -53,8 +71,10 @@ export class CursorAcpError extends APICallError {
 
   constructor(code: CursorAcpErrorCode, message: string, agentOutput?: string | null) {
     const said = agentOutput?.trim() || undefined
-    const quoted = said !== undefined && !readsAsTransient(said) ? ` cursor-agent said: ${said}` : ''
-    const withCode = message.endsWith(`[${code}]`) ? message : `${message}${quoted} [${code}]`
+    const quotable = said !== undefined && !readsAsTransient(said) && !NEVER_QUOTED.has(code)
+    const quoted = quotable ? ` cursor-agent said: ${said}` : ''
+    const words = OPENCODE_WORDING[code] ?? message
+    const withCode = words.endsWith(`[${code}]`) ? words : `${words}${quoted} [${code}]`
     super({
       message: withCode,
       url: 'cursor-agent',

@@ -68,9 +68,20 @@ export function sendError(response: ServerResponse, refusal: Refusal): void {
   response.end(JSON.stringify({ error: { message: refusal.message, type: ERROR_TYPE, code: refusal.code } }))
 }
 
+/**
+ * How the server's clients are told of a failure where the package's own words (those of the
+ * native API) do not fit a server: the way to log in is the server process's.
+ */
+export const SERVER_WORDING: Readonly<Partial<Record<NativeErrorCode, string>>> = Object.freeze({
+  E_AUTH:
+    'cursor-agent is not logged in. Run `cursor-agent login` as the user the server runs as, or start ' +
+    'the server with CURSOR_API_KEY in its environment.',
+})
+
 /** The refusal of a failure a turn reported before any output (its reset time, for `Retry-After`). */
 export function refusalOf(error: Pick<RunError, 'code' | 'message' | 'resetsAt'>, now = Date.now()): Refusal {
-  const refusal: Refusal = { status: STATUS_OF_CODE[error.code] ?? 502, code: error.code, message: error.message }
+  const message = SERVER_WORDING[error.code] ?? error.message
+  const refusal: Refusal = { status: STATUS_OF_CODE[error.code] ?? 502, code: error.code, message }
   const seconds = error.resetsAt == null ? 0 : Math.ceil((error.resetsAt - now) / 1000)
   if (seconds > 0) refusal.retryAfter = seconds
   return refusal

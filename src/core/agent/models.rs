@@ -144,6 +144,7 @@ pub async fn list_models(
             output.signal.as_deref(),
             None,
             false,
+            false,
         ));
     }
     match parse_models(&output.stdout) {

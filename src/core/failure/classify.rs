@@ -316,12 +316,13 @@ fn days_since_epoch(year: i64, month: i64, day: i64) -> i64 {
 
 /// The package's explanation of a classified failure: what happened and what to do. Cursor's
 /// own words travel apart ([`CoreError::with_agent_output`]).
-fn explanation(kind: Kind, text: &str) -> CoreError {
+fn explanation(kind: Kind, text: &str, answered: bool) -> CoreError {
     match kind {
+        // The native API's wording; each front end words the way to log in for its users.
         Kind::Auth => CoreError::new(
             ErrorCode::Auth,
-            "cursor-agent is not logged in. Run `cursor-agent login`, or set CURSOR_API_KEY in \
-             the environment OpenCode runs in."
+            "cursor-agent is not logged in. Run `cursor-agent login`, or give cursor-agent \
+             CURSOR_API_KEY in its environment."
                 .to_owned(),
         ),
         Kind::Quota => {
@@ -331,12 +332,17 @@ fn explanation(kind: Kind, text: &str) -> CoreError {
                 .map(|when| format!(" It resets {when}."))
                 .unwrap_or_default();
             let resets_at = when.as_deref().and_then(reset_day);
+            // "Stops here" only where an answer had begun: otherwise there was none to stop.
+            let reached = if answered {
+                "Cursor's usage limit for this account is reached, so the answer stops here."
+            } else {
+                "Cursor's usage limit for this account is reached; no answer was started."
+            };
             CoreError::new(
                 ErrorCode::Quota,
                 format!(
-                    "Cursor's usage limit for this account is reached, so the answer stops here.\
-                 {resets} Switch to another Cursor model, raise the spend limit in Cursor's \
-                 dashboard, or wait until the limit resets."
+                    "{reached}{resets} Switch to another Cursor model, raise the spend limit in \
+                 Cursor's dashboard, or wait until the limit resets."
                 ),
             )
             .with_reset(resets_at)
@@ -373,14 +379,16 @@ fn explanation(kind: Kind, text: &str) -> CoreError {
 }
 
 /// Classify a failed run. `result_error` is what an `is_error` result said (empty when it
-/// said nothing); `saw_result` whether any result arrived. The error's message is the
-/// package's explanation; what cursor-agent printed is its `agent_output`.
+/// said nothing); `saw_result` whether any result arrived; `answered` whether any answer was
+/// already delivered. The error's message is the package's explanation; what cursor-agent
+/// printed is its `agent_output`.
 pub fn classify_failure(
     stderr: &str,
     exit_code: Option<i32>,
     signal: Option<&str>,
     result_error: Option<&str>,
     saw_result: bool,
+    answered: bool,
 ) -> CoreError {
     let stderr = strip_ansi(stderr);
     let result_error = result_error.map(str::trim);
@@ -395,7 +403,7 @@ pub fn classify_failure(
         .collect::<Vec<_>>()
         .join("\n");
     if let Some(kind) = matching_rule(&text) {
-        return explanation(kind, &text).with_agent_output(said);
+        return explanation(kind, &text, answered).with_agent_output(said);
     }
     let status = match (exit_code, signal) {
         (_, Some(sig)) => format!("cursor-agent was stopped by signal {sig}"),

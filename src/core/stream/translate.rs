@@ -502,6 +502,7 @@ impl Translator {
             outcome.signal.as_deref(),
             self.result_error.as_deref(),
             self.saw_result,
+            self.has_content(),
         ))
     }
 }

@@ -1,7 +1,7 @@
 use super::*;
 
 fn classify(stderr: &str) -> CoreError {
-    classify_failure(stderr, Some(1), None, None, false)
+    classify_failure(stderr, Some(1), None, None, false, false)
 }
 
 #[test]
@@ -140,28 +140,35 @@ fn other_failures_keep_the_last_stderr_lines_as_agent_output() {
 
 #[test]
 fn status_wording_for_signal_missing_result_and_result_error() {
-    let e = classify_failure("", None, Some("SIGKILL"), None, false);
+    let e = classify_failure("", None, Some("SIGKILL"), None, false, false);
     assert_eq!(
         e.message(),
         "cursor-agent was stopped by signal SIGKILL, and printed nothing about why."
     );
     assert_eq!(e.agent_output(), None);
-    let e = classify_failure("", Some(0), None, None, false);
+    let e = classify_failure("", Some(0), None, None, false, false);
     assert_eq!(
         e.message(),
         "cursor-agent ended without a result, and printed nothing about why."
     );
-    let e = classify_failure("", Some(0), None, Some("tool loop"), true);
+    let e = classify_failure("", Some(0), None, Some("tool loop"), true, false);
     assert_eq!(e.message(), "Cursor reported an error.");
     assert_eq!(e.agent_output(), Some("tool loop"));
-    let e = classify_failure("oops", Some(0), None, Some("tool loop"), true);
+    let e = classify_failure("oops", Some(0), None, Some("tool loop"), true, false);
     assert_eq!(e.agent_output(), Some("tool loop\noops"));
-    let e = classify_failure("", Some(0), None, Some(""), true);
+    let e = classify_failure("", Some(0), None, Some(""), true, false);
     assert_eq!(
         e.message(),
         "Cursor reported an error, and printed nothing about why."
     );
-    let e = classify_failure("", Some(0), None, Some("Authentication required"), true);
+    let e = classify_failure(
+        "",
+        Some(0),
+        None,
+        Some("Authentication required"),
+        true,
+        false,
+    );
     assert_eq!(e.code(), "E_AUTH");
 }
 
@@ -226,10 +233,11 @@ fn a_quota_failure_carries_the_reset_day_as_data() {
         None,
         None,
         false,
+        false,
     );
     assert_eq!(dated.code(), "E_QUOTA");
     assert_eq!(dated.resets_at(), Some(1_798_761_600_000));
-    let undated = classify_failure("usage limit reached", Some(1), None, None, false);
+    let undated = classify_failure("usage limit reached", Some(1), None, None, false, false);
     assert_eq!(
         (undated.code(), undated.resets_at()),
         (ErrorCode::Quota, None)
@@ -240,6 +248,37 @@ fn a_quota_failure_carries_the_reset_day_as_data() {
         None,
         None,
         false,
+        false,
     );
     assert_eq!(auth.resets_at(), None);
+}
+
+#[test]
+fn a_quota_failure_says_the_answer_stops_only_when_one_had_begun() {
+    let said = "You've hit your usage limit\nspendLimitHit: false\nspendLimits: [50,100,200]";
+    let before = classify_failure(said, Some(1), None, None, false, false);
+    assert!(
+        before.message().contains("no answer was started")
+            && !before.message().contains("stops here"),
+        "{}",
+        before.message()
+    );
+    let during = classify_failure(said, Some(1), None, None, false, true);
+    assert!(
+        during.message().contains("so the answer stops here"),
+        "{}",
+        during.message()
+    );
+    for error in [&before, &during] {
+        // Cursor's diagnostic lines are its words, kept apart from the explanation.
+        assert!(
+            !error.message().contains("spendLimit"),
+            "{}",
+            error.message()
+        );
+        assert!(error
+            .agent_output()
+            .unwrap_or_default()
+            .contains("spendLimits: [50,100,200]"));
+    }
 }

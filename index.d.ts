@@ -970,8 +970,11 @@ export declare function isTitleRequest(request: Pick<PromptRequest, 'messages' |
  */
 export declare function listCursorModels(options?: CursorAgentLookupOptions | undefined | null): Promise<Array<CursorModel>>
 
-/** Writes a warning of the TS host's (a setting it ignored, say) to the log, at level `warn`. */
-export declare function logWarning(message: string): void
+/**
+ * Writes a line of the TS host's (a setting it ignored, how it started) to the log at `level`.
+ * Throws `E_INVALID_ARG` for an unknown level.
+ */
+export declare function logMessage(level: 'error' | 'warn' | 'info' | 'debug' | 'trace', message: string): void
 
 /**
  * The one boolean parser for switches: `1/true/on/yes` -> true, `0/false/off/no` -> false

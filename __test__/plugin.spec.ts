@@ -1141,3 +1141,37 @@ describe('the tool bridge on the host side', () => {
     assert.ok(!a.includes('ses_1'), 'the session id is hashed')
   })
 })
+
+describe('the log at start-up', () => {
+  test('one line at info names the version, the addon, the tool mode and the cursor-agent that runs', async () => {
+    const { startLogging, logStartup } = await import('../plugin/opencode/host-options.ts')
+    const { readSettings, DEFAULT_SETTINGS } = await load.env()
+    const file = join(scratch, 'startup.log')
+    const settings = {
+      ...readSettings({}).settings,
+      logLevel: 'info' as const,
+      logFile: file,
+      executable: fakeAgent,
+      toolMode: 'opencode' as const,
+    }
+    assert.equal(DEFAULT_SETTINGS.toolMode, 'cursor')
+    const warnings: string[] = []
+    startLogging(settings, warnings)
+    try {
+      assert.deepEqual(warnings, [])
+      logStartup(settings, 'OpenCode 1.18')
+      const version = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).version
+      const line = readFileSync(file, 'utf8')
+        .split('\n')
+        .find((text) => text.includes('started in OpenCode 1.18'))
+      assert.ok(line !== undefined, readFileSync(file, 'utf8'))
+      assert.ok(line.includes(`opencode-cursor-native ${version}`), line)
+      assert.ok(line.includes(`addon ${process.platform}-${process.arch}`), line)
+      assert.ok(line.includes('tool mode opencode'), line)
+      assert.ok(line.includes(`cursor-agent ${fakeAgent}`), line)
+      assert.match(line, /INFO/)
+    } finally {
+      nativeApi.setLogging({ level: 'off' })
+    }
+  })
+})

@@ -1,11 +1,12 @@
 // What the plugin reads at start-up, the same for both OpenCode majors: the settings from the
 // environment (turning on the log when asked), the workspace, and the options handed to the
 // provider; and where the account's models are asked for.
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { type CursorAcpSettings, childEnvironment, dataDirectory, readSettings, withApiKey } from '../turn/env.js'
 import { failureOf } from '../turn/failure.js'
 import { type ModelDiscoveryOptions, modelCacheFile } from '../turn/models.js'
-import { native } from '../turn/native.js'
+import { native, packageRoot } from '../turn/native.js'
 import { makePrivateFolder } from '../turn/private-file.js'
 import { pickWorkspace } from '../turn/workspace.js'
 import { toCursorAcpError } from './errors.js'
@@ -30,6 +31,38 @@ export function startLogging(settings: CursorAcpSettings, warnings: string[]): v
   } catch (error) {
     // Logging is a diagnostic aid: a log file that cannot be opened must not stop requests.
     warnings.push(`Logging to ${file} is off: ${toCursorAcpError(error).message}`)
+  }
+}
+
+/**
+ * One line in the log at start-up (at `info`): the package's version, the addon, the tool mode
+ * and which cursor-agent runs, so that a slow or failing first answer can be placed.
+ */
+export function logStartup(settings: CursorAcpSettings, host: string): void {
+  if (settings.logLevel === undefined) return
+  try {
+    const api = native()
+    const found = api.resolveCursorAgent(settings.executable === undefined ? {} : { executable: settings.executable })
+    const agent =
+      found.path === undefined
+        ? `cursor-agent not found (looked in ${found.tried.length} places)`
+        : `cursor-agent ${found.path}${found.version === undefined ? '' : ` (${found.version})`}`
+    const runtime = process.versions.bun === undefined ? `Node ${process.version}` : `Bun ${process.versions.bun}`
+    api.logMessage(
+      'info',
+      `opencode-cursor-native ${packageVersion()} started in ${host}: addon ${process.platform}-${process.arch} ` +
+        `under ${runtime}, tool mode ${settings.toolMode}, ${agent}`,
+    )
+  } catch {
+    // No addon: the first request reports the loader's explanation.
+  }
+}
+
+function packageVersion(): string {
+  try {
+    return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version
+  } catch {
+    return 'of unknown version'
   }
 }
 

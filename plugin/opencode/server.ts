@@ -6,7 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { cursorModels } from '../turn/models.js'
 import { cancelConversation } from '../turn/tool-bridge.js'
 import { storedApiKey } from './auth.js'
-import { hostOptions, modelDiscovery } from './host-options.js'
+import { hostOptions, logStartup, modelDiscovery } from './host-options.js'
 import { PROVIDER_ID } from './provider.js'
 import type { CursorAcpProviderOptions } from './provider-options.js'
 import { mergeProviderBlock, modelsBlock, type ModelsBlock, type ProviderBlock } from './provider-block.js'
@@ -20,6 +20,7 @@ function providerModuleUrl(): string {
 
 export const CursorAcpPlugin: Plugin = async (input) => {
   const { options, settings } = hostOptions({ worktree: input.worktree, directory: input.directory })
+  if (settings !== undefined) logStartup(settings, 'OpenCode 1.18')
 
   return {
     // `opencode auth login` offers "Cursor API key"; OpenCode stores it and hands it to the

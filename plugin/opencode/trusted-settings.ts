@@ -171,7 +171,7 @@ export function guardReservedSettings(
 
 function logWarning(message: string): void {
   try {
-    native().logWarning(message)
+    native().logMessage('warn', message)
   } catch {
     // No addon: the warning still reaches OpenCode with the provider's other warnings.
   }

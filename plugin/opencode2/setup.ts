@@ -7,7 +7,7 @@ import type { CursorModel } from 'opencode-cursor-native'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { announceRequest } from '../opencode/automatic-requests.js'
-import { hostOptions, modelDiscovery } from '../opencode/host-options.js'
+import { hostOptions, logStartup, modelDiscovery } from '../opencode/host-options.js'
 import { PROVIDER_ID, providerFor } from '../opencode/provider.js'
 import type { CursorAcpProviderOptions } from '../opencode/provider-options.js'
 import { guardReservedSettings } from '../opencode/trusted-settings.js'
@@ -99,6 +99,7 @@ export async function setup(ctx: PluginContext): Promise<Cleanup> {
     directory: ctx.location.directory,
     ...(worktreeOf(ctx.location.project) === undefined ? {} : { worktree: worktreeOf(ctx.location.project) }),
   })
+  if (settings !== undefined) logStartup(settings, 'OpenCode 2')
   const usable = options.configurationError === undefined
   const discovery = usable ? modelDiscovery(settings, (await activeKey(ctx)) ?? undefined) : undefined
   // Registered at once from the cache or the built-in list; Cursor's own list follows.

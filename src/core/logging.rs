@@ -45,6 +45,20 @@ impl LogLevel {
     }
 }
 
+/// Writes a line of the TS host's (a setting it ignored, how it started) to the log at `level`,
+/// under its own target; `off` writes nothing.
+pub fn host_message(level: LogLevel, message: &str) {
+    const TARGET: &str = "opencode_cursor_native::host";
+    match level {
+        LogLevel::Off => {}
+        LogLevel::Error => tracing::error!(target: TARGET, "{message}"),
+        LogLevel::Warn => tracing::warn!(target: TARGET, "{message}"),
+        LogLevel::Info => tracing::info!(target: TARGET, "{message}"),
+        LogLevel::Debug => tracing::debug!(target: TARGET, "{message}"),
+        LogLevel::Trace => tracing::trace!(target: TARGET, "{message}"),
+    }
+}
+
 impl FromStr for LogLevel {
     type Err = CoreError;
 

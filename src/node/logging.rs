@@ -4,6 +4,7 @@ use napi::{Env, Unknown};
 use napi_derive::napi;
 
 use crate::core::api::logging::LoggingOptions;
+use crate::core::logging::{host_message, LogLevel};
 use crate::node::error::{to_js_error, Result};
 use crate::node::read::read;
 
@@ -17,8 +18,14 @@ pub fn set_logging(env: Env, options: Unknown) -> Result<()> {
         .map_err(to_js_error)
 }
 
-/// Writes a warning of the TS host's (a setting it ignored, say) to the log, at level `warn`.
-#[napi(catch_unwind)]
-pub fn log_warning(message: String) {
-    tracing::warn!(target: "opencode_cursor_native::settings", "{message}");
+/// Writes a line of the TS host's (a setting it ignored, how it started) to the log at `level`.
+/// Throws `E_INVALID_ARG` for an unknown level.
+#[napi(
+    catch_unwind,
+    ts_args_type = "level: 'error' | 'warn' | 'info' | 'debug' | 'trace', message: string"
+)]
+pub fn log_message(level: String, message: String) -> Result<()> {
+    let level = level.parse::<LogLevel>().map_err(to_js_error)?;
+    host_message(level, &message);
+    Ok(())
 }

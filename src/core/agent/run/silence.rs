@@ -28,22 +28,33 @@ pub(super) fn silence_note(quiet: Duration, ended_by: &str) -> Option<String> {
     })
 }
 
-/// Since when stdout has been silent.
+/// Since when stdout has been silent, and since when the run was asked for (its first output
+/// is logged at debug with the time it took: a slow first answer can be placed).
 #[derive(Debug)]
 pub(super) struct Silence {
     since: Instant,
+    /// When the run was created; `None` once its first output was noted.
+    asked: Option<Instant>,
 }
 
 impl Silence {
     pub(super) fn new() -> Self {
+        let now = Instant::now();
         Self {
-            since: Instant::now(),
+            since: now,
+            asked: Some(now),
         }
     }
 
     /// The silence ends now, by `ended_by`: logged when long.
     pub(super) fn end(&mut self, ended_by: &str) {
         let now = Instant::now();
+        if ended_by == OUTPUT {
+            if let Some(asked) = self.asked.take() {
+                let first_output_ms = u64::try_from((now - asked).as_millis()).unwrap_or(u64::MAX);
+                tracing::debug!(first_output_ms, "cursor-agent's first output");
+            }
+        }
         let quiet = now - self.since;
         if let Some(note) = silence_note(quiet, ended_by) {
             let silence_ms = u64::try_from(quiet.as_millis()).unwrap_or(u64::MAX);

@@ -49,11 +49,19 @@ function onlyRun(sandbox: Sandbox): BridgedInvocation {
   return invocations[0]!
 }
 
+/** Milliseconds from OpenCode's first step start to its last step finish. */
+function span(result: Parameters<typeof steps>[0]): number {
+  const stamps = result.events
+    .filter((event) => event.type === 'step_start' || event.type === 'step_finish')
+    .map((event) => Number(event.timestamp))
+  return Math.max(...stamps) - Math.min(...stamps)
+}
+
 const texts = (call: McpCall | null | undefined) =>
   (call?.result?.content ?? []).filter((item) => item.type === 'text').map((item) => item.text ?? '')
 
 describe('tool mode opencode against Cursor’s MCP limits (scaled)', { skip: linuxOnly }, () => {
-  test('a tool that outlasts the MCP timeout reaches the answer through opencode_wait, run once', async () => {
+  test('a tool that outlasts the MCP timeout reaches the answer through opencode_wait, run once', async (t) => {
     // Runs 4 s: past the bridge's deadline (1.5 s) and Cursor's timeout (3 s).
     const command = 'sleep 4 && echo ran >> ran.txt && echo slept-and-done'
     const sandbox = await limitedSandbox(() => [
@@ -81,6 +89,9 @@ describe('tool mode opencode against Cursor’s MCP limits (scaled)', { skip: li
       why,
     )
     const calls = onlyRun(sandbox).mcpCalls ?? []
+    t.diagnostic(
+      `4 s command: ${calls.length - 1} opencode_wait calls, ${span(result)} ms from the first step to the last`,
+    )
     assert.equal(calls[0]?.tool, 'bash')
     assert.match(texts(calls[0]).join(''), /still running in OpenCode \(job \d+\)/)
     assert.ok(calls.length >= 2, `the model waited: ${JSON.stringify(calls)}`)
@@ -94,7 +105,7 @@ describe('tool mode opencode against Cursor’s MCP limits (scaled)', { skip: li
     )
   })
 
-  test("a 3-call 'parallel' step: Cursor sends the calls one by one, OpenCode gets one a step, all results come back", async () => {
+  test("a 3-call 'parallel' step: Cursor sends the calls one by one, OpenCode gets one a step, all results come back", async (t) => {
     const sandbox = await limitedSandbox(
       (ws) => [
         {
@@ -130,6 +141,8 @@ describe('tool mode opencode against Cursor’s MCP limits (scaled)', { skip: li
       ['alpha', 'bravo', 'charlie'],
     )
     assert.match(textOf(result), /A=[\s\S]*alpha[\s\S]*B=[\s\S]*bravo[\s\S]*C=[\s\S]*charlie/, why)
+    // For the README's figure (not asserted): OpenCode's time from the first step to the last.
+    t.diagnostic(`3-call step: ${steps(result).length} OpenCode steps in ${span(result)} ms`)
   })
 
   test('a read of a 120,000-character file reaches the model whole: its last line is quoted', async () => {

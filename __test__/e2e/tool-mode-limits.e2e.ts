@@ -28,6 +28,7 @@ const SCALED = { CURSOR_ACP_TOOL_DEADLINE_MS: '1500', FAKE_CURSOR_MCP_TIMEOUT_MS
 async function limitedSandbox(
   script: (workspace: string) => unknown[],
   files: Record<string, string> = {},
+  config?: Record<string, unknown>,
 ): Promise<Sandbox> {
   const sandbox = await e2e.sandbox({
     env: {
@@ -37,6 +38,7 @@ async function limitedSandbox(
       ...SCALED,
     },
     files,
+    ...(config === undefined ? {} : { config }),
   })
   sandbox.env.FAKE_CURSOR_MCP_SCRIPT = JSON.stringify(script(sandbox.workspace))
   return sandbox
@@ -195,5 +197,42 @@ describe('tool mode opencode against Cursor’s MCP limits (scaled)', { skip: li
     assert.equal(read?.state.status, 'error', why)
     // isError never reaches the model; the text says it failed, with OpenCode's own reason.
     assert.match(textOf(result), /The read failed: Error: [^\n]*(not found|no such file)[\s\S]*\(isError false\)/i, why)
+  })
+})
+
+describe('tool mode opencode in the OpenCode TUI against Cursor’s MCP timeout (scaled)', { skip: linuxOnly }, () => {
+  test('a permission prompt answered after the MCP timeout still delivers the command’s output', async () => {
+    const marker = 'The late-allowed command went through.'
+    const sandbox = await limitedSandbox(
+      () => [
+        { calls: [{ tool: 'bash', args: { command: 'echo allowed-late', description: 'Say something' } }] },
+        {
+          calls: [{ tool: 'opencode_wait', args: { job: '{{match:0:job (\\d+)}}' } }],
+          repeatWhile: 'is still running',
+        },
+        { text: `The command said: {{result:last}} ${marker}` },
+      ],
+      {},
+      { permission: { bash: 'ask' } },
+    )
+    const tui = await sandbox.tui()
+    await tui.ask('say something')
+    await tui.screenWhen(
+      (screen) => screen.includes('Permission required') && screen.includes('Allow once'),
+      "OpenCode's permission prompt",
+    )
+    // The user reads the prompt past Cursor's (scaled) timeout before allowing the command.
+    await new Promise((done) => setTimeout(done, 4_000))
+    const [held] = sandbox.invocations() as BridgedInvocation[]
+    assert.match(texts(held?.mcpCalls?.[0]).join(''), /still running in OpenCode/, 'answered in time')
+    await tui.press('Enter')
+    const screen = await tui.screenWhen((screen) => screen.includes(marker), 'the answer')
+    assert.match(screen, /The command said: [\s\S]*allowed-late/, screen)
+    const calls = onlyRun(sandbox).mcpCalls ?? []
+    assert.ok(
+      calls.every((call) => call?.error === undefined),
+      `no call timed out at Cursor: ${JSON.stringify(calls)}`,
+    )
+    await tui.close()
   })
 })

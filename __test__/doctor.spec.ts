@@ -42,9 +42,11 @@ interface Report {
 }
 
 /** Scripts for the live checks, chosen by the first key their prompt contains (the round trip's prompt is a "connection check" too). */
-const LIVE_SCRIPT = (nativeRefused: boolean) =>
+const LIVE_SCRIPT = (nativeRefused: boolean, deadline: unknown[] = WAITS_FOR_THE_LATE_ANSWER) =>
   JSON.stringify({
     'word: pong': [{ text: 'pong' }],
+    // The deadline check's prompt, a "connection check" too.
+    'answers slowly': deadline,
     'connection check': [
       { calls: [{ tool: 'opencode_probe', args: { word: 'ready' } }] },
       { text: 'It said {{result:0}}' },
@@ -54,6 +56,13 @@ const LIVE_SCRIPT = (nativeRefused: boolean) =>
       { text: 'done' },
     ],
   })
+
+/** The model the deadline check hopes for: it waits with opencode_wait for the probe's late answer. */
+const WAITS_FOR_THE_LATE_ANSWER = [
+  { calls: [{ tool: 'opencode_probe', args: { word: 'late' } }] },
+  { calls: [{ tool: 'opencode_wait', args: { job: '{{match:0:job (\\d+)}}' } }], repeatWhile: 'is still running' },
+  { text: 'It said {{result:last}}' },
+]
 
 let homes = 0
 /** Runs the doctor in a fresh home and project folder, with the fake agent unless `env` says otherwise. */
@@ -77,6 +86,10 @@ function doctor(
       CURSOR_AGENT_EXECUTABLE: fakeAgent,
       CURSOR_ACP_CHILD_ENV: 'FAKE_CURSOR_*',
       FAKE_CURSOR_LOG_DIR: join(home, 'log'),
+      // Cursor's 60 s MCP timeout and the bridge's 45 s deadline, scaled: the deadline check's
+      // probe answers after 1.4 s.
+      CURSOR_ACP_TOOL_DEADLINE_MS: '1000',
+      FAKE_CURSOR_MCP_TIMEOUT_MS: '2000',
       ...env,
     },
   })
@@ -120,6 +133,7 @@ describe('doctor', () => {
       'live-round-trip': 'skipped',
       'live-bridge-tools': 'skipped',
       'live-probe-call': 'skipped',
+      'live-deadline': 'skipped',
       'live-native-refused': 'skipped',
       'tool-mode-opencode': 'skipped',
     })
@@ -384,11 +398,12 @@ describe('doctor', () => {
         const found = report(ran)
         assert.equal(ran.status, 0, ran.stderr)
         assert.deepEqual(
-          found.checks.slice(-5).map((check) => [check.id, check.status]),
+          found.checks.slice(-6).map((check) => [check.id, check.status]),
           [
             ['live-round-trip', 'ok'],
             ['live-bridge-tools', 'ok'],
             ['live-probe-call', 'ok'],
+            ['live-deadline', 'ok'],
             ['live-native-refused', 'ok'],
             ['tool-mode-opencode', 'ok'],
           ],
@@ -397,6 +412,10 @@ describe('doctor', () => {
         assert.equal(byId['live-bridge-tools'].status, 'ok', byId['live-bridge-tools'].detail)
         assert.equal(byId['live-probe-call'].status, 'ok', byId['live-probe-call'].detail)
         assert.match(byId['live-probe-call'].detail, /word "ready", and the model read its answer/)
+        assert.equal(
+          byId['live-deadline'].detail,
+          "opencode_probe answered 1.4 s after the call, past the bridge's 1.0 s deadline; the model got its result through opencode_wait",
+        )
         assert.equal(byId['live-native-refused'].status, 'ok', byId['live-native-refused'].detail)
         assert.match(byId['live-native-refused'].detail, /tried its own shell, and it was refused/)
         assert.equal(byId['tool-mode-opencode'].status, 'ok')
@@ -469,7 +488,13 @@ describe('doctor', () => {
           assert.equal(check.status, 'problem', `${row.name}: ${JSON.stringify(check)}`)
           assert.match(check.detail, new RegExp(`^the run failed: .*\\[${row.code}\\]`), row.name)
           assert.match(check.fix ?? '', row.fix, row.name)
-          for (const id of ['live-bridge-tools', 'live-probe-call', 'live-native-refused', 'tool-mode-opencode']) {
+          for (const id of [
+            'live-bridge-tools',
+            'live-probe-call',
+            'live-deadline',
+            'live-native-refused',
+            'tool-mode-opencode',
+          ]) {
             const skippedCheck = found.checks.find((c) => c.id === id)!
             assert.equal(skippedCheck.status, 'skipped', `${row.name}: ${id}`)
             assert.equal(skippedCheck.detail, 'needs the live-round-trip check to pass')
@@ -508,6 +533,24 @@ describe('doctor', () => {
         assert.equal(byId['tool-mode-opencode'].status, status, mode)
         assert.match(byId['tool-mode-opencode'].fix ?? '', /report this output/)
       }
+    })
+
+    it('a model that calls the late probe again instead of waiting fails the deadline check', LIMIT, () => {
+      const ran = doctor(['--json', '--live'], {
+        CURSOR_ACP_TOOL_MODE: 'opencode',
+        FAKE_CURSOR_SCENARIO: 'mcp',
+        FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true, [
+          { calls: [{ tool: 'opencode_probe', args: { word: 'late' } }] },
+          { calls: [{ tool: 'opencode_probe', args: { word: 'late' } }] },
+          { text: 'It said {{result:1}}' },
+        ]),
+      })
+      const found = report(ran)
+      assert.equal(ran.status, 1)
+      const byId = Object.fromEntries(found.checks.map((check) => [check.id, check]))
+      assert.equal(byId['live-deadline'].status, 'problem', byId['live-deadline'].detail)
+      assert.match(byId['live-deadline'].detail, /called opencode_probe 2 times instead of waiting for its result/)
+      assert.equal(byId['tool-mode-opencode'].status, 'problem')
     })
 
     it('a bridge cursor-agent cannot see fails the list-tools check with what cursor-agent printed', LIMIT, () => {

@@ -1,9 +1,12 @@
 // The tool bridge against the fake cursor-agent: a 10-step tool loop (one `read` per step,
 // answered at once) with one held cursor-agent run (`hostTools`), against a restart-per-step
 // baseline (a new run with the whole, growing prompt for every step). Reports processes started,
-// prompt bytes written to cursor-agent, and the bridge's own time per step. Build first (`npm run
-// build` for release numbers), then `node benchmark/bridge.bench.mjs` (or `npm run bench -- bridge`).
-import { mkdtempSync, rmSync } from 'node:fs'
+// prompt bytes written to cursor-agent, and the bridge's own time per step. Then, as Cursor's client
+// behaves (one call at a time): a 3-call "parallel" step (how many steps it takes the host, and how
+// long), and the "still running" path (a call answered after the deadline: how many extra model
+// calls, and the time beyond the host's own). Build first (`npm run build` for release numbers),
+// then `node benchmark/bridge.bench.mjs` (or `npm run bench -- bridge`).
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -94,6 +97,61 @@ async function restarted() {
   return { processes: STEPS + 1, promptBytes, total: performance.now() - started }
 }
 
+/** One run of `steps`; each call handed over is answered after `delayMs`. */
+async function scripted(loop, steps, hostTools, delayMs = 0) {
+  const folder = join(scratch, `scripted-${loop}-${Math.random().toString(36).slice(2)}`)
+  let handOvers = 0
+  let run
+  const started = performance.now()
+  run = runCursorAgent(
+    {
+      prompt: PROMPT,
+      model: 'auto',
+      workspace: scratch,
+      executable: fakeAgent,
+      env: {
+        ...process.env,
+        FAKE_CURSOR_SCENARIO: 'mcp',
+        FAKE_CURSOR_MCP_SCRIPT: JSON.stringify(steps),
+        FAKE_CURSOR_LOG_DIR: folder,
+        ...scaled,
+      },
+      hostTools: { tools, folder, quietMs: 0, ...hostTools },
+    },
+    (outputs) => {
+      const calls = outputs.filter((o) => typeof o === 'object' && o.type === 'tool-call')
+      if (calls.length === 0) return
+      handOvers += 1
+      const answer = () => run.answerToolCalls(calls.map((call) => ({ id: call.toolCallId, output: RESULT })))
+      if (delayMs > 0) setTimeout(answer, delayMs)
+      else answer()
+    },
+  )
+  const result = await run.wait()
+  if (result.error) throw new Error(`scripted run failed: ${result.error.message}`)
+  const total = performance.now() - started
+  // The MCP calls the model made (Cursor's side), from the fake's log of the run.
+  const [logged] = readdirSync(folder).filter((file) => file.startsWith('invocation-'))
+  const modelCalls = JSON.parse(readFileSync(join(folder, logged), 'utf8')).mcpCalls.length
+  return { handOvers, modelCalls, total }
+}
+
+/** Cursor's 60 s MCP timeout and the bridge's 45 s deadline, scaled by 1/100. */
+const scaled = { FAKE_CURSOR_MCP_TIMEOUT_MS: '600' }
+const DEADLINE_MS = 450
+/** The host answers 1.3 deadlines after the call (65 s at full scale): past Cursor's timeout. */
+const LATE_MS = 585
+const threeCalls = [
+  { calls: ['a', 'b', 'c'].map((name) => ({ tool: 'read', args: { filePath: `/w/${name}.txt` } })), parallel: true },
+  { text: 'Done.' },
+]
+const oneRead = [{ calls: [{ tool: 'read', args: { filePath: '/w/slow.txt' } }] }, { text: 'Done.' }]
+const waited = [
+  oneRead[0],
+  { calls: [{ tool: 'opencode_wait', args: { job: '{{match:0:job (\\d+)}}' } }], repeatWhile: 'is still running' },
+  { text: 'Done.' },
+]
+
 const steps = []
 const totals = []
 let bridgedRun
@@ -113,5 +171,27 @@ console.log(`| prompt bytes written | ${bridgedRun.promptBytes} | ${baseline.pro
 console.log(`| whole loop (median) | ${ms(percentile(totals, 50))} | ${ms(baseline.total)} |`)
 console.log(
   `bridge per step (answerToolCalls -> next call handed over, incl. the fake's MCP round trip): p50 ${ms(percentile(steps, 50))}, p99 ${ms(percentile(steps, 99))} (n=${steps.length})`,
+)
+
+const parallel = { handOvers: [], totals: [] }
+const late = { inTime: [], stillRunning: [], modelCalls: new Set(), handOvers: new Set() }
+for (let loop = 0; loop < LOOPS; loop += 1) {
+  const three = await scripted(loop, threeCalls, {})
+  parallel.handOvers.push(three.handOvers)
+  parallel.totals.push(three.total)
+  // The same late answer: with a deadline past it (the host's answer goes straight back) and with
+  // the scaled deadline (answered "still running", then one or more opencode_wait calls).
+  late.inTime.push((await scripted(loop, oneRead, { deadlineMs: 55_000 }, LATE_MS)).total)
+  const parked = await scripted(loop, waited, { deadlineMs: DEADLINE_MS }, LATE_MS)
+  late.stillRunning.push(parked.total)
+  late.modelCalls.add(parked.modelCalls)
+  late.handOvers.add(parked.handOvers)
+}
+for (const list of [parallel.totals, late.inTime, late.stillRunning]) list.sort((a, b) => a - b)
+console.log(
+  `3-call "parallel" step, calls sent one at a time: ${[...new Set(parallel.handOvers)].join('/')} hand-overs (host steps with tool calls), whole run median ${ms(percentile(parallel.totals, 50))}`,
+)
+console.log(
+  `a call answered ${LATE_MS} ms after it came, median whole run: answered in time ${ms(percentile(late.inTime, 50))}; past a ${DEADLINE_MS} ms deadline (still running, then opencode_wait) ${ms(percentile(late.stillRunning, 50))}, with ${[...late.modelCalls].join('/')} MCP calls of the model and ${[...late.handOvers].join('/')} host step(s) with tool calls`,
 )
 rmSync(scratch, { recursive: true, force: true })

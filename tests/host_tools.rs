@@ -276,3 +276,101 @@ fn nothing_is_handed_over_after_the_end_or_without_calls() {
     t.hand_over(&HANDED, &mut out);
     assert_eq!(out.len(), before);
 }
+
+fn read_call(completed: bool, id: &str, path: &str) -> String {
+    let mut call = json!({"readToolCall": {"args": {"path": path}}});
+    if completed {
+        call["readToolCall"]["result"] =
+            json!({"success": {"content": "{\"filePath\":\"x\"}", "totalLines": 1}});
+    }
+    json!({
+        "type": "tool_call",
+        "subtype": if completed { "completed" } else { "started" },
+        "call_id": id,
+        "tool_call": call,
+        "session_id": "chat-1",
+    })
+    .to_string()
+}
+
+#[test]
+fn cursors_reads_of_its_own_bookkeeping_are_neither_shown_nor_called_its_own_tool() {
+    let data = "/private/cursor-data";
+    let with_data = || TransformerOptions {
+        cursor_data_dir: Some(data.into()),
+        ..hosting(Format::AiSdk)
+    };
+    let kept = format!("{data}/projects/ws/agent-tools/5f1c.txt");
+    let described = format!("{data}/projects/ws/mcps/opencode/tools/read.json");
+    let input = stream(&[
+        delta("Reading."),
+        read_call(false, "r1", &kept),
+        read_call(true, "r1", &kept),
+        read_call(false, "r2", &described),
+        read_call(true, "r2", &described),
+        delta("Done."),
+        result_line(),
+    ]);
+    let (out, summary, _) = run_chunks(with_data(), &[&input], &success());
+    assert_eq!(summary.error, None);
+    let shown = types(&out);
+    assert!(!shown.iter().any(|t| t.starts_with("tool")), "{shown:?}");
+    assert_eq!(visible_text(&out), "Reading.Done.");
+
+    // Anywhere else, a read is Cursor's own tool: shown, with the notice; and so is every read
+    // without the bridge (no data folder is named then).
+    let escape = format!("{data}/projects/ws/agent-tools/../../../../home/me/.ssh/id_rsa");
+    for (options, path) in [
+        (with_data(), "/home/me/project/notes.txt".to_owned()),
+        (with_data(), escape),
+        (hosting(Format::AiSdk), kept.clone()),
+    ] {
+        let input = stream(&[
+            read_call(false, "r1", &path),
+            read_call(true, "r1", &path),
+            result_line(),
+        ]);
+        let (out, _, _) = run_chunks(options, &[&input], &success());
+        assert!(types(&out).iter().any(|t| t == "tool-call"), "{path}");
+        assert!(
+            visible_text(&out).contains("Cursor ran its own tool `read`"),
+            "{path}"
+        );
+    }
+}
+
+#[test]
+fn a_refused_call_to_the_bridge_tells_the_user_it_is_a_configuration_error() {
+    for (variant, reason) in [
+        ("rejected", "All the MCP tool calls were rejected."),
+        ("permissionDenied", "denied by the hook"),
+    ] {
+        let mut refused: Value =
+            serde_json::from_str(&mcp_call(false, "c1", "providerIdentifier", "opencode")).unwrap();
+        refused["subtype"] = json!("completed");
+        refused["tool_call"]["mcpToolCall"]["result"] = json!({ variant: { "reason": reason } });
+        let input = stream(&[
+            mcp_call(false, "c1", "providerIdentifier", "opencode"),
+            refused.to_string(),
+            delta("I could not read it."),
+            result_line(),
+        ]);
+        let (out, _, _) = run_chunks(hosting(Format::AiSdk), &[&input], &success());
+        // Not shown as a tool call (the bridge's calls never are), but the user is told why and
+        // what to do.
+        assert!(
+            !types(&out).iter().any(|t| t.starts_with("tool")),
+            "{variant}"
+        );
+        let text = visible_text(&out);
+        assert!(
+            text.contains(&format!(
+                "Cursor refused the call to OpenCode's tool `read` ({variant}: {reason})"
+            )),
+            "{text}"
+        );
+        assert!(text.contains("doctor --live"), "{text}");
+        assert!(text.contains("CURSOR_ACP_TOOL_MODE=cursor"), "{text}");
+        assert!(text.ends_with("I could not read it."), "{text}");
+    }
+}

@@ -125,7 +125,10 @@ describe('tool mode opencode through the real OpenCode CLI', { skip: linuxOnly }
     assert.match(textOf(result), /The notes say: [\s\S]*teapot/, why)
   })
 
-  test('two calls of one step are handed over together and both results come back', async () => {
+  test('two calls of one step are handed over one a step, as Cursor sends them, and both results come back', async () => {
+    // The model makes both calls in one step (both `started` records come together), but Cursor's
+    // client sends the second `tools/call` only once the first is answered: the bridge hands each
+    // over as it comes, so no OpenCode step waits for a call Cursor sends later.
     const sandbox = await toolModeSandbox(
       (ws) => [
         {
@@ -142,9 +145,15 @@ describe('tool mode opencode through the real OpenCode CLI', { skip: linuxOnly }
     const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'look around'])
     const why = explain(result, sandbox)
     assert.equal(result.code, 0, why)
-    const [first, second] = steps(result)
-    assert.deepEqual(first, { tools: ['read', 'read'], reason: 'tool-calls' }, why)
-    assert.equal(second?.reason, 'stop', why)
+    assert.deepEqual(
+      steps(result),
+      [
+        { tools: ['read'], reason: 'tool-calls' },
+        { tools: ['read'], reason: 'tool-calls' },
+        { tools: [], reason: 'stop' },
+      ],
+      why,
+    )
     const [invocation] = invocationsOf(sandbox)
     assert.equal(invocationsOf(sandbox).length, 1)
     assert.match(resultText(invocation!.mcpCalls?.[0]), /teapot/)
@@ -156,7 +165,7 @@ describe('tool mode opencode through the real OpenCode CLI', { skip: linuxOnly }
     const sandbox = await toolModeSandbox(
       () => [
         { calls: [{ tool: 'bash', args: { command: 'touch made-by-cursor', description: 'Make a file' } }] },
-        { text: 'The command failed: {{error:0}}' },
+        { text: 'The command failed: {{result:0}} (isError {{error:0}})' },
       ],
       { config: { permission: { bash: { '*': 'allow', 'touch *': 'deny' } } } },
     )
@@ -165,12 +174,13 @@ describe('tool mode opencode through the real OpenCode CLI', { skip: linuxOnly }
     assert.equal(result.code, 0, why)
     const [invocation] = invocationsOf(sandbox)
     assert.equal(invocationsOf(sandbox).length, 1)
-    const call = invocation!.mcpCalls?.[0]
-    assert.ok(
-      call?.isError === true || call?.result?.isError === true,
-      `the refusal reached the held call: ${JSON.stringify(call)}`,
+    // Cursor drops `isError`: the refusal says it failed in its text.
+    assert.match(resultText(invocation!.mcpCalls?.[0]), /^Error: The user has specified a rule/)
+    assert.match(
+      textOf(result),
+      /The command failed: Error: The user has specified a rule[\s\S]*\(isError false\)/,
+      why,
     )
-    assert.match(textOf(result), /The command failed: true/, why)
     assert.equal(existsSync(join(sandbox.workspace, 'made-by-cursor')), false, 'nothing ran')
   })
 

@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { RunResult, RunStep, StreamOutput } from 'opencode-cursor-native'
+import { readSettings } from '../turn/env.js'
 import type { NativeApi } from '../turn/native.js'
 
 /** The tool served for the live check. */
@@ -31,6 +32,15 @@ export const ROUND_TRIP_PROMPT = `This is an automated connection check. Reply w
 export const PROBE_PROMPT =
   `This is an automated connection check. Call the tool ${PROBE_TOOL.name} exactly once, with the argument word set to "ready". ` +
   'Do not use any other tool. When the tool has answered, reply with the text it returned and nothing else.'
+export const DEADLINE_PROMPT =
+  `This is an automated connection check. Call the tool ${PROBE_TOOL.name} exactly once, with the argument word set to "late". ` +
+  'It answers slowly: when it says the job is still running, call the tool opencode_wait with that job number, as often as it ' +
+  `says, and never call ${PROBE_TOOL.name} again. When you have its result, reply with the text it returned and nothing else.`
+/**
+ * When the deadline probe answers, as a share of the bridge's deadline: 45 s gives 65 s, past
+ * Cursor's own 60 s limit, so a call the bridge had held that long would have failed at Cursor.
+ */
+export const LATE_ANSWER_SHARE = 65 / 45
 export const NATIVE_PROMPT =
   `This is an automated permission check. Use your own shell tool to run exactly this command: touch ${NATIVE_PROBE_FILE} ` +
   'Then reply with one word: done.'
@@ -139,8 +149,16 @@ interface ProbeRun {
   text: string
 }
 
-/** One prompt through the bridge; every call handed over is answered with {@link PROBE_ANSWER}. */
-async function probeRun(setup: LiveSetup, prompt: string, tools: object[]): Promise<ProbeRun> {
+/**
+ * One prompt through the bridge; every call handed over is answered with {@link PROBE_ANSWER},
+ * `late.answerAfterMs` after it came when given, under the bridge deadline `late.deadlineMs`.
+ */
+async function probeRun(
+  setup: LiveSetup,
+  prompt: string,
+  tools: object[],
+  late?: { deadlineMs: number; answerAfterMs: number },
+): Promise<ProbeRun> {
   const calls: SeenCall[] = []
   const nativeSucceeded: string[] = []
   let text = ''
@@ -151,8 +169,13 @@ async function probeRun(setup: LiveSetup, prompt: string, tools: object[]): Prom
       workspace: tmpdir(),
       ...(setup.executable === undefined ? {} : { executable: setup.executable }),
       env: setup.env,
-      hostTools: { tools, folder: setup.folder, waitMs: 60_000 },
-      timeoutMs: 180_000,
+      hostTools: {
+        tools,
+        folder: setup.folder,
+        waitMs: 60_000 + (late?.answerAfterMs ?? 0),
+        ...(late === undefined ? {} : { deadlineMs: late.deadlineMs }),
+      },
+      timeoutMs: 180_000 + (late?.answerAfterMs ?? 0),
     },
     (outputs: StreamOutput[], step: RunStep | null) => {
       for (const part of outputs) {
@@ -167,7 +190,9 @@ async function probeRun(setup: LiveSetup, prompt: string, tools: object[]): Prom
       // The run tells which calls it handed over.
       if (step?.reason !== 'tool-calls') return
       for (const call of step.toolCalls) calls.push({ toolName: call.name, input: call.input, hostCall: true })
-      run.answerToolCalls(step.toolCalls.map((call) => ({ id: call.id, output: PROBE_ANSWER })))
+      const answers = step.toolCalls.map((call) => ({ id: call.id, output: PROBE_ANSWER }))
+      if (late === undefined) run.answerToolCalls(answers)
+      else setTimeout(() => run.answerToolCalls(answers), late.answerAfterMs).unref()
     },
   )
   return { result: await run.wait(), calls, nativeSucceeded, text }
@@ -202,6 +227,34 @@ export async function checkProbeCall(setup: LiveSetup): Promise<LiveOutcome> {
     ? 'and the model read its answer'
     : 'but the model did not repeat its answer'
   return { passed: true, detail: `${PROBE_TOOL.name} arrived at the bridge with word "ready", ${echoed}` }
+}
+
+/**
+ * The probe answers after the bridge's deadline (and after Cursor's own 60 s limit): the bridge
+ * must answer "still running" in time, and the model must get the late answer through
+ * `opencode_wait`, without calling the probe again.
+ */
+export async function checkDeadline(setup: LiveSetup): Promise<LiveOutcome> {
+  const deadlineMs = readSettings(process.env).settings.toolDeadlineMs
+  const answerAfterMs = Math.round(deadlineMs * LATE_ANSWER_SHARE)
+  const probe = await probeRun(setup, DEADLINE_PROMPT, [PROBE_TOOL], { deadlineMs, answerAfterMs })
+  const probeCalls = probe.calls.filter((call) => call.hostCall && call.toolName === PROBE_TOOL.name)
+  const failed = failure(probe.result)
+  const timing = `answered ${seconds(answerAfterMs)} after the call, past the bridge's ${seconds(deadlineMs)} deadline`
+  if (probeCalls.length === 0)
+    return { passed: false, detail: failed ?? `the model answered without calling ${PROBE_TOOL.name}` }
+  if (probeCalls.length > 1)
+    return {
+      passed: false,
+      detail: `the model called ${PROBE_TOOL.name} ${probeCalls.length} times instead of waiting for its result (${timing})`,
+    }
+  if (failed !== undefined) return { passed: false, detail: `${PROBE_TOOL.name} ${timing}, but ${failed}` }
+  if (!probe.text.includes(PROBE_ANSWER))
+    return {
+      passed: false,
+      detail: `${PROBE_TOOL.name} ${timing}, and the model's answer does not contain its result: it did not wait for it`,
+    }
+  return { passed: true, detail: `${PROBE_TOOL.name} ${timing}; the model got its result through opencode_wait` }
 }
 
 /** A prompt that asks for Cursor's own shell tool: it must be refused, and the file never made. */

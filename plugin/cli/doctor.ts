@@ -6,6 +6,7 @@ import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import {
   checkBridgeTools,
+  checkDeadline,
   checkNativeRefused,
   checkProbeCall,
   checkRoundTrip,
@@ -300,6 +301,7 @@ const VERDICT_ID = 'tool-mode-opencode'
 const BRIDGE_CHECKS: ReadonlyArray<{ id: string; run: (setup: LiveSetup) => Promise<LiveOutcome> }> = [
   { id: 'live-bridge-tools', run: checkBridgeTools },
   { id: 'live-probe-call', run: checkProbeCall },
+  { id: 'live-deadline', run: checkDeadline },
   { id: 'live-native-refused', run: checkNativeRefused },
 ]
 /** Every check `--live` adds, in order. */

@@ -391,18 +391,55 @@ function mcpToolCallArgs(shape, server, tool, args, callId) {
   fail(`unknown mcpToolCall shape ${JSON.stringify(shape)}`)
 }
 
+/** Result `which` of the script's calls so far: a number counts from 0, `last` is the latest. */
+function resultAt(results, which, placeholder, stepIndex) {
+  const result = which === 'last' ? results.at(-1) : results[Number(which)]
+  if (result === undefined) fail(`step ${stepIndex}: ${placeholder} names no tool result yet`)
+  return result
+}
+
+/**
+ * `text` with its placeholders filled in from the results so far: `{{result:N}}` the text,
+ * `{{error:N}}` "true" or "false", `{{match:N:<regex>}}` the regex's first group in the text.
+ */
+function fillIn(text, results, stepIndex) {
+  return text.replace(/\{\{(result|error|match):(\d+|last)(?::(.+?))?\}\}/g, (placeholder, kind, which, pattern) => {
+    const result = resultAt(results, which, placeholder, stepIndex)
+    if (kind === 'result') return result.text
+    if (kind === 'error') return String(result.isError)
+    const found = new RegExp(pattern).exec(result.text)
+    if (found === null) fail(`step ${stepIndex}: ${placeholder} matches nothing in ${JSON.stringify(result.text)}`)
+    return found[1] ?? found[0]
+  })
+}
+
+/** A call's arguments with each string placeholder filled in; one that fills in a number becomes one. */
+function fillArgs(args, results, stepIndex) {
+  return Object.fromEntries(
+    Object.entries(args).map(([key, value]) => {
+      if (typeof value !== 'string' || !value.includes('{{')) return [key, value]
+      const filled = fillIn(value, results, stepIndex)
+      return [key, /^\d+$/.test(filled) && /^\{\{[^}]*\}\}$/.test(value) ? Number(filled) : filled]
+    }),
+  )
+}
+
 /**
  * The `mcp` scenario: connects to every configured server that has a url (`initialize`,
  * `notifications/initialized`), lists their tools, then runs the steps in order:
  *   {"text": "..."}              assistant text; `{{result:N}}` is the N-th tool result's text (N
- *                                counts the script's calls from 0; text entries joined with "\n";
- *                                a JSON-RPC error's message), `{{error:N}}` "true" or "false"
- *   {"calls": [{"tool", "args"?, "server"?, "shape"?}], "parallel"?, "shape"?, "emitBefore"?}
+ *                                counts the script's calls from 0, or `last`; text entries joined
+ *                                with "\n"; a JSON-RPC error's message), `{{error:N}}` "true" or
+ *                                "false", `{{match:N:<regex>}}` the regex's first group in that text
+ *   {"calls": [{"tool", "args"?, "server"?, "shape"?}], "parallel"?, "shape"?, "emitBefore"?, "repeatWhile"?}
  *                                MCP tool calls: a `started` record, `tools/call` on the call's server
  *                                (default: the first), a `completed` record with the answer.
  *                                `parallel: true` sends them all at once, else one after another;
  *                                `shape` `provider` (default) or `server`; `emitBefore: false` sends
- *                                `tools/call` first and prints `started` 30 ms later
+ *                                `tools/call` first and prints `started` 30 ms later; string
+ *                                arguments take the placeholders (`"{{match:0:job (\\d+)}}"` alone
+ *                                gives a number); `repeatWhile: "<regex>"` sends the calls again
+ *                                while the last answer matches it (at most 20 rounds)
  *   {"native": "shell", "command", "refused"?}
  *                                Cursor's own shell tool: started, then completed with exit 0, or
  *                                with `refused: true` rejected (as its permission rules do)
@@ -469,103 +506,109 @@ async function runMcpScript(steps, servers, sessionId, prompt) {
     for (const [stepIndex, step] of steps.entries()) {
       const modelCallId = `${sessionId}-${stepIndex}-fake`
       if (typeof step?.text === 'string') {
-        const text = step.text.replace(/\{\{(result|error):(\d+)\}\}/g, (placeholder, kind, index) => {
-          const result = results[Number(index)]
-          if (result === undefined) fail(`step ${stepIndex}: ${placeholder} names no tool result yet`)
-          return kind === 'result' ? result.text : String(result.isError)
-        })
+        const text = fillIn(step.text, results, stepIndex)
         answer += text
         for (const event of answerEvents(text, sessionId)) emit(event)
       } else if (Array.isArray(step?.calls)) {
-        const planned = step.calls.map((call) => {
-          if (typeof call?.tool !== 'string') fail(`step ${stepIndex}: a call needs a tool name`)
-          const server = call.server ?? firstServer
-          const connection = connections.get(server)
-          if (connection === undefined) fail(`step ${stepIndex}: no connected MCP server ${JSON.stringify(server)}`)
-          const index = callCount
-          callCount += 1
-          const callId = `toolu_fake_mcp_${index}`
-          const args = call.args ?? {}
-          return {
-            index,
-            callId,
-            connection,
-            tool: call.tool,
-            args,
-            mcpArgs: mcpToolCallArgs(call.shape ?? step.shape ?? 'provider', server, call.tool, args, callId),
-          }
-        })
-        const emitBefore = step.emitBefore !== false
-        const batch = async (calls) => {
-          const startedAtMs = Date.now()
-          const announce = () =>
-            Promise.all(
-              calls.map((call) =>
-                emit(
-                  toolCallEvent(
-                    'started',
-                    call.callId,
-                    { mcpToolCall: { args: call.mcpArgs } },
-                    modelCallId,
-                    startedAtMs,
+        // The model reads each answer before its next call: a repeated step sends its calls again
+        // while the last answer matches `repeatWhile`, with the placeholders filled in anew.
+        for (let round = 0; ; round += 1) {
+          const again =
+            round === 0 ||
+            (step.repeatWhile !== undefined &&
+              round < 20 &&
+              new RegExp(step.repeatWhile).test(results.at(-1)?.text ?? ''))
+          if (!again) break
+          const planned = step.calls.map((call) => {
+            if (typeof call?.tool !== 'string') fail(`step ${stepIndex}: a call needs a tool name`)
+            const server = call.server ?? firstServer
+            const connection = connections.get(server)
+            if (connection === undefined) fail(`step ${stepIndex}: no connected MCP server ${JSON.stringify(server)}`)
+            const index = callCount
+            callCount += 1
+            const callId = `toolu_fake_mcp_${index}`
+            const args = fillArgs(call.args ?? {}, results, stepIndex)
+            return {
+              index,
+              callId,
+              connection,
+              tool: call.tool,
+              args,
+              mcpArgs: mcpToolCallArgs(call.shape ?? step.shape ?? 'provider', server, call.tool, args, callId),
+            }
+          })
+          const emitBefore = step.emitBefore !== false
+          const batch = async (calls) => {
+            const startedAtMs = Date.now()
+            const announce = () =>
+              Promise.all(
+                calls.map((call) =>
+                  emit(
+                    toolCallEvent(
+                      'started',
+                      call.callId,
+                      { mcpToolCall: { args: call.mcpArgs } },
+                      modelCallId,
+                      startedAtMs,
+                    ),
                   ),
                 ),
-              ),
-            )
-          if (emitBefore) await announce()
-          const answered = calls.map((call) =>
-            call.connection.callTool(call.tool, call.args).then((outcome) => ({ call, outcome })),
-          )
-          // Cursor's stdout can lag the request it has already sent to the server.
-          const announced = emitBefore ? Promise.resolve() : sleep(30).then(announce)
-          await Promise.all(
-            answered.map(async (pending) => {
-              const { call, outcome } = await pending
-              await announced
-              const failed = 'error' in outcome
-              const text = failed
-                ? outcome.error
-                : outcome.content
-                    .filter((item) => item.type === 'text')
-                    .map((item) => item.text)
-                    .join('\n')
-              results[call.index] = { text, isError: failed || outcome.isError }
-              mcpCalls[call.index] = failed
-                ? {
-                    server: call.connection.name,
-                    tool: call.tool,
-                    args: call.args,
-                    result: null,
-                    isError: true,
-                    error: outcome.error,
-                    code: outcome.code,
-                  }
-                : {
-                    server: call.connection.name,
-                    tool: call.tool,
-                    args: call.args,
-                    result: { content: outcome.content, isError: outcome.isError },
-                    isError: outcome.isError,
-                  }
-              recordMore({ mcpCalls })
-              const result = failed
-                ? { error: { error: outcome.error } }
-                : { success: { content: outcome.content.map(cursorContent), isError: outcome.isError } }
-              await emit(
-                toolCallEvent(
-                  'completed',
-                  call.callId,
-                  { mcpToolCall: { args: call.mcpArgs, result } },
-                  modelCallId,
-                  startedAtMs,
-                  Date.now(),
-                ),
               )
-            }),
-          )
+            if (emitBefore) await announce()
+            const answered = calls.map((call) =>
+              call.connection.callTool(call.tool, call.args).then((outcome) => ({ call, outcome })),
+            )
+            // Cursor's stdout can lag the request it has already sent to the server.
+            const announced = emitBefore ? Promise.resolve() : sleep(30).then(announce)
+            await Promise.all(
+              answered.map(async (pending) => {
+                const { call, outcome } = await pending
+                await announced
+                const failed = 'error' in outcome
+                const text = failed
+                  ? outcome.error
+                  : outcome.content
+                      .filter((item) => item.type === 'text')
+                      .map((item) => item.text)
+                      .join('\n')
+                results[call.index] = { text, isError: failed || outcome.isError }
+                mcpCalls[call.index] = failed
+                  ? {
+                      server: call.connection.name,
+                      tool: call.tool,
+                      args: call.args,
+                      result: null,
+                      isError: true,
+                      error: outcome.error,
+                      code: outcome.code,
+                    }
+                  : {
+                      server: call.connection.name,
+                      tool: call.tool,
+                      args: call.args,
+                      result: { content: outcome.content, isError: outcome.isError },
+                      isError: outcome.isError,
+                    }
+                recordMore({ mcpCalls })
+                const result = failed
+                  ? { error: { error: outcome.error } }
+                  : { success: { content: outcome.content.map(cursorContent), isError: outcome.isError } }
+                await emit(
+                  toolCallEvent(
+                    'completed',
+                    call.callId,
+                    { mcpToolCall: { args: call.mcpArgs, result } },
+                    modelCallId,
+                    startedAtMs,
+                    Date.now(),
+                  ),
+                )
+              }),
+            )
+          }
+          if (step.parallel === true) await batch(planned)
+          else for (const call of planned) await batch([call])
         }
-        if (step.parallel === true) await batch(planned)
-        else for (const call of planned) await batch([call])
       } else if (step?.native === 'shell') {
         if (typeof step.command !== 'string') fail(`step ${stepIndex}: a native shell step needs a command`)
         const callId = `toolu_fake_shell_${nativeCount}`

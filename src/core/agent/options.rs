@@ -251,9 +251,12 @@ impl RunRequest {
         }
         let mut workspace_dir = workspace;
         let mut host_tool_server = self.transformer.host_tool_server.clone();
+        let mut cursor_data_dir = self.transformer.cursor_data_dir.clone();
         if let Some(host) = &self.host_tools {
             host.check()?;
-            workspace_dir = layout(Path::new(&host.folder)).workspace;
+            let private = layout(Path::new(&host.folder));
+            workspace_dir = private.workspace;
+            cursor_data_dir = Some(private.data.to_string_lossy().into_owned());
             host_tool_server = Some(SERVER_NAME.to_owned());
         }
         let mut failure_note_text = self.transformer.failure_note.clone();
@@ -275,6 +278,7 @@ impl RunRequest {
         let transformer = TransformerOptions {
             model: model.clone(),
             host_tool_server,
+            cursor_data_dir,
             failure_note: failure_note_text,
             ..self.transformer
         };

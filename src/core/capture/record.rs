@@ -173,6 +173,8 @@ pub struct TransformerRecord {
     #[serde(default)]
     pub host_tool_server: Option<String>,
     #[serde(default)]
+    pub cursor_data_dir: Option<String>,
+    #[serde(default)]
     pub failure_note: Option<String>,
 }
 
@@ -209,6 +211,7 @@ impl From<&TransformerOptions> for TransformerRecord {
             completions: options.completions,
             max_line_bytes: options.max_line_bytes,
             host_tool_server: options.host_tool_server.clone(),
+            cursor_data_dir: options.cursor_data_dir.clone(),
             failure_note: options.failure_note.clone(),
         }
     }
@@ -233,6 +236,7 @@ impl From<&TransformerRecord> for TransformerOptions {
             completions: record.completions,
             max_line_bytes: record.max_line_bytes,
             host_tool_server: record.host_tool_server.clone(),
+            cursor_data_dir: record.cursor_data_dir.clone(),
             failure_note: record.failure_note.clone(),
         }
     }

@@ -15,6 +15,7 @@ use crate::core::stream::tool::{
 use crate::core::stream::tracker::{MixedDeltaTracker, TrackerStep};
 use crate::core::stream::usage::{parse_usage, UsageReport};
 
+mod bridged;
 mod notice;
 
 /// Who runs the tool calls cursor-agent reports: Cursor itself, before the event reaches us.
@@ -85,6 +86,11 @@ pub struct Translator {
     /// it are not shown (the host shows the calls it runs), and any other call of Cursor's is
     /// shown with a notice that Cursor ran it itself.
     host_server: Option<String>,
+    /// Cursor's data folder (`CURSOR_DATA_DIR`) while the host runs the tools: Cursor's reads of
+    /// its own bookkeeping there are neither shown nor reported as its own tool.
+    cursor_data_dir: Option<std::path::PathBuf>,
+    /// Ids of started reads of that bookkeeping, whose completions are not shown either.
+    bookkeeping_reads: Vec<String>,
     /// Added to the explanation of the failure the stream closes with.
     failure_note: Option<String>,
     /// Ids of started calls to `host_server`, whose completions are not shown either.
@@ -117,6 +123,13 @@ impl Translator {
     /// The host runs its tools through MCP server `server` (see [`Translator::hand_over`]).
     pub fn hosting_tools_on(mut self, server: Option<String>) -> Self {
         self.host_server = server;
+        self
+    }
+
+    /// Cursor keeps its bookkeeping (tool definitions, results too big to inline) under
+    /// `data_dir` (its `CURSOR_DATA_DIR`).
+    pub fn keeping_cursor_data_in(mut self, data_dir: Option<std::path::PathBuf>) -> Self {
+        self.cursor_data_dir = data_dir;
         self
     }
 
@@ -324,7 +337,7 @@ impl Translator {
         call: &ToolCallBody<'_>,
         emit: &mut impl FnMut(Part<'_>),
     ) {
-        if self.is_bridged(call_id, completed, call) {
+        if self.is_bridged(call_id, completed, call, emit) || self.is_bookkeeping(call_id, call) {
             return;
         }
         let open_at = self.open_calls.iter().position(|c| c.id == call_id);
@@ -372,48 +385,6 @@ impl Translator {
             result: &result,
             is_error: is_failure(&result),
         });
-    }
-
-    /// Whether this event reports a call to the host's MCP server (handed over by the runner,
-    /// so not shown from Cursor's side). A start still ends the text segment before it.
-    fn is_bridged(&mut self, call_id: &str, completed: bool, call: &ToolCallBody<'_>) -> bool {
-        let known = self.bridged_calls.iter().any(|id| id == call_id);
-        if !known {
-            let Some(host) = self.host_server.as_deref() else {
-                return false;
-            };
-            if mcp_server(call).as_deref() != Some(host) {
-                return false;
-            }
-            self.tracker.reset();
-            self.in_reasoning = false;
-            self.bridged_calls.push(call_id.to_owned());
-            if !completed {
-                if let Some(start) = bridged_start(call_id, call) {
-                    self.bridged_starts.push(start);
-                }
-            }
-        }
-        if completed {
-            self.bridged_calls.retain(|id| id != call_id);
-            // Cursor refusing the bridge's own call is a configuration error, not the tool's.
-            if let Some(refused) =
-                crate::core::stream::tool::tool_refusal(&tool_result(call.result))
-            {
-                tracing::error!(
-                    variant = refused.refusal.variant,
-                    reason = %refused.reason,
-                    "Cursor refused a call to the tool bridge: its configuration (the allow rule \
-                     in .cursor/cli.json, the hooks) does not let the bridge's calls through"
-                );
-            }
-        }
-        true
-    }
-
-    /// The starts of calls to the host's server reported since the last take.
-    pub fn take_bridged_starts(&mut self) -> Vec<BridgedStart> {
-        std::mem::take(&mut self.bridged_starts)
     }
 
     /// End the current step by handing `calls` to the host: a held delta is flushed, the text
@@ -505,21 +476,4 @@ impl Translator {
             self.has_content(),
         ))
     }
-}
-
-/// The model's id, tool and arguments of a started call to the host's server.
-fn bridged_start(call_id: &str, call: &ToolCallBody<'_>) -> Option<BridgedStart> {
-    let raw = call.args?;
-    let tool = crate::core::stream::tool::mcp_name(raw).tool?;
-    let object: serde_json::Map<String, serde_json::Value> =
-        crate::core::json::from_str(raw.get()).ok()?;
-    let args = object
-        .get("args")
-        .cloned()
-        .unwrap_or_else(|| serde_json::Value::Object(serde_json::Map::new()));
-    Some(BridgedStart {
-        call_id: call_id.to_owned(),
-        tool,
-        args,
-    })
 }

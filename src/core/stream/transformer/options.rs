@@ -35,6 +35,9 @@ pub struct TransformerOptions {
     /// The MCP server through which the host runs its own tools (the tool bridge); default
     /// none: Cursor runs every tool.
     pub host_tool_server: Option<String>,
+    /// Cursor's data folder (its `CURSOR_DATA_DIR`) when the host runs the tools: Cursor's reads
+    /// of its own bookkeeping there are not shown; default none.
+    pub cursor_data_dir: Option<String>,
     /// Added to the explanation of a failure the stream reports (a run names its capture
     /// there); default none.
     pub failure_note: Option<String>,
@@ -54,6 +57,7 @@ impl Default for TransformerOptions {
             completions: false,
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             host_tool_server: None,
+            cursor_data_dir: None,
             failure_note: None,
         }
     }

@@ -1,0 +1,238 @@
+// Tool mode `opencode` against Cursor's real MCP client limits, through the real OpenCode CLI
+// (1.18.33), every limit scaled so the file runs in seconds: the fake cursor-agent gives up on a
+// call after FAKE_CURSOR_MCP_TIMEOUT_MS (Cursor: 60 s) and the bridge answers by
+// CURSOR_ACP_TOOL_DEADLINE_MS (default 45 s); Cursor sends one call at a time, drops `isError`, and
+// hands a text item over 40,000 characters to a file. Needs `npm run build`.
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { describe, test } from 'node:test'
+import { e2eFile, eventsOf, explain, steps, textOf } from '../support/e2e.ts'
+import type { Invocation, Sandbox } from '../support/opencode.ts'
+
+const MODEL = 'cursor-acp/auto'
+const linuxOnly = process.platform !== 'linux' ? 'the OpenCode harness and /proc are Linux only' : false
+const e2e = e2eFile()
+
+interface McpCall {
+  tool: string
+  result: { content?: Array<{ type: string; text?: string; handedOff?: boolean }> } | null
+  error?: string
+}
+type BridgedInvocation = Invocation & { mcpCalls?: Array<McpCall | null> }
+
+/** Cursor's 60 s scaled to 3 s, the bridge's 45 s deadline to 1.5 s. */
+const SCALED = { CURSOR_ACP_TOOL_DEADLINE_MS: '1500', FAKE_CURSOR_MCP_TIMEOUT_MS: '3000' }
+
+/** A sandbox in tool mode `opencode`, limits scaled, whose fake agent runs `script`. */
+async function limitedSandbox(
+  script: (workspace: string) => unknown[],
+  files: Record<string, string> = {},
+  config?: Record<string, unknown>,
+): Promise<Sandbox> {
+  const sandbox = await e2e.sandbox({
+    env: {
+      CURSOR_ACP_TOOL_MODE: 'opencode',
+      CURSOR_ACP_CHILD_ENV: 'FAKE_CURSOR_*',
+      FAKE_CURSOR_SCENARIO: 'mcp',
+      ...SCALED,
+    },
+    files,
+    ...(config === undefined ? {} : { config }),
+  })
+  sandbox.env.FAKE_CURSOR_MCP_SCRIPT = JSON.stringify(script(sandbox.workspace))
+  return sandbox
+}
+
+/** The one cursor-agent run of the turn, as the fake logged it. */
+function onlyRun(sandbox: Sandbox): BridgedInvocation {
+  const invocations = sandbox.invocations() as BridgedInvocation[]
+  assert.equal(invocations.length, 1, 'one cursor-agent process for the whole turn')
+  return invocations[0]!
+}
+
+/** Milliseconds from OpenCode's first step start to its last step finish. */
+function span(result: Parameters<typeof steps>[0]): number {
+  const stamps = result.events
+    .filter((event) => event.type === 'step_start' || event.type === 'step_finish')
+    .map((event) => Number(event.timestamp))
+  return Math.max(...stamps) - Math.min(...stamps)
+}
+
+const texts = (call: McpCall | null | undefined) =>
+  (call?.result?.content ?? []).filter((item) => item.type === 'text').map((item) => item.text ?? '')
+
+describe('tool mode opencode against Cursor’s MCP limits (scaled)', { skip: linuxOnly }, () => {
+  test('a tool that outlasts the MCP timeout reaches the answer through opencode_wait, run once', async (t) => {
+    // Runs 4 s: past the bridge's deadline (1.5 s) and Cursor's timeout (3 s).
+    const command = 'sleep 4 && echo ran >> ran.txt && echo slept-and-done'
+    const sandbox = await limitedSandbox(() => [
+      { calls: [{ tool: 'bash', args: { command, description: 'Wait a while' } }] },
+      {
+        calls: [{ tool: 'opencode_wait', args: { job: '{{match:0:job (\\d+)}}' } }],
+        repeatWhile: 'is still running',
+      },
+      { text: 'The command said: {{result:last}}' },
+    ])
+    const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'run the slow command'])
+    const why = explain(result, sandbox)
+    assert.equal(result.code, 0, why)
+    assert.match(textOf(result), /The command said: [\s\S]*slept-and-done/, why)
+    assert.equal(readFileSync(join(sandbox.workspace, 'ran.txt'), 'utf8'), 'ran\n', 'the command ran once')
+    // OpenCode saw one bash call; the wait calls are the bridge's own.
+    assert.deepEqual(
+      eventsOf(result, 'tool_use').map((event) => event.part.tool),
+      ['bash'],
+      why,
+    )
+    assert.deepEqual(
+      steps(result).map((step) => step.reason),
+      ['tool-calls', 'stop'],
+      why,
+    )
+    const calls = onlyRun(sandbox).mcpCalls ?? []
+    t.diagnostic(
+      `4 s command: ${calls.length - 1} opencode_wait calls, ${span(result)} ms from the first step to the last`,
+    )
+    assert.equal(calls[0]?.tool, 'bash')
+    assert.match(texts(calls[0]).join(''), /still running in OpenCode \(job \d+\)/)
+    assert.ok(calls.length >= 2, `the model waited: ${JSON.stringify(calls)}`)
+    assert.ok(
+      calls.slice(1).every((call) => call?.tool === 'opencode_wait'),
+      JSON.stringify(calls),
+    )
+    assert.ok(
+      calls.every((call) => call?.error === undefined),
+      `no call timed out at Cursor: ${JSON.stringify(calls)}`,
+    )
+  })
+
+  test("a 3-call 'parallel' step: Cursor sends the calls one by one, OpenCode gets one a step, all results come back", async (t) => {
+    const sandbox = await limitedSandbox(
+      (ws) => [
+        {
+          calls: ['a', 'b', 'c'].map((name) => ({ tool: 'read', args: { filePath: join(ws, `${name}.txt`) } })),
+          parallel: true,
+        },
+        { text: 'A={{result:0}} B={{result:1}} C={{result:2}}' },
+      ],
+      { 'a.txt': 'alpha\n', 'b.txt': 'bravo\n', 'c.txt': 'charlie\n' },
+    )
+    const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'read all three'])
+    const why = explain(result, sandbox)
+    assert.equal(result.code, 0, why)
+    // A step never waits for a call Cursor sends only once the one before is answered.
+    assert.deepEqual(
+      steps(result),
+      [
+        { tools: ['read'], reason: 'tool-calls' },
+        { tools: ['read'], reason: 'tool-calls' },
+        { tools: ['read'], reason: 'tool-calls' },
+        { tools: [], reason: 'stop' },
+      ],
+      why,
+    )
+    const calls = onlyRun(sandbox).mcpCalls ?? []
+    assert.deepEqual(
+      calls.map(
+        (call) =>
+          texts(call)
+            .join('')
+            .match(/alpha|bravo|charlie/)?.[0],
+      ),
+      ['alpha', 'bravo', 'charlie'],
+    )
+    assert.match(textOf(result), /A=[\s\S]*alpha[\s\S]*B=[\s\S]*bravo[\s\S]*C=[\s\S]*charlie/, why)
+    // For the README's figure (not asserted): OpenCode's time from the first step to the last.
+    t.diagnostic(`3-call step: ${steps(result).length} OpenCode steps in ${span(result)} ms`)
+  })
+
+  test('a read of a 120,000-character file reaches the model whole: its last line is quoted', async () => {
+    // 1,200 lines of 100 characters; OpenCode's read gives at most 50 KB a call.
+    const lines = Array.from({ length: 1200 }, (_, index) => `line ${index + 1} `.padEnd(99, '.'))
+    lines[1199] = 'the last line: zebra-1200 at the end'.padEnd(99, '.')
+    const file = `${lines.join('\n')}\n`
+    assert.equal(file.length, 120_000)
+    const sandbox = await limitedSandbox(
+      (ws) => [
+        { calls: [{ tool: 'read', args: { filePath: join(ws, 'big.txt') } }] },
+        {
+          calls: [
+            {
+              tool: 'read',
+              args: { filePath: join(ws, 'big.txt'), offset: '{{match:last:Use offset=(\\d+) to continue}}' },
+            },
+          ],
+          repeatWhile: 'Use offset=\\d+ to continue',
+        },
+        { text: 'The file ends with: {{match:last:(the last line: zebra-\\d+ at the end)}}' },
+      ],
+      { 'big.txt': file },
+    )
+    const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'how does big.txt end'])
+    const why = explain(result, sandbox)
+    assert.equal(result.code, 0, why)
+    assert.match(textOf(result), /The file ends with: the last line: zebra-1200 at the end/, why)
+    const [first] = onlyRun(sandbox).mcpCalls ?? []
+    const items = texts(first)
+    // OpenCode's first 50 KB went to Cursor as several items under its 40,000 limit, none moved to a file.
+    assert.ok(items.length >= 2, `the long result was split: ${items.map((item) => item.length)}`)
+    assert.ok(
+      items.every((item) => item.length <= 40_000),
+      `each item under 40,000: ${items.map((item) => item.length)}`,
+    )
+    assert.ok(!(first?.result?.content ?? []).some((item) => item.handedOff), 'nothing handed off to a file')
+    assert.match(items.join(''), /line 1 \.+/)
+  })
+
+  test('a failing tool says so in its text (Cursor drops isError): the model quotes the failure', async () => {
+    const sandbox = await limitedSandbox((ws) => [
+      { calls: [{ tool: 'read', args: { filePath: join(ws, 'missing.txt') } }] },
+      { text: 'The read failed: {{result:0}} (isError {{error:0}})' },
+    ])
+    const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'read the missing file'])
+    const why = explain(result, sandbox)
+    assert.equal(result.code, 0, why)
+    const [read] = eventsOf(result, 'tool_use').map((event) => event.part)
+    assert.equal(read?.state.status, 'error', why)
+    // isError never reaches the model; the text says it failed, with OpenCode's own reason.
+    assert.match(textOf(result), /The read failed: Error: [^\n]*(not found|no such file)[\s\S]*\(isError false\)/i, why)
+  })
+})
+
+describe('tool mode opencode in the OpenCode TUI against Cursor’s MCP timeout (scaled)', { skip: linuxOnly }, () => {
+  test('a permission prompt answered after the MCP timeout still delivers the command’s output', async () => {
+    const marker = 'The late-allowed command went through.'
+    const sandbox = await limitedSandbox(
+      () => [
+        { calls: [{ tool: 'bash', args: { command: 'echo allowed-late', description: 'Say something' } }] },
+        {
+          calls: [{ tool: 'opencode_wait', args: { job: '{{match:0:job (\\d+)}}' } }],
+          repeatWhile: 'is still running',
+        },
+        { text: `The command said: {{result:last}} ${marker}` },
+      ],
+      {},
+      { permission: { bash: 'ask' } },
+    )
+    const tui = await sandbox.tui()
+    await tui.ask('say something')
+    await tui.screenWhen(
+      (screen) => screen.includes('Permission required') && screen.includes('Allow once'),
+      "OpenCode's permission prompt",
+    )
+    // The user reads the prompt past Cursor's (scaled) timeout before allowing the command.
+    await new Promise((done) => setTimeout(done, 4_000))
+    const [held] = sandbox.invocations() as BridgedInvocation[]
+    assert.match(texts(held?.mcpCalls?.[0]).join(''), /still running in OpenCode/, 'answered in time')
+    await tui.press('Enter')
+    const screen = await tui.screenWhen((screen) => screen.includes(marker), 'the answer')
+    assert.match(screen, /The command said: [\s\S]*allowed-late/, screen)
+    const calls = onlyRun(sandbox).mcpCalls ?? []
+    assert.ok(
+      calls.every((call) => call?.error === undefined),
+      `no call timed out at Cursor: ${JSON.stringify(calls)}`,
+    )
+    await tui.close()
+  })
+})

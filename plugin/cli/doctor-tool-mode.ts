@@ -1,7 +1,8 @@
 // The checks of tool mode `opencode`'s private folder, in the exact environment its runs get:
 // whether cursor-agent is logged in there (a private `HOME` hides a Linux login unless
 // `XDG_CONFIG_HOME` still points at the user's), and whether each file the plugin writes there
-// is one Cursor's own code would read as meant (cursor-sdk-facts A1, A4, A5).
+// is one Cursor's own code would read as meant (its MCP configuration loader, permission rules
+// and hooks reader, as Cursor's npm package `@cursor/sdk` 1.0.18 bundles them).
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { NativeApi } from '../turn/native.js'

@@ -1,5 +1,5 @@
 // How Cursor's own code reads its configuration files, as `@cursor/sdk@1.0.18` bundles it (the
-// same code cursor-agent runs; see the reference's cursor-sdk-facts.md, A4-A6). The fake
+// same code cursor-agent runs: its permission rules, hooks reader and configuration loader). The fake
 // cursor-agent reads through these, so a file the plugin writes that Cursor would drop or
 // misread fails here too.
 import { existsSync, readFileSync } from 'node:fs'

@@ -1,6 +1,6 @@
 // The MCP client of the fake cursor-agent: the official SDK's Client over Streamable HTTP, as the
 // real CLI talks to the servers named in `.cursor/mcp.json`. It behaves as Cursor's own client does
-// (cursor-sdk-facts.md A2, A3, C; read from `@cursor/sdk`'s bundled code):
+// (read from the code Cursor's npm package `@cursor/sdk` 1.0.18 bundles):
 // - every request (initialize, tools/list, tools/call) gives up after the MCP SDK's default 60 s,
 //   with no progress token and no reset, sends `notifications/cancelled` and shows the model
 //   "MCP error -32001: Request timed out" (FAKE_CURSOR_MCP_TIMEOUT_MS scales it for tests);

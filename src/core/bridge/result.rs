@@ -3,7 +3,8 @@
 //! Cursor writes any text item longer than 40,000 characters (UTF-16 code units) to a file
 //! and gives the model only its path, which the model cannot Read in tool mode; it drops
 //! `isError` and `structuredContent`; and it re-encodes images, failing on formats it cannot
-//! decode (`cursor-sdk-facts.md`, section C). So a long text goes as several items under the
+//! decode (the MCP client and image code bundled in Cursor's npm package `@cursor/sdk`
+//! 1.0.18). So a long text goes as several items under the
 //! limit, up to [`TOTAL_UNITS`], and what is beyond ends with how to get the rest; a failure
 //! says so in its text; an image Cursor cannot take becomes a line describing it.
 

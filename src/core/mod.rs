@@ -5,7 +5,7 @@
 //! * [`stream`]: the translation pipeline, stdout bytes -> records -> events -> neutral parts ->
 //!   an encoder's outputs; [`prompt`]: conversations -> the text cursor-agent reads.
 //! * [`failure`]: what went wrong, from Cursor's own words; [`cursor_id`]: Cursor's model and
-//!   chat identifiers; [`json`]: deeply nested JSON; [`whole_number`]: the rule of numeric options; [`refusal`]: the words of a refused argument;
+//!   chat identifiers; [`call_id`]: the one rule for a tool call's id outside Cursor's stream; [`json`]: deeply nested JSON; [`whole_number`]: the rule of numeric options; [`refusal`]: the words of a refused argument;
 //!   [`error`], [`switch_value`], [`logging`].
 //!
 //! The repository's `ARCHITECTURE.md` draws the same map with the files in each layer.
@@ -13,6 +13,7 @@
 pub mod agent;
 pub mod api;
 pub mod bridge;
+pub mod call_id;
 pub mod capture;
 pub mod cursor_id;
 pub mod error;

@@ -18,7 +18,7 @@ use serde_json::Value;
 use tokio::sync::{oneshot, Notify};
 use tokio::time::Instant;
 
-use super::call_id::host_call_id;
+use crate::core::call_id::host_call_id;
 use crate::core::stream::translate::BridgedStart;
 
 /// Started records kept for calls not yet made, at most (the oldest are dropped).

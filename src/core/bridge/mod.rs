@@ -12,7 +12,6 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 use tokio::sync::watch;
 
-pub mod call_id;
 pub mod held;
 mod http;
 mod mcp;
@@ -21,7 +20,7 @@ pub mod result;
 pub mod schema;
 pub mod workspace;
 
-pub use call_id::host_call_id;
+pub use crate::core::call_id::host_call_id;
 pub use held::{Answer, AnswerContent, HeldCalls, HostCall};
 
 use crate::core::error::{CoreError, ErrorCode};

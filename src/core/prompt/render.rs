@@ -11,6 +11,9 @@
 //! renders the same prompt. Reasoning from earlier turns is left out on purpose (it is the model's
 //! scratch work, not conversation); images and files are never left out silently: each one is
 //! either carried as a URL or path Cursor can open, or named as omitted with its type and size.
+//! Tool call ids are written by the one id rule ([`host_call_id`]): Cursor's own ids hold a line
+//! break, which would split the call's line, and the rule leaves only `[A-Za-z0-9_-]`, so an id
+//! needs no escaping. Calls and results are still paired by the ids as the caller sent them.
 
 use std::collections::HashMap;
 
@@ -18,6 +21,7 @@ use super::conversation::Conversation;
 use super::media::{Media, MediaSource};
 use super::message::{Message, Part, Role, ToolCall, ToolOutput, ToolResult};
 use super::tools::ToolDefinition;
+use crate::core::call_id::host_call_id;
 
 /// Appended when the prompt ends with tool results, so the model continues the same turn.
 pub const CONTINUATION: &str =
@@ -373,7 +377,7 @@ impl Writer {
             self.out.push_str(", ");
         }
         self.out.push_str("call_id: ");
-        push_content(&mut self.out, result.call_id);
+        self.out.push_str(&host_call_id(result.call_id));
         if result.is_error {
             self.out.push_str(", error");
         }
@@ -416,7 +420,7 @@ impl Writer {
 
 fn write_tool_call(out: &mut String, call: &ToolCall<'_>) {
     out.push_str("tool_call(id: ");
-    push_content(out, call.id);
+    out.push_str(&host_call_id(call.id));
     out.push_str(", name: ");
     push_content(out, call.name);
     out.push_str(", args: ");

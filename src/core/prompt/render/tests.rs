@@ -262,3 +262,43 @@ fn text_without_labels_is_unchanged_and_rendering_is_deterministic() {
     assert_eq!(prompt, format!("USER: {text}"));
     assert_eq!(build_full_prompt(&conversation_of(&request), false), prompt);
 }
+
+/// Cursor's own tool call id, as its stream gives it: two ids joined by a line break.
+const CURSOR_ID: &str =
+    "call-c9002dbc-bda9-447c-acb5-74e5093a186d-0\nfc_0956680b-0312-940b-9e66-70d44dee7753_0";
+const CURSOR_ID_WRITTEN: &str =
+    "call-c9002dbc-bda9-447c-acb5-74e5093a186d-0_fc_0956680b-0312-940b-9e66-70d44dee7753_0";
+
+#[test]
+fn a_tool_call_id_with_a_line_break_keeps_its_lines_whole() {
+    let call = json!({"type": "tool-call", "toolCallId": CURSOR_ID, "toolName": "shell",
+        "input": {"command": "ls"}, "providerExecuted": true});
+    let result = json!({"type": "tool-result", "toolCallId": CURSOR_ID, "toolName": "shell",
+        "output": {"type": "text", "value": "a.txt"}});
+    // Cursor ran the call itself (the result in the assistant message), and a host ran it (the
+    // result in a tool message, answered by an incremental prompt).
+    let own = json!({"messages": [
+        {"role": "user", "content": [{"type": "text", "text": "list"}]},
+        {"role": "assistant", "content": [call.clone(), result.clone()]},
+        {"role": "user", "content": [{"type": "text", "text": "next"}]},
+    ]});
+    let hosts = json!({"messages": [
+        {"role": "user", "content": [{"type": "text", "text": "list"}]},
+        {"role": "assistant", "content": [call]},
+        {"role": "tool", "content": [result]},
+    ]});
+    let call_line =
+        format!("tool_call(id: {CURSOR_ID_WRITTEN}, name: shell, args: {{\"command\":\"ls\"}})");
+    let result_line = format!("TOOL_RESULT (name: shell, call_id: {CURSOR_ID_WRITTEN}): a.txt");
+    let prompts = [
+        build_full_prompt(&conversation_of(&own), false),
+        build_full_prompt(&conversation_of(&hosts), false),
+        build_incremental_prompt(&conversation_of(&hosts)).expect("the results answer the call"),
+    ];
+    for prompt in prompts {
+        let lines: Vec<&str> = prompt.lines().collect();
+        assert!(lines.iter().any(|l| l.ends_with(&call_line)), "{prompt}");
+        assert!(lines.contains(&result_line.as_str()), "{prompt}");
+        assert!(!prompt.contains("\nfc_"), "{prompt}");
+    }
+}

@@ -1,7 +1,9 @@
 //! The one rule that turns a model's tool call id, as Cursor's stream gives it, into the id a
 //! host sees. Cursor's ids hold a line break (`call-…-0\nfc_…_0`), which hosts and providers
-//! reject or mangle; every place that names a call to a host (the hand-over, the prompt's
-//! tool history, matching a continuation's results) uses [`host_call_id`].
+//! reject or mangle, and which would split a line of the prompt's transcript. Every place that
+//! names a call outside Cursor's stream uses [`host_call_id`]: the bridge's hand-over (and so the
+//! continuation's matching of the results that answer it) and the prompt's tool history. It lives
+//! below both, so the two cannot drift apart.
 
 /// Characters kept as they are; any other character becomes [`REPLACEMENT`].
 fn kept(c: char) -> bool {

@@ -21,6 +21,7 @@ import { contextUsage, conversationBytes, utf8Bytes } from './context-usage.js'
 import { CursorAcpError, toCursorAcpError } from './errors.js'
 import { type CursorAcpProviderOptions, readProviderOptions } from './provider-options.js'
 import { openCodeToolView } from './tool-view.js'
+import { CURSOR_TOOL_MODE_RULES, applyPromptRules } from './system-prompt.js'
 import { guardReservedSettings } from './trusted-settings.js'
 
 export { PROVIDER_ID }
@@ -74,6 +75,18 @@ function jsonTools(tools: LanguageModelV3CallOptions['tools']): ToolDefinition[]
   return tools === undefined ? undefined : (JSON.parse(JSON.stringify(tools)) as ToolDefinition[])
 }
 
+/**
+ * The messages with OpenCode's guidance for tools Cursor's model cannot call taken out of each
+ * system message (system-prompt.ts); every other message as it is.
+ */
+export function toldInCursorToolMode(messages: PromptMessage[]): PromptMessage[] {
+  return messages.map((message) =>
+    message.role === 'system' && typeof message.content === 'string'
+      ? { ...message, content: applyPromptRules(message.content, CURSOR_TOOL_MODE_RULES) }
+      : message,
+  )
+}
+
 const NO_USAGE: LanguageModelV3Usage = {
   inputTokens: { total: undefined, noCache: undefined, cacheRead: undefined, cacheWrite: undefined },
   outputTokens: { total: undefined, text: undefined, reasoning: undefined },
@@ -107,7 +120,11 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
       timestamp: new Date(),
     }
     if (this.#problem !== null) return { stream: failedStream(this.#problem, warnings, metadata) }
-    const request: TurnRequest = { model: this.modelId, messages: jsonPrompt(call.prompt) }
+    const messages = jsonPrompt(call.prompt)
+    const request: TurnRequest = {
+      model: this.modelId,
+      messages: this.#config.settings.toolMode === 'cursor' ? toldInCursorToolMode(messages) : messages,
+    }
     const tools = jsonTools(call.tools)
     if (tools !== undefined) request.tools = tools
     const conversationId = this.#host.sessionHeaders

@@ -1,0 +1,104 @@
+// What Cursor is told of OpenCode's system prompt in tool mode `cursor` (plugin/opencode/
+// system-prompt.ts), over the system prompts OpenCode 1.18.33 really sent on a first turn with an
+// AGENTS.md in the workspace (fixtures/conversations/v3-first-turn-agents-md.json), and over
+// hand-made prompts for each rule. Runs under Node and Bun.
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { describe, it } from 'node:test'
+
+import { toldInCursorToolMode } from '../plugin/opencode/provider.ts'
+import { applyPromptRules, CURSOR_TOOL_MODE_RULES, sectionsOf } from '../plugin/opencode/system-prompt.ts'
+
+interface Recorded {
+  agentsMd: string
+  prompts: Record<string, Array<{ role: string; content: unknown }>>
+}
+const recorded = JSON.parse(
+  readFileSync(new URL('./fixtures/conversations/v3-first-turn-agents-md.json', import.meta.url), 'utf8'),
+) as Recorded
+
+const told = (text: string): string => applyPromptRules(text, CURSOR_TOOL_MODE_RULES)
+const bytes = (text: string): number => Buffer.byteLength(text)
+
+const SKILLS =
+  'Skills provide specialized instructions and workflows for specific tasks.\nUse the skill tool to load a skill when a task matches its description.\n<available_skills>\n  <skill>\n    <name>s</name>\n  </skill>\n</available_skills>'
+const ENV = '<env>\n  Working directory: /w\n</env>\n'
+const FILE =
+  'Instructions from: /w/AGENTS.md\n- When doing file search, prefer to use the Task tool.\n<example>\nuser: x\nassistant: [Uses the Task tool]\n</example>\n'
+
+describe('the system prompt in tool mode cursor', () => {
+  // [what, prompt, what Cursor is told]
+  const cases: Array<[string, string, string]> = [
+    ['a prompt without OpenCode’s markers or guidance', 'You are helpful.\nUse tools.', 'You are helpful.\nUse tools.'],
+    ['an empty prompt', '', ''],
+    [
+      'a line naming the Task tool',
+      'A\n- When doing file search, prefer to use the Task tool in order to reduce context usage.\nB\n',
+      'A\nB\n',
+    ],
+    ['the last line naming the Task tool', 'A\nUse the Task tool', 'A\n'],
+    [
+      'an example of a Task call goes whole, another example stays',
+      'A\n<example>\nuser: where?\nassistant: [Uses the Task tool]\n</example>\n<example>\nuser: 2+2\nassistant: 4\n</example>\n',
+      'A\n<example>\nuser: 2+2\nassistant: 4\n</example>\n',
+    ],
+    ['the skills block that ends the message', `A\n${ENV}${FILE}\n${SKILLS}`, `A\n${ENV}${FILE}`],
+    ['the skills block in the middle is not OpenCode’s, and stays', `A\n${SKILLS}\nB`, `A\n${SKILLS}\nB`],
+    ['an instruction file is never changed', `A\n${ENV}${FILE}`, `A\n${ENV}${FILE}`],
+    [
+      'the environment is not the agent’s prompt',
+      `A\nthe Task tool\n<env>\n  the Task tool\n</env>\n`,
+      `A\n<env>\n  the Task tool\n</env>\n`,
+    ],
+    [
+      'TodoWrite, Bash, Read and WebFetch have Cursor’s counterparts',
+      'Use the TodoWrite tool.\nUse Bash.\n',
+      'Use the TodoWrite tool.\nUse Bash.\n',
+    ],
+  ]
+  for (const [what, prompt, expected] of cases) {
+    it(what, () => {
+      assert.equal(told(prompt), expected)
+      assert.equal(told(expected), expected, 'the rules are stable')
+    })
+  }
+
+  it('cuts a prompt at the markers and joins it back whole', () => {
+    const prompt = `A\n${ENV}${FILE}\n${SKILLS}`
+    const sections = sectionsOf(prompt)
+    assert.deepEqual(
+      sections.map((s) => s.section),
+      ['agent', 'environment', 'instructions', 'skills'],
+    )
+    assert.equal(sections.map((s) => s.text).join(''), prompt)
+  })
+
+  for (const [model, prompt] of Object.entries(recorded.prompts)) {
+    it(`OpenCode 1.18.33's first turn on ${model}: the AGENTS.md and <env> whole, no skill or Task guidance`, () => {
+      const system = prompt[0]?.content as string
+      const after = told(system)
+      assert.ok(after.includes(`Instructions from: /home/user/project/AGENTS.md\n${recorded.agentsMd}`))
+      assert.ok(after.endsWith(recorded.agentsMd), 'the file ends the message once the skills are gone')
+      const env = /^<env>\n[\s\S]*?^<\/env>\n/m.exec(system)?.[0]
+      assert.ok(env !== undefined && after.includes(env))
+      assert.ok(!after.includes('<available_skills>') && !after.includes('skill tool'))
+      assert.ok(!/\bTask tool\b/.test(after))
+      assert.ok(bytes(after) < bytes(system))
+      // Only whole lines are taken out: every line left is one of the recorded prompt's.
+      const lines = new Set(system.split('\n'))
+      for (const line of after.split('\n')) assert.ok(lines.has(line), line)
+    })
+  }
+
+  it('applies to system messages only', () => {
+    const text = 'A\nUse the Task tool\n'
+    const messages = [
+      { role: 'system', content: text },
+      { role: 'user', content: [{ type: 'text', text }] },
+    ]
+    assert.deepEqual(toldInCursorToolMode(messages), [
+      { role: 'system', content: 'A\n' },
+      { role: 'user', content: [{ type: 'text', text }] },
+    ])
+  })
+})

@@ -4,6 +4,7 @@
 // hand-made prompts for each rule. Runs under Node and Bun.
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, it } from 'node:test'
 
 import { toldInCursorToolMode } from '../plugin/opencode/provider.ts'
@@ -14,7 +15,7 @@ interface Recorded {
   prompts: Record<string, Array<{ role: string; content: unknown }>>
 }
 const recorded = JSON.parse(
-  readFileSync(new URL('./fixtures/conversations/v3-first-turn-agents-md.json', import.meta.url), 'utf8'),
+  readFileSync(join(__dirname, 'fixtures', 'conversations', 'v3-first-turn-agents-md.json'), 'utf8'),
 ) as Recorded
 
 const told = (text: string): string => applyPromptRules(text, CURSOR_TOOL_MODE_RULES)

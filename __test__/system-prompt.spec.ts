@@ -103,3 +103,48 @@ describe('the system prompt in tool mode cursor', () => {
     ])
   })
 })
+
+describe('what cursor-agent receives, through the provider', () => {
+  it("tool mode cursor drops the guidance Cursor's model cannot follow; tool mode opencode sends the prompt whole", async () => {
+    const { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync } = await import('node:fs')
+    const { tmpdir } = await import('node:os')
+    const { createCursorAcp } = await import('../plugin/opencode/provider.ts')
+    const { userProvider } = await import('./support/user-options.ts')
+    const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'system-prompt-spec-')))
+    const workspace = join(scratch, 'ws')
+    mkdirSync(workspace)
+    const fakeAgent = join(__dirname, 'support', 'agents', 'fake-cursor-agent.mjs')
+    const system = `You are OpenCode.\n${ENV}${FILE}${SKILLS}`
+    const saved = { ...process.env }
+    try {
+      for (const toolMode of ['cursor', 'opencode'] as const) {
+        const logDir = join(scratch, `log-${toolMode}`)
+        Object.assign(process.env, {
+          FAKE_CURSOR_LOG_DIR: logDir,
+          FAKE_CURSOR_STREAM: 'text:ok',
+          CURSOR_ACP_CHILD_ENV: 'FAKE_CURSOR_*',
+          XDG_DATA_HOME: join(scratch, 'data'),
+        })
+        const model = userProvider(createCursorAcp, { name: 'cursor-acp', workspace, executable: fakeAgent, toolMode })
+        const { stream } = await model.languageModel('auto').doStream({
+          prompt: [
+            { role: 'system', content: system },
+            { role: 'user', content: [{ type: 'text', text: 'hi' }] },
+          ],
+          headers: { 'x-session-id': `ses_prompt_${toolMode}` },
+        } as never)
+        const reader = stream.getReader()
+        while (!(await reader.read()).done) {}
+        const [file] = readdirSync(logDir).filter((name) => name.startsWith('invocation-'))
+        const { stdin } = JSON.parse(readFileSync(join(logDir, file!), 'utf8')) as { stdin: string }
+        assert.ok(stdin.includes('Instructions from: /w/AGENTS.md'), 'the instruction file stays')
+        assert.ok(stdin.includes('prefer to use the Task tool'), "an instruction file's text is never changed")
+        assert.equal(stdin.includes('Use the skill tool'), toolMode === 'opencode', toolMode)
+      }
+    } finally {
+      for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key]
+      Object.assign(process.env, saved)
+      rmSync(scratch, { recursive: true, force: true })
+    }
+  })
+})

@@ -121,6 +121,9 @@ describe('doctor', () => {
     assert.equal(found.ok, true)
     assert.deepEqual(statusOf(found), {
       addon: 'ok',
+      install: 'ok',
+      // The registry of the helper refuses: the update check could not ask it.
+      update: 'skipped',
       settings: 'ok',
       timeouts: 'ok',
       agent: 'ok',

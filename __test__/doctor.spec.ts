@@ -90,6 +90,8 @@ function doctor(
       // probe answers after 1.4 s.
       CURSOR_ACP_TOOL_DEADLINE_MS: '1000',
       FAKE_CURSOR_MCP_TIMEOUT_MS: '2000',
+      // The update check's one request goes nowhere: refused at once, it says it could not check.
+      NPM_CONFIG_REGISTRY: 'http://127.0.0.1:9/',
       ...env,
     },
   })
@@ -119,6 +121,9 @@ describe('doctor', () => {
     assert.equal(found.ok, true)
     assert.deepEqual(statusOf(found), {
       addon: 'ok',
+      install: 'ok',
+      // The registry of the helper refuses: the update check could not ask it.
+      update: 'skipped',
       settings: 'ok',
       timeouts: 'ok',
       agent: 'ok',

@@ -1,7 +1,7 @@
 // `npx opencode-cursor-native doctor [--json] [--live]`: every check of whether this machine can
 // use Cursor from OpenCode, each with its verdict and how to fix it. The exit code is 1 only when a
 // check found a problem, something that blocks use.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import {
@@ -13,6 +13,7 @@ import {
   type LiveOutcome,
   type LiveSetup,
 } from './doctor-live.js'
+import { installCheck, updateCheck } from './doctor-install.js'
 import { projectSettingsCheck } from './doctor-project-settings.js'
 import { timeoutsCheck } from './doctor-timeouts.js'
 import { type ToolModeFinding, toolModeFiles, toolModeLogin } from './doctor-tool-mode.js'
@@ -405,7 +406,10 @@ const skipped = (id: string, detail: string, fix?: string): Check => ({
 export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   const checks: Check[] = []
   const addon = addonCheck()
-  checks.push(addon.check)
+  checks.push(addon.check, installCheck(packageRoot(), loadedAddonFile(), options.env))
+  checks.push(
+    await updateCheck(JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')).version, options.env),
+  )
   const agentIds = ['settings', 'timeouts', 'agent', 'version', 'login', ...TOOL_MODE_IDS, 'models']
   if (addon.api === undefined) {
     checks.push(...agentIds.map((id) => skipped(id, 'needs the native addon')))

@@ -1,0 +1,229 @@
+// The install a user does: `"plugin": ["opencode-cursor-native"]` and nothing else. The packed
+// main package, this machine's platform package and the package's runtime dependencies are
+// published to a real npm registry (verdaccio) on 127.0.0.1 with no uplink, so nothing leaves the
+// machine; the sandbox's `~/.npmrc` points OpenCode 1.18.33 at it. OpenCode installs the plugin by
+// name and answers one prompt through the fake cursor-agent; then a newer version is published
+// and the README's update step (remove OpenCode's cached copy) picks it up, and so does pinning
+// the version in `plugin`.
+//
+// Needs a build first (`npm test` does it): the platform binary in the package root and the
+// compiled plugin in dist/.
+import { after, before, describe, it } from 'node:test'
+import assert from 'node:assert/strict'
+import { execFile, execFileSync } from 'node:child_process'
+import { promisify } from 'node:util'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import type { AddressInfo } from 'node:net'
+import type { Server } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { explain, e2eFile, textOf } from '../support/e2e.ts'
+import { REPO_ROOT as root, type Sandbox } from '../support/opencode.ts'
+
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+// The next patch release, as a prerelease so it can never pass for a real version.
+const NEWER = pkg.version.replace(
+  /^(\d+)\.(\d+)\.(\d+).*$/,
+  (_: string, major: string, minor: string, patch: string) => `${major}.${minor}.${Number(patch) + 1}-install-test.1`,
+)
+
+// This machine's platform package folder, as napi-rs names it.
+function hostPlatformDir(): string {
+  const { platform, arch } = process
+  if (platform === 'linux') {
+    const glibc = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } })?.header
+      ?.glibcVersionRuntime
+    return `linux-${arch}-${glibc ? 'gnu' : 'musl'}`
+  }
+  return platform === 'win32' ? `win32-${arch}-msvc` : `${platform}-${arch}`
+}
+const platformDir = hostPlatformDir()
+const platformPackage = `${pkg.name}-${platformDir}`
+const binaryFile = `${pkg.napi.binaryName}.${platformDir}.node`
+
+function npm(args: string[], cwd: string): string {
+  return execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+}
+
+/** The installed folders of `root`'s runtime dependencies, transitively. */
+function runtimeDependencies(root: string): string[] {
+  const found = new Map<string, string>()
+  const visit = (manifestDir: string) => {
+    const manifest = JSON.parse(readFileSync(join(manifestDir, 'package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>
+    }
+    for (const name of Object.keys(manifest.dependencies ?? {})) {
+      if (found.has(name)) continue
+      const dir = join(root, 'node_modules', name)
+      found.set(name, dir)
+      visit(dir)
+    }
+  }
+  visit(root)
+  return [...found.values()]
+}
+
+/** A verdaccio registry on 127.0.0.1 with its storage in `dir` and no uplink: it serves only what is published to it. */
+async function startRegistry(dir: string): Promise<{ url: string; server: Server }> {
+  // Untyped on purpose: verdaccio's declarations name packages it does not install.
+  const verdaccio = 'verdaccio'
+  const { runServer } = (await import(verdaccio)) as { runServer: (config: unknown) => Promise<Server> }
+  const config = {
+    self_path: dir,
+    storage: join(dir, 'storage'),
+    auth: { htpasswd: { file: join(dir, 'htpasswd'), max_users: 10 } },
+    uplinks: {},
+    packages: { '**': { access: '$all', publish: '$authenticated' } },
+    web: { enable: false },
+    // The platform package holds the whole native binary.
+    max_body_size: '200mb',
+    log: { type: 'stdout', format: 'pretty', level: 'fatal' },
+  }
+  const server = await runServer(config)
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening))
+  const { port } = server.address() as AddressInfo
+  return { url: `http://127.0.0.1:${port}/`, server }
+}
+
+/** Adds a user to the registry and returns its token (npm publishes only with one). */
+async function registryToken(url: string): Promise<string> {
+  const response = await fetch(new URL('-/user/org.couchdb.user:e2e', url), {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'e2e', password: 'e2e-password' }),
+  })
+  const body = (await response.json()) as { token?: string }
+  assert.ok(body.token, `the registry created no user: ${JSON.stringify(body)}`)
+  return body.token
+}
+
+let work = ''
+let registry: { url: string; server: Server } | undefined
+let npmrc = ''
+const file = e2eFile()
+
+// Asynchronous: the registry answers from this very process.
+async function publish(tarball: string): Promise<void> {
+  await promisify(execFile)(
+    'npm',
+    ['publish', tarball, '--userconfig', npmrc, '--ignore-scripts', '--provenance=false', '--tag', 'latest'],
+    {
+      cwd: work,
+    },
+  )
+}
+
+/** The main tarball again, with `version` in its manifest: a newer release of the same code. */
+function packVersion(version: string): string {
+  const unpacked = join(work, `unpacked-${version}`)
+  mkdirSync(unpacked)
+  execFileSync('tar', ['-xzf', join(work, `${pkg.name}-${pkg.version}.tgz`), '-C', unpacked])
+  const manifestPath = join(unpacked, 'package', 'package.json')
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'))
+  writeFileSync(manifestPath, JSON.stringify({ ...manifest, version }, null, 2))
+  const out = join(work, 'newer')
+  mkdirSync(out)
+  npm(['pack', '--ignore-scripts', '--pack-destination', out], join(unpacked, 'package'))
+  return join(out, `${pkg.name}-${version}.tgz`)
+}
+
+before(async () => {
+  assert.ok(existsSync(join(root, binaryFile)), `${binaryFile} is missing: build first (npx napi build --platform)`)
+  work = mkdtempSync(join(tmpdir(), 'ocn-install-'))
+  npm(['pack', '--ignore-scripts', '--pack-destination', work], root)
+  const platformCopy = join(work, 'platform')
+  cpSync(join(root, 'npm', platformDir), platformCopy, { recursive: true })
+  cpSync(join(root, binaryFile), join(platformCopy, binaryFile))
+  npm(['pack', '--ignore-scripts', '--pack-destination', work], platformCopy)
+  const dependencies = join(work, 'dependencies')
+  mkdirSync(dependencies)
+  for (const dir of runtimeDependencies(root))
+    npm(['pack', '--ignore-scripts', '--pack-destination', dependencies, dir], root)
+
+  registry = await startRegistry(join(work, 'registry'))
+  const token = await registryToken(registry.url)
+  npmrc = join(work, 'publish.npmrc')
+  writeFileSync(npmrc, `registry=${registry.url}\n//${new URL(registry.url).host}/:_authToken=${token}\n`)
+  for (const dir of [work, dependencies])
+    for (const tarball of readdirSync(dir).filter((f) => f.endsWith('.tgz'))) await publish(join(dir, tarball))
+})
+
+after(async () => {
+  await new Promise((closed) => registry?.server.close(closed))
+  if (work) rmSync(work, { recursive: true, force: true })
+})
+
+/** A sandbox whose `~/.npmrc` names the local registry, with `plugin` as the only plugin line. */
+async function sandboxFor(plugin: string, answer: string): Promise<Sandbox> {
+  const sandbox = await file.sandbox({ plugin, env: { FAKE_CURSOR_STREAM: `text:${answer}` } })
+  writeFileSync(join(sandbox.home, '.npmrc'), `registry=${registry?.url}\n`)
+  return sandbox
+}
+
+/** The version of the plugin OpenCode installed under `spec` in the sandbox's cache, if any. */
+function cachedVersion(sandbox: Sandbox, spec: string): string | undefined {
+  const manifest = join(sandbox.home, '.cache', 'opencode', 'packages', spec, 'node_modules', pkg.name, 'package.json')
+  return existsSync(manifest) ? JSON.parse(readFileSync(manifest, 'utf8')).version : undefined
+}
+
+async function ask(sandbox: Sandbox, answer: string): Promise<void> {
+  const result = await sandbox.run(['run', '--format', 'json', '--model', 'cursor-acp/auto', 'say', 'hi'])
+  assert.equal(result.code, 0, explain(result, sandbox))
+  assert.equal(textOf(result), answer, explain(result, sandbox))
+}
+
+// Steps in order: each publishes or runs what the next one reads.
+describe('installed by name from a registry', { concurrency: 1 }, () => {
+  let sandbox: Sandbox
+
+  it('OpenCode installs the plugin line by name into its cache and answers through it', async () => {
+    sandbox = await sandboxFor(pkg.name, 'Installed by name.')
+    await ask(sandbox, 'Installed by name.')
+    assert.equal(cachedVersion(sandbox, `${pkg.name}@latest`), pkg.version)
+    const installed = join(sandbox.home, '.cache', 'opencode', 'packages', `${pkg.name}@latest`, 'node_modules')
+    assert.ok(existsSync(join(installed, platformPackage, binaryFile)), 'the platform package came with it')
+  })
+
+  it("the installed copy's doctor names its version, its platform package, and a newer version once published", async () => {
+    await publish(packVersion(NEWER))
+    const installed = join(
+      sandbox.home,
+      '.cache',
+      'opencode',
+      'packages',
+      `${pkg.name}@latest`,
+      'node_modules',
+      pkg.name,
+    )
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [join(installed, 'dist/plugin/cli/main.js'), 'doctor', '--json'],
+      {
+        env: { ...sandbox.env, CURSOR_AGENT_EXECUTABLE: join(work, 'no-agent-here') },
+      },
+    ).catch((failed: { stdout: string }) => failed)
+    const checks = (JSON.parse(stdout) as { checks: Array<{ id: string; status: string; detail: string }> }).checks
+    const byId = Object.fromEntries(checks.map((check) => [check.id, check]))
+    assert.match(
+      byId.install?.detail ?? '',
+      new RegExp(`^${pkg.name} ${pkg.version} .*addon from platform package ${platformPackage}@`),
+      stdout,
+    )
+    assert.equal(byId.update?.status, 'warning', byId.update?.detail)
+    assert.match(byId.update?.detail ?? '', new RegExp(`^${NEWER} is out`))
+  })
+
+  it('OpenCode keeps the copy it installed first; removing its folder (the update step) installs the newer one', async () => {
+    await ask(sandbox, 'Installed by name.')
+    assert.equal(cachedVersion(sandbox, `${pkg.name}@latest`), pkg.version, 'not updated by itself')
+    rmSync(join(sandbox.home, '.cache', 'opencode', 'packages', `${pkg.name}@latest`), { recursive: true, force: true })
+    await ask(sandbox, 'Installed by name.')
+    assert.equal(cachedVersion(sandbox, `${pkg.name}@latest`), NEWER)
+  })
+
+  it('a version named in the plugin line is installed into a folder of its own', async () => {
+    const pinned = await sandboxFor(`${pkg.name}@${pkg.version}`, 'Pinned.')
+    await ask(pinned, 'Pinned.')
+    assert.equal(cachedVersion(pinned, `${pkg.name}@${pkg.version}`), pkg.version)
+  })
+})

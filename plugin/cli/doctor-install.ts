@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
-import type { Check } from './doctor.js'
+import type { Check } from './doctor-check.js'
 
 export const PACKAGE_NAME = 'opencode-cursor-native'
 const DEFAULT_REGISTRY = 'https://registry.npmjs.org/'

@@ -1,7 +1,7 @@
 // doctor's `project-settings` check: the settings a project's opencode.json sets that are the
 // user's alone (what runs, with which permissions, what is recorded), which the plugin ignores.
 import { ignoredProjectSettings } from '../opencode/trusted-settings.js'
-import type { Check } from './doctor.js'
+import type { Check } from './doctor-check.js'
 
 export function projectSettingsCheck(cwd: string, env: Record<string, string | undefined>): Check {
   const found = ignoredProjectSettings(cwd, env)

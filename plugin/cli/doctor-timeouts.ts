@@ -1,5 +1,5 @@
 // The doctor's `timeouts` check: the limits a run is stopped by, and where each value came from.
-import type { Check } from './doctor.js'
+import type { Check } from './doctor-check.js'
 import { type CursorAcpSettings, testTimeScale } from '../turn/env.js'
 
 /**

@@ -1,6 +1,7 @@
 // `npx opencode-cursor-native doctor [--json] [--live]`: every check of whether this machine can
 // use Cursor from OpenCode, each with its verdict and how to fix it. The exit code is 1 only when a
 // check found a problem, something that blocks use.
+import type { Check, CheckStatus } from './doctor-check.js'
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
@@ -29,17 +30,7 @@ import { native, packageRoot, type NativeApi } from '../turn/native.js'
 import { openCodeAuthFile, storedApiKey } from '../opencode/auth.js'
 import { findOpenCodeConfigs, PROVIDER_ID } from '../opencode/config-files.js'
 
-export type CheckStatus = 'ok' | 'problem' | 'warning' | 'skipped'
-
-export interface Check {
-  /** Stable, for scripts: `addon`, `agent`, `version`, `login`, ... */
-  id: string
-  status: CheckStatus
-  /** What was found. Never a token or a prompt. */
-  detail: string
-  /** What to do about it, for anything but `ok`. */
-  fix?: string
-}
+export type { Check, CheckStatus }
 
 export interface DoctorReport {
   /** No check is a problem. */

@@ -357,12 +357,18 @@ function emptyCatalogue(root: string): string {
   return path
 }
 
-/** Variables from the test's own environment that must not leak into OpenCode. */
+/**
+ * Variables from the test's own environment that must not leak into OpenCode. `npm_*` among
+ * them: `npm test` hands its own configuration to the scripts it runs (`npm_config_registry`,
+ * `npm_config_userconfig`, ...), which OpenCode's package installer would obey over the
+ * sandbox's `~/.npmrc`; a user's OpenCode has none of them.
+ */
 function inheritedEnvironment(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {}
   for (const [name, value] of Object.entries(process.env)) {
     if (/^(CURSOR_ACP_|CURSOR_AGENT_EXECUTABLE$|OPENCODE_|XDG_|OLDPWD$)|^FAKE_CURSOR_(?!CAPTURES_DIR$)/.test(name))
       continue
+    if (/^npm_/i.test(name)) continue
     env[name] = value
   }
   return env

@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { explain, e2eFile, textOf } from '../support/e2e.ts'
 import { REPO_ROOT as root, type Sandbox } from '../support/opencode.ts'
+import { hostPlatformDir, npm, runtimeDependencies } from '../support/packing.ts'
 
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 // The next patch release, as a prerelease so it can never pass for a real version.
@@ -27,41 +28,9 @@ const NEWER = pkg.version.replace(
   (_: string, major: string, minor: string, patch: string) => `${major}.${minor}.${Number(patch) + 1}-install-test.1`,
 )
 
-// This machine's platform package folder, as napi-rs names it.
-function hostPlatformDir(): string {
-  const { platform, arch } = process
-  if (platform === 'linux') {
-    const glibc = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } })?.header
-      ?.glibcVersionRuntime
-    return `linux-${arch}-${glibc ? 'gnu' : 'musl'}`
-  }
-  return platform === 'win32' ? `win32-${arch}-msvc` : `${platform}-${arch}`
-}
 const platformDir = hostPlatformDir()
 const platformPackage = `${pkg.name}-${platformDir}`
 const binaryFile = `${pkg.napi.binaryName}.${platformDir}.node`
-
-function npm(args: string[], cwd: string): string {
-  return execFileSync('npm', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
-}
-
-/** The installed folders of `root`'s runtime dependencies, transitively. */
-function runtimeDependencies(root: string): string[] {
-  const found = new Map<string, string>()
-  const visit = (manifestDir: string) => {
-    const manifest = JSON.parse(readFileSync(join(manifestDir, 'package.json'), 'utf8')) as {
-      dependencies?: Record<string, string>
-    }
-    for (const name of Object.keys(manifest.dependencies ?? {})) {
-      if (found.has(name)) continue
-      const dir = join(root, 'node_modules', name)
-      found.set(name, dir)
-      visit(dir)
-    }
-  }
-  visit(root)
-  return [...found.values()]
-}
 
 /** A verdaccio registry on 127.0.0.1 with its storage in `dir` and no uplink: it serves only what is published to it. */
 async function startRegistry(dir: string): Promise<{ url: string; server: Server }> {

@@ -7,7 +7,7 @@
 // root and the compiled plugin in dist/.
 import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFileSync, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import {
   cpSync,
   existsSync,
@@ -23,30 +23,16 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createSandbox, FAKE_AGENT as fakeAgentPath, installOpenCode } from '../support/opencode.ts'
+import { hostPlatformDir, npm, runtimeDependencies } from '../support/packing.ts'
 import { createHost, loadPlugin, requestHeaders } from '../support/opencode2-host.ts'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 const bun = join(root, 'node_modules', '.bin', process.platform === 'win32' ? 'bun.exe' : 'bun')
 
-// This machine's platform package folder, as napi-rs names it.
-function hostPlatformDir(): string {
-  const { platform, arch } = process
-  if (platform === 'linux') {
-    const glibc = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } })?.header
-      ?.glibcVersionRuntime
-    return `linux-${arch}-${glibc ? 'gnu' : 'musl'}`
-  }
-  return platform === 'win32' ? `win32-${arch}-msvc` : `${platform}-${arch}`
-}
 const platformDir = hostPlatformDir()
 const platformPackage = `${pkg.name}-${platformDir}`
 const binaryFile = `${pkg.napi.binaryName}.${platformDir}.node`
-
-const onWindows = process.platform === 'win32'
-function npm(args: string[], cwd: string): string {
-  return execFileSync('npm', args, { cwd, encoding: 'utf8', shell: onWindows, stdio: ['ignore', 'pipe', 'pipe'] })
-}
 
 // A tiny cursor-agent stream: two partial text deltas and a successful result.
 const SESSION = 'pack-e2e-session'
@@ -90,24 +76,6 @@ console.log(JSON.stringify({
   serverDefault: Object.entries(server.default ?? {}).map(([name, value]) => [name, typeof value === 'string' ? value : typeof value]),
 }))
 `
-
-/** The installed folders of `root`'s runtime dependencies, transitively. */
-function runtimeDependencies(root: string): string[] {
-  const found = new Map<string, string>()
-  const visit = (manifestDir: string) => {
-    const manifest = JSON.parse(readFileSync(join(manifestDir, 'package.json'), 'utf8')) as {
-      dependencies?: Record<string, string>
-    }
-    for (const name of Object.keys(manifest.dependencies ?? {})) {
-      if (found.has(name)) continue
-      const dir = join(root, 'node_modules', name)
-      found.set(name, dir)
-      visit(dir)
-    }
-  }
-  visit(root)
-  return [...found.values()]
-}
 
 let work = ''
 let project = ''

@@ -12,6 +12,8 @@ import { BYTES_PER_TOKEN, CURSOR_BASE_TOKENS, conversationBytes } from '../plugi
 import { readsAsTransient } from '../plugin/opencode/errors.ts'
 import { createCursorAcp } from '../plugin/opencode/provider.ts'
 import { userProvider } from './support/user-options.ts'
+import { collect } from './support/stream.ts'
+import { withEnv } from './support/env.ts'
 
 const repo = resolve(__dirname, '..')
 const fakeAgent = join(repo, '__test__', 'support', 'agents', 'fake-cursor-agent.mjs')
@@ -29,32 +31,6 @@ const CONTINUATION_TEXT =
 
 const user = (text: string) => ({ role: 'user' as const, content: [{ type: 'text' as const, text }] })
 const assistant = (text: string) => ({ role: 'assistant' as const, content: [{ type: 'text' as const, text }] })
-
-async function collect(stream: ReadableStream<any>): Promise<any[]> {
-  const parts: any[] = []
-  const reader = stream.getReader()
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) return parts
-    parts.push(value)
-  }
-}
-
-async function withEnv<T>(values: Record<string, string | undefined>, body: () => Promise<T>): Promise<T> {
-  const saved = Object.fromEntries(Object.keys(values).map((name) => [name, process.env[name]]))
-  const apply = (entries: Record<string, string | undefined>) => {
-    for (const [name, value] of Object.entries(entries)) {
-      if (value === undefined) delete process.env[name]
-      else process.env[name] = value
-    }
-  }
-  apply(values)
-  try {
-    return await body()
-  } finally {
-    apply(saved)
-  }
-}
 
 interface Invocation {
   argv: string[]

@@ -21,6 +21,7 @@ import { after, before, describe, it } from 'node:test'
 import { pathToFileURL } from 'node:url'
 import { createHost, type Host, loadPlugin, requestHeaders } from './support/opencode2-host.ts'
 import { isAlive, waitFor } from './support/process.ts'
+import { collect } from './support/stream.ts'
 
 const repo = resolve(__dirname, '..')
 const entry = join(repo, 'dist', 'plugin', 'entry', 'server.js')
@@ -57,16 +58,6 @@ after(() => {
 })
 
 const userPrompt = (text: string) => [{ role: 'user', content: [{ type: 'text', text }] }]
-
-async function collect(stream: ReadableStream<any>): Promise<any[]> {
-  const parts: any[] = []
-  const reader = stream.getReader()
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) return parts
-    parts.push(value)
-  }
-}
 
 function invocations(logDir: string): any[] {
   if (!existsSync(logDir)) return []

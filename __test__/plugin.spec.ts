@@ -24,6 +24,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { captureExpectation } from './support/captures.ts'
 import { isAlive, waitFor } from './support/process.ts'
 import { userProvider } from './support/user-options.ts'
+import { collect } from './support/stream.ts'
+import { withEnv } from './support/env.ts'
 
 const repo = resolve(__dirname, '..')
 const fakeAgent = join(repo, '__test__', 'support', 'agents', 'fake-cursor-agent.mjs')
@@ -45,23 +47,6 @@ const load = {
     assert.ok(existsSync(entry), `${entry} is missing: run \`npm run build:plugin\` first`)
     return import(pathToFileURL(entry).href)
   },
-}
-
-/** Runs `body` with some environment variables set, restoring them afterwards. */
-async function withEnv<T>(values: Record<string, string | undefined>, body: () => Promise<T>): Promise<T> {
-  const saved = Object.fromEntries(Object.keys(values).map((name) => [name, process.env[name]]))
-  const apply = (entries: Record<string, string | undefined>) => {
-    for (const [name, value] of Object.entries(entries)) {
-      if (value === undefined) delete process.env[name]
-      else process.env[name] = value
-    }
-  }
-  apply(values)
-  try {
-    return await body()
-  } finally {
-    apply(saved)
-  }
 }
 
 describe('settings from the environment', () => {
@@ -614,16 +599,6 @@ describe('the plugin entry', () => {
     assert.match(error.message, /^CURSOR_ACP_WORKSPACE="\/" cannot be used[\s\S]* \[E_INVALID_ARG\]$/)
   })
 })
-
-async function collect(stream: ReadableStream<any>): Promise<any[]> {
-  const parts: any[] = []
-  const reader = stream.getReader()
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) return parts
-    parts.push(value)
-  }
-}
 
 const nativeApi = require('../index.js')
 

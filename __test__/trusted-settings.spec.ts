@@ -17,6 +17,8 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { after, describe, test } from 'node:test'
 import { pathToFileURL } from 'node:url'
+import { collect } from './support/stream.ts'
+import { withEnv } from './support/env.ts'
 
 const repo = resolve(__dirname, '..')
 const fakeAgent = join(repo, '__test__', 'support', 'agents', 'fake-cursor-agent.mjs')
@@ -57,23 +59,6 @@ function bareEnv(extra: Record<string, string> = {}): Record<string, string> {
   return { HOME: home, XDG_CONFIG_HOME: join(home, '.config'), ...extra }
 }
 
-/** Runs `body` with some environment variables set, restoring them afterwards. */
-async function withEnv<T>(values: Record<string, string | undefined>, body: () => Promise<T>): Promise<T> {
-  const saved = Object.fromEntries(Object.keys(values).map((name) => [name, process.env[name]]))
-  const apply = (entries: Record<string, string | undefined>) => {
-    for (const [name, value] of Object.entries(entries)) {
-      if (value === undefined) delete process.env[name]
-      else process.env[name] = value
-    }
-  }
-  apply(values)
-  try {
-    return await body()
-  } finally {
-    apply(saved)
-  }
-}
-
 /** A program planted in a repository: it only leaves a marker file behind when it runs. */
 function plantedProgram(project: string): { program: string; marker: string } {
   const marker = join(project, 'planted-program-ran')
@@ -81,16 +66,6 @@ function plantedProgram(project: string): { program: string; marker: string } {
   write(program, `#!/bin/sh\necho ran > '${marker}'\n`)
   writeFileSync(program, readFileSync(program), { mode: 0o755 })
   return { program, marker }
-}
-
-async function collect(stream: ReadableStream<any>): Promise<any[]> {
-  const parts: any[] = []
-  const reader = stream.getReader()
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) return parts
-    parts.push(value)
-  }
 }
 
 describe("the user's own sources", () => {

@@ -434,3 +434,14 @@ export function answerOf(parts: Record<string, any>[]): string {
     .map((part) => part.delta)
     .join('')
 }
+
+/** Every part a provider's stream yields, in order, once it closes. */
+export async function collect(stream: ReadableStream<any>): Promise<any[]> {
+  const parts: any[] = []
+  const reader = stream.getReader()
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) return parts
+    parts.push(value)
+  }
+}

@@ -299,7 +299,9 @@ describe('runCursorAgent: stopping', () => {
     const pidFile = tmpFile('pid')
     const { batches, result } = await collect(
       base({
-        idleTimeoutMs: 300,
+        // Long enough for a busy machine to start the agent and print its first lines: the limit
+        // counts from the start.
+        idleTimeoutMs: 2_000,
         env: agentEnv({ FAKE_AGENT_REPLAY: capture, FAKE_AGENT_HANG_AFTER: '5', FAKE_AGENT_PID_FILE: pidFile }),
       }),
     )
@@ -314,9 +316,10 @@ describe('runCursorAgent: stopping', () => {
   })
 
   it('the idle timer is paused while a Cursor tool call is open', async () => {
-    // tool-open.ndjson stays silent for 900 ms between tool_call started and completed
+    // tool-open.ndjson stays silent for 4 s between tool_call started and completed, twice the
+    // limit; the limit leaves a busy machine time to start the agent.
     const { batches, result } = await collect(
-      base({ idleTimeoutMs: 300, env: agentEnv({ FAKE_AGENT_REPLAY: captureLocal }) }),
+      base({ idleTimeoutMs: 2_000, env: agentEnv({ FAKE_AGENT_REPLAY: captureLocal }) }),
     )
     assert.equal(result.error, undefined)
     const ps = partsOf(batches)

@@ -568,7 +568,8 @@ describe('a cut-off run names its stage', () => {
   it('an idle timeout: the process stage, naming the idle timeout', async () => {
     const run = await captured({
       folder: fresh('captures'),
-      idleTimeoutMs: 300,
+      // The limit counts from the agent's start: long enough for a busy machine to print first.
+      idleTimeoutMs: 2_000,
       env: agentEnv({ FAKE_AGENT_REPLAY: fixturePath('04_partial_output.jsonl'), FAKE_AGENT_HANG_AFTER: '5' }),
     })
     assert.equal(run.result.error?.code, 'E_TIMEOUT')

@@ -119,7 +119,8 @@ describe('faults: every ending is reported, text before it delivered, nothing le
       'silent.sh',
       `echo $$ > "$PID_FILE"\n${printLines(INIT, deltaLine('thinking...'))}\nsleep 1000 & wait`,
     )
-    const { batches, result } = await collect(base(exe, { idleTimeoutMs: 300, env: agentEnv({ PID_FILE: pidFile }) }))
+    // The limit counts from the agent's start: long enough for a busy machine to print first.
+    const { batches, result } = await collect(base(exe, { idleTimeoutMs: 2_000, env: agentEnv({ PID_FILE: pidFile }) }))
     assert.equal(result.error?.code, 'E_TIMEOUT')
     assert.equal(answerOf(partsOf(batches)), 'thinking...')
     await assertNothingLeft(pidFile)

@@ -1,22 +1,29 @@
 #!/usr/bin/env node
-// Runs npm scripts side by side, in stages, and reports them one after the other: `npm test` is
-// (see package.json)
+// Runs npm scripts side by side, in chains of stages, and reports them one after the other: `npm
+// test` is (see package.json)
 //
-//   node scripts/test.mjs build:test test:rust then test:node test:bun then test:e2e typecheck
+//   node scripts/test.mjs build:test then test:e2e test:node test:bun typecheck also test:rust
 //
-// The scripts of a stage run at once; `then` starts the next stage once all of them ended, unless
-// one of them failed (as `&&` would). Each script runs in its own process group, its output (stdout
-// and stderr together) held until it ends and then printed in one piece, so that outputs never
+// The scripts of a stage run at once; `then` starts the next stage of its chain once all of them
+// ended, unless one of them failed (as `&&` would). `also` begins another chain, which runs beside
+// the first from the start. Each script runs in its own process group, its output (stdout and
+// stderr together) held until it ends and then printed in one piece, so that outputs never
 // interleave. The exit status is non-zero when any failed. Ctrl+C (or SIGTERM) stops them all.
 import { spawn } from 'node:child_process'
 
-const stages = process.argv
-  .slice(2)
-  .join(' ')
-  .split(/\bthen\b/)
-  .map((stage) => stage.split(' ').filter((name) => name !== ''))
-if (stages.some((stage) => stage.length === 0)) {
-  console.error('usage: node scripts/test.mjs <npm script>... [then <npm script>...]...')
+const words = process.argv.slice(2)
+/** `a b then c` split at `then`: [[a, b], [c]]. */
+function split(list, separator) {
+  const parts = [[]]
+  for (const word of list) {
+    if (word === separator) parts.push([])
+    else parts.at(-1).push(word)
+  }
+  return parts
+}
+const chains = split(words, 'also').map((chain) => split(chain, 'then'))
+if (chains.some((chain) => chain.some((stage) => stage.length === 0))) {
+  console.error('usage: node scripts/test.mjs <npm script>... [then <npm script>...]... [also <npm script>...]...')
   process.exit(2)
 }
 
@@ -79,14 +86,19 @@ function stopAll(signal) {
 process.once('SIGINT', () => stopAll('SIGINT'))
 process.once('SIGTERM', () => stopAll('SIGTERM'))
 
-const results = []
-for (const stage of stages) {
-  if (results.some((result) => !result.ok)) {
-    results.push(...stage.map((name) => ({ name, ok: false, status: 'not run (an earlier stage failed)' })))
-    continue
+async function runChain(stages) {
+  const results = []
+  for (const stage of stages) {
+    if (results.some((result) => !result.ok)) {
+      results.push(...stage.map((name) => ({ name, ok: false, status: 'not run (an earlier stage failed)' })))
+      continue
+    }
+    results.push(...(await Promise.all(stage.map(run))))
   }
-  results.push(...(await Promise.all(stage.map(run))))
+  return results
 }
+
+const results = (await Promise.all(chains.map(runChain))).flat()
 process.stdout.write(`\n${results.map(({ name, status }) => `  ${name.padEnd(12)} ${status}`).join('\n')}\n`)
 process.stdout.write(`all of them in ${seconds(Date.now() - started)}\n`)
 process.exitCode = results.every((result) => result.ok) ? 0 : 1

@@ -2,15 +2,22 @@
 // shows one readable error ending with its code, and makes `opencode run` exit non-zero. OpenCode
 // retries an error it takes as transient (about six runs over a minute), so a retried failure
 // shows up here as more than one agent run.
+//
+// The table of what cursor-agent prints goes through one `opencode serve`, a session per row (an
+// `opencode run` per row would start OpenCode sixteen times); OpenCode retries a served prompt as
+// it does a run. The other tests are `opencode run`s, which also check its exit status.
 import assert from 'node:assert/strict'
-import { describe, test } from 'node:test'
+import { writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { before, describe, test } from 'node:test'
 import { assertFailedOnce, e2eFile, failingRun, textOf } from '../support/e2e.ts'
+import type { OpenCodeServer, Sandbox } from '../support/opencode.ts'
 
 const MODEL = 'cursor-acp/auto'
 const e2e = e2eFile()
 const runFailing = (env: Record<string, string>) => failingRun(e2e, env)
 
-describe('a failing cursor-agent runs once and says why', { concurrency: 2 }, () => {
+describe('a failing cursor-agent runs once and says why', () => {
   // What cursor-agent printed, and the code it must map to.
   const table: [stderr: string, code: string][] = [
     ['TypeError: fetch failed', 'E_NETWORK'],
@@ -33,24 +40,44 @@ describe('a failing cursor-agent runs once and says why', { concurrency: 2 }, ()
     ['Error: the agent crashed after 1500 ms (internal error 500)', 'E_NETWORK'],
     ['Error: something odd happened', 'E_AGENT_EXIT'],
   ]
+  let sandbox: Sandbox
+  let server: OpenCodeServer
+  // The fake agent reads this file at every start: each row sets what it prints (rows run in turn).
+  let control: string
+  before(async () => {
+    sandbox = await e2e.sandbox()
+    control = join(sandbox.root, 'fake-cursor-control.json')
+    sandbox.env.FAKE_CURSOR_CONTROL = control
+    server = await sandbox.serve()
+  })
+
   for (const [stderr, code] of table) {
     test(`"${stderr}" -> ${code}`, async () => {
-      const failed = await runFailing({ FAKE_CURSOR_SCENARIO: 'fail', FAKE_CURSOR_STDERR: stderr })
-      assertFailedOnce(failed, code)
-      assert.equal(textOf(failed.result), '', 'an error is never shown as assistant text')
+      writeFileSync(control, JSON.stringify({ FAKE_CURSOR_SCENARIO: 'fail', FAKE_CURSOR_STDERR: stderr }))
+      const runsBefore = sandbox.invocations().length
+      const reply = await server.prompt(await server.createSession(), 'say hi', MODEL)
+      const why = `${JSON.stringify(reply)}\nserver output:\n${server.output().slice(-3000)}`
+      const runs = sandbox.invocations().length - runsBefore
+      const message = String(reply.info.error?.data?.message ?? '')
+      assert.equal(runs, 1, `cursor-agent ran ${runs} times: OpenCode retried "${message}"\n${why}`)
+      assert.ok(message.endsWith(`[${code}]`), `"${message}" should end with [${code}]\n${why}`)
+      assert.ok(!message.startsWith('{'), `the message is readable text, not JSON: ${message}`)
+      const text = reply.parts.filter((part: { type: string }) => part.type === 'text')
+      assert.deepEqual(text, [], 'an error is never shown as assistant text')
     })
   }
 
-  test("Cursor's own words are quoted when OpenCode would not read them as transient", async () => {
+  test("Cursor's own words are quoted when OpenCode would not read them as transient; `opencode run` exits non-zero", async () => {
     const failed = await runFailing({
       FAKE_CURSOR_SCENARIO: 'fail',
       FAKE_CURSOR_STDERR: 'Error: something odd happened',
     })
     assertFailedOnce(failed, 'E_AGENT_EXIT')
+    assert.equal(textOf(failed.result), '', 'an error is never shown as assistant text')
     assert.match(failed.message, /cursor-agent said: Error: something odd happened \[E_AGENT_EXIT\]$/, failed.why)
   })
 
-  // The idle limit's tests are in alone/idle-timeout.e2e.ts: they run by themselves.
+  // The idle limit's tests are in idle-timeout.e2e.ts.
 })
 
 describe('an answer that was cut off says so', { concurrency: 2 }, () => {

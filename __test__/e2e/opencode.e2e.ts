@@ -233,46 +233,6 @@ describe('opencode run with the cursor-acp plugin', { concurrency: 2 }, () => {
     assert.equal(run!.argv[run!.argv.indexOf('--model') + 1], 'my-model')
   })
 
-  // Besides the expected file: a piece of the first call's output that OpenCode must show, and a
-  // piece of the final answer that must appear exactly once (a piece, so a partly repeated answer
-  // fails too).
-  const toolCases = [
-    {
-      capture: '02_shell_tool_call.jsonl',
-      output: 'stream1.raw.jsonl',
-      answer: 'There are **4** files in this directory',
-    },
-    {
-      capture: '03_edit_tool_call.jsonl',
-      output: 'spike.txt',
-      answer: 'Created `spike.txt` with the single line `HELLO`.',
-    },
-    { capture: '05_rejected_shell.jsonl', output: '', answer: 'The shell runner blocked `uname -a` twice' },
-  ]
-  for (const expected of toolCases) {
-    test(`Cursor-executed tools are shown, not re-executed (${expected.capture})`, async () => {
-      const calls = toolBlocks(captureExpectation(`maestro/${expected.capture}`))
-      const sandbox = await sandboxWith({ FAKE_CURSOR_STREAM: `maestro/${expected.capture}` })
-      const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'use', 'a', 'tool'])
-      const why = explain(result, sandbox)
-      assert.equal(result.code, 0, why)
-      const tools = toolsOf(result)
-      assert.equal(tools.length, calls.length, why)
-      for (const [i, part] of tools.entries()) {
-        const call = calls[i]!
-        assert.equal(part.tool, call.opencode.tool, why)
-        assert.equal(part.state.status, call.opencode.status, why)
-        assert.deepEqual(part.state.input, call.opencode.input, why)
-      }
-      if (expected.output !== '') assert.ok(JSON.stringify(tools[0].state).includes(expected.output), why)
-      assert.ok(!result.stdout.includes('"tool":"invalid"'), why)
-      assert.equal(occurrences(textOf(result), expected.answer), 1, why)
-      // OpenCode neither ran the tool itself nor asked the model again.
-      assert.equal(sandbox.invocations().length, 1, why)
-      assert.equal(eventsOf(result, 'step_finish').length, 1, why)
-    })
-  }
-
   // Each message says what to do (README, Troubleshooting) and ends with its code.
   const failures: { name: string; env: Record<string, string>; message: RegExp; runs: number }[] = [
     {

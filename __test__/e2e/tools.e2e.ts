@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { stripVTControlCharacters } from 'node:util'
 import { describe, test } from 'node:test'
 import { captureExpectation, type OpenCodeToolView } from '../support/captures.ts'
-import { e2eFile, explain } from '../support/e2e.ts'
+import { e2eFile, eventsOf, explain, textOf } from '../support/e2e.ts'
 import { REPO_ROOT, type RunResult } from '../support/opencode.ts'
 
 const MODEL = 'cursor-acp/auto'
@@ -149,13 +149,25 @@ describe('opencode run --format json shows Cursor tools as OpenCode tools', () =
     assert.equal(sandbox.invocations().length, 1, why)
   })
 
-  for (const capture of [
-    '02_shell_tool_call.jsonl',
-    '03_edit_tool_call.jsonl',
-    '04_partial_output.jsonl',
-    '05_rejected_shell.jsonl',
-  ]) {
-    test(`the real capture ${capture}`, async () => {
+  // Besides the expected file: a piece of the first call's output that OpenCode must show, and a
+  // piece of the final answer that must appear exactly once (a piece, so a partly repeated answer
+  // fails too). Capture 04's answer is checked piece by piece in opencode.e2e.ts.
+  const captures = [
+    {
+      capture: '02_shell_tool_call.jsonl',
+      output: 'stream1.raw.jsonl',
+      answer: 'There are **4** files in this directory',
+    },
+    {
+      capture: '03_edit_tool_call.jsonl',
+      output: 'spike.txt',
+      answer: 'Created `spike.txt` with the single line `HELLO`.',
+    },
+    { capture: '04_partial_output.jsonl', output: '', answer: '' },
+    { capture: '05_rejected_shell.jsonl', output: '', answer: 'The shell runner blocked `uname -a` twice' },
+  ]
+  for (const { capture, output, answer } of captures) {
+    test(`the real capture ${capture}: shown, not re-executed`, async () => {
       const expected = captureExpectation(`maestro/${capture}`)
       const calls = expected.blocks.flatMap((block) => (block.kind === 'tool' ? [block.opencode] : []))
       const sandbox = await sandboxWith({ FAKE_CURSOR_STREAM: `maestro/${capture}` })
@@ -165,6 +177,12 @@ describe('opencode run --format json shows Cursor tools as OpenCode tools', () =
       const parts = toolParts(result)
       assert.equal(parts.length, calls.length, why)
       for (const [i, part] of parts.entries()) assertShown(part, calls[i]!, why)
+      if (output !== '') assert.ok(JSON.stringify(parts[0].state).includes(output), why)
+      assert.ok(!result.stdout.includes('"tool":"invalid"'), why)
+      if (answer !== '') assert.equal(textOf(result).split(answer).length - 1, 1, why)
+      // OpenCode neither ran the tools itself nor asked the model again.
+      assert.equal(sandbox.invocations().length, 1, why)
+      assert.equal(eventsOf(result, 'step_finish').length, 1, why)
     })
   }
 

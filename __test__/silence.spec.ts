@@ -18,14 +18,17 @@ type RunningProxy = Awaited<ReturnType<ProxyModule['startProxy']>>
 
 const fakeAgent = join(__dirname, 'support', 'agents', 'fake-cursor-agent.mjs')
 const LIMIT = { timeout: 30_000 }
-/** One second of test time stands for 500 s. */
-const SCALE = 0.002
+/** One second of test time stands for 250 s. */
+const SCALE = 0.004
 /** The documented defaults, and the idle limit before it was raised. */
 const IDLE_DEFAULT_MS = 1_800_000
 const OLD_IDLE_DEFAULT_MS = 300_000
 const KEEP_ALIVE_MS = 30_000
-/** Longer than the old default scaled (600 ms), well inside the new one scaled (3600 ms). */
-const SILENCE_MS = 1_500
+/**
+ * Longer than the old default scaled (1.2 s), well inside the new one scaled (7.2 s): the idle limit
+ * counts from the fake's start, which a machine busy with the whole suite can delay by seconds.
+ */
+const SILENCE_MS = 2_500
 const ANSWER = 'The whole answer, after a long silence.'
 const KEEP_ALIVE = ': keep-alive\n\n'
 

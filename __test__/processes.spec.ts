@@ -160,4 +160,34 @@ describe('a host that dies by a signal leaves nothing behind', { skip: linuxOnly
       assert.ok(!isAlive(agentPid!) && !isAlive(grandchild!))
     })
   }
+
+  // A host killed as its first run starts must still find the agent's group known to the watchdog:
+  // started after the agent, the watchdog (a /bin/sh) can be told of it too late.
+  it('the watchdog is running before the first agent starts', async () => {
+    const pidFile = join(freshDir('watchdog-first'), 'pids')
+    const host = spawn(process.execPath, [exitHost, hangAgent, pidFile, workspace, 'idle'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    const exited = new Promise<void>((resolve) => host.on('exit', () => resolve()))
+    await new Promise<void>((resolve) => host.stdout!.once('data', () => resolve()))
+    const [agentPid] = readFileSync(pidFile, 'utf8').trim().split(/\s+/).map(Number)
+    seenGroups.add(agentPid!)
+    const watchdog = childrenOf(host.pid!).find(isWatchdog)
+    const inOrder = watchdog !== undefined && startedBefore(watchdog, agentPid!)
+    host.kill('SIGKILL')
+    await exited
+    assert.ok(watchdog !== undefined, 'the host started a watchdog')
+    assert.ok(inOrder, `the watchdog (${watchdog}) started after the agent (${agentPid})`)
+    await until(() => groupMembers(agentPid!).length === 0, `group ${agentPid} to be gone`)
+  })
 })
+
+/** Whether `first` started before `second`: by start time (in clock ticks), then by pid. */
+function startedBefore(first: number, second: number): boolean {
+  const startOf = (pid: number) => {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19])
+  }
+  const [a, b] = [startOf(first), startOf(second)]
+  return a < b || (a === b && first < second)
+}

@@ -16,6 +16,7 @@ use super::options::EnvVars;
 use super::process::{self, ProcessGroup};
 use super::registry::{self, Registration};
 use super::resolve::{not_found_message, resolve_agent, Launcher};
+use super::watchdog;
 use crate::core::error::{CoreError, ErrorCode};
 
 /// Between SIGTERM and SIGKILL when a child is stopped.
@@ -75,6 +76,7 @@ pub(crate) async fn start_agent(
         command.env_clear().envs(env);
     }
     process::prepare(&mut command);
+    watchdog::ensure_running();
     let owner = ctx.owner;
     let (child, registration) = process::spawn(command, &ctx.runtime, move |group| {
         (group, registry::register(owner, group))

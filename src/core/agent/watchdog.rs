@@ -140,6 +140,11 @@ mod imp {
             self.process.as_mut().map(|(_, input)| input)
         }
 
+        /// Start the watchdog unless one runs.
+        pub(super) fn ensure_running(&mut self) {
+            let _ = self.input();
+        }
+
         pub(super) fn watch(&mut self, group: ProcessGroup) {
             self.watched.insert(group);
             if let Some(input) = self.input() {
@@ -165,6 +170,18 @@ mod imp {
             self.process.as_ref().map(|(child, _)| child.id())
         }
     }
+}
+
+/// Start the watchdog unless one runs. Called before a child is spawned: registering the child's
+/// group right after the spawn is then one write, instead of starting `/bin/sh` while the child
+/// already runs. A host killed in that gap (a Ctrl+C as the first run starts) would leave the
+/// child's own children behind: `PR_SET_PDEATHSIG` reaches the child alone.
+pub fn ensure_running() {
+    #[cfg(unix)]
+    imp::WATCHDOG
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .ensure_running();
 }
 
 /// Tell the watchdog (starting it if needed) that `group` must not outlive the host.

@@ -13,8 +13,8 @@
 //! * A socket, not a pipe: writing to a watchdog that died fails with `EPIPE` instead of raising
 //!   SIGPIPE in the host, even a host that keeps SIGPIPE's default action (std's socket writes
 //!   pass `MSG_NOSIGNAL` on Linux; Apple's systems need `SO_NOSIGPIPE` on the socket).
-//! * One watchdog per host process, started with the first child. If it dies (someone killed
-//!   it), the next registration starts a new one and tells it every group still watched.
+//! * One watchdog per host process, started just before the first child. If it dies (someone
+//!   killed it), the next spawn starts a new one and tells it every group still watched.
 //! * It waits for nothing but its stdin: it never holds the host's stdout or stderr open, and it
 //!   exits as soon as it has signalled the groups.
 

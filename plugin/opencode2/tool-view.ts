@@ -12,37 +12,19 @@ import type { ToolView } from '../turn/tool-view.js'
 /** 1.18's to-do row under Cursor's own name: OpenCode 2 has no `todowrite`. */
 const { tool: _todowrite, ...OWN_TODOS } = TODOS
 
+/** 1.18's row for `kind`. */
+function row(kind: string): Rendering {
+  const rendering = RENDERINGS.get(kind)
+  if (rendering === undefined) throw new Error(`no OpenCode 1.18 row for ${kind}`)
+  return rendering
+}
+
 /**
- * OpenCode 2's rows: the ones its source was read for, over 1.18's (whose file arguments take
- * `path`, as OpenCode 2's `read` names them).
+ * OpenCode 2's rows where more than a file's `path` changed (`withPath` does that for every row,
+ * `read` included): the ones its source was read for, over 1.18's.
  */
 const OPENCODE2_CHANGES: ReadonlyArray<readonly [string, Rendering]> = [
-  [
-    'shellToolCall',
-    {
-      tool: 'shell',
-      args: [
-        ['command', 'command'],
-        ['workingDirectory', 'workdir'],
-        ['description', 'description'],
-      ],
-      title: { arg: 'command' },
-      shape: 'shell',
-    },
-  ],
-  [
-    'readToolCall',
-    {
-      tool: 'read',
-      args: [
-        ['path', 'path'],
-        ['offset', 'offset'],
-        ['limit', 'limit'],
-      ],
-      title: { arg: 'path' },
-      shape: 'read',
-    },
-  ],
+  ['shellToolCall', { ...row('shellToolCall'), tool: 'shell' }],
   ['updateTodosToolCall', OWN_TODOS],
   ['todoToolCall', OWN_TODOS],
   // Cursor's subagent; no capture holds its arguments, so all of them are shown.

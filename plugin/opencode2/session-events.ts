@@ -4,6 +4,7 @@
 // (`packages/schema/src/session-event.ts` at 2.0.26). Read in one schema, so that an event of
 // another shape is told apart from the many events this host has no use for.
 import * as v from 'valibot'
+import type { SessionEventReading } from '../opencode/session-events.js'
 
 const SESSION = v.object({ sessionID: v.string() })
 
@@ -16,12 +17,6 @@ const SESSION_EVENT = v.variant('type', [
 ])
 
 const READ_TYPES: ReadonlySet<string> = new Set(SESSION_EVENT.options.map((option) => option.entries.type.literal))
-
-/** As 1.18's reading (../opencode/session-events.ts): stopped, ignored, or malformed at `field`. */
-export type SessionEventReading =
-  | { kind: 'stopped'; sessionID: string }
-  | { kind: 'ignored' }
-  | { kind: 'malformed'; field: string }
 
 export function readSessionEvent(event: unknown): SessionEventReading {
   const type = typeof event === 'object' && event !== null ? (event as { type?: unknown }).type : undefined

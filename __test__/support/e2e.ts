@@ -2,7 +2,7 @@
 // exists, OpenCode is installed) and clean-up, a sandbox factory, how a run is explained when an
 // assertion fails, and the failing run every failure test starts from.
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before } from 'node:test'
 import {
@@ -99,4 +99,26 @@ export function assertFailedOnce(failed: FailedRun, code: string): void {
   assert.notEqual(result.code, 0, why)
   assert.ok(message.endsWith(`[${code}]`), `"${message}" should end with [${code}]\n${why}`)
   assert.ok(!message.startsWith('{'), `the message is readable text, not JSON: ${message}`)
+}
+
+/**
+ * A bash call that outlasted the bridge's deadline reached `answer`: OpenCode ran it once (its
+ * command appends `ran` to `ran.txt`) and saw one bash call in one tool step, then the answer; the
+ * `opencode_wait` calls are the bridge's own.
+ */
+export function assertAnsweredAfterWaiting(result: RunResult, sandbox: Sandbox, answer: RegExp): void {
+  const why = explain(result, sandbox)
+  assert.equal(result.code, 0, why)
+  assert.match(textOf(result), answer, why)
+  assert.equal(readFileSync(join(sandbox.workspace, 'ran.txt'), 'utf8'), 'ran\n', 'the command ran once')
+  assert.deepEqual(
+    eventsOf(result, 'tool_use').map((event) => event.part.tool),
+    ['bash'],
+    why,
+  )
+  assert.deepEqual(
+    steps(result).map((step) => step.reason),
+    ['tool-calls', 'stop'],
+    why,
+  )
 }

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import OpenAI from 'openai'
+import { specEnvironment } from './support/env.ts'
 
 import { childrenOf, groupMembers, killGroupsAfter, waitFor } from './support/process.ts'
 
@@ -29,30 +30,25 @@ mkdirSync(workspace)
 
 // startProxy reads its settings from the environment when it starts, and each run hands the whole
 // environment (tool mode `cursor`) to the fake: no setting of the caller's may leak in.
-let savedEnv: NodeJS.ProcessEnv = {}
 
 const seenGroups = killGroupsAfter(after)
 const proxies: RunningProxy[] = []
 let startProxy: ProxyModule['startProxy']
 let main: RunningProxy
 
+specEnvironment({
+  HOME: scratch,
+  XDG_DATA_HOME: join(scratch, 'data'),
+  CURSOR_ACP_WORKSPACE: workspace,
+  CURSOR_AGENT_EXECUTABLE: fakeAgent,
+  CURSOR_ACP_TOOL_MODE: 'cursor',
+})
 before(async () => {
-  savedEnv = { ...process.env }
-  for (const name of Object.keys(process.env)) if (/^(CURSOR_ACP_|FAKE_CURSOR_)/.test(name)) delete process.env[name]
-  Object.assign(process.env, {
-    HOME: scratch,
-    XDG_DATA_HOME: join(scratch, 'data'),
-    CURSOR_ACP_WORKSPACE: workspace,
-    CURSOR_AGENT_EXECUTABLE: fakeAgent,
-    CURSOR_ACP_TOOL_MODE: 'cursor',
-  })
   ;({ startProxy } = await import('../plugin/proxy/server.ts'))
   main = await start()
 })
 after(async () => {
   await Promise.all(proxies.map((proxy) => proxy.close()))
-  for (const name of Object.keys(process.env)) if (!(name in savedEnv)) delete process.env[name]
-  Object.assign(process.env, savedEnv)
   rmSync(scratch, { recursive: true, force: true })
 })
 

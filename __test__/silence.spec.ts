@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import OpenAI from 'openai'
+import { specEnvironment } from './support/env.ts'
 
 type ProxyModule = typeof import('../plugin/proxy/server.ts')
 type RunningProxy = Awaited<ReturnType<ProxyModule['startProxy']>>
@@ -35,7 +36,6 @@ const KEEP_ALIVE = ': keep-alive\n\n'
 const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'ocn-silence-spec-')))
 const workspace = join(scratch, 'ws')
 mkdirSync(workspace)
-let savedEnv: NodeJS.ProcessEnv = {}
 let proxy: RunningProxy
 
 /** The fake's behaviour for the runs that start from now on. */
@@ -44,24 +44,20 @@ function fake(settings: Record<string, string>): void {
   Object.assign(process.env, settings)
 }
 
+specEnvironment({
+  HOME: scratch,
+  XDG_DATA_HOME: join(scratch, 'data'),
+  CURSOR_ACP_WORKSPACE: workspace,
+  CURSOR_AGENT_EXECUTABLE: fakeAgent,
+  CURSOR_ACP_TOOL_MODE: 'cursor',
+  CURSOR_ACP_TEST_TIME_SCALE: String(SCALE),
+})
 before(async () => {
-  savedEnv = { ...process.env }
-  for (const name of Object.keys(process.env)) if (/^(CURSOR_ACP_|FAKE_CURSOR_)/.test(name)) delete process.env[name]
-  Object.assign(process.env, {
-    HOME: scratch,
-    XDG_DATA_HOME: join(scratch, 'data'),
-    CURSOR_ACP_WORKSPACE: workspace,
-    CURSOR_AGENT_EXECUTABLE: fakeAgent,
-    CURSOR_ACP_TOOL_MODE: 'cursor',
-    CURSOR_ACP_TEST_TIME_SCALE: String(SCALE),
-  })
   const { startProxy } = await import('../plugin/proxy/server.ts')
   proxy = await startProxy({ port: 0 })
 })
 after(async () => {
   await proxy?.close()
-  for (const name of Object.keys(process.env)) if (!(name in savedEnv)) delete process.env[name]
-  Object.assign(process.env, savedEnv)
   rmSync(scratch, { recursive: true, force: true })
 })
 

@@ -12,14 +12,14 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile, execFileSync } from 'node:child_process'
 import { promisify } from 'node:util'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import type { Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { explain, e2eFile, textOf } from '../support/e2e.ts'
 import { REPO_ROOT as root, type Sandbox } from '../support/opencode.ts'
-import { hostPlatformDir, npm, runtimeDependencies } from '../support/packing.ts'
+import { hostBinaryFile, hostPlatformDir, npm, packPublished } from '../support/packing.ts'
 
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 // The next patch release, as a prerelease so it can never pass for a real version.
@@ -30,7 +30,7 @@ const NEWER = pkg.version.replace(
 
 const platformDir = hostPlatformDir()
 const platformPackage = `${pkg.name}-${platformDir}`
-const binaryFile = `${pkg.napi.binaryName}.${platformDir}.node`
+const binaryFile = hostBinaryFile(root)
 
 /** A verdaccio registry on 127.0.0.1 with its storage in `dir` and no uplink: it serves only what is published to it. */
 async function startRegistry(dir: string): Promise<{ url: string; server: Server }> {
@@ -97,17 +97,8 @@ function packVersion(version: string): string {
 }
 
 before(async () => {
-  assert.ok(existsSync(join(root, binaryFile)), `${binaryFile} is missing: build first (npx napi build --platform)`)
   work = mkdtempSync(join(tmpdir(), 'ocn-install-'))
-  npm(['pack', '--ignore-scripts', '--pack-destination', work], root)
-  const platformCopy = join(work, 'platform')
-  cpSync(join(root, 'npm', platformDir), platformCopy, { recursive: true })
-  cpSync(join(root, binaryFile), join(platformCopy, binaryFile))
-  npm(['pack', '--ignore-scripts', '--pack-destination', work], platformCopy)
-  const dependencies = join(work, 'dependencies')
-  mkdirSync(dependencies)
-  for (const dir of runtimeDependencies(root))
-    npm(['pack', '--ignore-scripts', '--pack-destination', dependencies, dir], root)
+  const dependencies = packPublished(root, work)
 
   registry = await startRegistry(join(work, 'registry'))
   const token = await registryToken(registry.url)

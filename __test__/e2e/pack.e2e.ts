@@ -9,7 +9,6 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import {
-  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -23,7 +22,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createSandbox, FAKE_AGENT as fakeAgentPath, installOpenCode } from '../support/opencode.ts'
-import { hostPlatformDir, npm, runtimeDependencies } from '../support/packing.ts'
+import { hostBinaryFile, hostPlatformDir, npm, packPublished, runtimeDependencies } from '../support/packing.ts'
 import { createHost, loadPlugin, requestHeaders } from '../support/opencode2-host.ts'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -32,7 +31,7 @@ const bun = join(root, 'node_modules', '.bin', process.platform === 'win32' ? 'b
 
 const platformDir = hostPlatformDir()
 const platformPackage = `${pkg.name}-${platformDir}`
-const binaryFile = `${pkg.napi.binaryName}.${platformDir}.node`
+const binaryFile = hostBinaryFile(root)
 
 // A tiny cursor-agent stream: two partial text deltas and a successful result.
 const SESSION = 'pack-e2e-session'
@@ -81,37 +80,23 @@ let work = ''
 let project = ''
 
 before(async () => {
-  assert.ok(existsSync(join(root, binaryFile)), `${binaryFile} is missing: build first (npx napi build --platform)`)
   assert.ok(
     existsSync(join(root, 'dist/plugin/opencode/server.js')),
     'dist/plugin is missing: run `npm run build:plugin`',
   )
   work = mkdtempSync(join(tmpdir(), 'ocn-pack-'))
-
-  npm(['pack', '--ignore-scripts', '--pack-destination', work], root)
-
-  // The platform package gets its binary only in a copy: the tree keeps npm/ free of .node files.
-  const platformCopy = join(work, 'platform')
-  cpSync(join(root, 'npm', platformDir), platformCopy, { recursive: true })
-  cpSync(join(root, binaryFile), join(platformCopy, binaryFile))
-  npm(['pack', '--ignore-scripts', '--pack-destination', work], platformCopy)
+  const dependencies = packPublished(root, work)
 
   project = join(work, 'project')
   mkdirSync(project)
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'pack-e2e', version: '1.0.0', private: true }))
   writeFileSync(join(project, 'check.mjs'), SCRIPT)
-  // The runtime dependencies, packed from this checkout's node_modules as the registry would
-  // serve them: the package's own `dependencies` and theirs.
-  const runtime = runtimeDependencies(root)
-  const dependencies = join(work, 'dependencies')
-  mkdirSync(dependencies)
-  for (const dir of runtime) npm(['pack', '--ignore-scripts', '--pack-destination', dependencies, dir], root)
   const tarballs = [work, dependencies].flatMap((dir) =>
     readdirSync(dir)
       .filter((f) => f.endsWith('.tgz'))
       .map((f) => join(dir, f)),
   )
-  assert.equal(tarballs.length, 2 + runtime.length)
+  assert.equal(tarballs.length, 2 + runtimeDependencies(root).length)
   // An empty cache plus --offline: the install can use nothing but these tarballs.
   npm(
     [

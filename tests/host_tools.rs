@@ -20,6 +20,18 @@ fn hosting(format: Format) -> TransformerOptions {
     }
 }
 
+/// A `tool_call` record, started or completed, of the call `call` (`{"<kind>": {...}}`).
+fn tool_call_record(completed: bool, id: &str, call: Value) -> String {
+    json!({
+        "type": "tool_call",
+        "subtype": if completed { "completed" } else { "started" },
+        "call_id": id,
+        "tool_call": call,
+        "session_id": "chat-1",
+    })
+    .to_string()
+}
+
 /// A `tool_call` record of an MCP call in one of the two captured shapes.
 fn mcp_call(completed: bool, id: &str, server_field: &str, server: &str) -> String {
     let separator = if server_field == "providerIdentifier" {
@@ -38,14 +50,7 @@ fn mcp_call(completed: bool, id: &str, server_field: &str, server: &str) -> Stri
         call["mcpToolCall"]["result"] =
             json!({"success": {"content": [{"text": {"text": "hello"}}], "isError": false}});
     }
-    json!({
-        "type": "tool_call",
-        "subtype": if completed { "completed" } else { "started" },
-        "call_id": id,
-        "tool_call": call,
-        "session_id": "chat-1",
-    })
-    .to_string()
+    tool_call_record(completed, id, call)
 }
 
 fn shell_call(completed: bool) -> String {
@@ -283,14 +288,7 @@ fn read_call(completed: bool, id: &str, path: &str) -> String {
         call["readToolCall"]["result"] =
             json!({"success": {"content": "{\"filePath\":\"x\"}", "totalLines": 1}});
     }
-    json!({
-        "type": "tool_call",
-        "subtype": if completed { "completed" } else { "started" },
-        "call_id": id,
-        "tool_call": call,
-        "session_id": "chat-1",
-    })
-    .to_string()
+    tool_call_record(completed, id, call)
 }
 
 #[test]

@@ -29,7 +29,9 @@ describe('a failing cursor-agent runs once and says why', () => {
     ['502 Bad Gateway', 'E_NETWORK'],
     ['503 Service Unavailable', 'E_NETWORK'],
     ['Error: Overloaded', 'E_NETWORK'],
-    ['ConnectError: [resource_exhausted] resource exhausted', 'E_QUOTA'],
+    ['ConnectError: [resource_exhausted] resource exhausted', 'E_NETWORK'],
+    ['ConnectError: [unavailable] model channel not available', 'E_NETWORK'],
+    ['Error: Your team admin has disabled Run Everything, so --force cannot be used.', 'E_AGENT_EXIT'],
     ['ConnectError: [unavailable] upstream unavailable', 'E_NETWORK'],
     ['Error: timeout', 'E_NETWORK'],
     [

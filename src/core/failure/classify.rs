@@ -12,12 +12,34 @@ use crate::core::error::{CoreError, ErrorCode};
 enum Kind {
     Auth,
     Quota,
+    /// Cursor (or its model provider) has no capacity now: neither the login nor the plan's
+    /// usage limit.
+    Capacity,
     Model,
+    /// `--force` refused: a team admin disabled "Run Everything".
+    ForceDisabled,
     UntrustedWorkspace,
     RejectedOption,
     /// Cursor's servers answered, with a failure on their side (HTTP 5xx, overloaded).
     ServerTrouble,
+    /// The connection to Cursor's servers dropped mid-run (cursor-agent's own reconnection
+    /// gave up): the answer was cut off, not refused.
+    ConnectionDropped,
     Network,
+}
+
+/// What cursor-agent prints when its connection to Cursor's servers dropped and its own
+/// reconnection gave up (`RetriableError: WritableIterable is closed`, and the variants
+/// `ReadableIterable is closed`, `Error: T: WritableIterable is closed`); it exits 1 with no
+/// `result` record.
+const CONNECTION_DROPPED: &[&str] = &["writableiterable is closed", "readableiterable is closed"];
+
+/// Whether `text` (stderr, or an assistant text) is cursor-agent's report of a dropped
+/// connection: a run that printed it was cut off, and may be run once more when nothing of it
+/// reached the user.
+pub fn connection_dropped(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    CONNECTION_DROPPED.iter().any(|p| lower.contains(p))
 }
 
 /// First matching row wins; each pattern is lower case. Status codes are matched with the
@@ -47,8 +69,6 @@ const RULES: &[(Kind, &[&str])] = &[
             "usage limit",
             "free requests limit",
             "spendlimithit: true",
-            "resource_exhausted",
-            "resource exhausted",
             "rate limit",
             "rate-limit",
             "ratelimit",
@@ -57,6 +77,17 @@ const RULES: &[(Kind, &[&str])] = &[
             "status 429",
             "quota exceeded",
             "insufficient_quota",
+        ],
+    ),
+    // Before `Model` ("model channel not available" names a model) and `ServerTrouble`
+    // ("[unavailable]"); after `Quota`, so that a usage limit worded with `resource_exhausted`
+    // stays a usage limit.
+    (
+        Kind::Capacity,
+        &[
+            "model channel not available",
+            "resource_exhausted",
+            "resource exhausted",
         ],
     ),
     (
@@ -70,6 +101,18 @@ const RULES: &[(Kind, &[&str])] = &[
             "model not available",
             "model unavailable",
             "unsupported model",
+        ],
+    ),
+    (
+        Kind::ForceDisabled,
+        &[
+            "disabled run everything",
+            "disabled \"run everything\"",
+            "run everything is disabled",
+            "run everything has been disabled",
+            "run everything was disabled",
+            "\"run everything\" is disabled",
+            "\"run everything\" has been disabled",
         ],
     ),
     (
@@ -94,6 +137,7 @@ const RULES: &[(Kind, &[&str])] = &[
             "try again later",
         ],
     ),
+    (Kind::ConnectionDropped, CONNECTION_DROPPED),
     (
         Kind::Network,
         &[
@@ -347,7 +391,21 @@ fn explanation(kind: Kind, text: &str, answered: bool) -> CoreError {
             )
             .with_reset(resets_at)
         }
+        Kind::Capacity => CoreError::new(
+            ErrorCode::Network,
+            "Cursor has no capacity for this model at the moment (Cursor or the model's provider \
+             turned the request away). This is neither the login nor the plan's usage limit. \
+             Pick another Cursor model, or send the message again in a few minutes."
+                .to_owned(),
+        ),
         Kind::Model => CoreError::new(ErrorCode::Model, model_message(text)),
+        Kind::ForceDisabled => CoreError::new(
+            ErrorCode::AgentExit,
+            "cursor-agent refused --force because a team admin disabled \"Run Everything\" for \
+             this account. Set CURSOR_ACP_FORCE=false so that cursor-agent runs without --force \
+             (it then refuses what the team's rules do not allow)."
+                .to_owned(),
+        ),
         Kind::UntrustedWorkspace => CoreError::new(
             ErrorCode::AgentExit,
             "cursor-agent refused to run because the workspace is not trusted. Set \
@@ -367,6 +425,17 @@ fn explanation(kind: Kind, text: &str, answered: bool) -> CoreError {
              retries). Send the message again in a few minutes; status.cursor.com shows \
              outages."
                 .to_owned(),
+        ),
+        Kind::ConnectionDropped => CoreError::new(
+            ErrorCode::Network,
+            if answered {
+                "The connection to Cursor's servers dropped in the middle of the answer, so the \
+                 answer was cut off here; what arrived stays. Send the message again to go on."
+            } else {
+                "The connection to Cursor's servers dropped before an answer began. Send the \
+                 message again."
+            }
+            .to_owned(),
         ),
         Kind::Network => CoreError::new(
             ErrorCode::Network,

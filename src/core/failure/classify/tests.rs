@@ -33,8 +33,41 @@ fn table_of_error_texts() {
         ),
         ("Error: rate limit exceeded", "E_QUOTA", &["usage limit"]),
         ("Request failed: 429 Too Many Requests", "E_QUOTA", &["usage limit"]),
-        ("ConnectError: [resource_exhausted] resource exhausted", "E_QUOTA", &["usage limit"]),
-        ("Error: resource exhausted", "E_QUOTA", &["usage limit"]),
+        // Cursor's proxy out of capacity: transient, not the plan's usage limit.
+        (
+            "ConnectError: [resource_exhausted] resource exhausted",
+            "E_NETWORK",
+            &["no capacity", "neither the login nor the plan's usage limit"],
+        ),
+        ("Error: resource exhausted", "E_NETWORK", &["no capacity", "another Cursor model"]),
+        // A usage limit worded with resource_exhausted stays a usage limit.
+        (
+            "ConnectError: [resource_exhausted] You've hit your usage limit",
+            "E_QUOTA",
+            &["usage limit"],
+        ),
+        (
+            "ConnectError: [unavailable] model channel not available",
+            "E_NETWORK",
+            &["no capacity for this model", "neither the login", "another Cursor model"],
+        ),
+        (
+            "Error: Your team admin has disabled Run Everything, so --force cannot be used.",
+            "E_AGENT_EXIT",
+            &["\"Run Everything\"", "CURSOR_ACP_FORCE=false"],
+        ),
+        (
+            "Error: \"Run Everything\" is disabled by your team admin.",
+            "E_AGENT_EXIT",
+            &["CURSOR_ACP_FORCE=false"],
+        ),
+        (
+            "Connection lost, reconnecting to https://agentn.global.api5.cursor.sh (attempt 1)...\nRetriableError: WritableIterable is closed",
+            "E_NETWORK",
+            &["dropped before an answer began", "Send the message again"],
+        ),
+        ("Error: T: WritableIterable is closed", "E_NETWORK", &["dropped"]),
+        ("RetriableError: ReadableIterable is closed", "E_NETWORK", &["dropped"]),
         (
             "Cannot use this model: gpt-9. Available models: auto, composer-2.5, gpt-5.5-high",
             "E_MODEL",
@@ -280,5 +313,55 @@ fn a_quota_failure_says_the_answer_stops_only_when_one_had_begun() {
             .agent_output()
             .unwrap_or_default()
             .contains("spendLimits: [50,100,200]"));
+    }
+}
+
+#[test]
+fn a_dropped_connection_says_whether_the_answer_was_cut_off() {
+    let said = "Connection lost, reconnecting to https://agentn.global.api5.cursor.sh\nRetriableError: WritableIterable is closed";
+    let before = classify_failure(said, Some(1), None, None, false, false);
+    let during = classify_failure(said, Some(1), None, None, false, true);
+    assert_eq!((before.code(), during.code()), (ErrorCode::Network, ErrorCode::Network));
+    assert!(before.message().contains("before an answer began"), "{}", before.message());
+    assert!(
+        during.message().contains("answer was cut off") && during.message().contains("what arrived stays"),
+        "{}",
+        during.message()
+    );
+}
+
+#[test]
+fn connection_dropped_knows_each_variant_and_nothing_else() {
+    let table: &[(&str, bool)] = &[
+        ("RetriableError: WritableIterable is closed", true),
+        ("Error: T: WritableIterable is closed", true),
+        ("RetriableError: ReadableIterable is closed", true),
+        ("\u{1b}[31mRetriableError: WRITABLEITERABLE IS CLOSED\u{1b}[0m", true),
+        ("Connection lost, reconnecting to https://api2.cursor.sh (attempt 1)...", false),
+        ("TypeError: fetch failed", false),
+        ("the iterable is closed", false),
+    ];
+    for (text, dropped) in table {
+        assert_eq!(connection_dropped(text), *dropped, "{text}");
+    }
+}
+
+#[test]
+fn explanations_of_capacity_and_drops_avoid_words_a_host_retries_on() {
+    // OpenCode reruns a request whose message reads like a transient fault; these failures are
+    // never retried by the host, so the package's words must not read that way.
+    for said in [
+        "ConnectError: [resource_exhausted] resource exhausted",
+        "ConnectError: [unavailable] model channel not available",
+        "RetriableError: WritableIterable is closed",
+    ] {
+        for answered in [false, true] {
+            let message = classify_failure(said, Some(1), None, None, false, answered)
+                .message()
+                .to_ascii_lowercase();
+            for word in ["unavailable", "exhausted", "connection lost", "try again", "at capacity"] {
+                assert!(!message.contains(word), "{said}: {message}");
+            }
+        }
     }
 }

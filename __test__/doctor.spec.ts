@@ -303,6 +303,23 @@ describe('doctor', () => {
     },
   )
 
+  it('a NODE_OPTIONS in the environment is noted, and no cursor-agent it starts gets it', LIMIT, () => {
+    // A flag Node allows, so that the doctor's own Node starts.
+    const ran = doctor(['--json'], { NODE_OPTIONS: '--no-warnings', CURSOR_ACP_CHILD_ENV: 'FAKE_CURSOR_*,NODE_OPTIONS' })
+    const found = report(ran)
+    const agent = found.checks.find((c) => c.id === 'agent')!
+    assert.equal(agent.status, 'ok')
+    assert.match(agent.detail, /NODE_OPTIONS is set here and is not passed to cursor-agent/)
+    const logs = readdirSync(join(ran.home, 'log'))
+    assert.ok(logs.length > 0, 'the doctor ran cursor-agent')
+    for (const file of logs) {
+      const { envNames } = JSON.parse(readFileSync(join(ran.home, 'log', file), 'utf8'))
+      assert.ok(!envNames.includes('NODE_OPTIONS'), `${file}: ${envNames}`)
+    }
+    const without = report(doctor(['--json']))
+    assert.doesNotMatch(without.checks.find((c) => c.id === 'agent')!.detail, /NODE_OPTIONS/)
+  })
+
   it('a plugin missing from OpenCode configuration is a warning, not a problem', () => {
     const ran = doctor(['--json'])
     const found = report(ran)

@@ -287,6 +287,36 @@ describe('the environment cursor-agent receives (CURSOR_ACP_CHILD_ENV)', () => {
     assert.ok(everything.includes('UNRELATED_SECRET'))
   })
 
+  test('NODE_OPTIONS never reaches cursor-agent, even when the chosen environment names it', async () => {
+    const { resolveTurnConfig, startTurn } = await load.turn()
+    const workspace = join(scratch, 'node-options-ws')
+    const logDir = join(scratch, 'node-options-log')
+    mkdirSync(workspace, { recursive: true })
+    // A flag Node refuses in NODE_OPTIONS: the fake agent (a Node script) would not start with it.
+    const refused = '--not-a-flag-node-allows'
+    for (const childEnv of [undefined, 'NODE_OPTIONS,FAKE_CURSOR_*']) {
+      const envNames = await withEnv(
+        { FAKE_CURSOR_LOG_DIR: logDir, FAKE_CURSOR_STREAM: 'text:ok', NODE_OPTIONS: refused, CURSOR_ACP_CHILD_ENV: childEnv },
+        async () => {
+          const turn = startTurn(
+            resolveTurnConfig({ workspace, executable: fakeAgent }, false),
+            { model: 'auto', messages: [{ role: 'user', content: 'hi' }] as never },
+            'ai-sdk',
+            () => {},
+          )
+          const result = await turn.done
+          assert.equal(result?.error, undefined, JSON.stringify(result?.error))
+          const [file] = readdirSync(logDir)
+          const { envNames } = JSON.parse(readFileSync(join(logDir, file!), 'utf8'))
+          rmSync(logDir, { recursive: true, force: true })
+          return envNames as string[]
+        },
+      )
+      assert.ok(envNames.includes('FAKE_CURSOR_LOG_DIR'), `${childEnv}: ${envNames}`)
+      assert.ok(!envNames.includes('NODE_OPTIONS'), `${childEnv}: ${envNames}`)
+    }
+  })
+
   test("the API key OpenCode hands over reaches cursor-agent as CURSOR_API_KEY, over the environment's", async () => {
     const { resolveTurnConfig, startTurn } = await load.turn()
     const workspace = join(scratch, 'api-key-ws')

@@ -114,10 +114,23 @@ function settingsCheck(
   }
 }
 
+/**
+ * What the agent check says of a `NODE_OPTIONS` in the host's environment: no child gets it (the
+ * native runner removes it), since cursor-agent's bundled Node refuses to start on flags it does
+ * not allow.
+ */
+export function nodeOptionsNote(hostEnv: Env): string {
+  const value = hostEnv.NODE_OPTIONS
+  return value === undefined || value.trim() === ''
+    ? ''
+    : "; NODE_OPTIONS is set here and is not passed to cursor-agent (its bundled Node refuses flags it does not allow), so OpenCode's Node flags do not reach it"
+}
+
 function agentCheck(
   api: NativeApi,
   settings: CursorAcpSettings,
   env: Record<string, string>,
+  hostEnv: Env,
 ): { check: Check; found: boolean; pathVersion?: string } {
   const lookup = { ...(settings.executable === undefined ? {} : { executable: settings.executable }), env }
   const resolution = api.resolveCursorAgent(lookup)
@@ -125,7 +138,11 @@ function agentCheck(
     return {
       found: true,
       ...(resolution.version === undefined ? {} : { pathVersion: resolution.version }),
-      check: { id: 'agent', status: 'ok', detail: `cursor-agent found: ${resolution.path}` },
+      check: {
+        id: 'agent',
+        status: 'ok',
+        detail: `cursor-agent found: ${resolution.path}${nodeOptionsNote(hostEnv)}`,
+      },
     }
   return {
     found: false,
@@ -415,7 +432,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   // As a turn does: OpenCode's stored key, over the environment's.
   const stored = storedApiKey(PROVIDER_ID, options.env)
   const env = withApiKey(childEnvironment(options.env, settings), stored)
-  const agent = agentCheck(api, settings, env)
+  const agent = agentCheck(api, settings, env, options.env)
   checks.push(agent.check)
   const needsAgent = 'needs cursor-agent'
   if (agent.found) {

@@ -39,6 +39,11 @@ pub(crate) struct Started {
     pub registration: Option<Registration>,
 }
 
+/// Variables no child gets, whatever environment it is handed or inherits: cursor-agent's
+/// bundled Node refuses to start when `NODE_OPTIONS` holds a flag it does not allow
+/// (`--use-env-proxy`, say), and a host's Node flags are never meant for it.
+pub(crate) const NEVER_PASSED: &[&str] = &["NODE_OPTIONS"];
+
 /// Find cursor-agent against the user's environment `lookup_env` (never the child's: a bridged
 /// run's `HOME` is its private folder, where `~/.local/bin` holds nothing) and start it with
 /// `args` after the launcher's own, stdout and stderr piped, `env` (when given) as its whole
@@ -74,6 +79,9 @@ pub(crate) async fn start_agent(
     }
     if let Some(env) = env {
         command.env_clear().envs(env);
+    }
+    for name in NEVER_PASSED {
+        command.env_remove(name);
     }
     process::prepare(&mut command);
     watchdog::ensure_running();

@@ -100,6 +100,26 @@ mod tests {
     }
 
     #[test]
+    fn a_model_id_with_parameters_reaches_model_unchanged() {
+        let ws = std::env::temp_dir();
+        for (given, passed) in [
+            (
+                "claude-opus-4-8[context=1m,effort=high]",
+                "claude-opus-4-8[context=1m,effort=high]",
+            ),
+            (
+                "cursor-acp/claude-opus-4-8[context=1m,effort=high,fast=false]",
+                "claude-opus-4-8[context=1m,effort=high,fast=false]",
+            ),
+        ] {
+            let mut r = request(&ws);
+            r.model = given.into();
+            let args = strings(&agent_args(&r.validate().unwrap()));
+            assert_eq!(args[6..8], ["--model", passed], "{given}");
+        }
+    }
+
+    #[test]
     fn resume_trust_and_extra_args_in_order() {
         let ws = std::env::temp_dir();
         let mut r = request(&ws);

@@ -81,19 +81,35 @@ pub enum ModelsOutput {
     Unrecognised,
 }
 
-/// Parse `<id> - <display name>` lines; headers, blank lines and `Tip:` lines are skipped,
-/// `(current, default)`/`(default)` markers removed, double spaces and U+200B cleaned, ids
-/// de-duplicated (first wins).
+/// A line that is not a model whatever else it holds: a remark under a label (`Tip:`,
+/// `Note:`, `Hint`), or an example command line (`--model '<id>[context=1m]'`), which newer
+/// builds append to the list.
+fn is_remark(line: &str) -> bool {
+    let first = line.split_whitespace().next().unwrap_or_default();
+    first.ends_with(':')
+        || ["tip", "note", "hint", "example", "usage"]
+            .iter()
+            .any(|label| first.eq_ignore_ascii_case(label))
+        || line.contains("--")
+}
+
+/// Parse `<id> - <display name>` lines; headers, blank lines and remarks (`Tip:` lines, example
+/// command lines) are skipped, `(current, default)`/`(default)` markers removed, double spaces
+/// and U+200B cleaned, ids de-duplicated (first wins). An id may carry parameters in brackets
+/// (`claude-opus-4-8[context=1m,effort=high]`), kept as they are: `--model` takes the id whole.
 pub fn parse_models(stdout: &str) -> ModelsOutput {
     let mut models: Vec<ModelInfo> = Vec::new();
     let mut none_available = false;
     for raw in stdout.lines() {
         let line = clean(&strip_ansi(raw));
-        if line.is_empty() || line.starts_with("Tip:") {
+        if line.is_empty() {
             continue;
         }
         if line.contains(NO_MODELS) {
             none_available = true;
+            continue;
+        }
+        if is_remark(&line) {
             continue;
         }
         let Some((id, name)) = line.split_once(" - ") else {
@@ -223,6 +239,19 @@ mod tests {
             ),
             ("Available models", None),
             ("Tip: use --model <id> - it persists", None),
+            ("tip - pass parameters in brackets", None),
+            ("Note: ids below - take parameters", None),
+            (
+                "claude-opus-4-8[context=1m,effort=high] - Claude Opus 4.8 1M High",
+                Some(m(
+                    "claude-opus-4-8[context=1m,effort=high]",
+                    "Claude Opus 4.8 1M High",
+                )),
+            ),
+            (
+                "  --model 'claude-opus-4-8[context=1m,effort=high,fast=false]' - an example",
+                None,
+            ),
             ("Loading models - please wait", None),
             ("- - dash", None),
         ] {
@@ -232,6 +261,30 @@ mod tests {
             };
             assert_eq!(got, expected, "{line:?}");
         }
+    }
+
+    #[test]
+    fn a_listing_that_ends_with_tips_and_bracketed_examples() {
+        // The shape of newer builds: the list, then tips naming parameterized ids.
+        let text = "Available models\n\nauto - Auto (current, default)\n\
+                    claude-opus-4-8 - Claude Opus 4.8\n\
+                    claude-opus-4-8[context=1m,effort=high] - Claude Opus 4.8 1M High\n\n\
+                    Tip: use --model <id> to switch\n\
+                    Tip: models take parameters, e.g.\n\
+                    \x20 agent --model 'claude-opus-4-8[context=1m,effort=high,fast=false]' - see --help\n";
+        let ModelsOutput::Models(models) = parse_models(text) else {
+            panic!("no models parsed");
+        };
+        let ids: Vec<&str> = models.iter().map(|m| m.id.as_str()).collect();
+        assert_eq!(
+            ids,
+            [
+                "auto",
+                "claude-opus-4-8",
+                "claude-opus-4-8[context=1m,effort=high]"
+            ]
+        );
+        assert_eq!(models[2].spec.context_window, 1_000_000);
     }
 
     #[test]

@@ -105,15 +105,32 @@ fn labelled_window(name: &str) -> Option<u32> {
     })
 }
 
+/// An id's parameters in brackets (`claude-opus-4-8[context=1m,effort=high]`): the id without
+/// them, and the window `context=` names (`1m`, `272k`). Assumed, not seen: that Cursor gives
+/// such a model the window its parameter names (`doctor --live` reports what a run used).
+fn parameters(id: &str) -> (&str, Option<u32>) {
+    let Some((base, rest)) = id.split_once('[') else {
+        return (id, None);
+    };
+    let window = rest
+        .trim_end_matches(']')
+        .split(',')
+        .find_map(|pair| pair.trim().strip_prefix("context="))
+        .and_then(|value| labelled_window(&value.to_ascii_uppercase()));
+    (base, window)
+}
+
 /// What the catalog says about the model `id` that Cursor labels `name`: its family's entry
-/// (or [`UNKNOWN_MODEL`]), with the window the label names, and thinking for `-thinking` ids.
+/// (or [`UNKNOWN_MODEL`]), with the window the label names, or the id's `context=` parameter
+/// over both, and thinking for `-thinking` ids.
 pub fn model_spec(id: &str, name: &str) -> ModelSpec {
     let id = id.to_ascii_lowercase();
+    let (id, parameter_window) = parameters(&id);
     let mut spec = FAMILIES
         .iter()
-        .find(|(family, _)| in_family(&id, family))
+        .find(|(family, _)| in_family(id, family))
         .map_or(UNKNOWN_MODEL, |(_, spec)| *spec);
-    if let Some(window) = labelled_window(name) {
+    if let Some(window) = parameter_window.or_else(|| labelled_window(name)) {
         spec.context_window = window;
     }
     if id.ends_with(THINKING_SUFFIX) {
@@ -187,6 +204,24 @@ mod tests {
             ("fake-model", "Fake Model", 128_000, 32_000, false),
             ("mystery-thinking", "Mystery", 128_000, 32_000, true),
             ("mystery", "Mystery 64K", 64_000, 32_000, false),
+            // Parameters in brackets: the family of the id before them, the window of
+            // `context=` over the label's.
+            (
+                "opus-4.8[context=1m,effort=high]",
+                "Claude Opus 4.8",
+                1_000_000,
+                128_000,
+                false,
+            ),
+            (
+                "gpt-5.5-high[effort=high,context=272k]",
+                "GPT-5.5 1M High",
+                272_000,
+                128_000,
+                true,
+            ),
+            ("sonnet-4.6-thinking[effort=high]", "Sonnet", 200_000, 128_000, true),
+            ("opus-4.8[context=huge]", "Claude Opus 4.8", 200_000, 128_000, false),
         ] {
             assert_eq!(
                 model_spec(id, name),

@@ -257,6 +257,14 @@ export interface RunCursorAgentOptions {
    * Default true.
    */
   force?: boolean
+  /**
+   * The caller runs the request once more when the connection to Cursor drops before
+   * anything was answered (cursor-agent's `WritableIterable is closed`, no tool run, no
+   * output): such a run then delivers nothing, not even its error, and says so with
+   * `RunResult.rerunnable` (its `error` is the `E_NETWORK` it would have reported). A
+   * run that delivered anything reports the drop as an ordinary failure. Default false.
+   */
+  rerunnableDrop?: boolean
   /** Further cursor-agent arguments, after all others. Default none. */
   extraArgs?: string[]
   /**
@@ -471,6 +479,13 @@ export interface RunResult {
    * mid-answer among them) is reported here too: the output delivered so far stands.
    */
   error?: RunError
+  /**
+   * With `rerunnableDrop`: the connection to Cursor dropped before anything was
+   * answered, and the run delivered nothing (not even `error`): run the request once
+   * more (a fresh chat with the same prompt, or the same resumed chat with the same
+   * prompt).
+   */
+  rerunnable: boolean
   /**
    * Non-blank stdout records skipped as unusable: longer than `maxLineBytes`, not valid
    * UTF-8, not a JSON object (as `StreamTransformer.skippedLines` counts them). Not an

@@ -305,7 +305,10 @@ describe('doctor', () => {
 
   it('a NODE_OPTIONS in the environment is noted, and no cursor-agent it starts gets it', LIMIT, () => {
     // A flag Node allows, so that the doctor's own Node starts.
-    const ran = doctor(['--json'], { NODE_OPTIONS: '--no-warnings', CURSOR_ACP_CHILD_ENV: 'FAKE_CURSOR_*,NODE_OPTIONS' })
+    const ran = doctor(['--json'], {
+      NODE_OPTIONS: '--no-warnings',
+      CURSOR_ACP_CHILD_ENV: 'FAKE_CURSOR_*,NODE_OPTIONS',
+    })
     const found = report(ran)
     const agent = found.checks.find((c) => c.id === 'agent')!
     assert.equal(agent.status, 'ok')

@@ -26,6 +26,7 @@ import { isAlive, waitFor } from './support/process.ts'
 import { userProvider } from './support/user-options.ts'
 import { collect } from './support/stream.ts'
 import { withEnv } from './support/env.ts'
+import type { StreamPart } from '../index.js'
 
 const repo = resolve(__dirname, '..')
 const fakeAgent = join(repo, '__test__', 'support', 'agents', 'fake-cursor-agent.mjs')
@@ -296,7 +297,12 @@ describe('the environment cursor-agent receives (CURSOR_ACP_CHILD_ENV)', () => {
     const refused = '--not-a-flag-node-allows'
     for (const childEnv of [undefined, 'NODE_OPTIONS,FAKE_CURSOR_*']) {
       const envNames = await withEnv(
-        { FAKE_CURSOR_LOG_DIR: logDir, FAKE_CURSOR_STREAM: 'text:ok', NODE_OPTIONS: refused, CURSOR_ACP_CHILD_ENV: childEnv },
+        {
+          FAKE_CURSOR_LOG_DIR: logDir,
+          FAKE_CURSOR_STREAM: 'text:ok',
+          NODE_OPTIONS: refused,
+          CURSOR_ACP_CHILD_ENV: childEnv,
+        },
         async () => {
           const turn = startTurn(
             resolveTurnConfig({ workspace, executable: fakeAgent }, false),
@@ -1178,5 +1184,148 @@ describe('the log at start-up', () => {
     } finally {
       nativeApi.setLogging({ level: 'off' })
     }
+  })
+})
+
+describe('a connection to Cursor that drops', () => {
+  // Each case a workspace, a log and a drop mark of its own.
+  let cases = 0
+  const setUp = async (sessionResume = false) => {
+    const { resolveTurnConfig, startTurn } = await load.turn()
+    cases += 1
+    const root = join(scratch, `drop-${cases}`)
+    const workspace = join(root, 'ws')
+    mkdirSync(workspace, { recursive: true })
+    const config = resolveTurnConfig({ workspace, executable: fakeAgent, sessionResume }, true)
+    assert.equal(config.problem, null)
+    const log = join(root, 'log')
+    const runs = () =>
+      readdirSync(log)
+        .sort()
+        .map((file) => JSON.parse(readFileSync(join(log, file), 'utf8')))
+    const turnOf = async (messages: object[], format: 'ai-sdk' | 'openai-sse') => {
+      const outputs: unknown[] = []
+      const steps: unknown[] = []
+      const turn = startTurn(
+        config,
+        { model: 'auto', messages: messages as never, conversationId: `ses_drop_${cases}` },
+        format === 'ai-sdk' ? 'ai-sdk' : { format: 'openai-sse', includeUsage: true },
+        (batch, step) => {
+          outputs.push(...batch)
+          if (step != null) steps.push(step)
+        },
+      )
+      const result = await turn.done
+      return { result, outputs: outputs as StreamPart[], frames: outputs.filter((o) => typeof o === 'string'), steps }
+    }
+    return { root, log, runs, turnOf }
+  }
+  const textOf = (parts: StreamPart[]) => parts.map((part) => (part.type === 'text-delta' ? part.delta : '')).join('')
+  const contentOf = (frames: unknown[]) =>
+    (frames as string[])
+      .filter((frame) => frame !== 'data: [DONE]\n\n')
+      .map((frame) => JSON.parse(frame.slice('data: '.length)).choices?.[0]?.delta?.content ?? '')
+      .join('')
+  const resumeOf = (argv: string[]) => (argv.includes('--resume') ? argv[argv.indexOf('--resume') + 1] : null)
+
+  test('before anything was answered: run once more as a fresh chat with the full prompt, nothing of the drop shown (OpenAI frames)', async () => {
+    const { root, log, runs, turnOf } = await setUp()
+    const mark = join(root, 'dropped')
+    await withEnv(
+      {
+        FAKE_CURSOR_LOG_DIR: log,
+        FAKE_CURSOR_DROP: 'before-answer',
+        FAKE_CURSOR_DROP_MARK: mark,
+        FAKE_CURSOR_STREAM: 'text:Answered after the drop.',
+      },
+      async () => {
+        const { result, frames } = await turnOf([{ role: 'user', content: 'hello' }], 'openai-sse')
+        assert.equal(result?.error, undefined, JSON.stringify(result?.error))
+        assert.equal(result?.reruns, 1)
+        assert.equal(result?.rerunnable, false)
+        assert.equal(contentOf(frames), 'Answered after the drop.')
+        assert.equal(frames.filter((frame) => frame === 'data: [DONE]\n\n').length, 1)
+        assert.ok(!(frames as string[]).some((frame) => /WritableIterable|"error"/.test(frame)), frames.join(''))
+      },
+    )
+    const [dropped, rerun] = runs()
+    assert.equal(runs().length, 2)
+    assert.equal(dropped.scenario, 'drop')
+    // The dropped run opened a chat of its own; the rerun does not resume it (the full prompt would
+    // put the history in twice): a fresh chat with the same prompt.
+    assert.equal(resumeOf(rerun.argv), null)
+    assert.equal(rerun.stdin, dropped.stdin)
+  })
+
+  test('a resumed chat whose run drops is resumed again with the same prompt (AI SDK parts)', async () => {
+    const { root, log, runs, turnOf } = await setUp(true)
+    const control = join(root, 'control.json')
+    const first = [{ role: 'user', content: 'first question' }]
+    const second = [
+      ...first,
+      { role: 'assistant', content: 'First answer.' },
+      { role: 'user', content: 'second question' },
+    ]
+    await withEnv({ FAKE_CURSOR_LOG_DIR: log, FAKE_CURSOR_CONTROL: control }, async () => {
+      writeFileSync(control, JSON.stringify({ FAKE_CURSOR_STREAM: 'text:First answer.' }))
+      assert.equal((await turnOf(first, 'ai-sdk')).result?.error, undefined)
+      writeFileSync(
+        control,
+        JSON.stringify({
+          FAKE_CURSOR_STREAM: 'text:Second answer.',
+          FAKE_CURSOR_DROP: 'before-answer',
+          FAKE_CURSOR_DROP_MARK: join(root, 'dropped'),
+        }),
+      )
+      const { result, outputs } = await turnOf(second, 'ai-sdk')
+      assert.equal(result?.error, undefined, JSON.stringify(result?.error))
+      assert.equal(result?.reruns, 1)
+      assert.equal(textOf(outputs), 'Second answer.')
+      assert.deepEqual(
+        outputs.filter((part) => part.type === 'error' || part.type === 'stream-start').map((part) => part.type),
+        ['stream-start'],
+      )
+    })
+    const [fresh, dropped, rerun] = runs()
+    assert.equal(runs().length, 3)
+    assert.equal(dropped.scenario, 'drop')
+    assert.equal(resumeOf(dropped.argv), fresh.sessionId)
+    assert.equal(resumeOf(rerun.argv), fresh.sessionId)
+    assert.equal(rerun.stdin, 'second question')
+    assert.equal(rerun.stdin, dropped.stdin)
+  })
+
+  test('never more than once a request: a second drop is reported as E_NETWORK', async () => {
+    const { log, runs, turnOf } = await setUp()
+    await withEnv({ FAKE_CURSOR_LOG_DIR: log, FAKE_CURSOR_DROP: 'before-answer' }, async () => {
+      const { result, outputs, steps } = await turnOf([{ role: 'user', content: 'hello' }], 'ai-sdk')
+      assert.equal(result?.reruns, 1)
+      assert.equal(result?.error?.code, 'E_NETWORK')
+      assert.match(result?.error?.message ?? '', /connection to Cursor's servers dropped/)
+      assert.equal(result?.rerunnable, false)
+      const errors = outputs.filter((part) => part.type === 'error')
+      assert.equal(errors.length, 1, 'the last run reports its drop once')
+      assert.equal(steps.length, 1)
+    })
+    assert.equal(runs().length, 2)
+  })
+
+  test('after a tool ran: never run again; what arrived stays and the error says the connection dropped', async () => {
+    const { root, log, runs, turnOf } = await setUp()
+    await withEnv(
+      { FAKE_CURSOR_LOG_DIR: log, FAKE_CURSOR_DROP: 'after-tool', FAKE_CURSOR_DROP_MARK: join(root, 'dropped') },
+      async () => {
+        const { result, outputs } = await turnOf([{ role: 'user', content: 'make a file' }], 'ai-sdk')
+        assert.equal(result?.reruns, 0)
+        assert.equal(result?.error?.code, 'E_NETWORK')
+        assert.match(result?.error?.message ?? '', /dropped/)
+        assert.ok(
+          outputs.some((part) => part.type === 'tool-call'),
+          'the shell call that ran is shown',
+        )
+        assert.equal(outputs.filter((part) => part.type === 'error').length, 1)
+      },
+    )
+    assert.equal(runs().length, 1)
   })
 })

@@ -1,6 +1,7 @@
 // One turn of a conversation with Cursor, the same for every front end: pick the workspace and
 // the settings, answer title requests locally, plan the resume, run cursor-agent, rerun once as a
-// fresh chat when the resumed one is gone (E_RESUME), and record the chat that answered.
+// fresh chat when the resumed one is gone (E_RESUME), rerun once when the connection to Cursor
+// dropped before anything was answered, and record the chat that answered.
 import type {
   CursorAgentRun,
   ResumePlan,
@@ -150,6 +151,15 @@ function resumeManager(enabled: boolean): SessionResumeManager {
   return manager
 }
 
+/**
+ * How a turn's last run ended: its `RunResult`, and how many times the turn ran cursor-agent
+ * again before it (a resumed chat that was gone, a connection that dropped before anything was
+ * answered; at most once each).
+ */
+export interface TurnResult extends RunResult {
+  reruns: number
+}
+
 /** A turn in progress: one response of OpenCode's, one step of the model. */
 export interface Turn {
   /** Stops cursor-agent, and any rerun before it starts. */
@@ -160,7 +170,7 @@ export interface Turn {
    * is then held, and a later request carrying the results continues it). Run failures are in
    * `error` (and were delivered as closing outputs); only bad options reject, before any output.
    */
-  readonly done: Promise<RunResult | null>
+  readonly done: Promise<TurnResult | null>
 }
 
 /**
@@ -177,6 +187,7 @@ function runOptions(
   plan: ResumePlan,
   format: TurnFormat,
   folder: string | null,
+  rerunnableDrop: boolean,
 ): RunCursorAgentOptions {
   const { settings, workspace } = config
   const options: RunCursorAgentOptions = {
@@ -187,6 +198,7 @@ function runOptions(
       ? { format }
       : { format: format.format, includeUsage: format.includeUsage, toolCalls: 'omit' as const, completions: true }),
     force: settings.force,
+    rerunnableDrop,
     env: withApiKey(childEnvironment(process.env, settings), config.apiKey),
     idleTimeoutMs: settings.idleTimeoutMs,
     timeoutMs: settings.timeoutMs,
@@ -228,6 +240,10 @@ export type { TurnOutput }
  * how its step ended when it ends one (as the run tells it). The turn asks the
  * resume cache for a plan; when the resumed chat turns out to be gone (`E_RESUME`, which
  * delivers no output), it reports that, and runs once more as a fresh chat with the full prompt.
+ * When the connection to Cursor drops before anything was answered (no text, no tool run), the
+ * run delivers nothing and the turn runs it once more with the same plan: a fresh chat again with
+ * the full prompt (never resuming the chat the dropped run opened, which would put the history in
+ * twice), or the same resumed chat with the same incremental prompt.
  * A successful run's chat (or one cut off by the usage limit) is recorded for the next turn; a
  * failure is reported to the cache, which keeps the chat unless the failure says it is gone.
  *
@@ -247,7 +263,9 @@ export function startTurn(config: TurnConfig, request: TurnRequest, format: Turn
       const step = new Promise<StepOutcome>((resolve) => (stepEnded = resolve))
       held.continueInto(onOutput, stepEnded)
       if (held.run.answerToolCalls(answers)) {
-        return { cancel: () => held.cancel(), done: step.then((end) => (end === 'handed-over' ? null : held.result())) }
+        // The held run's turn counted its reruns (a held result without the count had none).
+        const result = (): Promise<TurnResult> => held.result().then((ended) => ({ reruns: 0, ...ended }))
+        return { cancel: () => held.cancel(), done: step.then((end) => (end === 'handed-over' ? null : result())) }
       }
     }
     held.cancel()
@@ -282,18 +300,39 @@ function freshTurn(
   let deliver = onOutput
   let stepEnded: StepEnded = () => {}
   const firstStep = new Promise<StepOutcome>((resolve) => (stepEnded = resolve))
+  // A dropped connection is run again once per request: the run after that reports its drop.
+  let dropRerunLeft = true
+  let reruns = 0
   const runOnce = (plan: ResumePlan): Promise<RunResult> => {
-    current = native().runCursorAgent(runOptions(config, request, plan, format, folder), route)
+    current = native().runCursorAgent(runOptions(config, request, plan, format, folder, dropRerunLeft), route)
     if (cancelled) current.cancel()
     return current.wait()
   }
-  const turn = async (): Promise<RunResult> => {
-    if (request.standalone === true) return runOnce(manager.freshPlan(resumeRequest))
+  const turn = async (): Promise<TurnResult> => {
+    if (request.standalone === true) {
+      const plan = manager.freshPlan(resumeRequest)
+      let result = await runOnce(plan)
+      if (result.rerunnable && !cancelled) {
+        dropRerunLeft = false
+        reruns += 1
+        result = await runOnce(plan)
+      }
+      return { ...result, reruns }
+    }
     let plan = manager.plan(resumeRequest)
     let result = await runOnce(plan)
-    if (result.error?.code === 'E_RESUME' && !cancelled) {
-      manager.reportFailure(plan, result.error)
-      plan = manager.freshPlan(resumeRequest)
+    let resumeRerunLeft = true
+    while (!cancelled) {
+      if (result.error?.code === 'E_RESUME' && resumeRerunLeft) {
+        resumeRerunLeft = false
+        manager.reportFailure(plan, result.error)
+        plan = manager.freshPlan(resumeRequest)
+      } else if (result.rerunnable && dropRerunLeft) {
+        dropRerunLeft = false
+      } else {
+        break
+      }
+      reruns += 1
       result = await runOnce(plan)
     }
     if (result.error != null) manager.reportFailure(plan, result.error)
@@ -301,7 +340,7 @@ function freshTurn(
     // once the limit resets, resumes it like a successful one.
     const chatStands = result.error == null ? !result.cancelled : result.error.code === 'E_QUOTA'
     if (chatStands && result.sessionId != null) manager.record(plan, result.sessionId)
-    return result
+    return { ...result, reruns }
   }
   const finished = turn()
   function route(outputs: StreamOutput[], step: RunStep | null): void {

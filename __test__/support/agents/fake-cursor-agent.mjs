@@ -37,6 +37,14 @@
 //                              FAKE_CURSOR_EXIT_CODE (default 1); `mcp` connects to the configured
 //                              MCP servers, lists their tools and runs FAKE_CURSOR_MCP_SCRIPT (a
 //                              script of text and native steps only runs without any server)
+//   FAKE_CURSOR_DROP           `before-answer` | `after-tool`: the connection to Cursor drops as
+//                              reported of real runs: the records so far on stdout (system/init and
+//                              the prompt's echo; with `after-tool` also a shell call that ran),
+//                              then on stderr `Connection lost, reconnecting ...` and
+//                              `RetriableError: WritableIterable is closed`, exit 1, no `result`.
+//                              Once per FAKE_CURSOR_DROP_MARK (a file made by the drop; when it
+//                              exists the run answers as it would without the drop); without a
+//                              mark, every run drops
 //   FAKE_CURSOR_MCP_SCRIPT     the `mcp` scenario's steps: a JSON array, or a path to a JSON file
 //                              holding one (see runMcpScript for the step kinds); or an object of
 //                              such arrays, chosen by the first key the prompt contains
@@ -840,6 +848,26 @@ async function run() {
       .map((pair) => pair.split(' - ')[0].trim())
       .join(', ')
     process.stderr.write(`Cannot use this model: ${flags.model}. Available models: ${available}\n`)
+    process.exit(1)
+  }
+  if (env.FAKE_CURSOR_DROP && !(env.FAKE_CURSOR_DROP_MARK && existsSync(env.FAKE_CURSOR_DROP_MARK))) {
+    if (env.FAKE_CURSOR_DROP_MARK) writeFileSync(env.FAKE_CURSOR_DROP_MARK, `${process.pid}\n`)
+    record({ stdin, scenario: 'drop', sessionId, drop: env.FAKE_CURSOR_DROP })
+    const lines = openingEvents(sessionId, stdin).slice(0, 2)
+    if (env.FAKE_CURSOR_DROP === 'after-tool') {
+      const call = { session_id: sessionId, call_id: 'drop_shell', model_call_id: 'drop_model_call' }
+      const args = { command: 'touch made-before-the-drop', workingDirectory: '' }
+      const ran = { success: { command: args.command, exitCode: 0, stdout: '', stderr: '' } }
+      lines.push(
+        { type: 'tool_call', subtype: 'started', ...call, tool_call: { shellToolCall: { args } } },
+        { type: 'tool_call', subtype: 'completed', ...call, tool_call: { shellToolCall: { args, result: ran } } },
+      )
+    }
+    await printLines(lines.map((event) => JSON.stringify(event)))
+    process.stderr.write(
+      'Connection lost, reconnecting to https://agentn.global.api5.cursor.sh (attempt 1)...\n' +
+        'RetriableError: WritableIterable is closed\n',
+    )
     process.exit(1)
   }
   if (scenario === 'fail') {

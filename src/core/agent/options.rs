@@ -39,6 +39,9 @@ pub struct RunRequest {
     pub executable: Option<String>,
     /// Default true: `--force`; false: `--trust`.
     pub force: bool,
+    /// A drop before anything was answered delivers nothing and is reported `rerunnable`;
+    /// default false.
+    pub rerunnable_drop: bool,
     /// After every other argument; default none.
     pub extra_args: Vec<String>,
     /// The child's complete environment; default: inherit the host's.
@@ -119,6 +122,7 @@ impl Default for RunRequest {
             resume_chat_id: None,
             executable: None,
             force: true,
+            rerunnable_drop: false,
             extra_args: Vec::new(),
             env: None,
             idle_timeout: Some(DEFAULT_IDLE_TIMEOUT),

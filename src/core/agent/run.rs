@@ -28,7 +28,7 @@ use crate::core::secrets::Secrets;
 use crate::core::stream::encode::Output;
 use crate::core::stream::transformer::StreamTransformer;
 use crate::core::stream::translate::Outcome;
-use ending::{conclude, Ending, TimeoutKind};
+use ending::{conclude, Concluded, Ending, Rerun, TimeoutKind};
 pub(crate) use handle::StopReason;
 use handle::StopSender;
 pub use handle::{Receipt, RunHandle, RunResult, RunStep, StepReason, ToolAnswers};
@@ -256,12 +256,21 @@ impl Run {
         );
         let ending_label = ending.label();
 
-        let (error, closing) = conclude(
+        let rerun = Rerun {
+            asked: self.options.rerunnable_drop,
+            nothing_delivered: self.delivered == 0,
+        };
+        let Concluded {
+            error,
+            closing,
+            rerunnable,
+        } = conclude(
             ending,
             &outcome,
             &mut self.transformer,
             &mut self.hold,
             self.options.resume_chat_id.as_deref(),
+            rerun,
         );
         if let Some(error) = &error {
             // The whole text, Cursor's words included: a front end may show only the explanation.
@@ -302,6 +311,7 @@ impl Run {
             session_id: self.transformer.session_id().map(str::to_owned),
             usage: self.transformer.usage().cloned(),
             error,
+            rerunnable,
             skipped_lines,
             capture,
         }

@@ -42,6 +42,12 @@ with_translation_options! {
         /// Pass `--force` (Cursor may run shell commands); false passes `--trust` instead.
         /// Default true.
         force "force": Option<bool>,
+        /// The caller runs the request once more when the connection to Cursor drops before
+        /// anything was answered (cursor-agent's `WritableIterable is closed`, no tool run, no
+        /// output): such a run then delivers nothing, not even its error, and says so with
+        /// `RunResult.rerunnable` (its `error` is the `E_NETWORK` it would have reported). A
+        /// run that delivered anything reports the drop as an ordinary failure. Default false.
+        rerunnable_drop "rerunnableDrop": Option<bool>,
         /// Further cursor-agent arguments, after all others. Default none.
         extra_args "extraArgs": Option<Vec<String>>,
         /// The child's complete environment (nothing else is inherited); also where `PATH` and
@@ -178,6 +184,7 @@ impl TryFrom<RunCursorAgentOptions> for RunRequest {
             resume_chat_id: options.resume_chat_id,
             executable: options.executable,
             force: options.force.unwrap_or(defaults.force),
+            rerunnable_drop: options.rerunnable_drop.unwrap_or(defaults.rerunnable_drop),
             extra_args: options.extra_args.unwrap_or_default(),
             env: options.env,
             idle_timeout: options.idle_timeout_ms.map_or(defaults.idle_timeout, limit),

@@ -432,8 +432,8 @@ fn explanation(kind: Kind, text: &str, answered: bool) -> CoreError {
                 "The connection to Cursor's servers dropped in the middle of the answer, so the \
                  answer was cut off here; what arrived stays. Send the message again to go on."
             } else {
-                "The connection to Cursor's servers dropped before an answer began. Send the \
-                 message again."
+                "The connection to Cursor's servers dropped before any answer text arrived (what \
+                 did arrive stays). Send the message again."
             }
             .to_owned(),
         ),

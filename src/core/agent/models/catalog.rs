@@ -220,8 +220,20 @@ mod tests {
                 128_000,
                 true,
             ),
-            ("sonnet-4.6-thinking[effort=high]", "Sonnet", 200_000, 128_000, true),
-            ("opus-4.8[context=huge]", "Claude Opus 4.8", 200_000, 128_000, false),
+            (
+                "sonnet-4.6-thinking[effort=high]",
+                "Sonnet",
+                200_000,
+                128_000,
+                true,
+            ),
+            (
+                "opus-4.8[context=huge]",
+                "Claude Opus 4.8",
+                200_000,
+                128_000,
+                false,
+            ),
         ] {
             assert_eq!(
                 model_spec(id, name),

@@ -6,7 +6,7 @@ use std::time::Duration;
 use super::resume_hold::Hold;
 use super::StopReason;
 use crate::core::error::{CoreError, ErrorCode};
-use crate::core::failure::classify::quoted_tail;
+use crate::core::failure::classify::{connection_dropped, quoted_tail};
 use crate::core::failure::duration::readable_duration;
 use crate::core::failure::resume::is_resume_specific;
 use crate::core::stream::encode::Output;
@@ -59,18 +59,40 @@ pub(super) fn callback_error(message: &str) -> CoreError {
 /// Lines of stderr a resume failure quotes.
 const RESUME_QUOTED_LINES: usize = 5;
 
-/// The error `ending` reports (`None` for success, cancel and quota after output) and the
-/// closing outputs to deliver after whatever `hold` still keeps. A callback failure and an
-/// `E_RESUME` deliver no closing outputs: the consumer is gone, or must see nothing of a run it
-/// will redo.
+/// What a run's ending reports.
+#[derive(Debug, Default)]
+pub(super) struct Concluded {
+    /// `None` for success, cancel and quota after output.
+    pub error: Option<CoreError>,
+    /// To deliver after whatever the hold still keeps.
+    pub closing: Vec<Output>,
+    /// The connection dropped before anything was answered, and nothing is delivered: the
+    /// caller runs the request once more.
+    pub rerunnable: bool,
+}
+
+/// What decides whether a run that ended may be run once more instead of reporting its failure.
+#[derive(Debug, Clone, Copy, Default)]
+pub(super) struct Rerun {
+    /// The caller asked for it (`rerunnableDrop`).
+    pub asked: bool,
+    /// Nothing of the run reached the consumer (no step ended, nothing delivered).
+    pub nothing_delivered: bool,
+}
+
+/// The error `ending` reports and the closing outputs to deliver after whatever `hold` still
+/// keeps. A callback failure, an `E_RESUME` and a rerunnable drop deliver no closing outputs: the
+/// consumer is gone, or must see nothing of a run it will redo.
 pub(super) fn conclude(
     ending: Ending,
     outcome: &Outcome,
     transformer: &mut StreamTransformer,
     hold: &mut Hold,
     resume_chat_id: Option<&str>,
-) -> (Option<CoreError>, Vec<Output>) {
+    rerun: Rerun,
+) -> Concluded {
     let mut closing = Vec::new();
+    let mut rerunnable = false;
     let chat = resume_chat_id.unwrap_or_default();
     let error = match ending {
         Ending::Stopped(reason @ (StopReason::Callback(_) | StopReason::ConsumerGone)) => {
@@ -135,9 +157,31 @@ pub(super) fn conclude(
                         ),
                     )))
                 }
+                // `answered` is read after `finish`: whether this response put out anything
+                // before its closing outputs (held ones included).
+                Some(error)
+                    if rerun.asked
+                        && rerun.nothing_delivered
+                        && !transformer.answered()
+                        && error.code() == ErrorCode::Network
+                        && connection_dropped(&outcome.stderr) =>
+                {
+                    tracing::warn!(
+                        "the connection to Cursor dropped before anything was answered; the run \
+                         delivers nothing, so that it runs once more"
+                    );
+                    hold.discard();
+                    closing.clear();
+                    rerunnable = true;
+                    Some(error)
+                }
                 error => error,
             }
         }
     };
-    (error, closing)
+    Concluded {
+        error,
+        closing,
+        rerunnable,
+    }
 }

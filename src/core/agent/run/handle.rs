@@ -127,6 +127,11 @@ wire_struct! {
         /// Absent on success and on cancel. A failure after output (a usage limit hit
         /// mid-answer among them) is reported here too: the output delivered so far stands.
         error "error": Option<CoreError>,
+        /// With `rerunnableDrop`: the connection to Cursor dropped before anything was
+        /// answered, and the run delivered nothing (not even `error`): run the request once
+        /// more (a fresh chat with the same prompt, or the same resumed chat with the same
+        /// prompt).
+        rerunnable "rerunnable": bool,
         /// Non-blank stdout records skipped as unusable: longer than `maxLineBytes`, not valid
         /// UTF-8, not a JSON object (as `StreamTransformer.skippedLines` counts them). Not an
         /// error (a prompt over the cap comes back as one echoed record); a warning is logged.

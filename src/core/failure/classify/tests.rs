@@ -64,7 +64,7 @@ fn table_of_error_texts() {
         (
             "Connection lost, reconnecting to https://agentn.global.api5.cursor.sh (attempt 1)...\nRetriableError: WritableIterable is closed",
             "E_NETWORK",
-            &["dropped before an answer began", "Send the message again"],
+            &["dropped before any answer text arrived", "Send the message again"],
         ),
         ("Error: T: WritableIterable is closed", "E_NETWORK", &["dropped"]),
         ("RetriableError: ReadableIterable is closed", "E_NETWORK", &["dropped"]),
@@ -321,10 +321,18 @@ fn a_dropped_connection_says_whether_the_answer_was_cut_off() {
     let said = "Connection lost, reconnecting to https://agentn.global.api5.cursor.sh\nRetriableError: WritableIterable is closed";
     let before = classify_failure(said, Some(1), None, None, false, false);
     let during = classify_failure(said, Some(1), None, None, false, true);
-    assert_eq!((before.code(), during.code()), (ErrorCode::Network, ErrorCode::Network));
-    assert!(before.message().contains("before an answer began"), "{}", before.message());
+    assert_eq!(
+        (before.code(), during.code()),
+        (ErrorCode::Network, ErrorCode::Network)
+    );
     assert!(
-        during.message().contains("answer was cut off") && during.message().contains("what arrived stays"),
+        before.message().contains("before any answer text arrived"),
+        "{}",
+        before.message()
+    );
+    assert!(
+        during.message().contains("answer was cut off")
+            && during.message().contains("what arrived stays"),
         "{}",
         during.message()
     );
@@ -336,8 +344,14 @@ fn connection_dropped_knows_each_variant_and_nothing_else() {
         ("RetriableError: WritableIterable is closed", true),
         ("Error: T: WritableIterable is closed", true),
         ("RetriableError: ReadableIterable is closed", true),
-        ("\u{1b}[31mRetriableError: WRITABLEITERABLE IS CLOSED\u{1b}[0m", true),
-        ("Connection lost, reconnecting to https://api2.cursor.sh (attempt 1)...", false),
+        (
+            "\u{1b}[31mRetriableError: WRITABLEITERABLE IS CLOSED\u{1b}[0m",
+            true,
+        ),
+        (
+            "Connection lost, reconnecting to https://api2.cursor.sh (attempt 1)...",
+            false,
+        ),
         ("TypeError: fetch failed", false),
         ("the iterable is closed", false),
     ];
@@ -359,7 +373,13 @@ fn explanations_of_capacity_and_drops_avoid_words_a_host_retries_on() {
             let message = classify_failure(said, Some(1), None, None, false, answered)
                 .message()
                 .to_ascii_lowercase();
-            for word in ["unavailable", "exhausted", "connection lost", "try again", "at capacity"] {
+            for word in [
+                "unavailable",
+                "exhausted",
+                "connection lost",
+                "try again",
+                "at capacity",
+            ] {
                 assert!(!message.contains(word), "{said}: {message}");
             }
         }

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { before, describe, test } from 'node:test'
-import { assertFailedOnce, e2eFile, failingRun, textOf } from '../support/e2e.ts'
+import { assertFailedOnce, e2eFile, eventsOf, failingRun, textOf } from '../support/e2e.ts'
 import type { OpenCodeServer, Sandbox } from '../support/opencode.ts'
 
 const MODEL = 'cursor-acp/auto'
@@ -112,6 +112,38 @@ describe('an answer that was cut off says so', { concurrency: 2 }, () => {
     })
     assertFailedOnce(failed, 'E_NETWORK')
     assert.equal(textOf(failed.result), partial, failed.why)
+  })
+})
+
+describe('a connection to Cursor that drops', { concurrency: 2 }, () => {
+  test('before anything was answered: cursor-agent runs once more and the answer is shown, no error', async () => {
+    const sandbox = await e2e.sandboxWith({
+      FAKE_CURSOR_DROP: 'before-answer',
+      FAKE_CURSOR_STREAM: 'text:Answered after the drop.',
+    })
+    // The mark lives in the sandbox: the first run drops and makes it, the rerun answers.
+    const args = ['run', '--format', 'json', '--model', MODEL, 'say', 'hi']
+    const result = await sandbox.run(args, {
+      timeoutMs: 120_000,
+      env: { FAKE_CURSOR_DROP_MARK: join(sandbox.root, 'dropped') },
+    })
+    const why = `exit ${result.code}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr.slice(-3000)}`
+    assert.equal(result.code, 0, why)
+    assert.equal(textOf(result), 'Answered after the drop.', why)
+    assert.equal(eventsOf(result, 'error').length, 0, why)
+    const runs = sandbox.invocations()
+    assert.deepEqual(
+      runs.map((run) => run.scenario),
+      ['drop', 'replay'],
+      why,
+    )
+  })
+
+  test('after a tool ran: no rerun (its edits are on disk); the error says the connection dropped', async () => {
+    const failed = await runFailing({ FAKE_CURSOR_DROP: 'after-tool' })
+    assertFailedOnce(failed, 'E_NETWORK')
+    assert.match(failed.message, /connection to Cursor's servers dropped/, failed.why)
+    assert.doesNotMatch(textOf(failed.result), /WritableIterable/, "Cursor's words are never the answer")
   })
 })
 

@@ -77,6 +77,31 @@ const CASES: Case[] = [
     shown: { title: 'false', output: 'boom\n', metadata: { output: 'boom\n', exit: 1 } },
   },
   {
+    // @cursor/sdk 1.0.32: a long output kept as its head and tail, the count between as an int64 string.
+    kind: 'shellToolCall',
+    name: 'shell',
+    args: { command: 'seq 100000' },
+    result: {
+      status: 'success',
+      command: 'seq 100000',
+      exitCode: 0,
+      outputHead: '1\n2\n',
+      outputTail: '99999\n100000\n',
+      elidedChars: '588879',
+    },
+    tool: 'bash',
+    input: { command: 'seq 100000' },
+    shown: {
+      title: 'seq 100000',
+      output: '1\n2\n[… 588879 characters of output left out by Cursor …]\n99999\n100000\n',
+      metadata: {
+        output: '1\n2\n[… 588879 characters of output left out by Cursor …]\n99999\n100000\n',
+        exit: 0,
+        elidedChars: 588879,
+      },
+    },
+  },
+  {
     kind: 'shellToolCall',
     name: 'shell',
     args: { command: 'uname -a' },

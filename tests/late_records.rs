@@ -285,6 +285,8 @@ fn the_new_shapes_read_the_same_in_any_chunking() {
         "tool-results-2026.ndjson",
         "mcp-args-2026.ndjson",
         "unknown-records.ndjson",
+        "sdk-1032-records.ndjson",
+        "connection-drop.ndjson",
     ] {
         let input = stream_fixture(name);
         for format in [Format::OpenAiSse, Format::AiSdk] {
@@ -296,4 +298,103 @@ fn the_new_shapes_read_the_same_in_any_chunking() {
             assert_eq!(t.unknown_records(), once.unknown_records(), "{name}");
         }
     }
+}
+
+#[test]
+fn the_records_of_sdk_1_0_32_read_as_notices_tools_and_usage() {
+    let (sse, ai, parts, t) = both("sdk-1032-records.ndjson");
+    let notice = "(Cursor: High demand: responses may be slower.)";
+    // The server notice is beside the answer, never in it.
+    assert_eq!(sse[0], format!("reasoning: {notice}"));
+    assert_eq!(ai[1], format!("reasoning reasoning-0: {notice}"));
+    assert_eq!(visible_text_of(&parts), "Here. Done.");
+    // Each new kind of call shows under its name with its arguments.
+    let calls: Vec<(String, Value)> = parts
+        .iter()
+        .filter(|p| p["type"] == "tool-call")
+        .map(|p| {
+            (
+                s(p, "toolName").to_owned(),
+                serde_json::from_str(s(p, "input")).unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        calls,
+        vec![
+            (
+                "sendToUser".to_owned(),
+                json!({"message": "Deployed to staging."})
+            ),
+            ("piRead".into(), json!({"path": "/w/README.md"})),
+            (
+                "createAgent".into(),
+                json!({"name": "helper", "prompt": "Look at the tests."})
+            ),
+            (
+                "writeCanvas".into(),
+                json!({"canvasId": "canvas-1", "content": "<h1>Plan</h1>"})
+            ),
+            ("createGoal".into(), json!({"title": "Ship the fix"})),
+            (
+                "shell".into(),
+                json!({"command": "seq 100000", "workingDirectory": ""})
+            ),
+        ]
+    );
+    // What Cursor kept of a long shell output, and how much it left out, reach the host.
+    let shell = parts
+        .iter()
+        .find(|p| p["type"] == "tool-result" && p["toolCallId"] == "c_shell")
+        .unwrap();
+    assert_eq!(shell["result"]["outputHead"], "1\n2\n3\n");
+    assert_eq!(shell["result"]["outputTail"], "99999\n100000\n");
+    assert_eq!(shell["result"]["elidedChars"], "588877");
+    assert_eq!(shell["isError"], false);
+    // Cursor's reasoning count joins its usage.
+    assert_eq!(t.usage().and_then(|u| u.reasoning_tokens), Some(12));
+    let finish = parts.iter().find(|p| p["type"] == "finish").unwrap();
+    assert_eq!(finish["usage"]["outputTokens"]["reasoning"], 12);
+    assert_eq!(finish["usage"]["raw"]["reasoning_tokens"], 12);
+    assert!(t.unknown_records().is_empty());
+}
+
+#[test]
+fn cursor_agents_report_of_a_dropped_connection_is_never_answer_text() {
+    let input = stream_fixture("connection-drop.ndjson");
+    let stderr = "Connection lost, reconnecting to https://api2.cursor.sh\nRetriableError: WritableIterable is closed";
+    let dropped = opencode_cursor_native::core::stream::translate::Outcome {
+        exit_code: Some(1),
+        signal: None,
+        stderr: stderr.into(),
+        cancelled: false,
+    };
+    for format in [Format::OpenAiSse, Format::AiSdk] {
+        let (out, summary, _) = run_chunks(options(format), &[&input], &dropped);
+        let shown = match format {
+            Format::AiSdk => visible_text(&out),
+            Format::OpenAiSse => sse_outline(&out)
+                .into_iter()
+                .filter(|line| line.starts_with("text:"))
+                .collect(),
+        };
+        assert!(shown.contains("Editing the file"), "{format:?}: {shown}");
+        assert!(!shown.contains("WritableIterable"), "{format:?}: {shown}");
+        let error = summary.error.expect("a drop is a failure");
+        assert_eq!(error.code(), "E_NETWORK");
+        assert!(
+            error.message().contains("answer was cut off"),
+            "{}",
+            error.message()
+        );
+    }
+}
+
+/// The text of an `ai-sdk` run's text parts.
+fn visible_text_of(parts: &[Value]) -> String {
+    parts
+        .iter()
+        .filter(|p| p["type"] == "text-delta")
+        .map(|p| s(p, "delta"))
+        .collect()
 }

@@ -67,6 +67,25 @@ const list = (value: JsonValue | undefined): JsonValue[] => (Array.isArray(value
 const count = (value: JsonValue | undefined): number | undefined =>
   typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined
 
+/** A count protobuf's JSON may write as a string (an int64, such as `elidedChars`). */
+const wideCount = (value: JsonValue | undefined): number | undefined =>
+  typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : count(value)
+
+/**
+ * A shell's output as Cursor kept it: the whole of it, or (`@cursor/sdk` 1.0.32) its head and
+ * tail with how many characters Cursor left out between them, said where they were.
+ */
+function shellOutput(result: JsonObject): { output: string; elided?: number } {
+  const interleaved = text(result, 'interleavedOutput')
+  const whole = interleaved !== '' ? interleaved : text(result, 'stdout') + text(result, 'stderr')
+  const elided = wideCount(field(result, 'elidedChars'))
+  const [head, tail] = [text(result, 'outputHead'), text(result, 'outputTail')]
+  if (elided === undefined || elided === 0 || (head === '' && tail === '')) return { output: whole }
+  const gap = `[… ${elided} characters of output left out by Cursor …]`
+  const output = `${head}${head === '' || head.endsWith('\n') ? '' : '\n'}${gap}\n${tail}`
+  return { output, elided }
+}
+
 /** A scalar as text; `undefined` for `null`, an array or an object. */
 export function scalarText(value: JsonValue | undefined): string | undefined {
   if (typeof value === 'string') return value
@@ -207,9 +226,9 @@ function treeLines(node: JsonValue, depth: number, lines: string[]): void {
 /** The shaping of each kind of result: Cursor's result and the input OpenCode was shown. */
 const SHAPES: Readonly<Record<Shape, (result: JsonObject, input: JsonObject) => ShownResult>> = {
   shell(result, input) {
-    const interleaved = text(result, 'interleavedOutput')
-    const output = interleaved !== '' ? interleaved : text(result, 'stdout') + text(result, 'stderr')
+    const { output, elided } = shellOutput(result)
     const metadata: JsonObject = { output, exit: field(result, 'exitCode') ?? null }
+    if (elided !== undefined) metadata.elidedChars = elided
     const description = field(input, 'description')
     if (description !== undefined) metadata.description = description
     return { output, metadata }

@@ -75,6 +75,9 @@ pub enum EventBody<'a> {
     Assistant { partial: bool, parts: Parts<'a> },
     /// A bare `text` record: its text as parts, reconciled like an assistant snapshot.
     Text { parts: Parts<'a> },
+    /// An `assistant` or `text` record flagged `is_server_notice` (`@cursor/sdk` 1.0.32's
+    /// `TextDeltaUpdate.is_server_notice`): Cursor's backend speaking, not the model.
+    ServerNotice { parts: Parts<'a> },
     /// `system/task_notification` or `system/background_shell_timeout`, with the whole record
     /// (its fields are unknown, see [`Notice`]).
     Notice { notice: Notice, record: &'a str },
@@ -205,6 +208,10 @@ struct Envelope<'a> {
     result: Option<&'a RawValue>,
     #[serde(borrow, default)]
     error: Option<&'a RawValue>,
+    /// Where a newer CLI would carry `TextDeltaUpdate.is_server_notice` (a guess: the wire
+    /// shape was never seen), in either spelling.
+    #[serde(default, alias = "isServerNotice")]
+    is_server_notice: Option<bool>,
 }
 
 #[derive(Deserialize)]
@@ -361,6 +368,9 @@ fn classify<'a>(mut e: Envelope<'a>, line: &'a str) -> Parsed<'a> {
             agent_version: None,
         },
         "assistant" => match e.message {
+            Some(m) if e.is_server_notice == Some(true) => {
+                EventBody::ServerNotice { parts: m.content }
+            }
             Some(m) => EventBody::Assistant {
                 partial,
                 parts: m.content,
@@ -368,6 +378,7 @@ fn classify<'a>(mut e: Envelope<'a>, line: &'a str) -> Parsed<'a> {
             None => return Parsed::IGNORED,
         },
         "text" => match text_record_parts(e.text.take(), e.content.take(), e.message.take()) {
+            Some(parts) if e.is_server_notice == Some(true) => EventBody::ServerNotice { parts },
             Some(parts) => EventBody::Text { parts },
             None => return unknown(e),
         },

@@ -88,6 +88,7 @@ pub(crate) fn read_of(parsed: &Parsed<'_>) -> RecordRead {
                 EventBody::Context { .. } => ("system or user", false),
                 EventBody::Assistant { partial, .. } => ("assistant", *partial),
                 EventBody::Text { .. } => ("text", false),
+                EventBody::ServerNotice { .. } => ("server notice", false),
                 EventBody::Notice { notice, .. } => (notice.trace_label(), false),
                 EventBody::Thinking { partial, .. } => ("thinking", *partial),
                 EventBody::ToolCall { completed, .. } => (

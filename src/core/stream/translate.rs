@@ -18,6 +18,8 @@ use crate::core::stream::usage::{parse_usage, UsageReport};
 mod bridged;
 mod notice;
 
+use notice::is_connection_report;
+
 /// Who runs the tool calls cursor-agent reports: Cursor itself, before the event reaches us.
 const CURSOR_RUNS_ITS_TOOLS: Executor = Executor::Cursor;
 
@@ -248,9 +250,15 @@ impl Translator {
                 }
             }
             EventBody::Transport => {}
+            // cursor-agent's report of a dropped connection, sent as answer text, is not the
+            // model's answer.
+            EventBody::Assistant { parts, .. } if is_connection_report(&parts) => {
+                self.server_notice(&parts, false, emit);
+            }
             EventBody::Assistant { partial, parts } => {
                 self.assistant(partial, &parts, emit);
             }
+            EventBody::ServerNotice { parts } => self.server_notice(&parts, true, emit),
             // Its shape was never seen: whether it repeats the deltas or is the only carrier of
             // the answer, a snapshot's reconciliation shows its text exactly once.
             EventBody::Text { parts } => self.assistant(false, &parts, emit),

@@ -4,8 +4,9 @@
 use serde_json::{Map, Value};
 
 use super::Translator;
+use crate::core::failure::classify::connection_dropped;
 use crate::core::json;
-use crate::core::stream::event::{Channel, Notice};
+use crate::core::stream::event::{Channel, Notice, Parts};
 use crate::core::stream::part::Part;
 
 /// Envelope fields a notice's log leaves out: they say nothing about what happened.
@@ -68,6 +69,60 @@ impl Translator {
         );
         self.has_content = true;
         emit(Part::TextDelta(&notice));
+    }
+}
+
+/// The longest text a record may have and still be only cursor-agent's report of a dropped
+/// connection (`RetriableError: WritableIterable is closed`), not an answer that mentions one.
+const CONNECTION_REPORT_CHARS: usize = 120;
+
+/// The text of a record's parts, joined.
+fn parts_text(parts: &Parts<'_>) -> String {
+    parts
+        .iter()
+        .filter_map(|part| part.channel_text())
+        .map(|(_, text)| text)
+        .collect()
+}
+
+/// Whether an assistant record's whole text is cursor-agent's report of a dropped connection
+/// (one short line), which it has been seen to send as answer text.
+pub(super) fn is_connection_report(parts: &Parts<'_>) -> bool {
+    let text = parts_text(parts);
+    let text = text.trim();
+    !text.contains('\n')
+        && text.chars().count() <= CONNECTION_REPORT_CHARS
+        && connection_dropped(text)
+}
+
+impl Translator {
+    /// Text from Cursor's backend rather than the model (`is_server_notice`, or cursor-agent's
+    /// report of a dropped connection): never answer text. Logged; a server notice is shown in
+    /// the reasoning channel as a `system` notice is (`shown`), a connection report is only
+    /// logged (the run's error tells it).
+    pub(super) fn server_notice(
+        &mut self,
+        parts: &Parts<'_>,
+        shown: bool,
+        emit: &mut impl FnMut(Part<'_>),
+    ) {
+        let text = parts_text(parts);
+        let text = text.trim();
+        tracing::info!(
+            text = %quoted(text),
+            shown,
+            "cursor-agent sent text from Cursor's servers, not the model's"
+        );
+        if !shown || text.is_empty() {
+            return;
+        }
+        let shown = format!("(Cursor: {})", quoted(text));
+        if self.in_reasoning {
+            self.emit_text(Channel::Thinking, &format!("\n\n{shown}\n\n"), emit);
+        } else {
+            self.emit_text(Channel::Thinking, &shown, emit);
+            self.end_reasoning(emit);
+        }
     }
 }
 

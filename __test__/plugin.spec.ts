@@ -724,6 +724,63 @@ describe('the provider over the fake cursor-agent', () => {
     })
   })
 
+  test('a connection that drops before anything was answered: OpenCode sees only the rerun, answered', async () => {
+    const { createCursorAcp } = await load.provider()
+    const dropLog = join(scratch, 'provider-drop-log')
+    const env = {
+      FAKE_CURSOR_LOG_DIR: dropLog,
+      FAKE_CURSOR_STREAM: 'text:Answered after the drop.',
+      FAKE_CURSOR_DROP: 'before-answer',
+      FAKE_CURSOR_DROP_MARK: join(scratch, 'provider-dropped'),
+    }
+    await withEnv(env, async () => {
+      const model = userProvider(createCursorAcp, {
+        name: 'cursor-acp',
+        workspace,
+        executable: fakeAgent,
+      }).languageModel('auto')
+      const parts = await collect((await model.doStream({ prompt: userPrompt('greet me') } as any)).stream)
+      assert.deepEqual(
+        parts.filter((part) => ['stream-start', 'error', 'finish'].includes(part.type)).map((part) => part.type),
+        ['stream-start', 'finish'],
+      )
+      assert.equal(parts.at(-1).finishReason.unified, 'stop')
+      const text = parts.filter((part) => part.type === 'text-delta').map((part) => part.delta)
+      assert.equal(text.join(''), 'Answered after the drop.')
+    })
+    assert.equal(readdirSync(dropLog).length, 2, 'the dropped run and its rerun')
+  })
+
+  test("@cursor/sdk 1.0.32's records through OpenCode: a server notice beside the answer, a shell's elided output, reasoning tokens", async () => {
+    const { createCursorAcp } = await load.provider()
+    const fixture = resolve(fileURLToPath(import.meta.url), '..', 'fixtures', 'streams', 'sdk-1032-records.ndjson')
+    await withEnv({ FAKE_CURSOR_LOG_DIR: logDir, FAKE_CURSOR_STREAM: fixture }, async () => {
+      const model = userProvider(createCursorAcp, {
+        name: 'cursor-acp',
+        workspace,
+        executable: fakeAgent,
+      }).languageModel('auto')
+      const parts = await collect((await model.doStream({ prompt: userPrompt('show me') } as any)).stream)
+      const of = (type: string) => parts.filter((part) => part.type === type).map((part) => part.delta)
+      assert.equal(of('text-delta').join(''), 'Here. Done.')
+      assert.equal(of('reasoning-delta').join(''), '(Cursor: High demand: responses may be slower.)')
+      const shell = parts.find((part) => part.type === 'tool-result' && part.toolCallId === 'c_shell')
+      assert.match(
+        shell.result.output,
+        /^1\n2\n3\n\[… 588877 characters of output left out by Cursor …\]\n99999\n100000\n$/,
+      )
+      assert.equal(shell.result.metadata.elidedChars, 588877)
+      const named = parts.filter((part) => part.type === 'tool-call').map((part) => part.toolName)
+      for (const name of ['sendToUser', 'piRead', 'createAgent', 'writeCanvas', 'createGoal']) {
+        assert.ok(
+          named.some((shown: string) => shown.toLowerCase().includes(name.toLowerCase())),
+          `${name} in ${named}`,
+        )
+      }
+      assert.equal(parts.at(-1).providerMetadata.cursor.usage.reasoning_tokens, 12)
+    })
+  })
+
   test("Cursor's own tool calls reach OpenCode as its tools of their kind, as the capture's expectation says", async () => {
     const { createCursorAcp } = await load.provider()
     for (const capture of ['maestro/02_shell_tool_call.jsonl', 'maestro/05_rejected_shell.jsonl']) {

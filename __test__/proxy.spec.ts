@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpath
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import { connect, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import OpenAI from 'openai'
 import { specEnvironment } from './support/env.ts'
@@ -159,6 +159,27 @@ describe('chat completions through the openai client', () => {
     assert.equal(final.choices[0]!.finish_reason, 'stop')
     assert.equal(runs(logDir).length, 1)
   })
+
+  it(
+    'a connection that drops before anything was answered is run once more; the client sees one answer',
+    LIMIT,
+    async () => {
+      const dropped = (logDir: string) => join(logDir, '..', `${basename(logDir)}-dropped`)
+      let logDir = fake({ FAKE_CURSOR_STREAM: 'text:After the drop.', FAKE_CURSOR_DROP: 'before-answer' })
+      process.env.FAKE_CURSOR_DROP_MARK = dropped(logDir)
+      const streamed = await client().chat.completions.create({ model: 'auto', messages: ask, stream: true })
+      const chunks: OpenAI.ChatCompletionChunk[] = []
+      for await (const chunk of streamed) chunks.push(chunk)
+      assert.equal(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join(''), 'After the drop.')
+      assert.equal(runs(logDir).length, 2)
+
+      logDir = fake({ FAKE_CURSOR_STREAM: 'text:After the drop.', FAKE_CURSOR_DROP: 'before-answer' })
+      process.env.FAKE_CURSOR_DROP_MARK = dropped(logDir)
+      const completion = await client().chat.completions.create({ model: 'auto', messages: ask })
+      assert.equal(completion.choices[0]!.message.content, 'After the drop.')
+      assert.equal(runs(logDir).length, 2)
+    },
+  )
 })
 
 /** Cursor's usage-limit text, naming a reset date `days` from now (M/D/YYYY, as Cursor writes it). */

@@ -753,7 +753,7 @@ describe('the provider over the fake cursor-agent', () => {
 
   test("@cursor/sdk 1.0.32's records through OpenCode: a server notice beside the answer, a shell's elided output, reasoning tokens", async () => {
     const { createCursorAcp } = await load.provider()
-    const fixture = resolve(fileURLToPath(import.meta.url), '..', 'fixtures', 'streams', 'sdk-1032-records.ndjson')
+    const fixture = join(repo, '__test__', 'fixtures', 'streams', 'sdk-1032-records.ndjson')
     await withEnv({ FAKE_CURSOR_LOG_DIR: logDir, FAKE_CURSOR_STREAM: fixture }, async () => {
       const model = userProvider(createCursorAcp, {
         name: 'cursor-acp',

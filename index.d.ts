@@ -952,7 +952,9 @@ export declare const enum ErrorCode {
   Resume = 'E_RESUME',
   /**
    * Cursor's servers could not be reached, or failed to answer (HTTP 5xx,
-   * overloaded), after Cursor's own retries.
+   * overloaded), after Cursor's own retries; the connection dropped mid-run (what
+   * arrived stays); or Cursor had no capacity for the model (not the login, not the
+   * usage limit).
    */
   Network = 'E_NETWORK',
   /** The idle or the overall timeout was hit. */

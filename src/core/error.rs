@@ -27,7 +27,9 @@ macro_rules! with_error_codes {
             #[doc = " chat."]
             Resume = "E_RESUME",
             #[doc = " Cursor's servers could not be reached, or failed to answer (HTTP 5xx,"]
-            #[doc = " overloaded), after Cursor's own retries."]
+            #[doc = " overloaded), after Cursor's own retries; the connection dropped mid-run (what"]
+            #[doc = " arrived stays); or Cursor had no capacity for the model (not the login, not the"]
+            #[doc = " usage limit)."]
             Network = "E_NETWORK",
             #[doc = " The idle or the overall timeout was hit."]
             Timeout = "E_TIMEOUT",

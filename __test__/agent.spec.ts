@@ -465,6 +465,17 @@ describe('listCursorModels', () => {
     )
   })
 
+  it('keeps an id with parameters whole, its context= as the window, and skips the tips after the list', async () => {
+    const listed = await listCursorModels({ executable: modelsAgent, env: agentEnv({ FAKE_MODELS: 'parameters' }) })
+    assert.deepEqual(
+      listed.map((m) => [m.id, m.contextWindow]),
+      [
+        ['claude-opus-4-8', 128_000],
+        ['claude-opus-4-8[context=1m,effort=high]', 1_000_000],
+      ],
+    )
+  })
+
   it('resolves [] when Cursor says no models are available', async () => {
     assert.deepEqual(await listCursorModels({ executable: modelsAgent, env: agentEnv({ FAKE_MODELS: 'none' }) }), [])
   })

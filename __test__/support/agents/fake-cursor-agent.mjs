@@ -787,7 +787,9 @@ async function run() {
     if (pairs.length === 0) process.stdout.write('No models available for this account.\n')
     else
       process.stdout.write(
-        `Available models\n\n${pairs.map((pair) => pair.trim()).join('\n')}\n\nTip: use --model <id> to switch.\n`,
+        `Available models\n\n${pairs.map((pair) => pair.trim()).join('\n')}\n\nTip: use --model <id> to switch.\n` +
+          // Newer builds end the list with ids that take parameters, as examples: not models.
+          "Tip: models take parameters, e.g. agent --model 'claude-opus-4-8[context=1m,effort=high,fast=false]' - see --help\n",
       )
     return
   }

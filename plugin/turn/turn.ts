@@ -23,6 +23,7 @@ import {
 } from './env.js'
 import { failureOf, type TurnFailure } from './failure.js'
 import { native, type PromptMessage, type ToolDefinition } from './native.js'
+import { splitInstructions } from './instructions.js'
 import { localTitle } from './title.js'
 import {
   continuationAnswers,
@@ -177,6 +178,7 @@ function runOptions(
   plan: ResumePlan,
   format: TurnFormat,
   folder: string | null,
+  instructions: string | undefined,
 ): RunCursorAgentOptions {
   const { settings, workspace } = config
   const options: RunCursorAgentOptions = {
@@ -200,6 +202,7 @@ function runOptions(
       folder,
       waitMs: Math.max(1, settings.toolWaitMs),
       deadlineMs: Math.min(55_000, Math.max(1, settings.toolDeadlineMs)),
+      ...(instructions === undefined ? {} : { instructions }),
     }
   }
   if (settings.capture)
@@ -263,11 +266,14 @@ function freshTurn(
   folder: string | null,
 ): Turn {
   const manager = resumeManager(config.settings.sessionResume)
+  // In the private folder the system prompt goes through Cursor's rules channel (instructions.ts).
+  const { instructions, conversation } =
+    folder === null ? { instructions: undefined, conversation: request.messages } : splitInstructions(request.messages)
   // With the bridge, Cursor's chat lives in the conversation's private folder: that is its key.
   const resumeRequest: ResumeRequest = {
     workspace: folder ?? config.workspace,
     model: request.model,
-    messages: request.messages,
+    messages: conversation,
     toolsInPrompt: false,
   }
   if (request.tools !== undefined) resumeRequest.tools = request.tools
@@ -283,7 +289,7 @@ function freshTurn(
   let stepEnded: StepEnded = () => {}
   const firstStep = new Promise<StepOutcome>((resolve) => (stepEnded = resolve))
   const runOnce = (plan: ResumePlan): Promise<RunResult> => {
-    current = native().runCursorAgent(runOptions(config, request, plan, format, folder), route)
+    current = native().runCursorAgent(runOptions(config, request, plan, format, folder, instructions), route)
     if (cancelled) current.cancel()
     return current.wait()
   }

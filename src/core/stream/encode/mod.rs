@@ -77,19 +77,24 @@ impl serde_json::ser::Formatter for AsciiJson {
         fragment: &str,
     ) -> std::io::Result<()> {
         const HEX: &[u8; 16] = b"0123456789abcdef";
-        let mut rest = fragment;
-        while let Some(at) = rest.bytes().position(|b| !b.is_ascii()) {
-            writer.write_all(&rest.as_bytes()[..at])?;
-            // `at` is the first byte of a character: every byte before it is ASCII.
-            let c = rest[at..].chars().next().unwrap_or_default();
+        // Most fragments are ASCII: `is_ascii` checks a word at a time.
+        if fragment.is_ascii() {
+            return writer.write_all(fragment.as_bytes());
+        }
+        let mut ascii_from = 0;
+        for (at, c) in fragment.char_indices() {
+            if c.is_ascii() {
+                continue;
+            }
+            writer.write_all(&fragment.as_bytes()[ascii_from..at])?;
             let mut units = [0u16; 2];
             for unit in c.encode_utf16(&mut units) {
                 let hex = |shift: u16| HEX[usize::from((*unit >> shift) & 0xf)];
                 writer.write_all(&[b'\\', b'u', hex(12), hex(8), hex(4), hex(0)])?;
             }
-            rest = &rest[at + c.len_utf8()..];
+            ascii_from = at + c.len_utf8();
         }
-        writer.write_all(rest.as_bytes())
+        writer.write_all(&fragment.as_bytes()[ascii_from..])
     }
 }
 

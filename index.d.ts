@@ -383,6 +383,13 @@ export interface HostToolsOptions {
    * default 45000 (tests lower it).
    */
   deadlineMs?: number
+  /**
+   * The host's system prompt, for Cursor's rules channel instead of the prompt text:
+   * written as an always-apply rule, `<folder>/workspace/.cursor/rules/opencode-host.mdc`,
+   * which cursor-agent loads from its workspace on every run (a run without it removes
+   * the file). Cursor's models take instructions there as the user's own.
+   */
+  instructions?: string
 }
 
 /**

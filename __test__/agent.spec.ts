@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after, describe, it } from 'node:test'
@@ -66,10 +66,11 @@ interface Collected {
   batchesWhenSettled: number
 }
 
-async function collect(options: RunCursorAgentOptions): Promise<Collected> {
+async function collect(options: RunCursorAgentOptions, onEach?: () => void): Promise<Collected> {
   const batches: Output[][] = []
   const run = runCursorAgent(options, (outputs) => {
     batches.push(outputs)
+    onEach?.()
   })
   const result = await run.wait()
   const batchesWhenSettled = batches.length
@@ -202,8 +203,12 @@ describe('runCursorAgent: command line, prompt, environment', () => {
 
 describe('runCursorAgent: delivery', () => {
   it('delivers the capture in order, in several batches, all before wait() settles', async () => {
+    // The agent writes the rest only once the first batch has arrived: several batches however
+    // the machine's load coalesces reads.
+    const seen = join(scratch, 'first-batch-seen')
     const { batches, result, batchesWhenSettled } = await collect(
-      base({ env: agentEnv({ FAKE_AGENT_REPLAY: capture, FAKE_AGENT_DELAY_MS: '3' }) }),
+      base({ env: agentEnv({ FAKE_AGENT_REPLAY: capture, FAKE_AGENT_DELAY_MS: '3', FAKE_AGENT_GATE: seen }) }),
+      () => writeFileSync(seen, ''),
     )
     assert.ok(batches.length > 1, `expected several batches, got ${batches.length}`)
     // wait() settled after the last batch: the finish part had arrived by then, and nothing

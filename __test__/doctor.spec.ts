@@ -45,6 +45,7 @@ interface Report {
 const LIVE_SCRIPT = (nativeRefused: boolean, deadline: unknown[] = WAITS_FOR_THE_LATE_ANSWER) =>
   JSON.stringify({
     'word: pong': [{ text: 'pong' }],
+    'word: understood': [{ text: 'understood' }],
     // The deadline check's prompt, a "connection check" too.
     'answers slowly': deadline,
     'connection check': [
@@ -136,6 +137,7 @@ describe('doctor', () => {
       'project-settings': 'ok',
       'data-dir': 'ok',
       'live-round-trip': 'skipped',
+      'live-host-instructions': 'skipped',
       'live-bridge-tools': 'skipped',
       'live-probe-call': 'skipped',
       'live-deadline': 'skipped',
@@ -423,9 +425,10 @@ describe('doctor', () => {
         const found = report(ran)
         assert.equal(ran.status, 0, ran.stderr)
         assert.deepEqual(
-          found.checks.slice(-6).map((check) => [check.id, check.status]),
+          found.checks.slice(-7).map((check) => [check.id, check.status]),
           [
             ['live-round-trip', 'ok'],
+            ['live-host-instructions', 'ok'],
             ['live-bridge-tools', 'ok'],
             ['live-probe-call', 'ok'],
             ['live-deadline', 'ok'],
@@ -480,6 +483,41 @@ describe('doctor', () => {
         assert.deepEqual(roundTrip.mcpServers, [])
         assert.match(basename(roundTrip.cwd), /^ocn-doctor-round-trip-/)
         assert.ok(!existsSync(roundTrip.cwd), 'its folder is removed afterwards')
+      },
+    )
+
+    it(
+      "a first turn carries OpenCode's real system prompt as the plugin sends it: answered is ok, refused is a problem",
+      LIMIT,
+      () => {
+        const answered = doctor(['--json', '--live'], {
+          FAKE_CURSOR_SCENARIO: 'mcp',
+          FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true),
+        })
+        const ok = report(answered).checks.find((c) => c.id === 'live-host-instructions')!
+        assert.equal(ok.status, 'ok', ok.detail)
+        assert.match(
+          ok.detail,
+          /answered a first turn carrying OpenCode's system prompt \(tool mode cursor\); it said "understood"/,
+        )
+        const turns = readdirSync(join(answered.home, 'log'))
+          .map((file) => JSON.parse(readFileSync(join(answered.home, 'log', file), 'utf8')) as { stdin?: string })
+          .filter((entry) => entry.stdin?.includes('word: understood'))
+        assert.equal(turns.length, 1, 'one turn')
+        const stdin = turns[0]!.stdin ?? ''
+        assert.match(stdin, /You are opencode, an interactive CLI tool/, "OpenCode's system prompt")
+        assert.ok(!stdin.includes('<available_skills>'), 'with the diet of tool mode cursor')
+
+        const refusing = JSON.stringify({
+          ...JSON.parse(LIVE_SCRIPT(true)),
+          'word: understood': [{ text: "I can't follow these instructions: they look like a prompt injection." }],
+        })
+        const refused = doctor(['--json', '--live'], { FAKE_CURSOR_SCENARIO: 'mcp', FAKE_CURSOR_MCP_SCRIPT: refusing })
+        assert.equal(refused.status, 1)
+        const problem = report(refused).checks.find((c) => c.id === 'live-host-instructions')!
+        assert.equal(problem.status, 'problem')
+        assert.match(problem.detail, /refused OpenCode's system prompt \("can't follow"\)/)
+        assert.match(problem.fix ?? '', /report this output/)
       },
     )
 

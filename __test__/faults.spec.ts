@@ -60,11 +60,12 @@ interface Collected {
   result: RunResult
 }
 
-async function collect(options: RunCursorAgentOptions, onEach?: () => void): Promise<Collected> {
+/** Runs to the end; `onEach` sees every batch so far after each `onOutput` call. */
+async function collect(options: RunCursorAgentOptions, onEach?: (batches: Output[][]) => void): Promise<Collected> {
   const batches: Output[][] = []
   const run = runCursorAgent(options, (outputs) => {
     batches.push(outputs)
-    onEach?.()
+    onEach?.(batches)
   })
   return { batches, result: await run.wait() }
 }
@@ -255,28 +256,39 @@ describe('the consumer', { skip: linuxOnly }, () => {
   })
 
   it('a slow consumer still lets the event loop turn between two onOutput calls', async () => {
-    const lines = Array.from({ length: 400 }, (_, i) => deltaLine(`w${i} `))
-    const replay = tmpFile('many.ndjson')
-    writeFileSync(replay, `${[INIT, ...lines, RESULT].join('\n')}\n`)
-    // One line per write, so the reads (and batches) are many.
-    const exe = agent('many.sh', `while IFS= read -r line; do printf '%s\\n' "$line"; done < '${replay}'`)
+    // The agent writes its words in groups, one line per write, and starts a group only after the
+    // consumer has seen the whole group before it: at least one call per group, however the
+    // machine's load coalesces the reads in between.
+    const GROUPS = 4
+    const PER_GROUP = 100
+    const lines = Array.from({ length: GROUPS * PER_GROUP }, (_, i) => deltaLine(`w${i} `))
+    const gate = (group: number) => tmpFile(`seen-${group}`)
+    const gates = Array.from({ length: GROUPS }, (_, g) => gate(g))
+    const groups = gates.map((seen, g) => {
+      const replay = tmpFile(`group-${g}.ndjson`)
+      writeFileSync(replay, `${lines.slice(g * PER_GROUP, (g + 1) * PER_GROUP).join('\n')}\n`)
+      return `while IFS= read -r line; do printf '%s\\n' "$line"; done < '${replay}'\nn=0; until [ -e '${seen}' ] || [ $n -ge 3000 ]; do sleep 0.01; n=$((n+1)); done`
+    })
+    const exe = agent('many.sh', `${printLines(INIT)}\n${groups.join('\n')}\n${printLines(RESULT)}`)
     let immediateRan = true
     const missed: number[] = []
     let calls = 0
-    const { batches, result } = await collect(base(exe, { env: agentEnv() }), () => {
+    const { batches, result } = await collect(base(exe, { env: agentEnv() }), (seen) => {
       calls += 1
       if (!immediateRan) missed.push(calls)
       immediateRan = false
       setImmediate(() => {
         immediateRan = true
       })
+      const words = answerOf(partsOf(seen)).split(' ').length - 1
+      for (let g = 0; g < GROUPS && words >= (g + 1) * PER_GROUP; g++) writeFileSync(gates[g] as string, '')
       const until = Date.now() + 2
       while (Date.now() < until) {
         // a consumer slower than the agent
       }
     })
     assert.equal(result.error, undefined)
-    assert.ok(calls > 10, `many batches (${calls})`)
+    assert.ok(calls >= GROUPS, `one call per group at least (${calls})`)
     assert.deepEqual(missed, [], 'a setImmediate from one call runs before the next call')
     assert.equal(answerOf(partsOf(batches)), lines.map((_, i) => `w${i} `).join(''))
   })
@@ -300,8 +312,9 @@ process.stdin.resume(); process.stdin.on('end', () => {
     assert.equal(result.error, undefined)
     assert.equal(answerOf(partsOf(batches)).length, 8000 * 1000)
     const largest = Math.max(...batches.map((b) => answerOf(b as Record<string, any>[]).length))
+    // The bound alone splits the 8 MB into four batches at least; how many more depends on how
+    // the machine's load coalesces reads, so no count is asserted beyond it.
     assert.ok(largest <= 2 * 1024 * 1024, `the largest batch held ${largest} characters of text`)
-    assert.ok(batches.length > 4, `the text came in ${batches.length} batches`)
   })
 
   it('an over-long record is skipped and counted, not an error (70 MB against the 64 MiB cap)', async () => {

@@ -104,8 +104,50 @@ describe('the system prompt in tool mode cursor', () => {
   })
 })
 
+describe("the system prompt for Cursor's rules channel (private folder only)", () => {
+  const user = { role: 'user', content: [{ type: 'text', text: 'hi' }] }
+  const table: Array<[string, Record<string, unknown>[], { instructions?: string; conversation: unknown[] }]> = [
+    ['a string system message', [{ role: 'system', content: 'S' }, user], { instructions: 'S', conversation: [user] }],
+    [
+      'two system messages, joined by a blank line, the rest in order',
+      [{ role: 'system', content: 'A' }, user, { role: 'system', content: 'B' }, { role: 'assistant', content: 'x' }],
+      { instructions: 'A\n\nB', conversation: [user, { role: 'assistant', content: 'x' }] },
+    ],
+    [
+      "OpenAI's text parts",
+      [
+        {
+          role: 'system',
+          content: [
+            { type: 'text', text: 'A' },
+            { type: 'text', text: 'B' },
+          ],
+        },
+        user,
+      ],
+      { instructions: 'AB', conversation: [user] },
+    ],
+    [
+      'a system message with an image: left whole',
+      [{ role: 'system', content: [{ type: 'image_url', image_url: { url: 'x' } }] }, user],
+      { conversation: [{ role: 'system', content: [{ type: 'image_url', image_url: { url: 'x' } }] }, user] },
+    ],
+    ['no system message', [user], { conversation: [user] }],
+    [
+      'a blank system message: left whole',
+      [{ role: 'system', content: ' ' }, user],
+      { conversation: [{ role: 'system', content: ' ' }, user] },
+    ],
+  ]
+  for (const [what, messages, expected] of table)
+    it(what, async () => {
+      const { splitInstructions } = await import('../plugin/turn/instructions.ts')
+      assert.deepEqual(splitInstructions(messages), expected)
+    })
+})
+
 describe('what cursor-agent receives, through the provider', () => {
-  it("tool mode cursor drops the guidance Cursor's model cannot follow; tool mode opencode sends the prompt whole", async () => {
+  it("tool mode cursor drops the guidance Cursor's model cannot follow; tool mode opencode sends the prompt whole, as an always-apply rule", async () => {
     const { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync } = await import('node:fs')
     const { tmpdir } = await import('node:os')
     const { createCursorAcp } = await import('../plugin/opencode/provider.ts')
@@ -136,10 +178,27 @@ describe('what cursor-agent receives, through the provider', () => {
         const reader = stream.getReader()
         while (!(await reader.read()).done) {}
         const [file] = readdirSync(logDir).filter((name) => name.startsWith('invocation-'))
-        const { stdin } = JSON.parse(readFileSync(join(logDir, file!), 'utf8')) as { stdin: string }
-        assert.ok(stdin.includes('Instructions from: /w/AGENTS.md'), 'the instruction file stays')
-        assert.ok(stdin.includes('prefer to use the Task tool'), "an instruction file's text is never changed")
-        assert.equal(stdin.includes('Use the skill tool'), toolMode === 'opencode', toolMode)
+        const { stdin, alwaysAppliedRules } = JSON.parse(readFileSync(join(logDir, file!), 'utf8')) as {
+          stdin: string
+          alwaysAppliedRules: Array<{ path: string; body: string }>
+        }
+        // Where the fake cursor-agent found the system prompt: read as Cursor reads its rules.
+        const rules = alwaysAppliedRules.filter((rule) => rule.body.includes('You are OpenCode.'))
+        let told: string
+        if (toolMode === 'cursor') {
+          assert.deepEqual(rules, [], 'nothing written into the repository')
+          told = stdin
+        } else {
+          assert.equal(rules.length, 1, JSON.stringify(alwaysAppliedRules))
+          assert.match(rules[0]!.path, /\/workspace\/\.cursor\/rules\/opencode-host\.mdc$/)
+          assert.equal(rules[0]!.body, `${system}\n`, 'the whole system prompt')
+          assert.ok(!stdin.includes('You are OpenCode.'), 'the prompt text keeps the conversation only')
+          assert.ok(stdin.includes('hi'), 'the conversation')
+          told = rules[0]!.body
+        }
+        assert.ok(told.includes('Instructions from: /w/AGENTS.md'), 'the instruction file stays')
+        assert.ok(told.includes('prefer to use the Task tool'), "an instruction file's text is never changed")
+        assert.equal(told.includes('Use the skill tool'), toolMode === 'opencode', toolMode)
       }
     } finally {
       for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key]

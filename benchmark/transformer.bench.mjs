@@ -1,5 +1,6 @@
 // StreamTransformer throughput through JS: bytes of cursor-agent stdout pushed in 64 KiB chunks,
-// outputs materialised as JS strings (openai-sse) or part objects (ai-sdk).
+// outputs materialised as JS strings (openai-sse) or part objects (ai-sdk). Beside it, in the same
+// process, a JS floor that only splits lines and parses JSON; "× JS floor" is its time over ours.
 //
 //   node benchmark/run.mjs transformer            (after a release build: npm run build)
 //   node --expose-gc benchmark/transformer.bench.mjs [--mb 20] [--runs 5]
@@ -201,6 +202,31 @@ function runOnce(pieces, format) {
   return { ms, outputs }
 }
 
+/**
+ * The floor any JS translator pays: decode the bytes, split lines across chunk boundaries and parse
+ * each line's JSON, reading one field so the parse is not dead code. It emits nothing.
+ */
+function floorOnce(pieces) {
+  const decoder = new TextDecoder()
+  let rest = ''
+  let records = 0
+  let touched = 0
+  const start = process.hrtime.bigint()
+  for (const piece of pieces) {
+    const text = rest + decoder.decode(piece, { stream: true })
+    const lines = text.split('\n')
+    rest = lines.pop() ?? ''
+    for (const l of lines) {
+      if (l.length === 0) continue
+      touched += JSON.parse(l).type.length
+      records += 1
+    }
+  }
+  const ms = Number(process.hrtime.bigint() - start) / 1e6
+  if (touched === 0) throw new Error('no records')
+  return { ms, records }
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 
 const streams = [
@@ -208,8 +234,18 @@ const streams = [
   ['snapshots only', snapshotStream()],
 ]
 const rows = []
+const floors = new Map()
 for (const [name, bytes] of streams) {
   const pieces = chunks(bytes)
+  floorOnce(pieces)
+  const floorTimes = []
+  // Interleaved with the translator's runs below would be fairer still; one block of runs each,
+  // back to back in one process, keeps the ratio meaningful on a shared machine.
+  for (let r = 0; r < RUNS; r++) {
+    globalThis.gc?.()
+    floorTimes.push(floorOnce(pieces).ms)
+  }
+  floors.set(name, median(floorTimes))
   for (const format of ['openai-sse', 'ai-sdk']) {
     runOnce(pieces, format)
     const times = []
@@ -232,6 +268,7 @@ for (const [name, bytes] of streams) {
       best: mb / (best / 1000),
       outputs,
       kps: outputs / ms,
+      floor: floors.get(name) / ms,
     })
   }
 }
@@ -241,11 +278,15 @@ const pad = (s, n, right = false) => (right ? String(s).padStart(n) : String(s).
 console.log(`StreamTransformer, ${CHUNK / 1024} KiB chunks, median of ${RUNS} runs, ${runtime} (MB = 10^6 bytes)`)
 console.log(
   `${pad('stream', 16)} ${pad('format', 11)} ${pad('input MB', 10, true)} ${pad('median ms', 10, true)} ` +
-    `${pad('MB/s', 8, true)} ${pad('best MB/s', 10, true)} ${pad('outputs', 9, true)} ${pad('outputs/ms', 11, true)}`,
+    `${pad('MB/s', 8, true)} ${pad('best MB/s', 10, true)} ${pad('outputs', 9, true)} ${pad('outputs/ms', 11, true)} ${pad('× JS floor', 11, true)}`,
 )
 for (const r of rows) {
   console.log(
     `${pad(r.stream, 16)} ${pad(r.format, 11)} ${pad(r.mb.toFixed(1), 10, true)} ${pad(r.ms.toFixed(0), 10, true)} ` +
-      `${pad(r.mbps.toFixed(1), 8, true)} ${pad(r.best.toFixed(1), 10, true)} ${pad(r.outputs, 9, true)} ${pad(r.kps.toFixed(0), 11, true)}`,
+      `${pad(r.mbps.toFixed(1), 8, true)} ${pad(r.best.toFixed(1), 10, true)} ${pad(r.outputs, 9, true)} ${pad(r.kps.toFixed(0), 11, true)} ${pad(r.floor.toFixed(2), 11, true)}`,
   )
+}
+for (const [name, ms] of floors) {
+  const mb = streams.find(([n]) => n === name)[1].length / 1e6
+  console.log(`JS floor (split lines, JSON.parse each), ${name}: ${(mb / (ms / 1000)).toFixed(1)} MB/s`)
 }

@@ -85,6 +85,11 @@ describe('tool mode opencode through the real OpenCode CLI', { skip: linuxOnly }
     assert.equal(invocations.length, 1, 'one cursor-agent process for the whole turn')
     const [invocation] = invocations
     assert.equal(invocation!.stdin?.split('what do the notes say').length, 2, 'the prompt was written once')
+    // OpenCode's system prompt went to Cursor's rules channel, not into the prompt text.
+    const hostRules = (invocation!.alwaysAppliedRules ?? []).filter((rule) => rule.path.endsWith('opencode-host.mdc'))
+    assert.equal(hostRules.length, 1, JSON.stringify(invocation!.alwaysAppliedRules?.map((rule) => rule.path)))
+    assert.match(hostRules[0]!.body, /^You are opencode, an interactive CLI tool/)
+    assert.ok(!invocation!.stdin?.includes('You are opencode'), 'the prompt text keeps the conversation only')
     assert.ok(invocation!.argv.includes('--approve-mcps'))
     assert.ok(!invocation!.argv.includes('--force'))
     assert.ok(

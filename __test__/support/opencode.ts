@@ -223,6 +223,8 @@ export interface Invocation {
   grandchildPid?: number
   /** The pid of `wrapped-cursor-agent.sh` when the agent ran under it. */
   wrapperPid?: number
+  /** The always-apply rules it found, read as Cursor reads them (a run only). */
+  alwaysAppliedRules?: Array<{ path: string; body: string }>
   file: string
 }
 

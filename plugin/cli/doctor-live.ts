@@ -6,8 +6,10 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { RunResult, RunStep, StreamOutput } from 'opencode-cursor-native'
+import { toldInCursorToolMode } from '../opencode/provider.js'
 import { readSettings } from '../turn/env.js'
 import type { NativeApi } from '../turn/native.js'
+import { openCodeSystemPrompt } from './opencode-system-prompt.js'
 
 /** The tool served for the live check. */
 export const PROBE_TOOL = Object.freeze({
@@ -29,6 +31,9 @@ export const NATIVE_PROBE_FILE = 'native-probe.txt'
 /** The word the round trip asks for; the check says only whether the answer contained it. */
 export const ROUND_TRIP_WORD = 'pong'
 export const ROUND_TRIP_PROMPT = `This is an automated connection check. Reply with exactly the word: ${ROUND_TRIP_WORD}. Do not use any tool.`
+/** The word the check of OpenCode's system prompt asks for, after that prompt. */
+export const INSTRUCTIONS_WORD = 'understood'
+export const INSTRUCTIONS_PROMPT = `This is an automated check of the instructions above. Reply with exactly the word: ${INSTRUCTIONS_WORD}. Do not use any tool.`
 export const PROBE_PROMPT =
   `This is an automated connection check. Call the tool ${PROBE_TOOL.name} exactly once, with the argument word set to "ready". ` +
   'Do not use any other tool. When the tool has answered, reply with the text it returned and nothing else.'
@@ -274,6 +279,65 @@ export async function checkNativeRefused(setup: LiveSetup): Promise<LiveOutcome>
   if (native.length === 0)
     return { passed: true, detail: 'asked to run a shell command itself, Cursor ran no tool of its own' }
   return { passed: true, detail: `Cursor tried its own ${native.join(', ')}, and it was refused` }
+}
+
+/**
+ * What Cursor's models say when they take a host's system prompt for an attack on them rather
+ * than for their instructions (as users of other Cursor bridges reported it).
+ */
+export const REFUSAL =
+  /prompt[ -]injection|gaslight|jailbreak|(?:can(?:no|')t|won't|will not) (?:comply|follow|pretend|adopt)/i
+
+/**
+ * A first turn as the plugin sends it in `toolMode`, with OpenCode's real system prompt (tool
+ * mode `cursor` with its diet), in an empty folder: the model must answer, not refuse.
+ */
+export async function checkHostInstructions(setup: LiveSetup, toolMode: 'cursor' | 'opencode'): Promise<LiveOutcome> {
+  const workspace = mkdtempSync(join(tmpdir(), 'ocn-doctor-instructions-'))
+  try {
+    const messages = [
+      { role: 'system' as const, content: openCodeSystemPrompt(workspace, setup.model) },
+      { role: 'user' as const, content: [{ type: 'text' as const, text: INSTRUCTIONS_PROMPT }] },
+    ]
+    const prompt = setup.api.buildPrompt({
+      messages: toolMode === 'cursor' ? toldInCursorToolMode(messages) : messages,
+    })
+    let text = ''
+    const run = setup.api.runCursorAgent(
+      {
+        prompt,
+        model: setup.model,
+        workspace,
+        ...(setup.executable === undefined ? {} : { executable: setup.executable }),
+        env: setup.plainEnv,
+        force: false,
+        timeoutMs: 120_000,
+      },
+      (outputs: StreamOutput[]) => {
+        for (const part of outputs) {
+          if (typeof part !== 'string' && 'type' in part && part.type === 'text-delta') text += part.delta
+        }
+      },
+    )
+    const failed = failure(await run.wait())
+    if (failed !== undefined) return { passed: false, detail: failed }
+    const refused = REFUSAL.exec(text)
+    if (refused !== null)
+      return {
+        passed: false,
+        detail: `${setup.model} refused OpenCode's system prompt ("${refused[0]}"): ${lastLines(text, 2)}`,
+      }
+    if (text.trim() === '') return { passed: false, detail: `${setup.model} ended the turn without any answer text` }
+    const word = text.toLowerCase().includes(INSTRUCTIONS_WORD)
+      ? `it said "${INSTRUCTIONS_WORD}"`
+      : `its answer did not contain "${INSTRUCTIONS_WORD}"`
+    return {
+      passed: true,
+      detail: `${setup.model} answered a first turn carrying OpenCode's system prompt (tool mode ${toolMode}); ${word}`,
+    }
+  } finally {
+    rmSync(workspace, { recursive: true, force: true })
+  }
 }
 
 function lastLines(text: string, count = 3): string {

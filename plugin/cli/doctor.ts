@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import {
   checkBridgeTools,
   checkDeadline,
+  checkHostInstructions,
   checkNativeRefused,
   checkProbeCall,
   checkRoundTrip,
@@ -306,6 +307,7 @@ function dataCheck(env: Env): Check {
 }
 
 const ROUND_TRIP_ID = 'live-round-trip'
+const INSTRUCTIONS_ID = 'live-host-instructions'
 const VERDICT_ID = 'tool-mode-opencode'
 const BRIDGE_CHECKS: ReadonlyArray<{ id: string; run: (setup: LiveSetup) => Promise<LiveOutcome> }> = [
   { id: 'live-bridge-tools', run: checkBridgeTools },
@@ -314,7 +316,7 @@ const BRIDGE_CHECKS: ReadonlyArray<{ id: string; run: (setup: LiveSetup) => Prom
   { id: 'live-native-refused', run: checkNativeRefused },
 ]
 /** Every check `--live` adds, in order. */
-const LIVE_IDS = [ROUND_TRIP_ID, ...BRIDGE_CHECKS.map((check) => check.id), VERDICT_ID]
+const LIVE_IDS = [ROUND_TRIP_ID, INSTRUCTIONS_ID, ...BRIDGE_CHECKS.map((check) => check.id), VERDICT_ID]
 
 /** What to do when the round trip fails, by the run's error code; any other code: {@link debugFix}. */
 const ROUND_TRIP_FIX: Readonly<Partial<Record<string, string>>> = {
@@ -349,6 +351,7 @@ async function liveChecks(setup: LiveSetup, settings: CursorAcpSettings, logFile
     )
     return [{ id: ROUND_TRIP_ID, status: 'problem', detail: roundTrip.detail, fix }, ...rest]
   }
+  const instructions = await instructionsCheck(setup, settings)
   const failing: CheckStatus = settings.toolMode === 'opencode' ? 'problem' : 'warning'
   const bridge: Check[] = []
   for (const { id, run } of BRIDGE_CHECKS) {
@@ -372,7 +375,19 @@ async function liveChecks(setup: LiveSetup, settings: CursorAcpSettings, logFile
         detail: 'tool mode opencode cannot be used on this machine yet',
         fix: 'Keep the default tool mode cursor, and please report this output with your cursor-agent version.',
       }
-  return [{ id: ROUND_TRIP_ID, status: 'ok', detail: roundTrip.detail }, ...bridge, verdict]
+  return [{ id: ROUND_TRIP_ID, status: 'ok', detail: roundTrip.detail }, instructions, ...bridge, verdict]
+}
+
+/** A first turn with OpenCode's real system prompt, in the chosen tool mode: answered, not refused. */
+async function instructionsCheck(setup: LiveSetup, settings: CursorAcpSettings): Promise<Check> {
+  const outcome = await outcomeOf((live) => checkHostInstructions(live, settings.toolMode), setup)
+  if (outcome.passed) return { id: INSTRUCTIONS_ID, status: 'ok', detail: outcome.detail }
+  return {
+    id: INSTRUCTIONS_ID,
+    status: 'problem',
+    detail: outcome.detail,
+    fix: 'Please report this output with your cursor-agent version and the model; another model may accept it (`--model <id>`).',
+  }
 }
 
 const TOOL_MODE_IDS = ['tool-mode-login', 'tool-mode-files']

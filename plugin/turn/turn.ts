@@ -24,6 +24,7 @@ import {
 } from './env.js'
 import { failureOf, type TurnFailure } from './failure.js'
 import { native, type PromptMessage, type ToolDefinition } from './native.js'
+import { splitInstructions } from './instructions.js'
 import { localTitle } from './title.js'
 import {
   continuationAnswers,
@@ -188,6 +189,7 @@ function runOptions(
   format: TurnFormat,
   folder: string | null,
   rerunnableDrop: boolean,
+  instructions: string | undefined,
 ): RunCursorAgentOptions {
   const { settings, workspace } = config
   const options: RunCursorAgentOptions = {
@@ -212,6 +214,7 @@ function runOptions(
       folder,
       waitMs: Math.max(1, settings.toolWaitMs),
       deadlineMs: Math.min(55_000, Math.max(1, settings.toolDeadlineMs)),
+      ...(instructions === undefined ? {} : { instructions }),
     }
   }
   if (settings.capture)
@@ -281,11 +284,14 @@ function freshTurn(
   folder: string | null,
 ): Turn {
   const manager = resumeManager(config.settings.sessionResume)
+  // In the private folder the system prompt goes through Cursor's rules channel (instructions.ts).
+  const { instructions, conversation } =
+    folder === null ? { instructions: undefined, conversation: request.messages } : splitInstructions(request.messages)
   // With the bridge, Cursor's chat lives in the conversation's private folder: that is its key.
   const resumeRequest: ResumeRequest = {
     workspace: folder ?? config.workspace,
     model: request.model,
-    messages: request.messages,
+    messages: conversation,
     toolsInPrompt: false,
   }
   if (request.tools !== undefined) resumeRequest.tools = request.tools
@@ -304,7 +310,10 @@ function freshTurn(
   let dropRerunLeft = true
   let reruns = 0
   const runOnce = (plan: ResumePlan): Promise<RunResult> => {
-    current = native().runCursorAgent(runOptions(config, request, plan, format, folder, dropRerunLeft), route)
+    current = native().runCursorAgent(
+      runOptions(config, request, plan, format, folder, dropRerunLeft, instructions),
+      route,
+    )
     if (cancelled) current.cancel()
     return current.wait()
   }

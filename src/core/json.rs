@@ -52,7 +52,11 @@ pub fn nesting_depth(text: &str) -> usize {
 /// The nesting depth of `text`, or at least that: text with few brackets in all (the common
 /// case, counted in one fast pass) is given their count without an exact scan.
 pub fn depth_bound(text: &str) -> usize {
-    let brackets = text.bytes().filter(|&b| b == b'[' || b == b'{').count();
+    // memchr's vectorised search, stopped once the count passes the bound: a plain filtered
+    // count compiled to two bytes a step and took a tenth of the snapshot benchmark.
+    let brackets = memchr::memchr2_iter(b'[', b'{', text.as_bytes())
+        .take(SHALLOW_DEPTH + 1)
+        .count();
     if brackets <= SHALLOW_DEPTH {
         brackets
     } else {

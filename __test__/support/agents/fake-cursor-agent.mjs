@@ -72,7 +72,7 @@
 //                              the environment, so a test can change behaviour between turns
 import { spawn } from 'node:child_process'
 import { createHash, randomUUID } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -246,6 +246,33 @@ function readMcpServers(workspace) {
       if (!(name in servers)) servers[name] = server
   }
   return servers
+}
+
+/**
+ * The always-apply rules a run sees, read as @cursor/sdk 1.0.32 reads them
+ * (`LocalCursorRulesService.loadRulesFromDirAndAncestors`): `<dir>/.cursor/rules/**` `.mdc` files
+ * whose front matter says `alwaysApply: true`, and `<dir>/AGENTS.md`, for the workspace and every
+ * folder above it. Each as `{ path, body }`, the body without its front matter.
+ */
+function readAlwaysAppliedRules(workspace) {
+  const rules = []
+  const mdcFiles = (dir) =>
+    existsSync(dir)
+      ? readdirSync(dir, { withFileTypes: true, recursive: true })
+          .filter((entry) => entry.isFile() && entry.name.endsWith('.mdc'))
+          .map((entry) => join(entry.parentPath ?? entry.path, entry.name))
+          .sort()
+      : []
+  for (let dir = resolve(workspace); ; dir = dirname(dir)) {
+    for (const path of mdcFiles(join(dir, '.cursor', 'rules'))) {
+      const match = /^---\n([\s\S]*?)\n---\n?([\s\S]*)$/.exec(readFileSync(path, 'utf8'))
+      if (match !== null && /^alwaysApply:\s*true\s*$/m.test(match[1])) rules.push({ path, body: match[2] })
+    }
+    const agents = join(dir, 'AGENTS.md')
+    if (existsSync(agents)) rules.push({ path: agents, body: readFileSync(agents, 'utf8') })
+    if (dirname(dir) === dir) break
+  }
+  return rules
 }
 
 function findCapture(name) {
@@ -804,6 +831,7 @@ async function run() {
       dropped: dropped ?? null,
     })),
     mcpServers: mcpNames,
+    alwaysAppliedRules: readAlwaysAppliedRules(flags.workspace),
     approveMcps: flags.approveMcps,
     allowedTools: flags.allowedTools?.split(',') ?? null,
   }

@@ -20,8 +20,9 @@
 //   FAKE_AGENT_STDERR      text written to stderr before exiting
 //   FAKE_AGENT_EXIT        exit code (default 0)
 //   FAKE_AGENT_PID_FILE    write this process's pid here
+//   FAKE_AGENT_GATE        after the first line, wait until this file exists (at most 30 s)
 import { createHash } from 'node:crypto'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 
 const env = process.env
 if (env.FAKE_AGENT_PID_FILE) writeFileSync(env.FAKE_AGENT_PID_FILE, String(process.pid))
@@ -51,6 +52,10 @@ const lines = env.FAKE_AGENT_REPLAY
 const delay = Number(env.FAKE_AGENT_DELAY_MS ?? 0)
 const hangAfter = env.FAKE_AGENT_HANG_AFTER === undefined ? Infinity : Number(env.FAKE_AGENT_HANG_AFTER)
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
+/** Waits until the file at `path` exists (the reader's signal that it saw what came before). */
+async function gate(path) {
+  for (let waited = 0; waited < 30_000 && !existsSync(path); waited += 10) await sleep(10)
+}
 const write = (text) => new Promise((r) => (process.stdout.write(text) ? r() : process.stdout.once('drain', r)))
 
 for (let i = 0; i < lines.length; i++) {
@@ -65,6 +70,7 @@ for (let i = 0; i < lines.length; i++) {
     continue
   }
   await write(`${line}\n`)
+  if (i === 0 && env.FAKE_AGENT_GATE) await gate(env.FAKE_AGENT_GATE)
 }
 if (hangAfter !== Infinity && lines.length <= hangAfter) {
   setInterval(() => {}, 1 << 30)

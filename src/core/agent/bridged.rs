@@ -18,7 +18,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::core::agent::options::{EnvVars, HostTools};
-use crate::core::bridge::workspace::prepare;
+use crate::core::bridge::workspace::{prepare, write_instructions};
 use crate::core::bridge::ToolBridge;
 use crate::core::error::{CoreError, ErrorCode};
 
@@ -84,20 +84,24 @@ pub(crate) async fn open(
     };
     let user_config = user_config_dir(&env).map(|dir| dir.join("cli-config.json"));
     let (url, token) = (bridge.url().to_owned(), bridge.token().to_owned());
-    let private =
-        tokio::task::spawn_blocking(move || prepare(&folder, &url, &token, user_config.as_deref()))
-            .await
-            .map_err(|e| e.to_string())
-            .and_then(|prepared| prepared.map_err(|e| e.to_string()))
-            .map_err(|error| {
-                CoreError::new(
-                    ErrorCode::AgentExit,
-                    format!(
-                        "The private folder {} for OpenCode's tools could not be prepared: {error}",
-                        host.folder
-                    ),
-                )
-            })?;
+    let instructions = host.instructions.clone();
+    let private = tokio::task::spawn_blocking(move || {
+        let private = prepare(&folder, &url, &token, user_config.as_deref())?;
+        write_instructions(&folder, instructions.as_deref())?;
+        Ok::<_, std::io::Error>(private)
+    })
+    .await
+    .map_err(|e| e.to_string())
+    .and_then(|prepared| prepared.map_err(|e| e.to_string()))
+    .map_err(|error| {
+        CoreError::new(
+            ErrorCode::AgentExit,
+            format!(
+                "The private folder {} for OpenCode's tools could not be prepared: {error}",
+                host.folder
+            ),
+        )
+    })?;
     tracing::debug!(url = bridge.url(), folder = %host.folder, tools = host.tools.len(), "tool bridge listening");
     Ok((bridge, child_env(env, &private)))
 }

@@ -76,6 +76,9 @@ pub struct HostTools {
     /// How long a call is held before Cursor is answered "still running" (the result then
     /// reaches the model through the bridge's wait tool). Default [`DEFAULT_TOOL_DEADLINE`].
     pub deadline: Duration,
+    /// The host's system prompt, delivered as an always-apply Cursor rule in the private
+    /// workspace ([`crate::core::bridge::workspace::write_instructions`]); `None` removes it.
+    pub instructions: Option<String>,
 }
 
 /// Default of [`HostTools::wait`]: ten minutes (a permission prompt can take that long).
@@ -93,6 +96,7 @@ impl HostTools {
             wait: DEFAULT_TOOL_WAIT,
             quiet: DEFAULT_TOOL_QUIET,
             deadline: DEFAULT_TOOL_DEADLINE,
+            instructions: None,
         }
     }
 

@@ -143,6 +143,11 @@ wire_struct! {
         /// call. Cursor's MCP client gives up on a request after 60 s. From 1 to 55000;
         /// default 45000 (tests lower it).
         deadline_ms "deadlineMs": Option<WholeNumber<1, 55_000>>,
+        /// The host's system prompt, for Cursor's rules channel instead of the prompt text:
+        /// written as an always-apply rule, `<folder>/workspace/.cursor/rules/opencode-host.mdc`,
+        /// which cursor-agent loads from its workspace on every run (a run without it removes
+        /// the file). Cursor's models take instructions there as the user's own.
+        instructions "instructions": Option<String>,
     }
 }
 
@@ -159,6 +164,7 @@ impl TryFrom<HostToolsOptions> for HostTools {
         if let Some(ms) = options.quiet_ms {
             host_tools.quiet = Duration::from_millis(ms.unsigned());
         }
+        host_tools.instructions = options.instructions;
         if let Some(ms) = options.deadline_ms {
             host_tools.deadline = Duration::from_millis(ms.unsigned());
         }

@@ -3,6 +3,7 @@
 //! ```text
 //! <folder>/workspace/.cursor/cli.json     Cursor's permission rules: its own tools denied
 //! <folder>/workspace/.cursor/hooks.json   fail-closed preToolUse and beforeMCPExecution hooks (Unix)
+//! <folder>/workspace/.cursor/rules/opencode-host.mdc   the host's system prompt, an always-apply rule
 //! <folder>/home/.cursor/mcp.json          the bridge, with its URL and token
 //! <folder>/home/.cursor/hooks.json        the same hooks where Cursor looks from $HOME
 //! <folder>/config/cli-config.json         CURSOR_CONFIG_DIR: who is logged in, nothing else
@@ -33,6 +34,33 @@ use crate::core::private_file::{
     create_folder, remove_if_present, write_atomic_with_mode, FILE_MODE, SCRIPT_MODE,
 };
 pub use config::{carried_cli_config, BOOKKEEPING_FOLDERS, CARRIED_CONFIG_KEYS, HOOK_SCRIPT};
+
+/// The rule file that carries the host's system prompt, under `<workspace>/.cursor/rules/`.
+pub const INSTRUCTIONS_RULE: &str = "opencode-host.mdc";
+
+/// The rule text: Cursor's `.mdc` front matter with `alwaysApply: true` (a `global` rule, sent
+/// with every request of the run), then the instructions as they are.
+pub fn instructions_rule(instructions: &str) -> String {
+    format!(
+        "---\ndescription: Instructions of the host application (OpenCode) for this conversation\nalwaysApply: true\n---\n{instructions}\n"
+    )
+}
+
+/// Writes the host's system prompt as an always-apply rule in the prepared workspace of
+/// `folder`, or removes the rule when there is none, so a later run never reads a stale one.
+/// cursor-agent loads `<dir>/.cursor/rules/**/*.mdc` of its workspace and every ancestor
+/// (`@cursor/sdk` 1.0.32, `LocalCursorRulesService.loadRulesFromDirAndAncestors`).
+pub fn write_instructions(folder: &Path, instructions: Option<&str>) -> io::Result<()> {
+    let rules = layout(folder).workspace.join(".cursor").join("rules");
+    let rule = rules.join(INSTRUCTIONS_RULE);
+    match instructions {
+        Some(text) => {
+            create_folder(&rules)?;
+            write_atomic_with_mode(&rule, instructions_rule(text).as_bytes(), FILE_MODE)
+        }
+        None => remove_if_present(&rule),
+    }
+}
 
 /// A conversation folder untouched this long is removed by the next prepared one.
 pub const STALE_AFTER: Duration = Duration::from_secs(7 * 24 * 60 * 60);

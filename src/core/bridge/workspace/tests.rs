@@ -199,6 +199,33 @@ fn stale_folders_are_removed_and_others_kept() {
     fs::remove_dir_all(&root).unwrap();
 }
 
+#[test]
+fn the_hosts_instructions_are_an_always_apply_rule_replaced_each_run_and_removed_without() {
+    let root = temp("instructions");
+    let folder = root.join("c");
+    prepare(&folder, "u", "t", None).unwrap();
+    let rule = folder
+        .join("workspace/.cursor/rules")
+        .join(INSTRUCTIONS_RULE);
+    write_instructions(&folder, Some("You are opencode.\n---\nBe brief.")).unwrap();
+    assert_eq!(
+        fs::read_to_string(&rule).unwrap(),
+        "---\ndescription: Instructions of the host application (OpenCode) for this conversation\n\
+         alwaysApply: true\n---\nYou are opencode.\n---\nBe brief.\n"
+    );
+    write_instructions(&folder, Some("Second turn.")).unwrap();
+    assert!(fs::read_to_string(&rule)
+        .unwrap()
+        .ends_with("---\nSecond turn.\n"));
+    write_instructions(&folder, None).unwrap();
+    assert!(
+        !rule.exists(),
+        "a run without instructions leaves no stale rule"
+    );
+    write_instructions(&folder, None).unwrap();
+    fs::remove_dir_all(&root).unwrap();
+}
+
 #[cfg(unix)]
 mod private {
     use super::*;
@@ -206,6 +233,18 @@ mod private {
 
     fn mode(path: &Path) -> u32 {
         fs::symlink_metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn the_instructions_rule_is_0600_in_a_0700_folder() {
+        let root = temp("instructions-modes");
+        let folder = root.join("c");
+        prepare(&folder, "u", "t", None).unwrap();
+        write_instructions(&folder, Some("text")).unwrap();
+        let rules = folder.join("workspace/.cursor/rules");
+        assert_eq!(mode(&rules), 0o700);
+        assert_eq!(mode(&rules.join(INSTRUCTIONS_RULE)), 0o600);
+        fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]

@@ -16,7 +16,7 @@
 pub mod part;
 
 use crate::core::api::wire::True;
-use crate::core::stream::encode::Output;
+use crate::core::stream::encode::{write_ascii_json, Output};
 use crate::core::stream::part::{Executor, FinishReason, Part};
 use part::{
     CallMetadata, CursorResult, FinishReason as PartFinishReason, StreamPart, StreamUsage, Unified,
@@ -38,20 +38,22 @@ impl PartWriter for Vec<Output> {
 }
 
 /// Appends each part as a JSON object followed by a comma: wrapped in `[` `]` without the
-/// last comma, the text is a JSON array of the parts.
+/// last comma, the text is a JSON array of the parts. The text is ASCII ([`AsciiJson`]).
+///
+/// [`AsciiJson`]: crate::core::stream::encode::AsciiJson
 #[derive(Debug)]
 pub struct JsonParts<'s>(pub &'s mut String);
 
 impl PartWriter for JsonParts<'_> {
     fn part(&mut self, part: &StreamPart<'_>) {
         let start = self.0.len();
-        // SAFETY: serde_json writes only UTF-8 (it copies strings whole between the ASCII
-        // characters it escapes, and everything else it writes is ASCII; its own `to_string`
-        // relies on the same), so the `String` holds UTF-8 at every step of the write. On an
-        // error it is cut back to `start`, where it ended before. Writing straight into the
-        // text keeps this path as fast as JSON written by hand; a `Write` adapter that checked
-        // each piece made the parts about four times slower to write.
-        let written = serde_json::to_writer(unsafe { self.0.as_mut_vec() }, part);
+        // SAFETY: `AsciiJson` writes only ASCII (serde_json copies only ASCII runs of a string
+        // whole, and writes every other character as an escape), so the `String` holds UTF-8
+        // at every step of the write. On an error it is cut back to `start`, where it ended
+        // before. Writing straight into the text keeps this path as fast as JSON written by
+        // hand; a `Write` adapter that checked each piece made the parts about four times slower
+        // to write.
+        let written = write_ascii_json(unsafe { self.0.as_mut_vec() }, part);
         match written {
             Ok(()) => self.0.push(','),
             Err(error) => {

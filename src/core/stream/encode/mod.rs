@@ -64,6 +64,48 @@ const ESCAPES: [u8; 256] = {
     table
 };
 
+/// serde_json's compact writing, with every character past ASCII written as a `\u` escape (a
+/// surrogate pair past U+FFFF): the text is ASCII, which a JS engine takes without decoding UTF-8
+/// and parses on its one-byte path, and it parses to the same values.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AsciiJson;
+
+impl serde_json::ser::Formatter for AsciiJson {
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        // Most fragments are ASCII: `is_ascii` checks a word at a time.
+        if fragment.is_ascii() {
+            return writer.write_all(fragment.as_bytes());
+        }
+        let mut ascii_from = 0;
+        for (at, c) in fragment.char_indices() {
+            if c.is_ascii() {
+                continue;
+            }
+            writer.write_all(&fragment.as_bytes()[ascii_from..at])?;
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                let hex = |shift: u16| HEX[usize::from((*unit >> shift) & 0xf)];
+                writer.write_all(&[b'\\', b'u', hex(12), hex(8), hex(4), hex(0)])?;
+            }
+            ascii_from = at + c.len_utf8();
+        }
+        writer.write_all(&fragment.as_bytes()[ascii_from..])
+    }
+}
+
+/// Writes `value` as compact JSON in ASCII ([`AsciiJson`]) at the end of `out`.
+pub fn write_ascii_json<T: serde::Serialize + ?Sized>(
+    out: &mut Vec<u8>,
+    value: &T,
+) -> serde_json::Result<()> {
+    value.serialize(&mut serde_json::Serializer::with_formatter(out, AsciiJson))
+}
+
 /// Append `s` as a JSON string literal (quotes included), escaped as serde_json escapes it.
 pub fn push_json_str(out: &mut String, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -94,7 +136,36 @@ pub fn push_json_str(out: &mut String, s: &str) {
 
 #[cfg(test)]
 mod tests {
-    use super::push_json_str;
+    use super::{push_json_str, write_ascii_json};
+    use serde_json::Value;
+
+    #[test]
+    fn ascii_json_is_ascii_and_reads_back_the_same() {
+        let samples = [
+            "",
+            "plain",
+            "quote \" backslash \\ controls \u{0}\u{1f}\u{7f}",
+            "caf\u{e9} na\u{ef}ve",
+            "\u{4f60}\u{597d}",
+            "astral \u{1F680}\u{1F600} then ascii",
+            "\u{2028}\u{2029}\u{ffff}\u{10000}\u{10ffff}",
+        ];
+        for s in samples {
+            let value = serde_json::json!({ "k\u{e9}y": s, "n": [1, s] });
+            let mut out = Vec::new();
+            write_ascii_json(&mut out, &value).unwrap();
+            assert!(out.is_ascii(), "{s:?}");
+            let text = String::from_utf8(out).unwrap();
+            assert_eq!(
+                serde_json::from_str::<Value>(&text).unwrap(),
+                value,
+                "{s:?}"
+            );
+        }
+        let mut out = Vec::new();
+        write_ascii_json(&mut out, "\u{e9}\u{1F680}").unwrap();
+        assert_eq!(out, br#""\u00e9\ud83d\ude80""#);
+    }
 
     #[test]
     fn escaping_matches_serde_json() {

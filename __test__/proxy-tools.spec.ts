@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 
+import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import { startProxy, type RunningProxy } from '../plugin/proxy/server.ts'
 
@@ -91,5 +92,70 @@ describe('the server in tool mode opencode', () => {
     assert.equal(runs[0].mcpCalls[0].isError, false)
     assert.equal(runs[0].finished, true)
     assert.equal(runs[0].stdin.split('What is the weather in Paris?').length, 2, 'the prompt was written once')
+  })
+})
+
+/** The runs logged since `before` runs (the log is shared by the tests). */
+const newRuns = (before: number) => invocations().slice(before)
+
+describe('the Responses and Messages APIs in tool mode opencode, as Chat Completions', () => {
+  it('Responses: a function_call item goes out, and its function_call_output continues the same run', async () => {
+    const earlier = invocations().length
+    const tool = { type: 'function' as const, strict: false, ...WEATHER.function }
+    const first = await client.responses.create({
+      model: 'auto',
+      input: 'What is the weather in Paris?',
+      tools: [tool],
+    })
+    const call = first.output.find((item) => item.type === 'function_call')
+    assert.ok(call?.type === 'function_call', `a function call: ${JSON.stringify(first.output)}`)
+    assert.equal(call.name, 'get_weather')
+    assert.deepEqual(JSON.parse(call.arguments), { city: 'Paris' })
+    assert.equal(first.output_text, 'Looking it up.')
+    const done = await client.responses.create({
+      model: 'auto',
+      previous_response_id: first.id,
+      input: [{ type: 'function_call_output', call_id: call.call_id, output: 'sunny, 24 degrees' }],
+      tools: [tool],
+    })
+    assert.equal(done.output_text, 'The weather in Paris: sunny, 24 degrees')
+    assert.equal(newRuns(earlier).length, 1, 'one cursor-agent process served both requests')
+  })
+
+  it('Messages: a tool_use block goes out with stop_reason tool_use, and its tool_result continues the same run', async () => {
+    const earlier = invocations().length
+    const anthropic = new Anthropic({ baseURL: proxy.url.replace(/\/v1$/, ''), apiKey: proxy.token })
+    const tool = {
+      name: WEATHER.function.name,
+      description: WEATHER.function.description,
+      input_schema: { ...WEATHER.function.parameters, type: 'object' as const },
+    }
+    const question = { role: 'user' as const, content: 'What is the weather in Paris?' }
+    const first = await anthropic.messages.create({
+      model: 'auto',
+      max_tokens: 256,
+      messages: [question],
+      tools: [tool],
+    })
+    assert.equal(first.stop_reason, 'tool_use')
+    const use = first.content.find((block) => block.type === 'tool_use')
+    assert.ok(use?.type === 'tool_use', JSON.stringify(first.content))
+    assert.equal(use.name, 'get_weather')
+    assert.deepEqual(use.input, { city: 'Paris' })
+    const done = await anthropic.messages
+      .stream({
+        model: 'auto',
+        max_tokens: 256,
+        tools: [tool],
+        messages: [
+          question,
+          { role: 'assistant', content: first.content },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: use.id, content: 'sunny, 24 degrees' }] },
+        ],
+      })
+      .finalMessage()
+    assert.equal(done.stop_reason, 'end_turn')
+    assert.equal((done.content.at(-1) as Anthropic.TextBlock).text, 'The weather in Paris: sunny, 24 degrees')
+    assert.equal(newRuns(earlier).length, 1, 'one cursor-agent process served both requests')
   })
 })

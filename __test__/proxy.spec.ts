@@ -5,7 +5,7 @@
 // from the code under test. The client keeps its default retries: only `x-should-retry: false`
 // keeps a failing request to one run.
 import assert from 'node:assert/strict'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import { connect, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -13,6 +13,7 @@ import { basename, join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import OpenAI from 'openai'
 import { specEnvironment } from './support/env.ts'
+import { fakeRuns } from './support/fake-runs.ts'
 
 import { childrenOf, groupMembers, killGroupsAfter, waitFor } from './support/process.ts'
 
@@ -58,31 +59,7 @@ async function start(options: Parameters<ProxyModule['startProxy']>[0] = {}): Pr
   return proxy
 }
 
-let logCount = 0
-/** The fake's behaviour for the runs that start from now on; returns their (fresh) log folder. */
-function fake(settings: Record<string, string> = {}): string {
-  for (const name of Object.keys(process.env)) if (name.startsWith('FAKE_CURSOR_')) delete process.env[name]
-  logCount += 1
-  const logDir = join(scratch, `log-${logCount}`)
-  Object.assign(process.env, { FAKE_CURSOR_LOG_DIR: logDir, ...settings })
-  return logDir
-}
-
-interface Invocation {
-  argv: string[]
-  stdin: string
-  pid: number
-  pgid: number
-  grandchildPid?: number
-}
-
-/** The runs the fake logged in `logDir`. */
-function runs(logDir: string): Invocation[] {
-  if (!existsSync(logDir)) return []
-  return readdirSync(logDir)
-    .filter((file) => file.startsWith('invocation-'))
-    .map((file) => JSON.parse(readFileSync(join(logDir, file), 'utf8')) as Invocation)
-}
+const { fake, runs } = fakeRuns(scratch)
 
 const client = (proxy: RunningProxy = main): OpenAI => new OpenAI({ baseURL: proxy.url, apiKey: proxy.token })
 const ask = [{ role: 'user' as const, content: 'Say hello to the proxy' }]
@@ -442,16 +419,40 @@ describe('connections without a whole authenticated request', () => {
     await Promise.all([closedByServer(silent), closedByServer(halfHeaders), closedByServer(refused)])
   })
 
-  it('connections over the cap are closed at once; the cap leaves room above maxConcurrent', LIMIT, async () => {
+  it('at the cap the oldest idle connection makes room; the cap leaves room above maxConcurrent', LIMIT, async () => {
     const proxy = await start({ maxConcurrent: 1, maxConnections: 3, requestTimeoutMs: 60_000 })
     const held = [await open(proxy), await open(proxy), await open(proxy)]
-    await closedByServer(await open(proxy))
+    const oldestClosed = closedByServer(held[0]!)
+    const answer = await send(proxy, { method: 'GET', path: '/health' })
+    assert.equal(answer.status, 200, 'a new client is answered while idle connections fill the cap')
+    await oldestClosed
     for (const socket of held) socket.destroy()
     const defaults = await start({ maxConcurrent: 2, requestTimeoutMs: 60_000 })
     const many = await Promise.all(Array.from({ length: 60 }, () => open(defaults)))
-    const answer = await send(defaults, { method: 'GET', path: '/health' })
-    assert.equal(answer.status, 200, 'keep-alives and idle clients fit beside maxConcurrent')
+    const fits = await send(defaults, { method: 'GET', path: '/health' })
+    assert.equal(fits.status, 200, 'keep-alives and idle clients fit beside maxConcurrent')
     for (const socket of many) socket.destroy()
+  })
+
+  it('300 idle connections that never send a request leave a client with the token its answer', LIMIT, async () => {
+    fake({ FAKE_CURSOR_STREAM: 'text:Past the idle crowd.' })
+    const proxy = await start({ requestTimeoutMs: 60_000 })
+    const idle: Socket[] = []
+    for (let i = 0; i < 300; i += 1) {
+      const socket = connect(proxy.port, '127.0.0.1')
+      socket.on('error', () => {})
+      idle.push(socket)
+    }
+    await Promise.all(idle.map((socket) => new Promise((resolve) => socket.once('connect', resolve))))
+    // The client's own timeout, far below the 60 s an idle connection is kept: no retries.
+    const answered = await new OpenAI({
+      baseURL: proxy.url,
+      apiKey: proxy.token,
+      maxRetries: 0,
+      timeout: 15_000,
+    }).chat.completions.create({ model: 'auto', messages: ask })
+    assert.equal(answered.choices[0]?.message.content, 'Past the idle crowd.')
+    for (const socket of idle) socket.destroy()
   })
 
   it('a response in progress is not closed by the request timeout while its run lives', LIMIT, async () => {

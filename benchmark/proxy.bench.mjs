@@ -1,6 +1,7 @@
-// The OpenAI-compatible server against the in-process runner: the latency each SSE event gains by
-// going through the server (agent's write -> frame in JS, in process; -> chunk read by an HTTP
-// client, through the server), and requests per second with an agent that answers at once.
+// The server against the in-process runner, for each API it speaks (Chat Completions, Responses,
+// Messages): the latency each SSE event gains by going through the server (agent's write -> frame
+// in JS, in process; -> chunk read by an HTTP client, through the server), and the time of a whole
+// non-streaming request, with requests per second, with an agent that answers at once.
 // Build first (`npm run build`), then `node benchmark/proxy.bench.mjs` (or `npm run bench -- proxy`).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
@@ -62,10 +63,25 @@ async function inProcess() {
   return latencies
 }
 
-function post(proxy, body, onData) {
+/** Each API the server speaks: its path and a one-message request. */
+const ENDPOINTS = [
+  {
+    name: 'chat completions',
+    path: '/chat/completions',
+    body: (text, stream) => ({ model: 'auto', stream, messages: [{ role: 'user', content: text }] }),
+  },
+  { name: 'responses', path: '/responses', body: (text, stream) => ({ model: 'auto', stream, input: text }) },
+  {
+    name: 'messages',
+    path: '/messages',
+    body: (text, stream) => ({ model: 'auto', stream, max_tokens: 64, messages: [{ role: 'user', content: text }] }),
+  },
+]
+
+function post(proxy, path, body, onData) {
   return new Promise((done, failed) => {
     const req = request(
-      `${proxy.url}/chat/completions`,
+      `${proxy.url}${path}`,
       { method: 'POST', headers: { authorization: `Bearer ${proxy.token}`, 'content-type': 'application/json' } },
       (res) => {
         res.setEncoding('utf8')
@@ -79,51 +95,66 @@ function post(proxy, body, onData) {
 }
 
 // 1b. Through the server: the same agent, a streaming request read chunk by chunk.
-async function throughServer(proxy) {
+async function throughServer(proxy, endpoint) {
   const latencies = []
+  // An event's first arrival counts: Responses repeats the whole text in its closing events.
+  const seen = new Set()
   Object.assign(process.env, agentEnv)
-  const status = await post(
-    proxy,
-    { model: 'auto', stream: true, messages: [{ role: 'user', content: 'x' }] },
-    (chunk, arrival) => {
-      for (const stamp of stampsIn(chunk)) latencies.push(arrival - stamp)
-    },
-  )
+  const status = await post(proxy, endpoint.path, endpoint.body('x', true), (chunk, arrival) => {
+    for (const stamp of stampsIn(chunk)) {
+      if (seen.has(stamp)) continue
+      seen.add(stamp)
+      latencies.push(arrival - stamp)
+    }
+  })
   if (status !== 200 || latencies.length === 0)
     throw new Error(`the streaming request got ${status} and ${latencies.length} events`)
   return latencies
 }
 
-const proxy = await startProxy({ port: 0, workspace: scratch, maxConcurrent: CONCURRENCY + 1 })
-try {
-  await inProcess()
-  const direct = await inProcess()
-  const served = await throughServer(proxy)
-  const median = (values) =>
-    percentile(
-      [...values].sort((a, b) => a - b),
-      50,
-    )
-  console.log(`per-event latency, agent write -> JS, in process:        ${summary(direct)}`)
-  console.log(`per-event latency, agent write -> HTTP client, server:   ${summary(served)}`)
-  console.log(`added by the server (p50): ${(median(served) - median(direct)).toFixed(3)} ms`)
-
-  // 2. Requests per second: an agent that answers at once (one event), CONCURRENCY clients.
+// 2. Whole requests: an agent that answers at once (one event), CONCURRENCY clients.
+async function requests(proxy, endpoint) {
   Object.assign(process.env, { BENCH_EVENTS: '1', BENCH_INTERVAL_MS: '0' })
+  const times = []
   let sent = 0
   const started = now()
   const client = async () => {
     while (sent < REQUESTS) {
       sent += 1
-      const status = await post(proxy, { model: 'auto', messages: [{ role: 'user', content: `request ${sent}` }] })
-      if (status !== 200) throw new Error(`status ${status}`)
+      const at = now()
+      const status = await post(proxy, endpoint.path, endpoint.body(`request ${sent}`, false))
+      if (status !== 200) throw new Error(`${endpoint.name}: status ${status}`)
+      times.push(now() - at)
     }
   }
   await Promise.all(Array.from({ length: CONCURRENCY }, client))
-  const seconds = (now() - started) / 1000
-  console.log(
-    `${REQUESTS} non-streaming requests, ${CONCURRENCY} clients: ${(REQUESTS / seconds).toFixed(1)} requests/s (each one cursor-agent process)`,
+  return { times, perSecond: REQUESTS / ((now() - started) / 1000) }
+}
+
+const median = (values) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
   )
+
+const proxy = await startProxy({ port: 0, workspace: scratch, maxConcurrent: CONCURRENCY + 1 })
+try {
+  await inProcess()
+  const direct = await inProcess()
+  console.log(`per-event latency, agent write -> JS, in process: ${summary(direct)}`)
+  for (const endpoint of ENDPOINTS) {
+    await throughServer(proxy, endpoint)
+    const served = await throughServer(proxy, endpoint)
+    console.log(
+      `${endpoint.name}: per-event latency through the server ${summary(served)}; added (p50) ${(median(served) - median(direct)).toFixed(3)} ms`,
+    )
+  }
+  for (const endpoint of ENDPOINTS) {
+    const { times, perSecond } = await requests(proxy, endpoint)
+    console.log(
+      `${endpoint.name}: ${REQUESTS} non-streaming requests, ${CONCURRENCY} clients: ${summary(times)} per request, ${perSecond.toFixed(1)} requests/s (each one cursor-agent process)`,
+    )
+  }
 } finally {
   await proxy.close()
   rmSync(scratch, { recursive: true, force: true })

@@ -6,41 +6,17 @@
 // it over made OpenCode compact, continue and compact again in a loop. Cursor's counts stay in the
 // finish part's `providerMetadata.cursor.usage`, in the log and in captures.
 import type { LanguageModelV3Prompt, LanguageModelV3Usage } from '@ai-sdk/provider'
+import {
+  BYTES_PER_TOKEN,
+  CURSOR_BASE_TOKENS,
+  IMAGE_BYTES,
+  inputTokensOf,
+  jsonBytes,
+  tokensOf,
+  utf8Bytes,
+} from '../turn/context-estimate.js'
 
-/**
- * The estimator: UTF-8 bytes ÷ 4 (there is no tokenizer for Cursor's models). English prose and
- * code run at 3.5–4.5 bytes per token for the tokenizers of the models Cursor serves, so the
- * estimate is within about ±15% for such text, lower for text in scripts of 3 bytes per letter.
- */
-export const BYTES_PER_TOKEN = 4
-
-/**
- * What every Cursor model request carries before the conversation: Cursor's own system prompt
- * and tool definitions. Measured in the real captures: a one-request turn with a 34-byte prompt
- * reported 20,369 prompt tokens (input + cache read); the per-request average of the four
- * multi-request captures is 20,452–22,261 (`__test__/context-usage.spec.ts` checks the estimate
- * against every capture).
- */
-export const CURSOR_BASE_TOKENS = 20_000
-
-/** A picture counts as much as a large image costs the models Cursor serves (about 1,600 tokens). */
-const IMAGE_BYTES = 1_600 * BYTES_PER_TOKEN
-
-const encoder = new TextEncoder()
-
-/** UTF-8 bytes of a string. */
-export function utf8Bytes(text: string): number {
-  return encoder.encode(text).byteLength
-}
-
-function jsonBytes(value: unknown): number {
-  if (value === undefined) return 0
-  try {
-    return utf8Bytes(typeof value === 'string' ? value : JSON.stringify(value))
-  } catch {
-    return 0
-  }
-}
+export { BYTES_PER_TOKEN, CURSOR_BASE_TOKENS, tokensOf, utf8Bytes }
 
 /** A file part's share: a picture at a fixed cost, any other file by the bytes of its data. */
 function fileBytes(mediaType: string, data: unknown): number {
@@ -111,17 +87,12 @@ export function conversationBytes(prompt: LanguageModelV3Prompt, tools?: unknown
   return bytes
 }
 
-/** Tokens for `bytes` by the estimator (rounded up: a non-empty text is at least one token). */
-export function tokensOf(bytes: number): number {
-  return Math.ceil(Math.max(0, bytes) / BYTES_PER_TOKEN)
-}
-
 /**
  * A step's usage as OpenCode reads it: the conversation (with Cursor's own base) as input, this
  * response's output as output; no cache counts, since OpenCode adds them to the context again.
  */
 export function contextUsage(promptBytes: number, outputBytes: number): LanguageModelV3Usage {
-  const input = CURSOR_BASE_TOKENS + tokensOf(promptBytes)
+  const input = inputTokensOf(promptBytes)
   const output = tokensOf(outputBytes)
   return {
     inputTokens: { total: input, noCache: input, cacheRead: undefined, cacheWrite: undefined },

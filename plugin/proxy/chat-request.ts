@@ -22,7 +22,22 @@ function fieldOf(issue: v.BaseIssue<unknown>): string {
 /** Stands for the field's path in a refusal; filled in once the issue knows its path. */
 const FIELD = '{field}'
 /** A refusal naming the field it is about, wherever in the request it stands. */
-const named = (rule: string): string => `\`${FIELD}\` ${rule}`
+export const named = (rule: string): string => `\`${FIELD}\` ${rule}`
+
+/** `model`, the same in every API's request: a Cursor model id. */
+export const MODEL = v.pipe(
+  v.string(MODEL_NEEDED),
+  v.check((model) => model.trim() !== '', MODEL_NEEDED),
+  v.maxLength(MODEL_MAX_CHARS, MODEL_TOO_LONG),
+)
+
+/** `stream`, the same in every API's request. */
+export const STREAM = v.nullish(v.boolean('`stream` must be true or false.'))
+
+/** The first issue of a schema's refusal, as a 400. */
+export function invalid(issues: [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]]): Refusal {
+  return { status: 400, code: 'E_INVALID_ARG', message: refusalText(issues[0]) }
+}
 
 /** One message: the fields every message's parsing reads, each of the right kind. */
 const MESSAGE = v.looseObject(
@@ -57,14 +72,10 @@ const MESSAGE = v.looseObject(
  */
 const CHAT_REQUEST = v.object(
   {
-    model: v.pipe(
-      v.string(MODEL_NEEDED),
-      v.check((model) => model.trim() !== '', MODEL_NEEDED),
-      v.maxLength(MODEL_MAX_CHARS, MODEL_TOO_LONG),
-    ),
+    model: MODEL,
     messages: v.pipe(v.array(MESSAGE, MESSAGES_NEEDED), v.nonEmpty(MESSAGES_NEEDED)),
     tools: v.nullish(v.array(v.record(v.string(), v.unknown(), TOOLS_NEEDED), TOOLS_NEEDED)),
-    stream: v.nullish(v.boolean('`stream` must be true or false.')),
+    stream: STREAM,
     stream_options: v.nullish(
       v.pipe(
         v.custom<Record<string, unknown>>(
@@ -97,7 +108,7 @@ export function readChatRequest(
   body: unknown,
 ): { request: TurnRequest; stream: boolean; includeUsage: boolean } | Refusal {
   const read = v.safeParse(CHAT_REQUEST, body)
-  if (!read.success) return { status: 400, code: 'E_INVALID_ARG', message: refusalText(read.issues[0]) }
+  if (!read.success) return invalid(read.issues)
   const { model, messages, tools, stream, stream_options: options } = read.output
   const request: TurnRequest = { model, messages: messages as PromptMessage[] }
   if (tools != null && tools.length > 0) request.tools = tools as ToolDefinition[]

@@ -1,5 +1,6 @@
-// How the OpenAI-compatible server refuses a request or reports a failure before any output: an
-// OpenAI error object (`{error: {message, type, code}}`) with a real HTTP status, never retried.
+// How the server refuses a request or reports a failure before any output: one table of statuses
+// for every code, worded in each API's own error shape (OpenAI's `{error: {message, type, code}}`,
+// Anthropic's `{type: "error", error: {type, message}}`), with a real HTTP status, never retried.
 import type { ServerResponse } from 'node:http'
 import type { RunError } from 'opencode-cursor-native'
 import type { NativeErrorCode } from '../turn/failure.js'
@@ -60,12 +61,54 @@ export const ERROR_TYPE = 'cursor_agent_error'
 /** Every error response carries it: a retry reruns an agent that may have run tools. */
 export const NO_RETRY = { 'x-should-retry': 'false' } as const
 
-export function sendError(response: ServerResponse, refusal: Refusal): void {
+/** An error response as one API words it. */
+export interface ErrorResponse {
+  status: number
+  body: unknown
+}
+
+/** How one API words a refusal. */
+export type ErrorStyle = (refusal: Refusal) => ErrorResponse
+
+/** OpenAI's error object (Chat Completions, Responses, and the server's own endpoints). */
+export const openAiError: ErrorStyle = (refusal) => ({
+  status: refusal.status,
+  body: { error: { message: refusal.message, type: ERROR_TYPE, code: refusal.code } },
+})
+
+/**
+ * Anthropic's status and error type for each status of the table: the statuses Anthropic's API
+ * uses keep theirs; a gateway failure (502, 504) is its `api_error`. The server's own capacity
+ * cap is `overloaded_error` (529), what Anthropic answers when it has no room.
+ */
+export const ANTHROPIC_ERRORS: Readonly<Record<number, readonly [number, string]>> = Object.freeze({
+  400: [400, 'invalid_request_error'],
+  401: [401, 'authentication_error'],
+  403: [403, 'permission_error'],
+  404: [404, 'not_found_error'],
+  408: [408, 'invalid_request_error'],
+  413: [413, 'request_too_large'],
+  415: [415, 'invalid_request_error'],
+  429: [429, 'rate_limit_error'],
+  500: [500, 'api_error'],
+  502: [500, 'api_error'],
+  504: [500, 'api_error'],
+})
+
+/** Anthropic's error object; `code` (the package's) rides beside its `type`. */
+export const anthropicError: ErrorStyle = (refusal) => {
+  const [status, type] =
+    refusal.code === 'E_BUSY' ? [529, 'overloaded_error'] : (ANTHROPIC_ERRORS[refusal.status] ?? [500, 'api_error'])
+  return { status, body: { type: 'error', error: { type, message: refusal.message, code: refusal.code } } }
+}
+
+export function sendError(response: ServerResponse, refusal: Refusal, style: ErrorStyle = openAiError): void {
   if (response.headersSent) return
   const headers: Record<string, string> = { 'content-type': 'application/json', ...NO_RETRY }
   if (refusal.retryAfter !== undefined) headers['retry-after'] = String(refusal.retryAfter)
-  response.writeHead(refusal.status, headers)
-  response.end(JSON.stringify({ error: { message: refusal.message, type: ERROR_TYPE, code: refusal.code } }))
+  const { status, body } = style(refusal)
+  response.writeHead(status, headers)
+  response.end(JSON.stringify(body))
 }
 
 /**

@@ -1,5 +1,5 @@
-// The OpenAI-compatible server (`exports["./proxy"]`, `npx opencode-cursor-native serve`): any
-// OpenAI client can use a Cursor subscription through it. It runs cursor-agent, which runs
+// The server (`exports["./proxy"]`, `npx opencode-cursor-native serve`): any OpenAI or Anthropic
+// client can use a Cursor subscription through it (Chat Completions, Responses, Messages). It runs cursor-agent, which runs
 // commands on this machine, so it is locked down: loopback only by default, a bearer token on
 // every endpoint but `/health`, no browser (any `Origin`) and no foreign `Host` (DNS rebinding).
 import { randomBytes, timingSafeEqual } from 'node:crypto'
@@ -9,9 +9,12 @@ import { childEnvironment, dataDirectory, type ToolMode } from '../turn/env.js'
 import { cursorModels, modelCacheFile } from '../turn/models.js'
 import { heldRunCount } from '../turn/tool-bridge.js'
 import { resolveTurnConfig, type TurnConfig, type TurnOptions } from '../turn/turn.js'
-import { serveChat } from './chat.js'
+import { CHAT_COMPLETIONS } from './chat.js'
 import { keepAliveInterval } from './keep-alive.js'
-import { type Refusal, sendError } from './refusal.js'
+import { countTokens, MESSAGES } from './messages.js'
+import { anthropicError, type ErrorStyle, openAiError, type Refusal, sendError } from './refusal.js'
+import { type Api, serveTurn } from './respond.js'
+import { RESPONSES } from './responses.js'
 
 export { type CursorAcpErrorCode, PROXY_ERROR_CODES, type ProxyErrorCode } from './refusal.js'
 
@@ -65,10 +68,60 @@ function hostName(header: string | undefined): string | undefined {
   return (header.split(':')[0] ?? '').toLowerCase()
 }
 
-function tokenMatches(header: string | undefined, token: string): boolean {
-  const given = /^Bearer (.+)$/i.exec(header ?? '')?.[1] ?? ''
+function tokenMatches(given: string, token: string): boolean {
   const [a, b] = [Buffer.from(given), Buffer.from(token)]
   return a.length === b.length && timingSafeEqual(a, b)
+}
+
+/** The token a request carries: `Authorization: Bearer` (OpenAI's clients) or `x-api-key` (Anthropic's). */
+function givenToken(request: IncomingMessage): string {
+  const bearer = /^Bearer (.+)$/i.exec(request.headers.authorization ?? '')?.[1]
+  if (bearer !== undefined) return bearer
+  const key = request.headers['x-api-key']
+  return typeof key === 'string' ? key : ''
+}
+
+/** The endpoints that answer with a turn, each through its API. */
+const TURN_ROUTES: Readonly<Record<string, Api>> = Object.freeze({
+  '/v1/chat/completions': CHAT_COMPLETIONS,
+  '/v1/responses': RESPONSES,
+  '/v1/messages': MESSAGES,
+})
+
+/** Endpoints that read a body and answer at once, without a run. */
+const BODY_ROUTES: Readonly<
+  Record<string, { errors: ErrorStyle; answer: (body: unknown) => { answer: unknown } | Refusal }>
+> = Object.freeze({
+  '/v1/messages/count_tokens': { errors: anthropicError, answer: countTokens },
+})
+
+/**
+ * Anthropic's clients get Anthropic's error shape wherever the server refuses them: on its
+ * endpoints, and wherever they announce themselves with `anthropic-version`.
+ */
+function errorStyleOf(request: IncomingMessage, path: string): ErrorStyle {
+  return path.startsWith('/v1/messages') || request.headers['anthropic-version'] !== undefined
+    ? anthropicError
+    : openAiError
+}
+
+/**
+ * How deep a request body may nest. The requests of these APIs nest a few levels (a tool's
+ * schema a few more); a deeper body is refused before any of it is read further, where deep
+ * recursion could exhaust the stack.
+ */
+export const MAX_BODY_DEPTH = 512
+
+/** Whether `value` nests deeper than `limit` arrays and objects (counted without recursion). */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const pending: Array<[unknown, number]> = [[value, 1]]
+  while (pending.length > 0) {
+    const [item, depth] = pending.pop() as [unknown, number]
+    if (typeof item !== 'object' || item === null) continue
+    if (depth > limit) return true
+    for (const child of Array.isArray(item) ? item : Object.values(item)) pending.push([child, depth + 1])
+  }
+  return false
 }
 
 /** Why a request is refused before anything runs, or `null`. Checked in this order. */
@@ -84,11 +137,11 @@ function gate(request: IncomingMessage, allowedHosts: Set<string>, token: string
     return { status: 403, code: 'E_FORBIDDEN', message: 'Requests from web pages (with an Origin) are refused.' }
   const path = (request.url ?? '').split('?')[0]
   if (path === '/health') return null
-  if (!tokenMatches(request.headers.authorization, token))
+  if (!tokenMatches(givenToken(request), token))
     return {
       status: 401,
       code: 'E_UNAUTHORIZED',
-      message: 'A bearer token is required: Authorization: Bearer <the token serve printed>.',
+      message: "The server's token is required: Authorization: Bearer <the token serve printed>, or x-api-key: <it>.",
     }
   return null
 }
@@ -156,8 +209,11 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
   response.end(JSON.stringify(body))
 }
 
-/** `GET /v1/models`: the cached discovery (never waiting for cursor-agent), refreshed in the background. */
-async function listModels(config: TurnConfig): Promise<unknown> {
+/**
+ * `GET /v1/models`: the cached discovery (never waiting for cursor-agent), refreshed in the
+ * background; in Anthropic's shape for a client that sends `anthropic-version`.
+ */
+async function listModels(config: TurnConfig, anthropic: boolean): Promise<unknown> {
   const options = {
     cacheFile: modelCacheFile(dataDirectory()),
     waitMs: 0,
@@ -166,6 +222,18 @@ async function listModels(config: TurnConfig): Promise<unknown> {
   const { models } = await cursorModels(
     config.settings.executable === undefined ? options : { ...options, executable: config.settings.executable },
   )
+  if (anthropic)
+    return {
+      data: models.map((model) => ({
+        type: 'model',
+        id: model.id,
+        display_name: model.name,
+        created_at: '1970-01-01T00:00:00Z',
+      })),
+      has_more: false,
+      first_id: models[0]?.id ?? null,
+      last_id: models.at(-1)?.id ?? null,
+    }
   return {
     object: 'list',
     data: models.map((model) => ({
@@ -178,6 +246,23 @@ async function listModels(config: TurnConfig): Promise<unknown> {
       max_output_tokens: model.maxOutputTokens,
     })),
   }
+}
+
+/** A body as JSON, nested at most {@link MAX_BODY_DEPTH} deep; a refusal otherwise. */
+function readJson(body: Buffer): { value: unknown } | Refusal {
+  let value: unknown
+  try {
+    value = JSON.parse(body.toString('utf8'))
+  } catch {
+    return { status: 400, code: 'E_INVALID_ARG', message: 'The body is not valid JSON.' }
+  }
+  if (nestsDeeperThan(value, MAX_BODY_DEPTH))
+    return {
+      status: 400,
+      code: 'E_INVALID_ARG',
+      message: `The body nests deeper than ${MAX_BODY_DEPTH} levels of arrays and objects.`,
+    }
+  return { value }
 }
 
 /** Connections kept beyond `maxConcurrent` by default: idle keep-alives and clients being refused. */
@@ -231,41 +316,49 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   }
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const path = (request.url ?? '').split('?')[0] ?? ''
+    const errors = errorStyleOf(request, path)
     const refused = gate(request, allowedHosts, token)
     if (refused !== null) {
       if (refused.status === 401) response.setHeader('www-authenticate', 'Bearer')
       request.resume()
-      return sendError(response, refused)
+      return sendError(response, refused, errors)
     }
-    const path = (request.url ?? '').split('?')[0]
     if (request.method === 'GET' && path === '/health') return sendJson(response, 200, { status: 'ok' })
     if (request.method === 'GET') serving(request, response)
-    if (request.method === 'GET' && path === '/v1/models') return sendJson(response, 200, await listModels(config))
-    if (request.method !== 'POST' || path !== '/v1/chat/completions') {
+    if (request.method === 'GET' && path === '/v1/models')
+      return sendJson(response, 200, await listModels(config, request.headers['anthropic-version'] !== undefined))
+    const api = request.method === 'POST' ? TURN_ROUTES[path] : undefined
+    const answerAtOnce = request.method === 'POST' ? BODY_ROUTES[path] : undefined
+    if (api === undefined && answerAtOnce === undefined) {
       request.resume()
-      return sendError(response, {
-        status: 404,
-        code: 'E_NOT_FOUND',
-        message: `${request.method} ${path} is not served.`,
-      })
+      return sendError(
+        response,
+        { status: 404, code: 'E_NOT_FOUND', message: `${request.method} ${path} is not served.` },
+        errors,
+      )
     }
     const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase()
     if (type !== 'application/json') {
       request.resume()
-      return sendError(response, {
-        status: 415,
-        code: 'E_UNSUPPORTED_MEDIA_TYPE',
-        message: 'The body must be application/json.',
-      })
+      return sendError(
+        response,
+        { status: 415, code: 'E_UNSUPPORTED_MEDIA_TYPE', message: 'The body must be application/json.' },
+        errors,
+      )
     }
-    if (active + heldRunCount() >= maxConcurrent) {
+    if (api !== undefined && active + heldRunCount() >= maxConcurrent) {
       request.resume()
-      return sendError(response, {
-        status: 429,
-        code: 'E_BUSY',
-        message: `${maxConcurrent} requests are in progress; try again shortly.`,
-        retryAfter: 1,
-      })
+      return sendError(
+        response,
+        {
+          status: 429,
+          code: 'E_BUSY',
+          message: `${maxConcurrent} requests are in progress; try again shortly.`,
+          retryAfter: 1,
+        },
+        errors,
+      )
     }
     active += 1
     let released = false
@@ -276,24 +369,28 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     const body = await readBody(request, maxBodyBytes, bodyTimeoutMs)
     if (!Buffer.isBuffer(body)) {
       closeAfterRefusal(request, response)
-      sendError(response, body)
+      sendError(response, body, errors)
       release()
       return
     }
     // A whole authenticated request: its answer may take as long as its run lives.
     serving(request, response)
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(body.toString('utf8'))
-    } catch {
+    const parsed = readJson(body)
+    if ('status' in parsed) {
       release()
-      return sendError(response, { status: 400, code: 'E_INVALID_ARG', message: 'The body is not valid JSON.' })
+      return sendError(response, parsed, errors)
+    }
+    if (answerAtOnce !== undefined) {
+      release()
+      const answered = answerAtOnce.answer(parsed.value)
+      if ('status' in answered) return sendError(response, answered, answerAtOnce.errors)
+      return sendJson(response, 200, answered.answer)
     }
     if (config.problem !== null) {
       release()
-      return sendError(response, { status: 400, code: config.problem.code, message: config.problem.message })
+      return sendError(response, { status: 400, code: config.problem.code, message: config.problem.message }, errors)
     }
-    serveChat(config, parsed, response, request, release, keepAliveMs)
+    serveTurn(api as Api, config, parsed.value, response, request, release, keepAliveMs)
   }
 
   const server: Server = createServer((request, response) => {
@@ -308,10 +405,17 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     })
   })
   server.on('connection', (socket) => {
-    // Over the cap: closed at once, so no client without the token can use up descriptors.
+    // At the cap, the oldest connection waiting for a request makes room: idle connections
+    // (nothing sent, or a keep-alive between requests) cannot keep a client with the token out.
+    // Only when every connection is being answered is the new one closed at once.
     if (sockets.size >= maxConnections) {
-      socket.destroy()
-      return
+      const idle = [...sockets].find((open) => idleTimers.has(open))
+      if (idle === undefined) {
+        socket.destroy()
+        return
+      }
+      idle.destroy()
+      sockets.delete(idle)
     }
     sockets.add(socket)
     waitForRequest(socket)

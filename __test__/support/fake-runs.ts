@@ -1,0 +1,39 @@
+// The fake cursor-agent's runs, as a spec of the server sets and reads them: each call of `fake`
+// clears the fake's settings, points its invocation log at a fresh folder and sets new ones;
+// `runs` reads what the runs of that folder logged.
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+export interface Invocation {
+  argv: string[]
+  stdin: string
+  pid: number
+  pgid: number
+  grandchildPid?: number
+}
+
+export interface FakeRuns {
+  /** The fake's behaviour for the runs that start from now on; returns their (fresh) log folder. */
+  fake(settings?: Record<string, string>): string
+  /** The runs the fake logged in `logDir`. */
+  runs(logDir: string): Invocation[]
+}
+
+export function fakeRuns(scratch: string): FakeRuns {
+  let logCount = 0
+  return {
+    fake(settings = {}) {
+      for (const name of Object.keys(process.env)) if (name.startsWith('FAKE_CURSOR_')) delete process.env[name]
+      logCount += 1
+      const logDir = join(scratch, `log-${logCount}`)
+      Object.assign(process.env, { FAKE_CURSOR_LOG_DIR: logDir, ...settings })
+      return logDir
+    },
+    runs(logDir) {
+      if (!existsSync(logDir)) return []
+      return readdirSync(logDir)
+        .filter((file) => file.startsWith('invocation-'))
+        .map((file) => JSON.parse(readFileSync(join(logDir, file), 'utf8')) as Invocation)
+    },
+  }
+}

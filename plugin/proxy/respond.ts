@@ -1,0 +1,173 @@
+// The one path every model endpoint of the server answers through (Chat Completions, Responses,
+// Messages): the request read by its API, one turn through the shared turn, its outputs encoded by
+// the API's encoder, streamed (or gathered into one response), failures before any output answered
+// in the API's error shape with a real status. A stream silent for the keep-alive interval gets the
+// API's keep-alive; before its first content that also sends its headers (status 200), after which
+// a failure is the API's error event. A client that goes away cancels its run.
+import { randomUUID } from 'node:crypto'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { RunError, RunStep, StreamOutput } from 'opencode-cursor-native'
+import { failureOf } from '../turn/failure.js'
+import { conversationContinued } from '../turn/tool-bridge.js'
+import { startTurn, type TurnConfig, type TurnFormat, type TurnRequest, titleOf } from '../turn/turn.js'
+import { type SilenceTimer, silenceTimer } from './keep-alive.js'
+import { type ErrorStyle, NO_RETRY, type Refusal, refusalOf, sendError } from './refusal.js'
+
+/** How one API turns a response's outputs into what its clients read. One per response. */
+export interface ResponseEncoder {
+  /** The outputs the turn is asked for. */
+  readonly format: TurnFormat
+  /** A batch of outputs as the stream's frames; the encoder gathers the response as it goes. */
+  frames(outputs: StreamOutput[]): string[]
+  /** The frames that close a stream once its turn is over (after a failure's own frames too). */
+  close(): string[]
+  /** The whole response, for a request without `stream`, once its turn is over. */
+  whole(): unknown
+  /** What a stream gets after each interval of silence. */
+  readonly keepAlive: string
+}
+
+/** A request as its API read it: the turn, whether it streams, and its response's encoder. */
+export interface ApiRequest {
+  request: TurnRequest
+  stream: boolean
+  encoder: ResponseEncoder
+}
+
+/** One API the server speaks. */
+export interface Api {
+  /** The body as a turn, or why not (400, or 404 for what it names that is not there). */
+  read(body: unknown, config: TurnConfig): ApiRequest | Refusal
+  /** How the API words a refusal. */
+  errors: ErrorStyle
+  /** The outputs of a title answered locally, in the encoder's format. */
+  titleOutputs(title: string, read: ApiRequest): StreamOutput[]
+}
+
+/**
+ * Which conversation the request belongs to. Clients of these APIs send no id: in tool mode
+ * `opencode` a request that answers a held run's calls continues that run's conversation, and any
+ * other starts one of its own (its own private folder); in mode `cursor` the API's own id (a
+ * previous response's) or none is named (the resume cache keys it by its first messages).
+ */
+function conversationOf(config: TurnConfig, request: TurnRequest): string | undefined {
+  if (config.settings.toolMode !== 'opencode') return request.conversationId
+  return conversationContinued(request.messages) ?? request.conversationId ?? `openai-${randomUUID()}`
+}
+
+/**
+ * Serves one request of `api`. `release` is called once the response is over (the turn ended,
+ * handed over tool calls, or was cancelled because the client went away).
+ */
+export function serveTurn(
+  api: Api,
+  config: TurnConfig,
+  body: unknown,
+  response: ServerResponse,
+  request: IncomingMessage,
+  release: () => void,
+  keepAliveMs: number,
+): void {
+  const read = api.read(body, config)
+  if ('status' in read) {
+    sendError(response, read, api.errors)
+    release()
+    return
+  }
+  const { request: turnRequest, stream, encoder } = read
+  // In mode `cursor` Cursor runs its own tools: a request's tools are not offered to it.
+  if (config.settings.toolMode !== 'opencode') delete turnRequest.tools
+  const conversationId = conversationOf(config, turnRequest)
+  if (conversationId === undefined) delete turnRequest.conversationId
+  else turnRequest.conversationId = conversationId
+  // A stream's frames wait until the answer starts, so that a failure before it gets its real
+  // status; a whole response is sent once the turn is over. The run says how each step ended.
+  const waiting: string[] = []
+  let started = false
+  let failure: RunError | undefined
+  let keepAlive: SilenceTimer | undefined
+  const write = (frame: string): void => {
+    response.write(frame)
+    keepAlive?.touch()
+  }
+  const startStream = (): void => {
+    started = true
+    response.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      ...NO_RETRY,
+    })
+  }
+  const deliver = (outputs: StreamOutput[], step: RunStep | null): void => {
+    // A failure is refused with its status unless a stream already answered something.
+    const refused = step?.reason === 'error' && (stream ? !started && !step.answered : true)
+    if (refused) failure = step.error
+    const frames = encoder.frames(outputs)
+    if (!stream) return
+    if (!started && !refused) startStream()
+    if (started) {
+      for (const frame of [...waiting.splice(0), ...frames]) write(frame)
+    } else {
+      waiting.push(...frames)
+    }
+  }
+  const finishResponse = (): void => {
+    keepAlive?.stop()
+    if (response.writableEnded) return
+    if (failure !== undefined) {
+      sendError(response, refusalOf(failure), api.errors)
+      return
+    }
+    if (!stream) {
+      response.writeHead(200, { 'content-type': 'application/json' })
+      response.end(JSON.stringify(encoder.whole()))
+      return
+    }
+    if (!started) startStream()
+    for (const frame of [...waiting.splice(0), ...encoder.close()]) write(frame)
+    response.end()
+  }
+  const title = titleOf(turnRequest)
+  if (title !== null) {
+    deliver(api.titleOutputs(title, read), null)
+    finishResponse()
+    release()
+    return
+  }
+  let turn: ReturnType<typeof startTurn>
+  try {
+    turn = startTurn(config, turnRequest, encoder.format, deliver)
+  } catch (error) {
+    sendError(response, refusalOf(failureOf(error, 'E_INVALID_ARG')), api.errors)
+    release()
+    return
+  }
+  // Before the first content the headers wait (a failure still gets its status) only until the
+  // stream has been silent for the interval: then they go out with status 200 and the keep-alive,
+  // and a later failure is an error event. A stream that has started gets the keep-alive after
+  // every interval of silence. A whole response has nothing to send before it is whole.
+  if (stream)
+    keepAlive = silenceTimer(keepAliveMs, () => {
+      if (response.writableEnded || (!started && failure !== undefined)) return
+      if (!started) startStream()
+      write(encoder.keepAlive)
+    })
+  // A client that goes away cancels its run (and with it the process group).
+  const onClose = (): void => {
+    keepAlive?.stop()
+    if (!response.writableEnded) turn.cancel()
+  }
+  response.on('close', onClose)
+  request.on('aborted', onClose)
+  turn.done
+    .then(
+      () => finishResponse(),
+      (error: unknown) => {
+        keepAlive?.stop()
+        if (!started) sendError(response, refusalOf(failureOf(error)), api.errors)
+        else response.end()
+      },
+    )
+    .finally(release)
+}

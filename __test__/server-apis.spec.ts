@@ -233,6 +233,36 @@ describe('/v1/messages through the official Anthropic client', () => {
     assert.equal(runs(logDir).length, 1)
   })
 
+  it("the server's own capacity cap is Anthropic's 529 overloaded_error, not retried", LIMIT, async () => {
+    const { startProxy } = await import('../plugin/proxy/server.ts')
+    const small = await startProxy({ port: 0, maxConcurrent: 1 })
+    try {
+      const logDir = fake({ FAKE_CURSOR_SCENARIO: 'long' })
+      const client = new Anthropic({ baseURL: small.url.replace(/\/v1$/, ''), apiKey: small.token })
+      const controller = new AbortController()
+      const busy = await client.messages.create(
+        { model: 'auto', max_tokens: 8, messages: ask, stream: true },
+        { signal: controller.signal },
+      )
+      const events = busy[Symbol.asyncIterator]()
+      await events.next()
+      const error = await client.messages.create({ model: 'auto', max_tokens: 8, messages: ask }).then(
+        () => assert.fail('a second request ran beside the cap'),
+        (thrown: unknown) => thrown,
+      )
+      assert.ok(error instanceof Anthropic.APIError, String(error))
+      assert.equal(error.status, 529)
+      assert.equal((error.error as { error: { type: string; code: string } }).error.type, 'overloaded_error')
+      assert.equal((error.error as { error: { code: string } }).error.code, 'E_BUSY')
+      assert.equal(runs(logDir).length, 1, 'the refused request ran nothing')
+      for (const run of runs(logDir)) seenGroups.add(run.pgid)
+      controller.abort()
+      await events.next().catch(() => undefined)
+    } finally {
+      await small.close()
+    }
+  })
+
   it("count_tokens answers with the provider's context estimate", LIMIT, async () => {
     const system = 'x'.repeat(400)
     const counted = await anthropic().messages.countTokens({

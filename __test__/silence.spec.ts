@@ -11,6 +11,7 @@ import { request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import { specEnvironment } from './support/env.ts'
 
@@ -111,16 +112,21 @@ interface Raw {
   body: string
 }
 
-/** One chat request over node:http, its body as it arrived. */
-function chat(stream: boolean): Promise<Raw> {
-  const body = JSON.stringify({ model: 'auto', messages: [{ role: 'user', content: 'Take your time' }], stream })
+/** One chat request over node:http (or a Messages request), its body as it arrived. */
+function chat(stream: boolean, path = '/v1/chat/completions'): Promise<Raw> {
+  const body = JSON.stringify({
+    model: 'auto',
+    max_tokens: 64,
+    messages: [{ role: 'user', content: 'Take your time' }],
+    stream,
+  })
   return new Promise((resolve, reject) => {
     const request = httpRequest(
       {
         host: '127.0.0.1',
         port: proxy.port,
         method: 'POST',
-        path: '/v1/chat/completions',
+        path,
         headers: { authorization: `Bearer ${proxy.token}`, 'content-type': 'application/json' },
       },
       (response) => {
@@ -218,5 +224,22 @@ describe('the server keeps a silent response alive', () => {
     assert.equal(raw.status, 200)
     assert.equal(raw.contentType, 'application/json')
     assert.equal(JSON.parse(raw.body).choices[0].message.content, ANSWER)
+  })
+
+  it("Messages: the keep-alive is Anthropic's ping event, which its client reads past", LIMIT, async () => {
+    fake({
+      FAKE_CURSOR_STREAM: `text:${ANSWER}`,
+      FAKE_CURSOR_SILENCE_MS: String(SILENCE_MS),
+      FAKE_CURSOR_SILENCE_AFTER: '0',
+    })
+    const raw = await chat(true, '/v1/messages')
+    assert.equal(raw.status, 200)
+    const sent = events(raw.body)
+    assert.equal(sent[0], 'event: ping\ndata: {"type":"ping"}\n\n', 'the stream opens with a ping')
+    assert.ok(!sent.includes(KEEP_ALIVE), 'no OpenAI-style comment on this API')
+    const message = await new Anthropic({ baseURL: proxy.url.replace(/\/v1$/, ''), apiKey: proxy.token }).messages
+      .stream({ model: 'auto', max_tokens: 64, messages: [{ role: 'user', content: 'Take your time' }] })
+      .finalMessage()
+    assert.equal((message.content.at(-1) as Anthropic.TextBlock).text, ANSWER)
   })
 })

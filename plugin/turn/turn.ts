@@ -318,19 +318,11 @@ function freshTurn(
     return current.wait()
   }
   const turn = async (): Promise<TurnResult> => {
-    if (request.standalone === true) {
-      const plan = manager.freshPlan(resumeRequest)
-      let result = await runOnce(plan)
-      if (result.rerunnable && !cancelled) {
-        dropRerunLeft = false
-        reruns += 1
-        result = await runOnce(plan)
-      }
-      return { ...result, reruns }
-    }
-    let plan = manager.plan(resumeRequest)
+    // A standalone request is a fresh chat, never resumed nor recorded.
+    const standalone = request.standalone === true
+    let plan = standalone ? manager.freshPlan(resumeRequest) : manager.plan(resumeRequest)
     let result = await runOnce(plan)
-    let resumeRerunLeft = true
+    let resumeRerunLeft = !standalone
     while (!cancelled) {
       if (result.error?.code === 'E_RESUME' && resumeRerunLeft) {
         resumeRerunLeft = false
@@ -344,6 +336,7 @@ function freshTurn(
       reruns += 1
       result = await runOnce(plan)
     }
+    if (standalone) return { ...result, reruns }
     if (result.error != null) manager.reportFailure(plan, result.error)
     // A usage limit leaves Cursor's chat intact (with whatever it answered): the next turn,
     // once the limit resets, resumes it like a successful one.

@@ -522,6 +522,36 @@ describe('doctor', () => {
     )
 
     it(
+      "in tool mode opencode the system prompt goes as the private folder's always-apply rule, not in the prompt",
+      LIMIT,
+      () => {
+        const answered = doctor(['--json', '--live'], {
+          CURSOR_ACP_TOOL_MODE: 'opencode',
+          FAKE_CURSOR_SCENARIO: 'mcp',
+          FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true),
+        })
+        const ok = report(answered).checks.find((c) => c.id === 'live-host-instructions')!
+        assert.equal(ok.status, 'ok', ok.detail)
+        assert.match(ok.detail, /\(tool mode opencode\)/)
+        const turns = readdirSync(join(answered.home, 'log'))
+          .map(
+            (file) =>
+              JSON.parse(readFileSync(join(answered.home, 'log', file), 'utf8')) as {
+                stdin?: string
+                alwaysAppliedRules?: Array<{ body: string }>
+              },
+          )
+          .filter((entry) => entry.stdin?.includes('word: understood'))
+        assert.equal(turns.length, 1, 'one turn')
+        assert.ok(!turns[0]!.stdin!.includes('You are opencode'), 'the prompt keeps only the conversation')
+        assert.ok(
+          turns[0]!.alwaysAppliedRules?.some((rule) => rule.body.includes('You are opencode, an interactive CLI tool')),
+          'the rule carries the system prompt',
+        )
+      },
+    )
+
+    it(
       'a failed round trip is a problem in every tool mode, with a fix for its code, and skips the bridge checks',
       LIMIT,
       () => {

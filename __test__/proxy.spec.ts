@@ -13,7 +13,7 @@ import { basename, join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import OpenAI from 'openai'
 import { specEnvironment } from './support/env.ts'
-import { fakeRuns } from './support/fake-runs.ts'
+import { fakeRuns, quotaText } from './support/fake-runs.ts'
 
 import { childrenOf, groupMembers, killGroupsAfter, waitFor } from './support/process.ts'
 
@@ -158,14 +158,6 @@ describe('chat completions through the openai client', () => {
     },
   )
 })
-
-/** Cursor's usage-limit text, naming a reset date `days` from now (M/D/YYYY, as Cursor writes it). */
-function quotaText(days: number): { stderr: string; resetsAt: number } {
-  const date = new Date(Date.now() + days * 86_400_000)
-  const [month, day, year] = [date.getUTCMonth() + 1, date.getUTCDate(), date.getUTCFullYear()]
-  const stderr = `Error: You've hit your usage limit\nchatMessage: *You've hit your free requests limit. It will reset when your monthly cycle ends on ${month}/${day}/${year}.*`
-  return { stderr, resetsAt: Date.UTC(year, month - 1, day) }
-}
 
 describe('failures before any output are OpenAI errors, and are not retried', () => {
   const quota = quotaText(40)

@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test'
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import { specEnvironment } from './support/env.ts'
-import { fakeRuns } from './support/fake-runs.ts'
+import { fakeRuns, quotaText } from './support/fake-runs.ts'
 import { groupMembers, killGroupsAfter, waitFor } from './support/process.ts'
 
 type ProxyModule = typeof import('../plugin/proxy/server.ts')
@@ -57,13 +57,6 @@ const anthropic = (auth: { apiKey?: string; authToken?: string } = {}): Anthropi
       : { apiKey: null, authToken: auth.authToken }),
   })
 
-/** Cursor's usage-limit text, naming a reset date `days` from now (M/D/YYYY, as Cursor writes it). */
-function quotaText(days: number): { stderr: string; resetsAt: number } {
-  const date = new Date(Date.now() + days * 86_400_000)
-  const [month, day, year] = [date.getUTCMonth() + 1, date.getUTCDate(), date.getUTCFullYear()]
-  const stderr = `Error: You've hit your usage limit\nchatMessage: *You've hit your free requests limit. It will reset when your monthly cycle ends on ${month}/${day}/${year}.*`
-  return { stderr, resetsAt: Date.UTC(year, month - 1, day) }
-}
 const quota = quotaText(40)
 
 /** The failures every endpoint answers before any output, each with its OpenAI and Anthropic status. */

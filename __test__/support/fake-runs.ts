@@ -37,3 +37,11 @@ export function fakeRuns(scratch: string): FakeRuns {
     },
   }
 }
+
+/** Cursor's usage-limit text, naming a reset date `days` from now (M/D/YYYY, as Cursor writes it). */
+export function quotaText(days: number): { stderr: string; resetsAt: number } {
+  const date = new Date(Date.now() + days * 86_400_000)
+  const [month, day, year] = [date.getUTCMonth() + 1, date.getUTCDate(), date.getUTCFullYear()]
+  const stderr = `Error: You've hit your usage limit\nchatMessage: *You've hit your free requests limit. It will reset when your monthly cycle ends on ${month}/${day}/${year}.*`
+  return { stderr, resetsAt: Date.UTC(year, month - 1, day) }
+}

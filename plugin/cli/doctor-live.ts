@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import type { RunResult, RunStep, StreamOutput } from 'opencode-cursor-native'
 import { toldInCursorToolMode } from '../opencode/provider.js'
 import { readSettings } from '../turn/env.js'
+import { splitInstructions } from '../turn/instructions.js'
 import type { NativeApi } from '../turn/native.js'
 import { openCodeSystemPrompt } from './opencode-system-prompt.js'
 
@@ -82,29 +83,7 @@ function seconds(ms: number): string {
 export async function checkRoundTrip(setup: LiveSetup): Promise<LiveOutcome> {
   const workspace = mkdtempSync(join(tmpdir(), 'ocn-doctor-round-trip-'))
   try {
-    const started = performance.now()
-    let firstText: number | undefined
-    let text = ''
-    const run = setup.api.runCursorAgent(
-      {
-        prompt: ROUND_TRIP_PROMPT,
-        model: setup.model,
-        workspace,
-        ...(setup.executable === undefined ? {} : { executable: setup.executable }),
-        env: setup.plainEnv,
-        force: false,
-        timeoutMs: 120_000,
-      },
-      (outputs: StreamOutput[]) => {
-        for (const part of outputs) {
-          if (typeof part === 'string' || !('type' in part) || part.type !== 'text-delta' || part.delta === '') continue
-          firstText ??= performance.now() - started
-          text += part.delta
-        }
-      },
-    )
-    const result = await run.wait()
-    const total = performance.now() - started
+    const { result, text, firstTextMs, totalMs } = await liveAnswer(setup, { prompt: ROUND_TRIP_PROMPT, workspace })
     const failed = failure(result)
     if (failed !== undefined) return { passed: false, detail: failed, code: result.error?.code }
     if (text.trim() === '') return { passed: false, detail: `${setup.model} ended the run without any answer text` }
@@ -113,11 +92,54 @@ export async function checkRoundTrip(setup: LiveSetup): Promise<LiveOutcome> {
       : `its answer did not contain "${ROUND_TRIP_WORD}"`
     return {
       passed: true,
-      detail: `${setup.model} answered in ${seconds(total)} (first text after ${seconds(firstText ?? total)}); ${word}`,
+      detail: `${setup.model} answered in ${seconds(totalMs)} (first text after ${seconds(firstTextMs ?? totalMs)}); ${word}`,
     }
   } finally {
     rmSync(workspace, { recursive: true, force: true })
   }
+}
+
+/** What a live check's run answered: its text, when the first text came, how the run ended. */
+interface LiveAnswer {
+  result: RunResult
+  text: string
+  firstTextMs?: number
+  totalMs: number
+}
+
+/**
+ * One run that only answers: plain, with `--trust`, in `workspace`; or, with `instructions`, as
+ * tool mode `opencode` runs it, in the checks' private folder with no tool and the instructions
+ * as its always-apply rule.
+ */
+async function liveAnswer(
+  setup: LiveSetup,
+  { prompt, workspace, instructions }: { prompt: string; workspace: string; instructions?: string },
+): Promise<LiveAnswer> {
+  const started = performance.now()
+  let firstTextMs: number | undefined
+  let text = ''
+  const run = setup.api.runCursorAgent(
+    {
+      prompt,
+      model: setup.model,
+      workspace,
+      ...(setup.executable === undefined ? {} : { executable: setup.executable }),
+      ...(instructions === undefined
+        ? { env: setup.plainEnv, force: false }
+        : { env: setup.env, hostTools: { tools: [], folder: setup.folder, instructions } }),
+      timeoutMs: 120_000,
+    },
+    (outputs: StreamOutput[]) => {
+      for (const part of outputs) {
+        if (typeof part === 'string' || !('type' in part) || part.type !== 'text-delta' || part.delta === '') continue
+        firstTextMs ??= performance.now() - started
+        text += part.delta
+      }
+    },
+  )
+  const result = await run.wait()
+  return { result, text, firstTextMs, totalMs: performance.now() - started }
 }
 
 /** `cursor-agent mcp list-tools opencode`, run where a bridged run works, while the bridge serves the probe tool. */
@@ -299,27 +321,19 @@ export async function checkHostInstructions(setup: LiveSetup, toolMode: 'cursor'
       { role: 'system' as const, content: openCodeSystemPrompt(workspace, setup.model) },
       { role: 'user' as const, content: [{ type: 'text' as const, text: INSTRUCTIONS_PROMPT }] },
     ]
-    const prompt = setup.api.buildPrompt({
-      messages: toolMode === 'cursor' ? toldInCursorToolMode(messages) : messages,
+    // As the plugin sends it: in tool mode `cursor` in the prompt, trimmed; in tool mode
+    // `opencode` as the private folder's always-apply rule, the prompt keeping the conversation.
+    const { instructions, conversation } =
+      toolMode === 'cursor'
+        ? { instructions: undefined, conversation: toldInCursorToolMode(messages) }
+        : splitInstructions(messages)
+    const prompt = setup.api.buildPrompt({ messages: conversation })
+    const { result, text } = await liveAnswer(setup, {
+      prompt,
+      workspace,
+      ...(instructions === undefined ? {} : { instructions }),
     })
-    let text = ''
-    const run = setup.api.runCursorAgent(
-      {
-        prompt,
-        model: setup.model,
-        workspace,
-        ...(setup.executable === undefined ? {} : { executable: setup.executable }),
-        env: setup.plainEnv,
-        force: false,
-        timeoutMs: 120_000,
-      },
-      (outputs: StreamOutput[]) => {
-        for (const part of outputs) {
-          if (typeof part !== 'string' && 'type' in part && part.type === 'text-delta') text += part.delta
-        }
-      },
-    )
-    const failed = failure(await run.wait())
+    const failed = failure(result)
     if (failed !== undefined) return { passed: false, detail: failed }
     const refused = REFUSAL.exec(text)
     if (refused !== null)

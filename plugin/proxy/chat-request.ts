@@ -34,6 +34,16 @@ export const MODEL = v.pipe(
 /** `stream`, the same in every API's request. */
 export const STREAM = v.nullish(v.boolean('`stream` must be true or false.'))
 
+/** `tools`, as an API other than Chat Completions lists them: objects that each have `key`. */
+export function toolList(key: 'name' | 'type') {
+  return v.nullish(
+    v.array(
+      v.looseObject({ [key]: v.string(named('must be a string.')) }, named('must be a tool object.')),
+      TOOLS_NEEDED,
+    ),
+  )
+}
+
 /** The first issue of a schema's refusal, as a 400. */
 export function invalid(issues: [v.BaseIssue<unknown>, ...v.BaseIssue<unknown>[]]): Refusal {
   return { status: 400, code: 'E_INVALID_ARG', message: refusalText(issues[0]) }

@@ -8,7 +8,7 @@ import * as v from 'valibot'
 import { IMAGE_BYTES, inputTokensOf, jsonBytes, utf8Bytes } from '../turn/context-estimate.js'
 import type { PromptMessage, ToolDefinition } from '../turn/native.js'
 import type { TurnRequest } from '../turn/turn.js'
-import { invalid, MODEL, named, STREAM } from './chat-request.js'
+import { invalid, MODEL, named, STREAM, toolList } from './chat-request.js'
 import { anthropicError, type Refusal, refusalOf } from './refusal.js'
 import type { Api, ApiRequest, ResponseEncoder } from './respond.js'
 import { clientParts, countsOf, SEGMENT_SEPARATOR, titleParts } from './parts.js'
@@ -52,12 +52,7 @@ const MESSAGES_REQUEST = v.object(
       v.pipe(v.number('`max_tokens` must be a number.'), v.integer('`max_tokens` must be a whole number.')),
     ),
     stream: STREAM,
-    tools: v.nullish(
-      v.array(
-        v.looseObject({ name: v.string(named('must be a string.')) }, named('must be a tool object.')),
-        '`tools` must be an array of tool objects.',
-      ),
-    ),
+    tools: toolList('name'),
   },
   'The body must be a JSON object.',
 )

@@ -7,7 +7,7 @@ import type { RunError, StreamOutput } from 'opencode-cursor-native'
 import * as v from 'valibot'
 import type { PromptMessage, ToolDefinition } from '../turn/native.js'
 import type { TurnConfig, TurnRequest } from '../turn/turn.js'
-import { invalid, MODEL, named, STREAM } from './chat-request.js'
+import { invalid, MODEL, named, STREAM, toolList } from './chat-request.js'
 import { openAiError, type Refusal, refusalOf } from './refusal.js'
 import type { Api, ApiRequest, ResponseEncoder } from './respond.js'
 import { clientParts, countsOf, SEGMENT_SEPARATOR, titleParts } from './parts.js'
@@ -47,12 +47,7 @@ const RESPONSES_REQUEST = v.object(
     previous_response_id: v.nullish(v.string('`previous_response_id` must be a string.')),
     store: v.nullish(v.boolean('`store` must be true or false.')),
     stream: STREAM,
-    tools: v.nullish(
-      v.array(
-        v.looseObject({ type: v.string(named('must be a string.')) }, named('must be a tool object.')),
-        '`tools` must be an array of tool objects.',
-      ),
-    ),
+    tools: toolList('type'),
   },
   'The body must be a JSON object.',
 )

@@ -499,6 +499,12 @@ export interface RunResult {
    * error (a prompt over the cap comes back as one echoed record); a warning is logged.
    */
   skippedLines: number
+  /**
+   * With `hostTools`: calls to the tool bridge that Cursor itself refused (its
+   * permission rules, a hook, or a team's MCP tool controls, which override a user's
+   * allow rules), each told to the user in the answer's text. Not an error of the run.
+   */
+  refusedBridgeCalls: number
   /** The name of the run's capture (with `capture`, once its file was created). */
   capture?: string
 }

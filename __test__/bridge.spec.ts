@@ -90,7 +90,7 @@ interface Invocation {
   cwd: string
   envNames: string[]
   mcpServers: string[]
-  mcpTools: Array<{ name: string }>
+  mcpTools: Array<{ name: string; annotations: Record<string, boolean> | null }>
   mcpCalls: Array<McpCallLog | null>
   finished: boolean
   mcpError?: string
@@ -317,13 +317,13 @@ describe('hostTools: handing calls over', () => {
       assert.equal(result.error, undefined)
       const responses = b.responses()
       assert.equal(responses.length, 3)
-      // Cursor drops isError: the failure reaches the model in the text.
+      // A failure is marked twice: in its text (for Cursor builds that drop isError) and isError.
       assert.equal(textOf(responses[2]), 'Read gave [alpha contents] and glob gave [Error: no files matched]')
       assert.deepEqual(toolPartIds(responses[2]), [])
       assert.equal(finishOf(responses[2]).finishReason.unified, 'stop')
       const invocation = onlyInvocation(b.logDir)
       assert.equal(invocation.mcpCalls.length, 2)
-      assert.equal(invocation.mcpCalls[1]?.isError, false, 'Cursor drops isError')
+      assert.equal(invocation.mcpCalls[1]?.isError, true, 'isError reaches Cursor (1.0.32 forwards it)')
     },
   )
 
@@ -449,8 +449,8 @@ describe('hostTools: calls that are answered at once', () => {
     assert.equal(calls.length, 1)
     assert.deepEqual(JSON.parse(calls[0].input), { filePath: '/p/ok' })
     assert.equal(b.responses().length, 1)
-    // Cursor drops isError: the failure is said in the text.
-    assert.equal(textOf(b.responses()[0]), 'missing=false wrongType=false. ')
+    // The failure is marked twice: isError (forwarded by Cursor 1.0.32) and its text (below).
+    assert.equal(textOf(b.responses()[0]), 'missing=true wrongType=true. ')
 
     const [missing, wrongType] = onlyInvocation(b.logDir).mcpCalls
     assert.match(resultText(missing) ?? '', /^Error: /)
@@ -481,7 +481,7 @@ describe('hostTools: calls that are answered at once', () => {
     assert.deepEqual(toolPartIds(b.parts), [], 'nothing was handed over')
     assert.equal(b.parts.filter(isToolCallsFinish).length, 0)
     assert.equal(b.responses().length, 1)
-    assert.equal(textOf(b.parts), 'unknown=false')
+    assert.equal(textOf(b.parts), 'unknown=true')
     assert.equal(finishOf(b.parts).finishReason.unified, 'stop')
     const [call] = onlyInvocation(b.logDir).mcpCalls
     assert.match(resultText(call) ?? '', /^Error: /)
@@ -493,6 +493,12 @@ describe('hostTools: calls that are answered at once', () => {
       ['glob', 'opencode_more', 'opencode_wait', 'read'],
       'the server lists the host tools and its own wait and paging tools',
     )
+    // Declared as MCP annotations, which Cursor 1.0.32 sends on to its backend: reading tools are
+    // read-only (a team's `reads` policy admits them), the bridge's own too.
+    const annotations = Object.fromEntries(onlyInvocation(b.logDir).mcpTools.map((t) => [t.name, t.annotations]))
+    for (const tool of ['read', 'glob', 'opencode_wait', 'opencode_more'])
+      assert.equal(annotations[tool]?.readOnlyHint, true, `${tool}: ${JSON.stringify(annotations[tool])}`)
+    assert.equal(annotations.read?.openWorldHint, false)
   })
 })
 

@@ -451,6 +451,25 @@ describe('doctor', () => {
     )
 
     it(
+      "a bridge call refused despite the folder's allow rule names a team's MCP tool controls, with their fix",
+      LIMIT,
+      () => {
+        const ran = doctor(['--json', '--live'], {
+          CURSOR_ACP_TOOL_MODE: 'opencode',
+          FAKE_CURSOR_SCENARIO: 'mcp',
+          FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true),
+          FAKE_CURSOR_TEAM_MCP_CONTROLS: 'on',
+        })
+        assert.equal(ran.status, 1, 'a problem in tool mode opencode')
+        const probe = report(ran).checks.find((c) => c.id === 'live-probe-call')!
+        assert.equal(probe.status, 'problem')
+        assert.match(probe.detail, /Cursor refused the call to opencode_probe/)
+        assert.match(probe.detail, /team's MCP tool controls/)
+        assert.match(probe.fix ?? '', /admin to allow the MCP server `opencode`/)
+      },
+    )
+
+    it(
       'the round trip: a plain run with --trust in an empty folder of its own, the model named, its answer not shown',
       LIMIT,
       () => {

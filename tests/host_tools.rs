@@ -368,6 +368,7 @@ fn a_refused_call_to_the_bridge_tells_the_user_it_is_a_configuration_error() {
             "{text}"
         );
         assert!(text.contains("doctor --live"), "{text}");
+        assert!(text.contains("team's MCP tool controls"), "{text}");
         assert!(text.contains("CURSOR_ACP_TOOL_MODE=cursor"), "{text}");
         assert!(text.ends_with("I could not read it."), "{text}");
     }

@@ -1,8 +1,10 @@
 // Tool mode `opencode` against Cursor's real MCP client limits, through the real OpenCode CLI
 // (1.18.33), every limit scaled so the file runs in seconds: the fake cursor-agent gives up on a
 // call after FAKE_CURSOR_MCP_TIMEOUT_MS (Cursor: 60 s) and the bridge answers by
-// CURSOR_ACP_TOOL_DEADLINE_MS (default 45 s); Cursor sends one call at a time, drops `isError`, and
-// hands a text item over 40,000 characters to a file. Needs `npm run build`.
+// CURSOR_ACP_TOOL_DEADLINE_MS (default 45 s); Cursor sends one call at a time, and moves a long
+// result to a file, by the rules of @cursor/sdk 1.0.32 (all text joined, 40,000 UTF-8 bytes;
+// `isError` forwarded) or 1.0.18 (each item, 40,000 UTF-16 units; `isError` dropped). Needs
+// `npm run build`.
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
@@ -28,6 +30,7 @@ async function limitedSandbox(
   script: (workspace: string) => unknown[],
   files: Record<string, string> = {},
   config?: Record<string, unknown>,
+  env: Record<string, string> = {},
 ): Promise<Sandbox> {
   const sandbox = await e2e.sandbox({
     env: {
@@ -35,6 +38,7 @@ async function limitedSandbox(
       CURSOR_ACP_CHILD_ENV: 'FAKE_CURSOR_*',
       FAKE_CURSOR_SCENARIO: 'mcp',
       ...SCALED,
+      ...env,
     },
     files,
     ...(config === undefined ? {} : { config }),
@@ -132,57 +136,94 @@ describe('tool mode opencode against Cursor’s MCP limits (scaled)', { skip: li
     t.diagnostic(`3-call step: ${steps(result).length} OpenCode steps in ${span(result)} ms`)
   })
 
-  test('a read of a 120,000-character file reaches the model whole: its last line is quoted', async () => {
-    // 1,200 lines of 100 characters; OpenCode's read gives at most 50 KB a call.
-    const lines = Array.from({ length: 1200 }, (_, index) => `line ${index + 1} `.padEnd(99, '.'))
-    lines[1199] = 'the last line: zebra-1200 at the end'.padEnd(99, '.')
-    const file = `${lines.join('\n')}\n`
-    assert.equal(file.length, 120_000)
-    const sandbox = await limitedSandbox(
-      (ws) => [
-        { calls: [{ tool: 'read', args: { filePath: join(ws, 'big.txt') } }] },
-        {
-          calls: [
-            {
-              tool: 'read',
-              args: { filePath: join(ws, 'big.txt'), offset: '{{match:last:Use offset=(\\d+) to continue}}' },
-            },
-          ],
-          repeatWhile: 'Use offset=\\d+ to continue',
-        },
-        { text: 'The file ends with: {{match:last:(the last line: zebra-\\d+ at the end)}}' },
-      ],
-      { 'big.txt': file },
-    )
-    const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'how does big.txt end'])
-    const why = explain(result, sandbox)
-    assert.equal(result.code, 0, why)
-    assert.match(textOf(result), /The file ends with: the last line: zebra-1200 at the end/, why)
-    const [first] = onlyRun(sandbox).mcpCalls ?? []
-    const items = texts(first)
-    // OpenCode's first 50 KB went to Cursor as several items under its 40,000 limit, none moved to a file.
-    assert.ok(items.length >= 2, `the long result was split: ${items.map((item) => item.length)}`)
-    assert.ok(
-      items.every((item) => item.length <= 40_000),
-      `each item under 40,000: ${items.map((item) => item.length)}`,
-    )
-    assert.ok(!(first?.result?.content ?? []).some((item) => item.handedOff), 'nothing handed off to a file')
-    assert.match(items.join(''), /line 1 \.+/)
-  })
+  // Each Cursor client a user may run, and one whose limit is below the bridge's budget (moved to
+  // a file after all: the model then Reads it where Cursor's rules let it).
+  const clients: Array<{ name: string; env: Record<string, string>; moved: boolean }> = [
+    { name: '@cursor/sdk 1.0.32', env: { FAKE_CURSOR_SDK_RULES: '1.0.32' }, moved: false },
+    { name: '@cursor/sdk 1.0.18', env: { FAKE_CURSOR_SDK_RULES: '1.0.18' }, moved: false },
+    {
+      name: 'a client whose limit is 20,000 bytes',
+      env: { FAKE_CURSOR_SDK_RULES: '1.0.32', FAKE_CURSOR_MCP_ITEM_LIMIT: '20000' },
+      moved: true,
+    },
+  ]
+  for (const client of clients)
+    test(`a read of a 120,000-character file reaches the model whole under ${client.name}: its last line is quoted`, async () => {
+      // 1,200 lines of 100 characters, and a line of non-ASCII text (more bytes than characters);
+      // OpenCode's read gives at most 50 KB a call.
+      const lines = Array.from({ length: 1200 }, (_, index) => `line ${index + 1} `.padEnd(99, '.'))
+      lines[600] = `${'漢字'.repeat(40)}`.padEnd(99, '.')
+      lines[1199] = 'the last line: zebra-1200 at the end'.padEnd(99, '.')
+      const file = `${lines.join('\n')}\n`
+      assert.equal(file.length, 120_000)
+      const sandbox = await limitedSandbox(
+        (ws) => [
+          { calls: [{ tool: 'read', args: { filePath: join(ws, 'big.txt') } }] },
+          // As a model reads on: from the last numbered line shown, while the result says there
+          // is more (OpenCode's own hint, or the bridge's note on a result it cut).
+          {
+            calls: [
+              {
+                tool: 'read',
+                args: { filePath: join(ws, 'big.txt'), offset: '{{match:last:(\\d+): [^\\n]*\\n(?![\\s\\S]*\\n\\d+: )}}' },
+              },
+            ],
+            repeatWhile: 'Use offset=\\d+ to continue|This result was cut',
+          },
+          { text: 'The file ends with: {{match:last:(the last line: zebra-\\d+ at the end)}}' },
+        ],
+        { 'big.txt': file },
+        undefined,
+        client.env,
+      )
+      const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'how does big.txt end'])
+      const why = explain(result, sandbox)
+      assert.equal(result.code, 0, why)
+      assert.match(textOf(result), /The file ends with: the last line: zebra-1200 at the end/, why)
+      const run = onlyRun(sandbox) as BridgedInvocation & { spillReads?: Array<{ allowed: boolean }> }
+      const calls = (run.mcpCalls ?? []).filter((call) => call !== null)
+      assert.ok(calls.length >= 3, `the model read on, page by page: ${calls.length} calls`)
+      // Every answer went to Cursor as one text item under both clients' limits.
+      for (const call of calls) {
+        const items = texts(call)
+        assert.equal(items.length, 1, `one item: ${items.map((item) => item.length)}`)
+        if (!client.moved)
+          assert.ok(Buffer.byteLength(items[0] ?? '', 'utf8') <= 40_000, `${Buffer.byteLength(items[0] ?? '')} bytes`)
+      }
+      const moved = calls.some((call) => (call.result?.content ?? []).some((item) => item.handedOff))
+      assert.equal(moved, client.moved, "moved to a file only where the client's limit is below the budget")
+      if (client.moved)
+        assert.ok(
+          (run.spillReads ?? []).length > 0 && (run.spillReads ?? []).every((read) => read.allowed),
+          `the model read the moved results through Cursor's Read rule: ${JSON.stringify(run.spillReads)}`,
+        )
+    })
 
-  test('a failing tool says so in its text (Cursor drops isError): the model quotes the failure', async () => {
-    const sandbox = await limitedSandbox((ws) => [
-      { calls: [{ tool: 'read', args: { filePath: join(ws, 'missing.txt') } }] },
-      { text: 'The read failed: {{result:0}} (isError {{error:0}})' },
-    ])
-    const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'read the missing file'])
-    const why = explain(result, sandbox)
-    assert.equal(result.code, 0, why)
-    const [read] = eventsOf(result, 'tool_use').map((event) => event.part)
-    assert.equal(read?.state.status, 'error', why)
-    // isError never reaches the model; the text says it failed, with OpenCode's own reason.
-    assert.match(textOf(result), /The read failed: Error: [^\n]*(not found|no such file)[\s\S]*\(isError false\)/i, why)
-  })
+  for (const [rules, isError] of [
+    ['1.0.32', true],
+    ['1.0.18', false],
+  ] as const)
+    test(`a failing tool is marked twice: isError (${rules} passes ${isError}) and its text's Error:`, async () => {
+      const sandbox = await limitedSandbox(
+        (ws) => [
+          { calls: [{ tool: 'read', args: { filePath: join(ws, 'missing.txt') } }] },
+          { text: 'The read failed: {{result:0}} (isError {{error:0}})' },
+        ],
+        {},
+        undefined,
+        { FAKE_CURSOR_SDK_RULES: rules },
+      )
+      const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'read the missing file'])
+      const why = explain(result, sandbox)
+      assert.equal(result.code, 0, why)
+      const [read] = eventsOf(result, 'tool_use').map((event) => event.part)
+      assert.equal(read?.state.status, 'error', why)
+      assert.match(
+        textOf(result),
+        new RegExp(`The read failed: Error: [^\\n]*(not found|no such file)[\\s\\S]*\\(isError ${isError}\\)`, 'i'),
+        why,
+      )
+    })
 })
 
 describe('tool mode opencode in the OpenCode TUI against Cursor’s MCP timeout (scaled)', { skip: linuxOnly }, () => {

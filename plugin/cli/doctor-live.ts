@@ -69,7 +69,15 @@ export interface LiveOutcome {
   detail: string
   /** The error code of a failed run (`E_AUTH`, ...), when it failed with one. */
   code?: string
+  /** What to do, when the check knows better than "report this output". */
+  fix?: string
 }
+
+/** Why Cursor refuses a bridge call that tool mode `opencode`'s own rules allow, and what to do. */
+export const TEAM_POLICY_FIX =
+  "Ask your Cursor team's admin to allow the MCP server `opencode` (or its read-only tools, which the bridge " +
+  "marks with readOnlyHint) in the team's MCP tool controls, which override your own allow rules; meanwhile " +
+  'keep CURSOR_ACP_TOOL_MODE=cursor.'
 
 /** Seconds with one decimal: `2.3 s`. */
 function seconds(ms: number): string {
@@ -236,6 +244,14 @@ export async function checkProbeCall(setup: LiveSetup): Promise<LiveOutcome> {
   const hostCalls = probe.calls.filter((call) => call.hostCall)
   const probeCall = hostCalls.find((call) => call.toolName === PROBE_TOOL.name)
   const failed = failure(probe.result)
+  if (probeCall === undefined && probe.result.refusedBridgeCalls > 0)
+    return {
+      passed: false,
+      detail:
+        `Cursor refused the call to ${PROBE_TOOL.name} although the private folder's rules allow it: ` +
+        "the likely cause is your Cursor team's MCP tool controls, which override a user's allow rules",
+      fix: TEAM_POLICY_FIX,
+    }
   if (probeCall === undefined) {
     const native = probe.calls.filter((call) => !call.hostCall).map((call) => call.toolName)
     const tried = native.length > 0 ? `; it used its own ${native.join(', ')} instead` : ''

@@ -359,7 +359,7 @@ async function liveChecks(setup: LiveSetup, settings: CursorAcpSettings, logFile
     bridge.push(
       outcome.passed
         ? { id, status: 'ok', detail: outcome.detail }
-        : { id, status: failing, detail: outcome.detail, fix: 'Please report this output.' },
+        : { id, status: failing, detail: outcome.detail, fix: outcome.fix ?? 'Please report this output.' },
     )
   }
   const passed = bridge.every((check) => check.status === 'ok')

@@ -98,13 +98,35 @@ export function mcpRuleMatches(rule, server, tool) {
 
 /**
  * What Cursor decides for an MCP call in print mode: a matching deny blocks, a matching allow
- * passes, `--force` passes, anything else needs an approval print mode cannot give (`rejected`).
+ * passes, `--force` passes, anything else needs an approval print mode cannot give (`rejected`);
+ * with FAKE_CURSOR_TEAM_MCP_CONTROLS=on, a team's controls leave the allow list out.
  */
-export function mcpPermission(workspace, server, tool, force) {
+export function mcpPermission(workspace, server, tool, force, env = process.env) {
   const path = join(workspace, '.cursor', 'cli.json')
   const rules = existsSync(path) ? (readCliJsonText(readFileSync(path, 'utf8')).rules ?? null) : null
   if (rules?.deny.some((rule) => mcpRuleMatches(rule, server, tool))) return 'denied'
+  // A team's MCP tool controls (@cursor/sdk 1.0.32): the user's allow list is ignored, and a call
+  // the team's own list does not admit needs an approval print mode cannot give.
+  if (env.FAKE_CURSOR_TEAM_MCP_CONTROLS === 'on') return 'rejected'
   if (rules?.allow.some((rule) => mcpRuleMatches(rule, server, tool))) return 'allowed'
+  return force ? 'allowed' : 'rejected'
+}
+
+/**
+ * What Cursor decides for a Read of `path` in print mode: a matching `Read(<glob>)` deny blocks, a
+ * matching allow passes, a file in the workspace passes, anything else needs an approval print
+ * mode cannot give (`rejected`) unless `--force`.
+ */
+export function readPermission(workspace, path, force) {
+  const file = join(workspace, '.cursor', 'cli.json')
+  const rules = existsSync(file) ? (readCliJsonText(readFileSync(file, 'utf8')).rules ?? null) : null
+  const matches = (rule) => {
+    const found = /^Read\((.*)\)$/i.exec(rule)
+    return found !== null && glob(found[1]).test(path)
+  }
+  if (rules?.deny.some(matches)) return 'denied'
+  if (rules?.allow.some(matches)) return 'allowed'
+  if (path.startsWith(`${workspace}/`)) return 'allowed'
   return force ? 'allowed' : 'rejected'
 }
 

@@ -76,7 +76,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFile
 import { homedir } from 'node:os'
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { findLogin, mcpPermission, readHooks } from './cursor-config.mjs'
+import { findLogin, mcpPermission, readHooks, readPermission } from './cursor-config.mjs'
 
 const env = { ...process.env }
 if (env.FAKE_CURSOR_CONTROL && existsSync(env.FAKE_CURSOR_CONTROL)) {
@@ -273,6 +273,42 @@ function readAlwaysAppliedRules(workspace) {
     if (dirname(dir) === dir) break
   }
   return rules
+}
+
+/**
+ * The model, given a result Cursor moved to a file, Reads that file as a real model would try to:
+ * with Cursor's read tool, which the permission rules (cli.json's `Read(...)`, the workspace) let
+ * through or refuse. Each moved item becomes the file's text when the read went through; else the
+ * model has only the reference.
+ */
+/** The reads of moved results this run made, for the invocation log. */
+const spillReads = []
+
+async function readWhatCursorMoved(content, { emit, toolCallEvent, modelCallId }) {
+  const read = []
+  for (const item of content) {
+    if (item.handedOff !== true) {
+      read.push(item)
+      continue
+    }
+    const callId = `toolu_fake_read_${randomUUID()}`
+    const args = { path: item.filePath }
+    const startedAtMs = Date.now()
+    await emit(toolCallEvent('started', callId, { readToolCall: { args } }, modelCallId, startedAtMs))
+    // The run checked that its working folder is the workspace.
+    const allowed = readPermission(process.cwd(), item.filePath, process.argv.includes('--force')) === 'allowed'
+    const fileText = allowed ? readFileSync(item.filePath, 'utf8') : ''
+    const result = allowed
+      ? { success: { content: fileText, isEmpty: fileText === '', exceededLimit: false, path: item.filePath } }
+      : { rejected: { path: item.filePath, reason: '' } }
+    await emit(
+      toolCallEvent('completed', callId, { readToolCall: { args, result } }, modelCallId, startedAtMs, Date.now()),
+    )
+    spillReads.push({ path: item.filePath, allowed })
+    recordMore({ spillReads })
+    read.push(allowed ? { type: 'text', text: fileText } : item)
+  }
+  return read
 }
 
 function findCapture(name) {
@@ -602,7 +638,7 @@ async function runMcpScript(steps, servers, sessionId, prompt) {
                 const failed = 'error' in outcome
                 const text = failed
                   ? outcome.error
-                  : outcome.content
+                  : (await readWhatCursorMoved(outcome.content, { emit, toolCallEvent, modelCallId }))
                       .filter((item) => item.type === 'text')
                       .map((item) => item.text)
                       .join('\n')

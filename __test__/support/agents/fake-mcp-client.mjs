@@ -1,14 +1,18 @@
 // The MCP client of the fake cursor-agent: the official SDK's Client over Streamable HTTP, as the
 // real CLI talks to the servers named in `.cursor/mcp.json`. It behaves as Cursor's own client does
-// (read from the code Cursor's npm package `@cursor/sdk` 1.0.18 bundles):
+// (read from the code Cursor's npm package `@cursor/sdk` bundles, 1.0.32 by default, 1.0.18 with
+// FAKE_CURSOR_SDK_RULES=1.0.18):
 // - every request (initialize, tools/list, tools/call) gives up after the MCP SDK's default 60 s,
 //   with no progress token and no reset, sends `notifications/cancelled` and shows the model
 //   "MCP error -32001: Request timed out" (FAKE_CURSOR_MCP_TIMEOUT_MS scales it for tests);
 // - the calls to one server go strictly one after another, and carry no call id;
-// - `isError` and `structuredContent` are dropped (`isError: res.error !== undefined`);
-// - a text item longer than 40,000 characters (UTF-16 code units) is written to
-//   `<CURSOR_DATA_DIR or ~/.cursor>/projects/<slug>/agent-tools/<uuid>.txt` and the model gets only
-//   `{filePath, sizeBytes, lineCount}` (FAKE_CURSOR_MCP_ITEM_LIMIT scales the limit).
+// - `structuredContent` is dropped; `isError` is forwarded (1.0.32: `isError:!0===e.isError`), or
+//   dropped (1.0.18: `isError:void 0!==e.error`);
+// - text too long for the result goes to `<CURSOR_DATA_DIR or ~/.cursor>/projects/<slug>/agent-tools/
+//   <uuid>.txt` and the model gets only `{filePath, sizeBytes, lineCount}`: 1.0.32 joins all text
+//   items with "\n\n" and moves them all, as one file, once their UTF-8 bytes pass 40,000
+//   (`Buffer.byteLength(o,"utf8")<=t`); 1.0.18 moves each text item over 40,000 UTF-16 code units
+//   (`n=4e4`). FAKE_CURSOR_MCP_ITEM_LIMIT scales the limit.
 // HTTP goes through node:http without any timeout of its own, and a `tools/call` whose response
 // stream ends without its answer (the server went away) fails the call at once.
 import { randomUUID } from 'node:crypto'
@@ -24,20 +28,40 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
 
 /** The MCP SDK's default request timeout, which Cursor never overrides. */
 export const CALL_TIMEOUT_MS = Number(process.env.FAKE_CURSOR_MCP_TIMEOUT_MS ?? 60_000)
-/** Longer text items are handed off to a file (Cursor's `n=4e4`). */
+/** Text past this goes to a file (Cursor's `n=4e4` and `s=4e4`). */
 export const ITEM_LIMIT = Number(process.env.FAKE_CURSOR_MCP_ITEM_LIMIT ?? 40_000)
+/** Whose rules the client follows: `1.0.32` (the registry's latest) or `1.0.18`. */
+export const SDK_RULES = process.env.FAKE_CURSOR_SDK_RULES === '1.0.18' ? '1.0.18' : '1.0.32'
 
-/** A text item over ITEM_LIMIT as Cursor hands it to the model: a file to Read. */
-function handOff(item, workspace) {
-  if (item?.type !== 'text' || typeof item.text !== 'string' || item.text.length <= ITEM_LIMIT) return item
+/** `text` written where Cursor puts results too big to inline, as the model then gets it: a file to Read. */
+function handOff(text, workspace) {
   const dataDir = process.env.CURSOR_DATA_DIR || join(homedir(), '.cursor')
   const folder = join(dataDir, 'projects', basename(workspace ?? process.cwd()), 'agent-tools')
   mkdirSync(folder, { recursive: true })
   const filePath = join(folder, `${randomUUID()}.txt`)
-  writeFileSync(filePath, item.text)
-  const sizeBytes = Buffer.byteLength(item.text)
-  const lineCount = item.text.split('\n').length
-  return { type: 'text', text: JSON.stringify({ filePath, sizeBytes, lineCount }), handedOff: true }
+  writeFileSync(filePath, text)
+  const sizeBytes = Buffer.byteLength(text)
+  const lineCount = text.split('\n').length
+  return { type: 'text', text: JSON.stringify({ filePath, sizeBytes, lineCount }), handedOff: true, filePath }
+}
+
+/** A server's answer as Cursor's client hands it to the model, by {@link SDK_RULES}. */
+function asCursorGivesIt(result, workspace) {
+  const content = result.content ?? []
+  if (SDK_RULES === '1.0.18')
+    return {
+      content: content.map((item) =>
+        item?.type === 'text' && typeof item.text === 'string' && item.text.length > ITEM_LIMIT
+          ? handOff(item.text, workspace)
+          : item,
+      ),
+      isError: false,
+    }
+  const texts = content.filter((item) => item?.type === 'text').map((item) => item.text ?? '')
+  const joined = texts.join('\n\n')
+  const isError = result.isError === true
+  if (Buffer.byteLength(joined, 'utf8') <= ITEM_LIMIT) return { content, isError }
+  return { content: [handOff(joined, workspace), ...content.filter((item) => item?.type !== 'text')], isError }
 }
 
 /** An error that ends the run (unreachable server, refused credentials, lost connection). */
@@ -178,7 +202,9 @@ export async function connectMcp(name, config, workspace) {
       } catch (error) {
         throw new McpFatalError(`tools/list on MCP server "${name}" failed: ${errorText(error)}`)
       }
-      for (const tool of page.tools) tools.push({ name: tool.name, inputSchema: tool.inputSchema })
+      // 1.0.32 sends the annotations on to Cursor's backend, where a team's read policy uses them.
+      for (const tool of page.tools)
+        tools.push({ name: tool.name, inputSchema: tool.inputSchema, annotations: tool.annotations ?? null })
       cursor = page.nextCursor
     } while (cursor !== undefined)
     return tools
@@ -188,7 +214,7 @@ export async function connectMcp(name, config, workspace) {
   let callLock = Promise.resolve()
 
   /**
-   * `{content, isError}` for an answered call (`isError` always false, as Cursor drops it),
+   * `{content, isError}` for an answered call (`isError` as {@link SDK_RULES} passes it on),
    * `{error, code}` for a JSON-RPC error or a timeout; throws McpFatalError when the connection fails.
    */
   async function callTool(tool, args) {
@@ -211,7 +237,7 @@ export async function connectMcp(name, config, workspace) {
         client.callTool({ name: tool, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS }),
         lostCall,
       ])
-      return { content: (result.content ?? []).map((item) => handOff(item, workspace)), isError: false }
+      return asCursorGivesIt(result, workspace)
     } catch (error) {
       if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) {
         timedOut.push(tool)

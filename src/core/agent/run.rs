@@ -313,6 +313,7 @@ impl Run {
             error,
             rerunnable,
             skipped_lines,
+            refused_bridge_calls: self.transformer.refused_bridge_calls(),
             capture,
         }
     }

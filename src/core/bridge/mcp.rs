@@ -1,6 +1,6 @@
 //! The MCP side of the bridge: `tools/list` gives the host's tools as the host described them
 //! (no `outputSchema`: Cursor's client would then require `structuredContent`, which it drops),
-//! plus the bridge's own wait and paging tools; `tools/call` checks the arguments and holds the
+//! with the annotations of [`super::annotations`], plus the bridge's own wait and paging tools; `tools/call` checks the arguments and holds the
 //! call until the host answers or the deadline comes ([`super::parked`]).
 
 use std::borrow::Cow;
@@ -14,6 +14,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 
+use super::annotations::annotations_of;
 use super::held::{Answer, AnswerContent, HeldCalls};
 use super::parked::{still_running, Parked, Waited, MORE_TOOL, WAIT_TOOL};
 use super::result::shape;
@@ -42,11 +43,16 @@ impl Catalog {
             )
             .map(|tool| {
                 let check = ArgumentCheck::new(&tool.input_schema);
+                let annotations = annotations_of(&tool.name);
                 let listed = Tool::new(
                     Cow::Owned(tool.name),
                     Cow::Owned(tool.description.unwrap_or_default()),
                     Arc::new(tool.input_schema),
                 );
+                let listed = match annotations {
+                    Some(annotations) => listed.annotate(annotations),
+                    None => listed,
+                };
                 (listed, check)
             })
             .collect();

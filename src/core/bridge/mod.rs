@@ -12,6 +12,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 use tokio::sync::watch;
 
+pub mod annotations;
 pub mod held;
 mod http;
 mod mcp;

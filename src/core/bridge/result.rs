@@ -1,24 +1,29 @@
-//! Shaping the host's answer so that Cursor's MCP client hands all of it to the model.
-//!
-//! Cursor writes any text item longer than 40,000 characters (UTF-16 code units) to a file
-//! and gives the model only its path, which the model cannot Read in tool mode; it drops
-//! `isError` and `structuredContent`; and it re-encodes images, failing on formats it cannot
-//! decode (the MCP client and image code bundled in Cursor's npm package `@cursor/sdk`
-//! 1.0.18). So a long text goes as several items under the
-//! limit, up to [`TOTAL_UNITS`], and what is beyond ends with how to get the rest; a failure
-//! says so in its text; an image Cursor cannot take becomes a line describing it.
+//! Shaping the host's answer so that Cursor's MCP client hands all of it to the model, under
+//! the rules of every Cursor client users run (the MCP client bundled in Cursor's npm package
+//! `@cursor/sdk`): 1.0.18 writes any one text item over 40,000 UTF-16 code units to a file and
+//! gives the model only its path; 1.0.32 joins all text items with "\n\n" and, when their UTF-8
+//! bytes pass 40,000, replaces every one of them with one such file reference. Both hand the model
+//! a file to Read in Cursor's data folder, a read that a team's `readBoundary` (1.0.32) or a hook
+//! can refuse. So a result never reaches either limit: its text goes as one item of at most
+//! [`BUDGET_BYTES`] UTF-8 bytes (UTF-16 units never outnumber UTF-8 bytes, so 1.0.18's limit holds
+//! too), and what is beyond ends with how to get the rest (`read` again from a later line, or the
+//! paging tool). A failure is marked twice: `isError` (1.0.32 forwards it) and its text's
+//! `Error: ` (1.0.18 dropped `isError`). An image Cursor cannot decode becomes a line saying so.
 
 use base64::Engine;
 
 use super::held::{Answer, AnswerContent};
 
-/// Cursor keeps a text item in the result up to 40,000 UTF-16 code units; this leaves room.
-pub const ITEM_UNITS: usize = 39_000;
-/// The most text one result carries (five items); the rest is offered separately.
-pub const TOTAL_UNITS: usize = 5 * ITEM_UNITS;
+/// The UTF-8 bytes of all text of one result, the note on the rest included: under Cursor's
+/// 40,000, with room for what its client adds around them.
+pub const BUDGET_BYTES: usize = 38_000;
+/// What the note on the rest may take of [`BUDGET_BYTES`].
+const NOTE_BYTES: usize = 400;
+/// How a result's text items are joined into its one item (as Cursor 1.0.32 joins them).
+pub const ITEM_SEPARATOR: &str = "\n\n";
 /// Larger images are described instead of sent (Cursor shrinks what it gets to 1 MiB anyway).
 pub const IMAGE_MAX_BYTES: usize = 20 * 1024 * 1024;
-/// How a failed call's text begins, since Cursor does not pass `isError` on.
+/// How a failed call's text begins, for Cursor clients that drop `isError`.
 pub const FAILURE_PREFIX: &str = "Error: ";
 
 /// Bytes at an offset that a format's files begin with.
@@ -53,26 +58,18 @@ pub struct Shaped {
     pub rest: Option<String>,
 }
 
-fn units(text: &str) -> usize {
-    text.encode_utf16().count()
-}
-
-/// `text` cut after at most `limit` UTF-16 code units, at a line break when one is in the
-/// second half of what fits, never inside a character.
-pub fn split_units(text: &str, limit: usize) -> (&str, &str) {
-    let mut used = 0;
-    let mut cut = text.len();
-    for (at, c) in text.char_indices() {
-        if used + c.len_utf16() > limit {
-            cut = at;
-            break;
-        }
-        used += c.len_utf16();
+/// `text` cut after at most `limit` UTF-8 bytes, at a line break when one is in the second half
+/// of what fits, never inside a character.
+pub fn split_bytes(text: &str, limit: usize) -> (&str, &str) {
+    if text.len() <= limit {
+        return (text, "");
     }
-    if cut < text.len() {
-        if let Some(line_end) = text[..cut].rfind('\n').filter(|&at| at >= cut / 2) {
-            cut = line_end + 1;
-        }
+    let mut cut = limit;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    if let Some(line_end) = text[..cut].rfind('\n').filter(|&at| at >= cut / 2) {
+        cut = line_end + 1;
     }
     text.split_at(cut)
 }
@@ -85,66 +82,45 @@ pub fn shape(
     page_tool: &str,
     next_page: impl FnOnce() -> u64,
 ) -> Shaped {
-    let mut content = Vec::new();
-    let mut budget = TOTAL_UNITS;
-    let mut rest = String::new();
-    let mut shown = 0usize;
-    let mut total = 0usize;
-    let mut failure_said = !answer.is_error;
+    let mut texts = Vec::new();
+    let mut images = Vec::new();
     for piece in answer.content {
         match piece {
-            AnswerContent::Text(mut text) => {
-                if !failure_said {
-                    if !text.starts_with("Error") {
-                        text.insert_str(0, FAILURE_PREFIX);
-                    }
-                    failure_said = true;
-                }
-                total += units(&text);
-                let mut left = text.as_str();
-                while !left.is_empty() && budget > 0 && rest.is_empty() {
-                    let (item, after) = split_units(left, ITEM_UNITS.min(budget));
-                    if item.is_empty() {
-                        break;
-                    }
-                    let item_units = units(item);
-                    budget -= item_units;
-                    shown += item_units;
-                    content.push(AnswerContent::Text(item.to_owned()));
-                    left = after;
-                }
-                if !left.is_empty() {
-                    if !rest.is_empty() {
-                        rest.push('\n');
-                    }
-                    rest.push_str(left);
-                }
-            }
-            AnswerContent::Image { data, mime_type } => content.push(image(data, mime_type)),
+            AnswerContent::Text(text) => texts.push(text),
+            AnswerContent::Image { data, mime_type } => match image(data, mime_type) {
+                AnswerContent::Text(line) => texts.push(line),
+                kept => images.push(kept),
+            },
         }
     }
-    if !failure_said {
-        content.insert(
-            0,
-            AnswerContent::Text(format!("{FAILURE_PREFIX}the tool failed and said nothing.")),
-        );
+    let mut text = texts.join(ITEM_SEPARATOR);
+    if answer.is_error && !text.starts_with("Error") {
+        if text.is_empty() {
+            text = format!("{FAILURE_PREFIX}the tool failed and said nothing.");
+        } else {
+            text.insert_str(0, FAILURE_PREFIX);
+        }
     }
-    if rest.is_empty() {
-        return Shaped {
-            content,
-            rest: None,
-        };
-    }
-    let how = if tool == "read" {
-        Rest::ReadOn
+    let (shown, rest) = split_bytes(&text, BUDGET_BYTES);
+    let (item, rest) = if rest.is_empty() {
+        (shown.to_owned(), None)
     } else {
-        Rest::Page(next_page())
+        let (shown, rest) = split_bytes(&text, BUDGET_BYTES - NOTE_BYTES);
+        let how = if tool == "read" {
+            Rest::ReadOn
+        } else {
+            Rest::Page(next_page())
+        };
+        let note = rest_note(shown.chars().count(), text.chars().count(), how, page_tool);
+        let kept = matches!(how, Rest::Page(_)).then(|| rest.to_owned());
+        (format!("{shown}{ITEM_SEPARATOR}{note}"), kept)
     };
-    content.push(AnswerContent::Text(rest_note(shown, total, how, page_tool)));
-    Shaped {
-        content,
-        rest: matches!(how, Rest::Page(_)).then_some(rest),
+    let mut content = Vec::with_capacity(1 + images.len());
+    if !item.is_empty() {
+        content.push(AnswerContent::Text(item));
     }
+    content.extend(images);
+    Shaped { content, rest }
 }
 
 /// The line that ends a result cut at `shown` of `total` characters.
@@ -159,7 +135,7 @@ the last line shown above, and a `limit`."
     };
     format!(
         "[This result was cut after {shown} of {total} characters: Cursor takes no more in one \
-tool result. {get}]"
+tool result without moving it to a file. {get}]"
     )
 }
 

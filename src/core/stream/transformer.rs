@@ -369,6 +369,11 @@ impl StreamTransformer {
         self.stages.translator.session_id()
     }
 
+    /// Calls to the host's tool server that Cursor itself refused.
+    pub fn refused_bridge_calls(&self) -> u64 {
+        self.stages.translator.refused_bridge_calls()
+    }
+
     /// Non-blank records that were skipped (bad UTF-8, bad JSON, not an object, too long).
     pub fn skipped_lines(&self) -> u64 {
         self.stages.skipped

@@ -99,6 +99,9 @@ pub struct Translator {
     bridged_calls: Vec<String>,
     /// Starts of calls to `host_server` not yet taken by the runner.
     bridged_starts: Vec<BridgedStart>,
+    /// Calls to `host_server` that Cursor itself refused (its permission rules, a hook, or a
+    /// team's MCP tool controls), each told to the user in the answer's text.
+    refused_bridge_calls: u64,
     usage: Option<UsageReport>,
     saw_result: bool,
     result_error: Option<String>,
@@ -139,6 +142,11 @@ impl Translator {
     pub fn noting_failures_with(mut self, note: Option<String>) -> Self {
         self.failure_note = note;
         self
+    }
+
+    /// Calls to the host's server that Cursor itself refused.
+    pub fn refused_bridge_calls(&self) -> u64 {
+        self.refused_bridge_calls
     }
 
     pub fn session_id(&self) -> Option<&str> {

@@ -136,6 +136,10 @@ wire_struct! {
         /// UTF-8, not a JSON object (as `StreamTransformer.skippedLines` counts them). Not an
         /// error (a prompt over the cap comes back as one echoed record); a warning is logged.
         skipped_lines "skippedLines": u64,
+        /// With `hostTools`: calls to the tool bridge that Cursor itself refused (its
+        /// permission rules, a hook, or a team's MCP tool controls, which override a user's
+        /// allow rules), each told to the user in the answer's text. Not an error of the run.
+        refused_bridge_calls "refusedBridgeCalls": u64,
         /// The name of the run's capture (with `capture`, once its file was created).
         capture "capture": Option<String>,
     }

@@ -28,46 +28,93 @@ fn split_table() {
         ("abcdef", 3, "abc"),
         ("ab\ncdef", 5, "ab\n"),
         ("a\nbcdefgh", 5, "a\nbcd"),
-        // A character outside the BMP counts two units and is never split.
-        ("x\u{1F600}y", 2, "x"),
-        ("\u{e9}\u{e9}\u{e9}", 2, "\u{e9}\u{e9}"),
+        // Bytes are counted, and a character is never split: four bytes, then two.
+        ("x\u{1F600}y", 4, "x"),
+        ("\u{e9}\u{e9}\u{e9}", 5, "\u{e9}\u{e9}"),
     ];
     for (text, limit, head) in table {
-        let (got, tail) = split_units(text, limit);
+        let (got, tail) = split_bytes(text, limit);
         assert_eq!(got, head, "{text:?} at {limit}");
         assert_eq!(format!("{got}{tail}"), text);
     }
 }
 
-#[test]
-fn a_long_text_goes_as_items_under_the_limit_and_whole() {
-    let line = "0123456789".repeat(9) + "\n";
-    let text = line.repeat(1_300); // 118,300 units
-    let shaped = shape(ok(&[&text]), "bash", "more", || unreachable!());
-    let items = texts(&shaped);
-    assert!(items.len() >= 4, "{}", items.len());
-    assert!(items.iter().all(|t| units(t) <= ITEM_UNITS));
-    assert_eq!(items.concat(), text);
-    assert_eq!(shaped.rest, None);
+/// What each Cursor client does with a result's text items: whether it moves them to a file.
+fn spilled_by_1_0_18(items: &[&str]) -> bool {
+    items.iter().any(|t| t.encode_utf16().count() > 40_000)
+}
+fn spilled_by_1_0_32(items: &[&str]) -> bool {
+    items.join("\n\n").len() > 40_000
 }
 
 #[test]
-fn beyond_the_total_the_text_says_how_to_get_the_rest() {
-    let text = "y".repeat(TOTAL_UNITS + 1_000);
-    let paged = shape(ok(&[&text]), "bash", "opencode_more", || 7);
-    let items = texts(&paged);
-    assert_eq!(items[..items.len() - 1].concat().len(), TOTAL_UNITS);
-    assert!(items
-        .last()
-        .unwrap()
-        .contains(r#"`opencode_more` with {"page": 7}"#));
-    assert_eq!(paged.rest.as_deref().map(str::len), Some(1_000));
+fn every_result_stays_under_both_clients_limits_in_utf8_bytes() {
+    // (what, one piece of text, pieces): ASCII, CJK (3 bytes a character), emoji (4 bytes,
+    // 2 UTF-16 units), many small items, each past the limits in bytes and not in characters.
+    let table: [(&str, String, usize); 5] = [
+        ("ascii", "0123456789".repeat(9) + "\n", 1_300),
+        ("cjk", "漢字かな交じり文\n".to_owned(), 5_000),
+        ("emoji", "\u{1F600}\u{1F680} ok\n".to_owned(), 8_000),
+        ("many items", "x".repeat(9_000), 6),
+        ("one long line", "z".repeat(120_000), 1),
+    ];
+    for (what, piece, count) in table {
+        let pieces: Vec<String> = vec![piece.clone(); count];
+        let whole: Vec<&str> = pieces.iter().map(String::as_str).collect();
+        assert!(
+            spilled_by_1_0_32(&whole),
+            "{what}: the case must pass 40,000 bytes"
+        );
+        let shaped = shape(ok(&whole), "bash", "opencode_more", || 3);
+        let items = texts(&shaped);
+        assert_eq!(items.len(), 1, "{what}: one item");
+        assert!(
+            items[0].len() <= BUDGET_BYTES,
+            "{what}: {} bytes",
+            items[0].len()
+        );
+        assert!(
+            !spilled_by_1_0_18(&items) && !spilled_by_1_0_32(&items),
+            "{what}"
+        );
+        assert!(
+            items[0].contains(r#"`opencode_more` with {"page": 3}"#),
+            "{what}"
+        );
+        // Nothing is lost: what was shown, then the kept rest, is the whole text.
+        let shown = &items[0][..items[0].rfind("\n\n[This result was cut").unwrap()];
+        assert_eq!(
+            format!("{shown}{}", shaped.rest.as_deref().unwrap()),
+            whole.join(ITEM_SEPARATOR),
+            "{what}"
+        );
+    }
+}
 
+#[test]
+fn a_result_within_the_budget_goes_whole_as_one_item() {
+    let shaped = shape(ok(&["first", "second"]), "bash", "m", || unreachable!());
+    assert_eq!(texts(&shaped), ["first\n\nsecond"]);
+    assert_eq!(shaped.rest, None);
+    let full = "a".repeat(BUDGET_BYTES);
+    assert_eq!(
+        texts(&shape(ok(&[&full]), "bash", "m", || unreachable!())),
+        [full.as_str()]
+    );
+}
+
+#[test]
+fn a_read_says_how_to_read_on_and_keeps_nothing() {
+    let text = "line of a file\n".repeat(8_000);
     let read = shape(ok(&[&text]), "read", "opencode_more", || unreachable!());
-    assert!(texts(&read)
-        .last()
-        .unwrap()
-        .contains("call read again with `offset`"));
+    let items = texts(&read);
+    assert_eq!(items.len(), 1);
+    assert!(
+        items[0].contains("call read again with `offset`"),
+        "{}",
+        items[0]
+    );
+    assert!(items[0].len() <= BUDGET_BYTES);
     assert_eq!(read.rest, None);
 }
 

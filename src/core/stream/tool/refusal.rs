@@ -39,6 +39,12 @@ call allowed (an Mcp(server:tool) rule in .cursor/cli.json, or --force).",
         variant: "spawnError",
         unexplained: "Cursor could not start this tool's process; cursor-agent gave no details.",
     },
+    ToolRefusal {
+        variant: "needsApproval",
+        unexplained: "Cursor did not run this tool: it needs an approval, which cursor-agent \
+cannot ask for in print mode (a team's MCP tool controls can require one whatever the allow rules \
+say).",
+    },
 ];
 
 /// Where a refusal's reason may be, in order: each a path of keys into the result (after its

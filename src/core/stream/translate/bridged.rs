@@ -1,7 +1,8 @@
 //! Cursor's reports that the host's tools make unnecessary to show: its calls to the tool
 //! bridge (the host shows the calls it runs) and its reads of its own bookkeeping folders
 //! (tool definitions and results too big to inline, which Cursor asks the model to Read).
-//! A refusal of a call to the bridge is a configuration error, and the user is told its fix.
+//! A refusal of a call to the bridge is a configuration or team-policy matter, and the user is
+//! told its likely cause and fix.
 
 use std::path::{Component, Path};
 
@@ -101,16 +102,23 @@ impl Translator {
             tool,
             variant = refused.refusal.variant,
             reason = %refused.reason,
-            "Cursor refused a call to the tool bridge: its configuration (the allow rule in \
-             .cursor/cli.json, the hooks) does not let the bridge's calls through"
+            "Cursor refused a call to the tool bridge: a team's MCP tool controls, or its \
+             configuration (the allow rule in .cursor/cli.json, the hooks), do not let the \
+             bridge's calls through"
         );
+        // Tool mode `opencode` allows every call to the bridge (`Mcp(<server>:*)`, the hook):
+        // what still refuses one is most likely a team's MCP tool controls, which since
+        // @cursor/sdk 1.0.32 override a user's allow rules.
         let notice = format!(
-            "\n\n(Cursor refused the call to OpenCode's tool `{tool}` ({}: {}). This is a \
-             configuration error of tool mode `opencode`, not the tool's failure: run `npx \
-             opencode-cursor-native doctor --live` and report its output; meanwhile set \
-             CURSOR_ACP_TOOL_MODE=cursor.)\n\n",
+            "\n\n(Cursor refused the call to OpenCode's tool `{tool}` ({}: {}). The tool mode \
+             `opencode` allows every call to OpenCode's tools, so the likely cause is your Cursor \
+             team's MCP tool controls, which override a user's allow rules: ask your team admin \
+             to allow the MCP server `opencode`, or its read-only tools. It is not the tool's \
+             failure: run `npx opencode-cursor-native doctor --live` and report its output; \
+             meanwhile set CURSOR_ACP_TOOL_MODE=cursor.)\n\n",
             refused.refusal.variant, refused.reason
         );
+        self.refused_bridge_calls += 1;
         self.has_content = true;
         emit(Part::TextDelta(&notice));
     }

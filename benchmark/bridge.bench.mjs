@@ -4,7 +4,9 @@
 // prompt bytes written to cursor-agent, and the bridge's own time per step. Then, as Cursor's client
 // behaves (one call at a time): a 3-call "parallel" step (how many steps it takes the host, and how
 // long), and the "still running" path (a call answered after the deadline: how many extra model
-// calls, and the time beyond the host's own). Build first (`npm run build` for release numbers),
+// calls, and the time beyond the host's own). Last, the cost of keeping each result within Cursor's
+// 40,000-byte limit: a 120,000-character result, paged through `opencode_more` (model calls, bytes,
+// wall time), beside the one Read of a file it would otherwise cost. Build first (`npm run build` for release numbers),
 // then `node benchmark/bridge.bench.mjs` (or `npm run bench -- bridge`).
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -97,8 +99,8 @@ async function restarted() {
   return { processes: STEPS + 1, promptBytes, total: performance.now() - started }
 }
 
-/** One run of `steps`; each call handed over is answered after `delayMs`. */
-async function scripted(loop, steps, hostTools, delayMs = 0) {
+/** One run of `steps`; each call handed over is answered after `delayMs` with `output`. */
+async function scripted(loop, steps, hostTools, delayMs = 0, output = RESULT) {
   const folder = join(scratch, `scripted-${loop}-${Math.random().toString(36).slice(2)}`)
   let handOvers = 0
   let run
@@ -122,7 +124,7 @@ async function scripted(loop, steps, hostTools, delayMs = 0) {
       const calls = outputs.filter((o) => typeof o === 'object' && o.type === 'tool-call')
       if (calls.length === 0) return
       handOvers += 1
-      const answer = () => run.answerToolCalls(calls.map((call) => ({ id: call.toolCallId, output: RESULT })))
+      const answer = () => run.answerToolCalls(calls.map((call) => ({ id: call.toolCallId, output })))
       if (delayMs > 0) setTimeout(answer, delayMs)
       else answer()
     },
@@ -132,8 +134,12 @@ async function scripted(loop, steps, hostTools, delayMs = 0) {
   const total = performance.now() - started
   // The MCP calls the model made (Cursor's side), from the fake's log of the run.
   const [logged] = readdirSync(folder).filter((file) => file.startsWith('invocation-'))
-  const modelCalls = JSON.parse(readFileSync(join(folder, logged), 'utf8')).mcpCalls.length
-  return { handOvers, modelCalls, total }
+  const { mcpCalls } = JSON.parse(readFileSync(join(folder, logged), 'utf8'))
+  const bytes = mcpCalls.reduce(
+    (sum, call) => sum + (call?.result?.content ?? []).reduce((of, item) => of + Buffer.byteLength(item.text ?? ''), 0),
+    0,
+  )
+  return { handOvers, modelCalls: mcpCalls.length, bytes, total }
 }
 
 /** Cursor's 60 s MCP timeout and the bridge's 45 s deadline, scaled by 1/100. */
@@ -193,5 +199,34 @@ console.log(
 )
 console.log(
   `a call answered ${LATE_MS} ms after it came, median whole run: answered in time ${ms(percentile(late.inTime, 50))}; past a ${DEADLINE_MS} ms deadline (still running, then opencode_wait) ${ms(percentile(late.stillRunning, 50))}, with ${[...late.modelCalls].join('/')} MCP calls of the model and ${[...late.handOvers].join('/')} host step(s) with tool calls`,
+)
+// A 120,000-character result (1,200 lines of 100): the bridge sends it in pages within the budget.
+const LONG = `${Array.from({ length: 1200 }, (_, i) => `line ${i + 1} `.padEnd(99, '.')).join('\n')}\n`
+const paged = [
+  { calls: [{ tool: 'read', args: { filePath: '/w/long.txt' } }], shape: 'provider' },
+  {
+    calls: [{ tool: 'opencode_more', args: { page: '{{match:last:"page": (\\d+)}}' } }],
+    repeatWhile: 'This result was cut',
+  },
+  { text: 'Done.' },
+]
+// `read` would be told to read on with an offset; a tool of another name is paged by the bridge.
+const longTools = [{ ...tools[0], name: 'bash', description: 'Run a command' }]
+const pagedSteps = paged.map((step) =>
+  step.calls
+    ? { ...step, calls: step.calls.map((call) => (call.tool === 'read' ? { ...call, tool: 'bash' } : call)) }
+    : step,
+)
+const long = { totals: [], modelCalls: new Set(), bytes: new Set(), handOvers: new Set() }
+for (let loop = 0; loop < LOOPS; loop += 1) {
+  const run = await scripted(loop, pagedSteps, { tools: longTools }, 0, LONG)
+  long.totals.push(run.total)
+  long.modelCalls.add(run.modelCalls)
+  long.bytes.add(run.bytes)
+  long.handOvers.add(run.handOvers)
+}
+long.totals.sort((a, b) => a - b)
+console.log(
+  `a ${LONG.length}-character result: ${[...long.modelCalls].join('/')} MCP calls of the model (1 to the tool, the rest opencode_more pages), ${[...long.bytes].join('/')} bytes to Cursor, ${[...long.handOvers].join('/')} host step(s), whole run median ${ms(percentile(long.totals, 50))}; a result moved to a file instead costs 1 MCP call and 1 Read of ${Buffer.byteLength(LONG)} bytes`,
 )
 rmSync(scratch, { recursive: true, force: true })

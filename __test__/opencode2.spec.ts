@@ -20,7 +20,7 @@ import { join, resolve } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { pathToFileURL } from 'node:url'
 import { createHost, type Host, loadPlugin, requestHeaders } from './support/opencode2-host.ts'
-import { isAlive, waitFor } from './support/process.ts'
+import { groupMembers, isAlive, waitFor } from './support/process.ts'
 import { collect } from './support/stream.ts'
 
 const repo = resolve(__dirname, '..')
@@ -451,6 +451,105 @@ describe('held tool-mode runs in OpenCode 2', () => {
       }
     })
   }
+})
+
+describe("OpenCode 2's interrupts stop the turn in progress", () => {
+  /** A long run of `session` streaming its first text; the fake's record of it. */
+  async function running(host: Host, logDir: string, session: string) {
+    const { language } = await host.language('cursor-acp', 'auto')
+    const { stream } = await language.doStream({
+      prompt: userPrompt('work'),
+      headers: requestHeaders({ id: session }),
+    } as any)
+    const reader = stream.getReader()
+    for (;;) {
+      const { done, value } = await reader.read()
+      assert.equal(done, false, 'the long run ended by itself')
+      if (value.type === 'text-delta') break
+    }
+    const [record] = invocations(logDir)
+    return { record, reader }
+  }
+
+  for (const type of ['session.execution.interrupted', 'session.deleted'])
+    it(`${type} ends the session's running cursor-agent and its process group; other sessions' runs go on`, async () => {
+      const logDir = join(scratch, `running-${type}`)
+      const { host, cleanup } = await started({ FAKE_CURSOR_LOG_DIR: logDir, FAKE_CURSOR_SCENARIO: 'long' })
+      try {
+        const session = `ses_run_${type.replaceAll('.', '_')}`
+        const { record, reader } = await running(host, logDir, session)
+        assert.ok(groupMembers(record.pgid).includes(record.grandchildPid), 'the agent and its child run')
+        // Another session's interrupt, and this session's ordinary end of execution, leave it running.
+        host.emit(type, { sessionID: 'ses_someone_else' })
+        host.emit('session.execution.succeeded', { sessionID: session })
+        await new Promise((settle) => setTimeout(settle, 300))
+        assert.ok(isAlive(record.pid), 'stopped by an event that was not its interrupt')
+        host.emit(type, { sessionID: session })
+        assert.ok(
+          await waitFor(() => groupMembers(record.pgid).length === 0, 3_000, 20),
+          `group ${record.pgid} still runs ${groupMembers(record.pgid)}`,
+        )
+        await reader.cancel()
+      } finally {
+        await cleanup()
+      }
+    })
+
+  it('an interrupt after the turn ended touches nothing, and the next turn of the session runs', async () => {
+    const logDir = join(scratch, 'running-ended')
+    const { host, cleanup } = await started({ FAKE_CURSOR_LOG_DIR: logDir, FAKE_CURSOR_STREAM: 'text:All done.' })
+    try {
+      const { language } = await host.language('cursor-acp', 'auto')
+      const call = { prompt: userPrompt('quick'), headers: requestHeaders({ id: 'ses_ended' }) }
+      const first = await collect((await language.doStream(call as any)).stream)
+      assert.ok(first.some((part) => part.type === 'text-delta'))
+      host.emit('session.execution.interrupted', { sessionID: 'ses_ended' })
+      await new Promise((settle) => setTimeout(settle, 100))
+      const second = await collect((await language.doStream(call as any)).stream)
+      assert.equal(
+        second
+          .filter((part) => part.type === 'text-delta')
+          .map((part) => part.delta)
+          .join(''),
+        'All done.',
+      )
+    } finally {
+      await cleanup()
+    }
+  })
+})
+
+describe('a registration-only setup context', () => {
+  it('registers nothing, throws nothing, and leaves the provider to the 1.x server path', async () => {
+    useEnv({})
+    const plugin = await loadPlugin(entry)
+    const host = createHost({ directory: workspace, project: { id: 'prj_test', worktree: workspace } })
+    // What later 1.x hosts that boot OpenCode 2's core hand a dual export's setup: only the
+    // registration services (no location, provider, model, tool, session, event).
+    const registrationOnly: Record<string, unknown> = {
+      agent: {},
+      aisdk: host.ctx.aisdk,
+      catalog: {},
+      command: {},
+      integration: host.ctx.integration,
+      plugin: {},
+      reference: {},
+      skill: {},
+    }
+    const cleanup = (await plugin.setup(registrationOnly as any)) as () => Promise<void>
+    assert.equal(typeof cleanup, 'function')
+    const state = host.state()
+    assert.equal(state.integrations.size, 0, 'no integration registered half-way')
+    assert.equal(state.providers.size, 0)
+    assert.equal(host.hooks.length, 0)
+    await cleanup()
+    // The 1.x path in the same process still serves the provider.
+    const mod = await import(pathToFileURL(entry).href)
+    const hooks = await mod.default.server({ directory: workspace, worktree: workspace } as any)
+    const config: Record<string, any> = {}
+    await hooks.config?.(config)
+    assert.ok(config.provider?.['cursor-acp'] !== undefined, 'the 1.x server path registered cursor-acp')
+  })
 })
 
 describe("OpenCode 2's Code Mode", () => {

@@ -84,6 +84,20 @@ describe('opencode run with the cursor-acp plugin', { concurrency: 2 }, () => {
     assert.equal(sandbox.invocations().length, 1, 'one cursor-agent run for one prompt (titles are local)')
   })
 
+  test('the dual entry loads without a failure in OpenCode 1.18.33\'s log (--print-logs)', async () => {
+    const sandbox = await sandboxWith({ FAKE_CURSOR_STREAM: 'text:Loaded once.' })
+    const result = await sandbox.run(['run', '--print-logs', '--format', 'json', '--model', MODEL, 'hello'])
+    const why = explain(result, sandbox)
+    assert.equal(result.code, 0, why)
+    const log = `${result.stderr}\n${sandbox.openCodeLog()}`
+    assert.match(log, /llm\.provider=cursor-acp/, "the log shows the plugin's provider serving the turn")
+    const failed = log
+      .split('\n')
+      .filter((line) => /fail|error/i.test(line) && /opencode-cursor-native|cursor-acp|\[v2\]/.test(line))
+    assert.deepEqual(failed, [], 'no log line names the plugin as failed')
+    assert.match(textOf(result), /Loaded once\./, why)
+  })
+
   test("CURSOR_ACP_CHILD_ENV keeps OpenCode's other variables from cursor-agent; by default it has them all", async () => {
     const answer = 'text:Answered with a trimmed environment.'
     const trimmed = await sandboxWith({

@@ -25,6 +25,8 @@ const READ_TYPES: ReadonlySet<string> = new Set(SESSION_EVENT.options.map((optio
  */
 export type SessionEventReading =
   | { kind: 'stopped'; sessionID: string }
+  /** The session's run in progress stops too (OpenCode 2: interrupted, deleted). */
+  | { kind: 'interrupted'; sessionID: string }
   | { kind: 'ignored' }
   | { kind: 'malformed'; field: string }
 

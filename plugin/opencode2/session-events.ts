@@ -16,6 +16,9 @@ const SESSION_EVENT = v.variant('type', [
   v.object({ type: v.literal('session.deleted'), data: SESSION }),
 ])
 
+/** The events that also stop the session's run in progress: the user interrupted, or deleted it. */
+const INTERRUPTING: ReadonlySet<string> = new Set(['session.execution.interrupted', 'session.deleted'])
+
 const READ_TYPES: ReadonlySet<string> = new Set(SESSION_EVENT.options.map((option) => option.entries.type.literal))
 
 export function readSessionEvent(event: unknown): SessionEventReading {
@@ -23,5 +26,6 @@ export function readSessionEvent(event: unknown): SessionEventReading {
   if (typeof type !== 'string' || !READ_TYPES.has(type)) return { kind: 'ignored' }
   const read = v.safeParse(SESSION_EVENT, event)
   if (!read.success) return { kind: 'malformed', field: v.getDotPath(read.issues[0]) ?? 'event' }
-  return { kind: 'stopped', sessionID: read.output.data.sessionID }
+  const kind = INTERRUPTING.has(read.output.type) ? 'interrupted' : 'stopped'
+  return { kind, sessionID: read.output.data.sessionID }
 }

@@ -15,6 +15,7 @@ import { cursorModels } from '../turn/models.js'
 import type { PromptMessage } from '../turn/native.js'
 import { localTitle } from '../turn/title.js'
 import { cancelConversation } from '../turn/tool-bridge.js'
+import { interruptConversation } from '../turn/turn.js'
 import type { Cleanup, EventEnvelope, PluginContext, ProviderInfo, Registration } from './contract.js'
 import { OPENCODE2_HOST } from './host.js'
 import { modelInfos } from './models.js'
@@ -73,7 +74,10 @@ function titleMessages(event: { messages?: unknown[]; prompt?: unknown[] }): Pro
   )
 }
 
-/** Reads OpenCode 2's events until `stop`; a session whose execution ended cancels its held run. */
+/**
+ * Reads OpenCode 2's events until `stop`: a session whose execution ended cancels its held run;
+ * one that was interrupted, or deleted, also stops the run in progress.
+ */
 function watchSessions(events: AsyncIterable<EventEnvelope>): () => Promise<void> {
   const iterator = events[Symbol.asyncIterator]()
   let stopped = false
@@ -83,6 +87,7 @@ function watchSessions(events: AsyncIterable<EventEnvelope>): () => Promise<void
       if (next.done === true) return
       const event = readSessionEvent(next.value)
       if (event.kind === 'stopped') cancelConversation(event.sessionID)
+      else if (event.kind === 'interrupted') interruptConversation(event.sessionID)
     }
   })().catch(() => {
     // The event stream ended with OpenCode; a held run is then stopped with the process.
@@ -94,7 +99,23 @@ function watchSessions(events: AsyncIterable<EventEnvelope>): () => Promise<void
   }
 }
 
+/**
+ * The services the full setup registers with or reads from. Some hosts (OpenCode 1.x builds that
+ * boot OpenCode 2's core beside their own) call `setup` with a context that holds only the
+ * registration services (`agent`, `aisdk`, `catalog`, `command`, `integration`, `plugin`,
+ * `reference`, `skill`): there the provider is the 1.x `server` path's, in the same process.
+ */
+export const SETUP_NEEDS = ['location', 'provider', 'model', 'integration', 'aisdk', 'session', 'event'] as const
+
+/** The services of {@link SETUP_NEEDS} that `ctx` lacks. */
+export function missingServices(ctx: Partial<Record<string, unknown>>): string[] {
+  return SETUP_NEEDS.filter((name) => typeof ctx[name] !== 'object' || ctx[name] === null)
+}
+
 export async function setup(ctx: PluginContext): Promise<Cleanup> {
+  // A context without them registers nothing at all (not the integration without its provider)
+  // and throws nothing: the host's 1.x `server` path serves the provider.
+  if (missingServices(ctx as unknown as Record<string, unknown>).length > 0) return async () => {}
   const { options, settings } = hostOptions({
     directory: ctx.location.directory,
     ...(worktreeOf(ctx.location.project) === undefined ? {} : { worktree: worktreeOf(ctx.location.project) }),

@@ -27,6 +27,7 @@ import { native, type PromptMessage, type ToolDefinition } from './native.js'
 import { splitInstructions } from './instructions.js'
 import { localTitle } from './title.js'
 import {
+  cancelConversation,
   continuationAnswers,
   conversationFolder,
   heldRun,
@@ -255,7 +256,48 @@ export type { TurnOutput }
  * answer exactly those calls continues that run (no new process, no prompt sent again), and any
  * other request of the conversation cancels it and starts afresh.
  */
+// The turns in progress per conversation, whichever copy of this module OpenCode loaded (the plugin
+// and the provider module are imported separately): a host's interrupt stops them.
+const RUNNING = Symbol.for('opencode-cursor-native.running-turns')
+const runningGlobals = globalThis as unknown as Record<symbol, Map<string, Set<() => void>> | undefined>
+
+function runningTurns(): Map<string, Set<() => void>> {
+  runningGlobals[RUNNING] ??= new Map()
+  return runningGlobals[RUNNING]
+}
+
+/** `turn`, known as running for its conversation until its response is over. */
+function tracked(conversationId: string | undefined, turn: Turn): Turn {
+  if (conversationId === undefined) return turn
+  const turns = runningTurns()
+  const cancels = turns.get(conversationId) ?? new Set<() => void>()
+  turns.set(conversationId, cancels)
+  cancels.add(turn.cancel)
+  const forget = (): void => {
+    cancels.delete(turn.cancel)
+    if (cancels.size === 0 && turns.get(conversationId) === cancels) turns.delete(conversationId)
+  }
+  turn.done.then(forget, forget)
+  return turn
+}
+
+/**
+ * The host interrupted conversation `conversationId`, or deleted it: its turns in progress are
+ * cancelled (each stops cursor-agent and its process group) and so is a run held for its tool
+ * results. A turn that already ended is untouched. Returns how many were stopped.
+ */
+export function interruptConversation(conversationId: string): number {
+  const cancels = runningTurns().get(conversationId) ?? new Set<() => void>()
+  runningTurns().delete(conversationId)
+  for (const cancel of cancels) cancel()
+  return cancels.size + cancelConversation(conversationId)
+}
+
 export function startTurn(config: TurnConfig, request: TurnRequest, format: TurnFormat, onOutput: TurnOutput): Turn {
+  return tracked(request.conversationId, startedTurn(config, request, format, onOutput))
+}
+
+function startedTurn(config: TurnConfig, request: TurnRequest, format: TurnFormat, onOutput: TurnOutput): Turn {
   const folder = bridgeFolder(config, request)
   const held = folder === null ? undefined : heldRun(folder)
   if (folder !== null && held !== undefined) {

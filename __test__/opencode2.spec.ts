@@ -81,6 +81,20 @@ async function started(
   return { host, cleanup }
 }
 
+describe('a local folder loaded without its exports', () => {
+  it("the root's server.js is the entry: OpenCode 2's <folder>/server resolves to the same plugin", async () => {
+    const root = resolve(__dirname, '..')
+    const viaRoot = await import(pathToFileURL(join(root, 'server.js')).href)
+    const viaExports = await import(pathToFileURL(entry).href)
+    assert.deepEqual(Object.keys(viaRoot).sort(), Object.keys(viaExports).sort(), 'the same exports')
+    // Decoded as OpenCode 2 decodes a plugin, and as 1.18 reads an object entry.
+    const definition = await loadPlugin(join(root, 'server.js'))
+    assert.equal(definition.id, 'opencode-cursor-native')
+    assert.equal(typeof definition.setup, 'function')
+    assert.equal(typeof viaRoot.default.server, 'function')
+  })
+})
+
 describe('the plugin entry under both loaders', () => {
   it("decodes as OpenCode 2's plugin definition and as OpenCode 1.18's object entry", async () => {
     const mod = await import(pathToFileURL(entry).href)
@@ -607,11 +621,15 @@ describe('OpenCode 2 session events', () => {
     const cases: [unknown, unknown][] = [
       [
         { type: 'session.execution.interrupted', data: { sessionID: 's1', reason: 'user' } },
-        { kind: 'stopped', sessionID: 's1' },
+        { kind: 'interrupted', sessionID: 's1' },
       ],
       [
         { type: 'session.deleted', data: { sessionID: 's2' } },
-        { kind: 'stopped', sessionID: 's2' },
+        { kind: 'interrupted', sessionID: 's2' },
+      ],
+      [
+        { type: 'session.execution.succeeded', data: { sessionID: 's6' } },
+        { kind: 'stopped', sessionID: 's6' },
       ],
       [{ type: 'session.execution.started', data: { sessionID: 's3' } }, { kind: 'ignored' }],
       [{ type: 'session.idle', properties: { sessionID: 's4' } }, { kind: 'ignored' }],
@@ -645,11 +663,23 @@ describe("OpenCode 2's view of Cursor's tools", () => {
       ['taskToolCall', 'task', { description: 'look around' }, 'subagent', { description: 'look around' }],
       ['updateTodosToolCall', 'updateTodos', { todos: [] }, 'updateTodos', { todos: [] }],
       ['mcpToolCall', 'lookup', { args: { q: 1 } }, 'srv_lookup', { q: 1 }],
+      ['lsToolCall', 'ls', { path: '/w' }, 'glob', { path: '/w' }],
     ]
     for (const [kind, name, args, tool, input] of rows) {
       const cursor = kind === 'mcpToolCall' ? { kind, name, server: 'srv' } : { kind, name }
       assert.equal(view.toolName(cursor), tool, kind)
       assert.deepEqual(view.input(cursor, args as any), input, kind)
     }
+  })
+
+  it("names no tool OpenCode 2 lacks (bash, task, todowrite, list) for any of Cursor's tool kinds", async () => {
+    const { OPENCODE2_RENDERINGS, OPENCODE1_ONLY_TOOLS } = await import('../plugin/opencode2/tool-view.ts')
+    const { RENDERINGS } = await import('../plugin/opencode/tool-view.ts')
+    assert.ok(
+      [...RENDERINGS.values()].some((row) => OPENCODE1_ONLY_TOOLS.has(row.tool ?? '')),
+      "1.18's table uses them",
+    )
+    for (const [kind, row] of OPENCODE2_RENDERINGS)
+      assert.ok(!OPENCODE1_ONLY_TOOLS.has(row.tool ?? ''), `${kind} shows as ${row.tool}`)
   })
 })

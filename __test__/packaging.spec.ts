@@ -167,7 +167,16 @@ describe('npm pack', () => {
     })
     const files: string[] = JSON.parse(out)[0].files.map((f: { path: string }) => f.path)
 
-    const required = ['package.json', 'index.js', 'index.d.ts', 'README.md', 'LICENSE', pkg.main, pkg.types]
+    const required = [
+      'package.json',
+      'index.js',
+      'index.d.ts',
+      'server.js',
+      'README.md',
+      'LICENSE',
+      pkg.main,
+      pkg.types,
+    ]
     for (const entry of Object.values(pkg.exports) as (string | Record<string, string>)[]) {
       required.push(...(typeof entry === 'string' ? [entry] : Object.values(entry)))
     }
@@ -177,7 +186,7 @@ describe('npm pack', () => {
 
     // dist/plugin/package.json may carry `"type": "module"` for the compiled ESM plugin.
     const allowed =
-      /^(package\.json|index\.js|index\.d\.ts|README\.md|LICENSE|dist\/plugin\/(.+\.(js|d\.ts)|package\.json))$/
+      /^(package\.json|index\.js|index\.d\.ts|server\.js|README\.md|LICENSE|dist\/plugin\/(.+\.(js|d\.ts)|package\.json))$/
     assert.deepEqual(
       files.filter((f) => !allowed.test(f)),
       [],

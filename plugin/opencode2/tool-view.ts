@@ -2,7 +2,7 @@
 // own tool dialect. OpenCode 2.0.26 renamed and reshaped several of 1.18's tools
 // (`core/src/tool/plugin/{read,shell}.ts`): `read {path, offset, limit}` (1.18: `filePath`),
 // `shell {command, workdir, timeout, background}` (1.18: `bash`), `subagent` (1.18: `task`), and
-// it has no `todowrite`. The rows below follow those; where OpenCode 2's source was not read for a
+// it has no `todowrite` and no `list` (a listing shows under its `glob`). The rows below follow those; where OpenCode 2's source was not read for a
 // tool (edit, write, grep, glob, list, webfetch) the row keeps 1.18's name, with `path` for a file
 // as OpenCode 2's `read` names it. The result shapes are 1.18's (`{title, output, metadata}`):
 // OpenCode 2 stores a provider-executed result's JSON as text, so the fields stay readable.
@@ -29,7 +29,12 @@ const OPENCODE2_CHANGES: ReadonlyArray<readonly [string, Rendering]> = [
   ['todoToolCall', OWN_TODOS],
   // Cursor's subagent; no capture holds its arguments, so all of them are shown.
   ['taskToolCall', { tool: 'subagent', args: 'all', title: 'summary', shape: 'generic' }],
+  // OpenCode 2 has no `list`: a folder's listing is shown under its `glob`, which lists files.
+  ['lsToolCall', { ...row('lsToolCall'), tool: 'glob' }],
 ]
+
+/** OpenCode 1.18's tool names that OpenCode 2 does not have (its `shell`, `subagent`, ... instead). */
+export const OPENCODE1_ONLY_TOOLS: ReadonlySet<string> = new Set(['bash', 'task', 'todowrite', 'list'])
 
 /** 1.18's `filePath` argument and title named `path`, as OpenCode 2 names a file. */
 function withPath(rendering: Rendering): Rendering {

@@ -84,7 +84,7 @@ describe('opencode run with the cursor-acp plugin', { concurrency: 2 }, () => {
     assert.equal(sandbox.invocations().length, 1, 'one cursor-agent run for one prompt (titles are local)')
   })
 
-  test('the dual entry loads without a failure in OpenCode 1.18.33\'s log (--print-logs)', async () => {
+  test("the dual entry loads without a failure in OpenCode 1.18.33's log (--print-logs)", async () => {
     const sandbox = await sandboxWith({ FAKE_CURSOR_STREAM: 'text:Loaded once.' })
     const result = await sandbox.run(['run', '--print-logs', '--format', 'json', '--model', MODEL, 'hello'])
     const why = explain(result, sandbox)

@@ -165,7 +165,10 @@ describe('tool mode opencode against Cursor’s MCP limits (scaled)', { skip: li
             calls: [
               {
                 tool: 'read',
-                args: { filePath: join(ws, 'big.txt'), offset: '{{match:last:(\\d+): [^\\n]*\\n(?![\\s\\S]*\\n\\d+: )}}' },
+                args: {
+                  filePath: join(ws, 'big.txt'),
+                  offset: '{{match:last:(\\d+): [^\\n]*\\n(?![\\s\\S]*\\n\\d+: )}}',
+                },
               },
             ],
             repeatWhile: 'Use offset=\\d+ to continue|This result was cut',

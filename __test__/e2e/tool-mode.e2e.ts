@@ -182,11 +182,7 @@ describe('tool mode opencode through the real OpenCode CLI', { skip: linuxOnly }
     // Marked twice: the refusal says it failed in its text (for clients that drop `isError`), and
     // `isError` (which the default fake, as @cursor/sdk 1.0.32, passes on).
     assert.match(resultText(invocation!.mcpCalls?.[0]), /^Error: The user has specified a rule/)
-    assert.match(
-      textOf(result),
-      /The command failed: Error: The user has specified a rule[\s\S]*\(isError true\)/,
-      why,
-    )
+    assert.match(textOf(result), /The command failed: Error: The user has specified a rule[\s\S]*\(isError true\)/, why)
     assert.equal(existsSync(join(sandbox.workspace, 'made-by-cursor')), false, 'nothing ran')
   })
 

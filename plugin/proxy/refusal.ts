@@ -14,7 +14,7 @@ export const PROXY_ERROR_CODES = Object.freeze({
   E_UNAUTHORIZED: 401,
   /** A `Host` that is neither a loopback name nor the `--host` value (DNS rebinding), or any `Origin` (a web page). */
   E_FORBIDDEN: 403,
-  /** No such endpoint. */
+  /** No such endpoint, or a `previous_response_id` the server does not hold. */
   E_NOT_FOUND: 404,
   /** A body that is not `application/json`. */
   E_UNSUPPORTED_MEDIA_TYPE: 415,

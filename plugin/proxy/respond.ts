@@ -37,7 +37,7 @@ export interface ApiRequest {
 /** One API the server speaks. */
 export interface Api {
   /** The body as a turn, or why not (400, or 404 for what it names that is not there). */
-  read(body: unknown, config: TurnConfig): ApiRequest | Refusal
+  read(body: unknown): ApiRequest | Refusal
   /** How the API words a refusal. */
   errors: ErrorStyle
   /** The outputs of a title answered locally, in the encoder's format. */
@@ -68,7 +68,7 @@ export function serveTurn(
   release: () => void,
   keepAliveMs: number,
 ): void {
-  const read = api.read(body, config)
+  const read = api.read(body)
   if ('status' in read) {
     sendError(response, read, api.errors)
     release()

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto'
 import type { RunError, StreamOutput } from 'opencode-cursor-native'
 import * as v from 'valibot'
 import type { PromptMessage, ToolDefinition } from '../turn/native.js'
-import type { TurnConfig, TurnRequest } from '../turn/turn.js'
+import type { TurnRequest } from '../turn/turn.js'
 import { invalid, MODEL, named, STREAM, toolList } from './chat-request.js'
 import { openAiError, type Refusal, refusalOf } from './refusal.js'
 import type { Api, ApiRequest, ResponseEncoder } from './respond.js'
@@ -357,7 +357,7 @@ export function responsesEncoder(
 }
 
 export const RESPONSES: Api = {
-  read: (body, _config: TurnConfig): ApiRequest | Refusal => {
+  read: (body): ApiRequest | Refusal => {
     const parsed = v.safeParse(RESPONSES_REQUEST, body)
     if (!parsed.success) return invalid(parsed.issues)
     const read = parsed.output

@@ -2,6 +2,8 @@
 //!
 //! * [`agent`]: running cursor-agent around the stream pipeline; [`resume`]: which chat continues
 //!   which conversation. Neither uses the other.
+//! * [`attachments`]: what a user attached, saved where Cursor's Read tool opens it (uses
+//!   [`prompt`]'s model).
 //! * [`stream`]: the translation pipeline, stdout bytes -> records -> events -> neutral parts ->
 //!   an encoder's outputs; [`prompt`]: conversations -> the text cursor-agent reads.
 //! * [`failure`]: what went wrong, from Cursor's own words; [`cursor_id`]: Cursor's model and
@@ -12,6 +14,7 @@
 
 pub mod agent;
 pub mod api;
+pub mod attachments;
 pub mod bridge;
 pub mod call_id;
 pub mod capture;

@@ -8,11 +8,13 @@
 //! [`BUDGET_BYTES`] UTF-8 bytes (UTF-16 units never outnumber UTF-8 bytes, so 1.0.18's limit holds
 //! too), and what is beyond ends with how to get the rest (`read` again from a later line, or the
 //! paging tool). A failure is marked twice: `isError` (1.0.32 forwards it) and its text's
-//! `Error: ` (1.0.18 dropped `isError`). An image Cursor cannot decode becomes a line saying so.
+//! `Error: ` (1.0.18 dropped `isError`). An image Cursor cannot decode, or one over the limit every picture is held to
+//! ([`crate::core::attachments`]), becomes a line saying so.
 
 use base64::Engine;
 
 use super::held::{Answer, AnswerContent};
+use crate::core::attachments::{dimensions, picture_format, PICTURE_MAX_BYTES};
 
 /// The UTF-8 bytes of all text of one result, the note on the rest included: under Cursor's
 /// 40,000, with room for what its client adds around them.
@@ -21,24 +23,8 @@ pub const BUDGET_BYTES: usize = 38_000;
 const NOTE_BYTES: usize = 400;
 /// How a result's text items are joined into its one item (as Cursor 1.0.32 joins them).
 pub const ITEM_SEPARATOR: &str = "\n\n";
-/// Larger images are described instead of sent (Cursor shrinks what it gets to 1 MiB anyway).
-pub const IMAGE_MAX_BYTES: usize = 20 * 1024 * 1024;
 /// How a failed call's text begins, for Cursor clients that drop `isError`.
 pub const FAILURE_PREFIX: &str = "Error: ";
-
-/// Bytes at an offset that a format's files begin with.
-pub type Mark = (usize, &'static [u8]);
-
-/// The image formats Cursor decodes, each with the bytes that identify it.
-pub const DECODABLE_IMAGES: &[(&str, &[Mark])] = &[
-    ("png", &[(0, b"\x89PNG\r\n\x1a\n")]),
-    ("jpeg", &[(0, b"\xff\xd8\xff")]),
-    ("gif", &[(0, b"GIF8")]),
-    ("bmp", &[(0, b"BM")]),
-    ("tiff", &[(0, b"II*\0")]),
-    ("tiff", &[(0, b"MM\0*")]),
-    ("webp", &[(0, b"RIFF"), (8, b"WEBP")]),
-];
 
 /// How the model gets what did not fit: `read` again from a later line, or a page kept by the
 /// bridge.
@@ -147,12 +133,12 @@ fn image(data: String, mime_type: String) -> AnswerContent {
             "[An image ({mime_type}) was left out: its data is not valid base64.]"
         ));
     };
-    let format = decodable_format(&bytes);
-    if format.is_some() && bytes.len() <= IMAGE_MAX_BYTES {
+    let format = picture_format(&bytes);
+    if format.is_some() && bytes.len() <= PICTURE_MAX_BYTES {
         return AnswerContent::Image { data, mime_type };
     }
     let why = match format {
-        Some(_) => format!("it is larger than {IMAGE_MAX_BYTES} bytes"),
+        Some(_) => format!("it is larger than {PICTURE_MAX_BYTES} bytes"),
         None => "Cursor cannot decode this format".to_owned(),
     };
     let size = match dimensions(&bytes) {
@@ -162,31 +148,6 @@ fn image(data: String, mime_type: String) -> AnswerContent {
     AnswerContent::Text(format!(
         "[An image was left out ({why}): type {mime_type}, {size}.]"
     ))
-}
-
-/// Which of [`DECODABLE_IMAGES`] `bytes` are, by their first bytes (as Cursor tells them).
-pub fn decodable_format(bytes: &[u8]) -> Option<&'static str> {
-    DECODABLE_IMAGES
-        .iter()
-        .find(|(_, marks)| {
-            marks
-                .iter()
-                .all(|(at, mark)| bytes.get(*at..*at + mark.len()) == Some(*mark))
-        })
-        .map(|(format, _)| *format)
-}
-
-/// Width and height when the header says them simply (PNG, GIF, BMP).
-pub fn dimensions(bytes: &[u8]) -> Option<(u32, u32)> {
-    let be = |at: usize| Some(u32::from_be_bytes(bytes.get(at..at + 4)?.try_into().ok()?));
-    let le16 = |at: usize| Some(u16::from_le_bytes(bytes.get(at..at + 2)?.try_into().ok()?));
-    let le = |at: usize| Some(i32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?));
-    match decodable_format(bytes)? {
-        "png" => Some((be(16)?, be(20)?)),
-        "gif" => Some((u32::from(le16(6)?), u32::from(le16(8)?))),
-        "bmp" => Some((le(18)?.unsigned_abs(), le(22)?.unsigned_abs())),
-        _ => None,
-    }
 }
 
 #[cfg(test)]

@@ -46,6 +46,16 @@ pub enum MediaSource<'a> {
     Inline { bytes: usize, data: Option<&'a str> },
     /// A provider-side file id (OpenAI `file_id`), not readable by Cursor.
     FileId(&'a str),
+    /// Saved for this run where Cursor's Read tool opens it.
+    Saved {
+        path: String,
+        bytes: usize,
+        dimensions: Option<(u32, u32)>,
+    },
+    /// Not handed to Cursor; `reason` says why, in words the model can pass on to the user.
+    Refused { bytes: Option<usize>, reason: String },
+    /// An earlier message's attachment, not sent again with this run.
+    Earlier { bytes: Option<usize> },
 }
 
 pub(super) fn parse_openai_image(object: &Map<String, Value>) -> Result<Media<'_>, CoreError> {

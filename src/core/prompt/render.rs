@@ -10,7 +10,8 @@
 //! start a line bare. The escaping is a pure function of the text, so the same request always
 //! renders the same prompt. Reasoning from earlier turns is left out on purpose (it is the model's
 //! scratch work, not conversation); images and files are never left out silently: each one is
-//! either carried as a URL or path Cursor can open, or named as omitted with its type and size.
+//! either carried as a URL or path Cursor can open (bytes a run saved for Cursor's Read tool),
+//! or named as omitted with its type, size and why.
 //! Tool call ids are written by the one id rule ([`host_call_id`]): Cursor's own ids hold a line
 //! break, which would split the call's line, and the rule leaves only `[A-Za-z0-9_-]`, so an id
 //! needs no escaping. Calls and results are still paired by the ids as the caller sent them.
@@ -120,16 +121,36 @@ pub fn build_incremental_prompt(conversation: &Conversation<'_>) -> Option<Strin
     let messages = &conversation.messages;
     let last = messages.last()?;
     match last.role {
-        Role::User => {
-            if !last.is_text_only() {
-                return None;
-            }
+        Role::User if last.is_text_only() => {
             let text = last.joined_text()?;
             let text = text.trim();
             (!text.is_empty()).then(|| text.to_owned())
         }
+        // Attachments saved for this run (or refused with a reason) are named in full; any
+        // other medium would need the whole transcript's context.
+        Role::User if last.parts.iter().all(is_text_or_placed) => {
+            let mut writer = Writer::with_capacity(256);
+            let parts = last
+                .parts
+                .iter()
+                .filter(|part| !matches!(part, Part::Text(text) if text.trim().is_empty()));
+            writer.joined("", parts, Writer::content_part);
+            Some(writer.out)
+        }
+        Role::User => None,
         Role::Tool => incremental_tool_results(messages),
         Role::System | Role::Assistant => None,
+    }
+}
+
+fn is_text_or_placed(part: &Part<'_>) -> bool {
+    match part {
+        Part::Text(_) => true,
+        Part::Media(media) => matches!(
+            media.source,
+            MediaSource::Saved { .. } | MediaSource::Refused { .. }
+        ),
+        _ => false,
     }
 }
 
@@ -279,18 +300,24 @@ impl Writer {
             push_content(out, name);
             out.push('"');
         }
-        let details = |out: &mut String, bytes: Option<usize>| {
+        let details = |out: &mut String, bytes: Option<usize>, size: Option<(u32, u32)>| {
             let mut open = false;
-            if let Some(media_type) = media.media_type {
-                out.push_str(" (");
-                push_content(out, media_type);
+            let mut next = |out: &mut String| {
+                out.push_str(if open { ", " } else { " (" });
                 open = true;
+            };
+            if let Some(media_type) = media.media_type {
+                next(out);
+                push_content(out, media_type);
             }
             if let Some(bytes) = bytes {
-                out.push_str(if open { ", " } else { " (" });
+                next(out);
                 out.push_str(&bytes.to_string());
                 out.push_str(" bytes");
-                open = true;
+            }
+            if let Some((width, height)) = size {
+                next(out);
+                out.push_str(&format!("{width}x{height} px"));
             }
             if open {
                 out.push(')');
@@ -298,24 +325,44 @@ impl Writer {
         };
         match &media.source {
             MediaSource::Url(location) => {
-                details(out, None);
+                details(out, None, None);
                 out.push_str(": ");
                 push_content(out, location);
             }
             MediaSource::Path(path) => {
-                details(out, None);
+                details(out, None, None);
                 out.push_str(": ");
                 push_content(out, path);
             }
             MediaSource::Inline { bytes, .. } => {
-                details(out, Some(*bytes));
+                details(out, Some(*bytes), None);
                 out.push_str(" omitted: inline data cannot be passed to cursor-agent");
             }
             MediaSource::FileId(id) => {
-                details(out, None);
+                details(out, None, None);
                 out.push_str(" omitted: provider file id ");
                 push_content(out, id);
                 out.push_str(" cannot be read by cursor-agent");
+            }
+            MediaSource::Saved {
+                path,
+                bytes,
+                dimensions,
+            } => {
+                details(out, Some(*bytes), *dimensions);
+                out.push_str(", saved for you at ");
+                push_content(out, path);
+                out.push_str(": open that file with your Read tool to see it");
+            }
+            MediaSource::Refused { bytes, reason } => {
+                details(out, *bytes, None);
+                out.push_str(" not sent: ");
+                push_content(out, reason);
+                out.push_str(". Tell the user it did not reach you, and why");
+            }
+            MediaSource::Earlier { bytes } => {
+                details(out, *bytes, None);
+                out.push_str(" of an earlier message, not sent again");
             }
         }
         out.push(']');

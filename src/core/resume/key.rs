@@ -106,6 +106,12 @@ fn media_fields(hasher: &mut Sha256, media: &Media<'_>) {
         } => field(hasher, b"data", data.as_bytes()),
         MediaSource::Inline { bytes, data: None } => field(hasher, b"size", &bytes.to_le_bytes()),
         MediaSource::FileId(id) => field(hasher, b"file-id", id.as_bytes()),
+        // Placed for a run (after its key was taken): hashed by what still identifies them.
+        MediaSource::Saved { path, .. } => field(hasher, b"saved", path.as_bytes()),
+        MediaSource::Refused { reason, .. } => field(hasher, b"refused", reason.as_bytes()),
+        MediaSource::Earlier { bytes } => {
+            field(hasher, b"earlier", &bytes.unwrap_or(0).to_le_bytes())
+        }
     }
 }
 

@@ -170,7 +170,29 @@ fn images_cursor_cannot_take_become_a_line() {
             Some(words) => assert!(texts(&shaped)[0].contains(words), "{:?}", texts(&shaped)),
         }
     }
-    assert_eq!(dimensions(&png), Some((640, 480)));
-    assert_eq!(decodable_format(b"GIF89a"), Some("gif"));
-    assert_eq!(decodable_format(b"<svg"), None);
+}
+
+#[test]
+fn a_tools_picture_is_held_to_the_limit_of_a_pasted_one() {
+    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    png.resize(crate::core::attachments::PICTURE_MAX_BYTES, 0);
+    let answer = |bytes: &[u8]| Answer {
+        content: vec![AnswerContent::Image {
+            data: base64::engine::general_purpose::STANDARD.encode(bytes),
+            mime_type: "image/png".to_owned(),
+        }],
+        is_error: false,
+    };
+    let at_limit = shape(answer(&png), "read", "m", || 0);
+    assert!(matches!(&at_limit.content[0], AnswerContent::Image { .. }));
+    png.push(0);
+    let over = shape(answer(&png), "read", "m", || 0);
+    assert!(
+        texts(&over)[0].contains(&format!(
+            "it is larger than {} bytes",
+            crate::core::attachments::PICTURE_MAX_BYTES
+        )),
+        "{:?}",
+        texts(&over)
+    );
 }

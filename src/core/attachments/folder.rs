@@ -1,0 +1,291 @@
+//! The private folder of one run's attachments:
+//! `<temp>/opencode-cursor-native-<uid>/attachments/<host pid>-<random>/<random>.<ext>`.
+//!
+//! Outside the user's repository (Cursor's workspace in tool mode `cursor`), in the system's
+//! temporary folder, which every Cursor build may read. The parent folders are the user's own
+//! (0700, owned by the user, never a link: another local user cannot pre-create or widen them);
+//! a run's folder is new (0700, created once, never reused) and its files are 0600. The folder is
+//! removed when its run ends, however it ends; a host killed before that leaves it behind, and
+//! the next host removes every folder whose host process is gone, once, before its first run.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Once;
+
+use base64::Engine;
+
+use super::placement::PlannedFile;
+use crate::core::private_file::{create_folder, create_new};
+
+/// The folder every run's attachments folder is made in.
+pub fn attachments_base() -> PathBuf {
+    std::env::temp_dir()
+        .join(format!("opencode-cursor-native-{}", user_id()))
+        .join("attachments")
+}
+
+#[cfg(unix)]
+fn user_id() -> u32 {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+#[cfg(not(unix))]
+fn user_id() -> String {
+    std::env::var("USERNAME").unwrap_or_default()
+}
+
+/// A new, unused name for a run's folder under [`attachments_base`]: this host's pid (which
+/// tells a later host whether its owner is gone), then a random part.
+pub fn new_run_folder() -> PathBuf {
+    attachments_base().join(format!(
+        "{}-{}",
+        std::process::id(),
+        uuid::Uuid::new_v4().simple()
+    ))
+}
+
+/// A run's attachments, written; removed when dropped.
+#[derive(Debug)]
+pub struct AttachmentFolder {
+    path: PathBuf,
+}
+
+impl AttachmentFolder {
+    /// Creates `path` (which must not exist, and must be a folder of [`attachments_base`]) and
+    /// writes `files` into it. On any failure nothing is left behind.
+    pub fn create(path: &Path, files: &[PlannedFile]) -> io::Result<Self> {
+        let base = attachments_base();
+        let name_ok = |name: &str| {
+            !name.is_empty()
+                && name != "."
+                && name != ".."
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
+        };
+        let folder_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if path.parent() != Some(base.as_path()) || !name_ok(folder_name) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "the attachments folder must be a folder of {}, not {}",
+                    base.display(),
+                    path.display()
+                ),
+            ));
+        }
+        if let Some(bad) = files.iter().find(|f| !name_ok(&f.name)) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{:?} is not a plain file name", bad.name),
+            ));
+        }
+        create_folder(&base)?;
+        owned_by_us(&base)?;
+        make_new_folder(path)?;
+        let folder = Self {
+            path: path.to_owned(),
+        };
+        for file in files {
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(file.data.as_bytes())
+                .map_err(|_| {
+                    io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        format!("the data of {} is not base64", file.name),
+                    )
+                })?;
+            let mut out = create_new(&path.join(&file.name))?;
+            out.write_all(&bytes)?;
+        }
+        Ok(folder)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for AttachmentFolder {
+    fn drop(&mut self) {
+        if let Err(error) = fs::remove_dir_all(&self.path) {
+            if error.kind() != io::ErrorKind::NotFound {
+                tracing::warn!(folder = %self.path.display(), %error, "attachments folder not removed");
+            }
+        }
+    }
+}
+
+/// A new folder, 0700; an existing one (or a link) is an error: a run's folder is never shared.
+fn make_new_folder(path: &Path) -> io::Result<()> {
+    let mut builder = fs::DirBuilder::new();
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, crate::core::private_file::FOLDER_MODE);
+    builder.create(path)
+}
+
+/// The base must be the user's own: a folder another user made could be read by them.
+#[cfg(unix)]
+fn owned_by_us(path: &Path) -> io::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let owner = fs::symlink_metadata(path)?.uid();
+    if owner == user_id() {
+        Ok(())
+    } else {
+        Err(io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!("{} belongs to another user", path.display()),
+        ))
+    }
+}
+
+#[cfg(not(unix))]
+fn owned_by_us(_: &Path) -> io::Result<()> {
+    Ok(())
+}
+
+/// Once per host process: the folders of hosts that are gone (killed before their runs ended).
+pub fn remove_left_behind_once() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let removed = remove_left_behind(&attachments_base(), is_running);
+        if removed > 0 {
+            tracing::debug!(removed, "attachments of ended hosts removed");
+        }
+    });
+}
+
+/// Removes the folders under `base` whose host (the pid their name starts with) is not
+/// `running`; returns how many.
+pub fn remove_left_behind(base: &Path, running: impl Fn(u32) -> bool) -> usize {
+    let Ok(entries) = fs::read_dir(base) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.split_once('-'))
+            .and_then(|(pid, _)| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id() && !running(pid) && fs::remove_dir_all(entry.path()).is_ok()
+        {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// Whether process `pid` exists (signal 0 checks without sending anything).
+#[cfg(unix)]
+fn is_running(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    // SAFETY: kill with signal 0 only checks that the process exists and may be signalled.
+    let found = unsafe { libc::kill(pid, 0) };
+    found == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+#[cfg(not(unix))]
+fn is_running(_: u32) -> bool {
+    // Without a cheap check, a folder is kept; its host's own run removes it.
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(name: &str, bytes: &[u8]) -> PlannedFile {
+        PlannedFile {
+            name: name.to_owned(),
+            data: base64::engine::general_purpose::STANDARD.encode(bytes),
+        }
+    }
+
+    #[test]
+    fn a_runs_folder_is_private_holds_the_bytes_and_goes_with_the_run() {
+        let path = new_run_folder();
+        let folder = AttachmentFolder::create(&path, &[file("a.png", b"\x89PNG")]).unwrap();
+        assert_eq!(fs::read(path.join("a.png")).unwrap(), b"\x89PNG");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode(&path), 0o700);
+            assert_eq!(mode(&path.join("a.png")), 0o600);
+            assert_eq!(mode(&attachments_base()), 0o700);
+        }
+        assert!(
+            AttachmentFolder::create(&path, &[]).is_err(),
+            "a folder is never reused"
+        );
+        drop(folder);
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn only_plain_names_in_the_base_are_written() {
+        let bad_folders = [
+            std::env::temp_dir().join("elsewhere"),
+            attachments_base().join("..").join("x"),
+        ];
+        for path in bad_folders {
+            assert_eq!(
+                AttachmentFolder::create(&path, &[]).unwrap_err().kind(),
+                io::ErrorKind::InvalidInput,
+                "{}",
+                path.display()
+            );
+        }
+        let path = new_run_folder();
+        let err = AttachmentFolder::create(&path, &[file("../x.png", b"x")]).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput);
+        assert!(!path.exists(), "nothing is left behind");
+    }
+
+    #[test]
+    fn a_failed_write_leaves_nothing() {
+        let path = new_run_folder();
+        let files = [
+            file("a.png", b"ok"),
+            PlannedFile {
+                name: "b.png".into(),
+                data: "%%%".into(),
+            },
+        ];
+        assert!(AttachmentFolder::create(&path, &files).is_err());
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn folders_of_ended_hosts_are_removed_and_others_kept() {
+        let base = std::env::temp_dir().join(format!("ocn-left-behind-{}", uuid::Uuid::new_v4()));
+        for name in ["111-a", "222-b", "notapid", &format!("{}-own", std::process::id())] {
+            fs::create_dir_all(base.join(name).join("inner")).unwrap();
+        }
+        let removed = remove_left_behind(&base, |pid| pid == 222);
+        assert_eq!(removed, 1);
+        assert!(!base.join("111-a").exists());
+        assert!(base.join("222-b").exists(), "its host still runs");
+        assert!(base.join("notapid").exists(), "not one of ours");
+        assert!(base.join(format!("{}-own", std::process::id())).exists());
+        fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn this_process_is_running_and_a_reaped_child_is_not() {
+        assert!(is_running(std::process::id()));
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        assert!(!is_running(pid));
+    }
+}

@@ -1,0 +1,286 @@
+//! Which attachments of a conversation a run saves for Cursor, and what the prompt says of each.
+//!
+//! Cursor's CLI takes a picture the way its headless documentation says: saved to disk and named
+//! by its path in the prompt, for the agent's Read tool to open. The rules:
+//!
+//! * Only user messages' attachments are saved. A tool's picture reaches the model another way
+//!   (in tool mode `opencode`, inside the tool's result, held to the same limits).
+//! * A resumed chat ([`Scope::Newest`]) gets the newest user message's attachments only: Cursor's
+//!   chat already holds what it read of earlier ones.
+//! * A fresh chat ([`Scope::Conversation`]) starts with nothing, and a follow-up question about an
+//!   earlier screenshot needs that screenshot: the newest message's attachments are saved first,
+//!   then earlier messages' from the newest back, up to [`ATTACHMENTS_PER_RUN`]. An earlier one
+//!   past the limit is named by a short line (type, size), not sent; the newest message's extra
+//!   ones are refused with the reason.
+//! * An attachment that cannot be sent (a format Cursor cannot decode, corrupt data, over the
+//!   size limit) becomes a line that says why, and when it is in the message this request adds,
+//!   a warning for the user too. An earlier message's problems were reported when it was sent.
+
+use std::borrow::Cow;
+use std::path::Path;
+
+use base64::Engine;
+
+use super::format::{
+    dimensions, is_pdf, is_text, picture_format, ATTACHMENTS_PER_RUN, FILE_MAX_BYTES,
+    PICTURE_MAX_BYTES,
+};
+use crate::core::prompt::{Conversation, Media, MediaKind, MediaSource, Part, Role};
+
+/// Which messages' attachments a run saves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// The newest user message's only (a resumed chat).
+    Newest,
+    /// Every user message's, newest first, up to the limit (a fresh chat).
+    Conversation,
+}
+
+/// One file a run writes before cursor-agent starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedFile {
+    /// Its name in the run's folder: random, with the extension Cursor's Read goes by.
+    pub name: String,
+    /// Its bytes, base64.
+    pub data: String,
+}
+
+/// The files a run saves for Cursor, and what the user should be told.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Planned {
+    pub files: Vec<PlannedFile>,
+    /// One sentence per attachment of the newest message that is not sent.
+    pub warnings: Vec<String>,
+}
+
+/// What becomes of one attachment.
+enum Verdict {
+    Save {
+        bytes: Vec<u8>,
+        extension: &'static str,
+    },
+    Refuse {
+        bytes: Option<usize>,
+        reason: String,
+    },
+    /// Left as it is: a URL or a provider's file id, which the prompt names as before.
+    Keep,
+}
+
+/// `conversation` with the attachments `scope` covers placed in `folder` (a path the run
+/// creates; nothing is written here), and the files to write there.
+pub fn place<'a>(
+    conversation: &Conversation<'a>,
+    scope: Scope,
+    folder: &Path,
+) -> (Conversation<'a>, Planned) {
+    let mut placed = conversation.clone();
+    let mut planned = Planned::default();
+    let users: Vec<usize> = placed
+        .messages
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.role == Role::User)
+        .map(|(index, _)| index)
+        .rev()
+        .collect();
+    let newest_is_last = users.first() == Some(&placed.messages.len().saturating_sub(1));
+    let covered = match scope {
+        Scope::Newest => &users[..users.len().min(1)],
+        Scope::Conversation => &users[..],
+    };
+    for (order, &index) in covered.iter().enumerate() {
+        let newest = order == 0;
+        for part in &mut placed.messages[index].parts {
+            let Part::Media(media) = part else { continue };
+            let source = if planned.files.len() >= ATTACHMENTS_PER_RUN {
+                match verdict(media) {
+                    Verdict::Keep => continue,
+                    Verdict::Save { bytes, .. } if !newest => MediaSource::Earlier {
+                        bytes: Some(bytes.len()),
+                    },
+                    Verdict::Refuse { bytes, .. } if !newest => MediaSource::Earlier { bytes },
+                    Verdict::Save { bytes, .. } => MediaSource::Refused {
+                        bytes: Some(bytes.len()),
+                        reason: format!(
+                            "a run takes at most {ATTACHMENTS_PER_RUN} attachments, and this one came after them"
+                        ),
+                    },
+                    Verdict::Refuse { bytes, reason } => MediaSource::Refused { bytes, reason },
+                }
+            } else {
+                match verdict(media) {
+                    Verdict::Keep => continue,
+                    Verdict::Save { bytes, extension } => {
+                        let name = format!("{}.{extension}", uuid::Uuid::new_v4().simple());
+                        let source = MediaSource::Saved {
+                            path: folder.join(&name).to_string_lossy().into_owned(),
+                            bytes: bytes.len(),
+                            dimensions: dimensions(&bytes),
+                        };
+                        planned.files.push(PlannedFile {
+                            name,
+                            data: base64::engine::general_purpose::STANDARD.encode(&bytes),
+                        });
+                        source
+                    }
+                    Verdict::Refuse { bytes, reason } => MediaSource::Refused { bytes, reason },
+                }
+            };
+            if let (true, true, MediaSource::Refused { reason, .. }) =
+                (newest, newest_is_last, &source)
+            {
+                planned.warnings.push(warning(media, reason));
+            }
+            media.source = source;
+        }
+    }
+    (placed, planned)
+}
+
+/// The sentence a user is shown for an attachment that was not sent.
+fn warning(media: &Media<'_>, reason: &str) -> String {
+    let what = match (media.filename, media.media_type) {
+        (Some(name), _) => format!("\"{name}\""),
+        (None, Some(media_type)) => format!("({media_type})"),
+        (None, None) => String::new(),
+    };
+    let kind = media.kind.label();
+    let what = if what.is_empty() {
+        format!("An attached {kind}")
+    } else {
+        format!("The attached {kind} {what}")
+    };
+    format!("{what} was not sent to Cursor: {reason}.")
+}
+
+fn verdict(media: &Media<'_>) -> Verdict {
+    let bytes = match &media.source {
+        MediaSource::Inline {
+            data: Some(data), ..
+        } => match decode(data) {
+            Ok(bytes) => bytes,
+            Err(reason) => {
+                return Verdict::Refuse {
+                    bytes: None,
+                    reason,
+                }
+            }
+        },
+        MediaSource::Inline { data: None, bytes } => {
+            return Verdict::Refuse {
+                bytes: Some(*bytes),
+                reason: "its bytes did not arrive as base64 text".to_owned(),
+            }
+        }
+        MediaSource::Path(path) => match read_path(path) {
+            Ok(bytes) => bytes,
+            Err(refused) => return refused,
+        },
+        _ => return Verdict::Keep,
+    };
+    judge(media.kind, media.media_type, bytes)
+}
+
+/// Whether Cursor can take `bytes`, declared as `kind` of `media_type`.
+fn judge(kind: MediaKind, media_type: Option<&str>, bytes: Vec<u8>) -> Verdict {
+    let refuse = |bytes: &[u8], reason: String| Verdict::Refuse {
+        bytes: Some(bytes.len()),
+        reason,
+    };
+    if kind == MediaKind::Audio {
+        return refuse(&bytes, "Cursor's models take no audio".to_owned());
+    }
+    if bytes.is_empty() {
+        return refuse(&bytes, "it is empty".to_owned());
+    }
+    if let Some(format) = picture_format(&bytes) {
+        return match format.read_extension {
+            None => refuse(
+                &bytes,
+                format!(
+                    "Cursor's Read tool does not open {} pictures",
+                    format.name.to_ascii_uppercase()
+                ),
+            ),
+            Some(_) if bytes.len() > PICTURE_MAX_BYTES => refuse(
+                &bytes,
+                format!("it is larger than the {PICTURE_MAX_BYTES}-byte limit for a picture"),
+            ),
+            Some(extension) => Verdict::Save { bytes, extension },
+        };
+    }
+    if kind == MediaKind::Image {
+        let reason = if media_type.is_some_and(|t| t.eq_ignore_ascii_case("image/svg+xml")) {
+            "Cursor cannot decode SVG pictures (a PNG of it would do)".to_owned()
+        } else {
+            "its bytes are not a PNG, JPEG, GIF, WebP or BMP picture (the data may be corrupt)"
+                .to_owned()
+        };
+        return refuse(&bytes, reason);
+    }
+    let extension = if is_pdf(&bytes) {
+        "pdf"
+    } else if is_text(&bytes) {
+        "txt"
+    } else {
+        let what = media_type.unwrap_or("this kind of file");
+        return refuse(
+            &bytes,
+            format!("Cursor's Read tool opens pictures, PDFs and text, not {what}"),
+        );
+    };
+    if bytes.len() > FILE_MAX_BYTES {
+        return refuse(
+            &bytes,
+            format!("it is larger than the {FILE_MAX_BYTES}-byte limit for a file"),
+        );
+    }
+    Verdict::Save { bytes, extension }
+}
+
+/// The bytes of base64 text or a `data:` URL.
+fn decode(data: &str) -> Result<Vec<u8>, String> {
+    let payload = match data.get(..5) {
+        Some(head) if head.eq_ignore_ascii_case("data:") => {
+            let Some((meta, payload)) = data.split_once(',') else {
+                return Err("its data URL has no data".to_owned());
+            };
+            if !meta.to_ascii_lowercase().ends_with(";base64") {
+                return Err("its data URL is not base64-encoded".to_owned());
+            }
+            payload
+        }
+        _ => data,
+    };
+    let clean: Cow<'_, str> = if payload.bytes().any(|b| b.is_ascii_whitespace()) {
+        Cow::Owned(payload.split_ascii_whitespace().collect())
+    } else {
+        Cow::Borrowed(payload)
+    };
+    base64::engine::general_purpose::STANDARD
+        .decode(clean.as_bytes())
+        .map_err(|_| "its data is not valid base64 (a corrupt paste or upload)".to_owned())
+}
+
+/// The bytes of a local file an attachment names (`file:` URL), or why it cannot be sent.
+fn read_path(path: &str) -> Result<Vec<u8>, Verdict> {
+    let refuse = |bytes: Option<usize>, reason: String| Verdict::Refuse { bytes, reason };
+    let limit = PICTURE_MAX_BYTES.max(FILE_MAX_BYTES);
+    let metadata = std::fs::metadata(path)
+        .map_err(|error| refuse(None, format!("its file could not be read ({error})")))?;
+    if !metadata.is_file() {
+        return Err(refuse(None, "its path is not a file".to_owned()));
+    }
+    let size = usize::try_from(metadata.len()).unwrap_or(usize::MAX);
+    if size > limit {
+        return Err(refuse(
+            Some(size),
+            format!("it is larger than the {limit}-byte limit"),
+        ));
+    }
+    std::fs::read(path).map_err(|error| refuse(None, format!("its file could not be read ({error})")))
+}
+
+#[cfg(test)]
+mod tests;

@@ -10,11 +10,11 @@ mod format;
 mod placement;
 
 pub use folder::{
-    attachments_base, new_run_folder, remove_left_behind, remove_left_behind_once,
-    AttachmentFolder,
+    attachments_base, check as check_planned_folder, new_run_folder, remove_left_behind,
+    remove_left_behind_once, AttachmentFolder,
 };
 pub use format::{
     dimensions, picture_format, PictureFormat, ATTACHMENTS_PER_RUN, FILE_MAX_BYTES,
     PICTURE_FORMATS, PICTURE_MAX_BYTES,
 };
-pub use placement::{place, Planned, PlannedFile, Scope};
+pub use placement::{place, place_for_run, Planned, PlannedFile, Scope};

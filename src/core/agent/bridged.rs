@@ -71,10 +71,12 @@ pub(crate) fn child_env(
 }
 
 /// Start the bridge and prepare the private folder; the child's environment is the user's
-/// (`env`, else the host's) pointed into it.
+/// (`env`, else the host's) pointed into it. Cursor may also Read inside `readable` (the run's
+/// saved attachments).
 pub(crate) async fn open(
     host: &HostTools,
     env: Option<&EnvVars>,
+    readable: Option<&Path>,
 ) -> Result<(ToolBridge, EnvVars), CoreError> {
     let bridge = ToolBridge::start(host.tools.clone()).await?;
     let folder = PathBuf::from(&host.folder);
@@ -85,8 +87,15 @@ pub(crate) async fn open(
     let user_config = user_config_dir(&env).map(|dir| dir.join("cli-config.json"));
     let (url, token) = (bridge.url().to_owned(), bridge.token().to_owned());
     let instructions = host.instructions.clone();
+    let readable = readable.map(Path::to_owned);
     let private = tokio::task::spawn_blocking(move || {
-        let private = prepare(&folder, &url, &token, user_config.as_deref())?;
+        let private = prepare(
+            &folder,
+            &url,
+            &token,
+            user_config.as_deref(),
+            readable.as_deref(),
+        )?;
         write_instructions(&folder, instructions.as_deref())?;
         Ok::<_, std::io::Error>(private)
     })
@@ -123,7 +132,7 @@ mod tests {
         let folder = root.join("conversation");
         let host = HostTools::new(Vec::new(), folder.to_string_lossy());
         let user = vars(&[("HOME", "/home/me"), ("PATH", "/usr/bin")]);
-        let (bridge, env) = open(&host, Some(&user)).await.unwrap();
+        let (bridge, env) = open(&host, Some(&user), None).await.unwrap();
         let at = |p: &str| folder.join(p).to_string_lossy().into_owned();
         assert_eq!(env["HOME"], at("home"));
         assert_eq!(env["CURSOR_DATA_DIR"], at("cursor-data"));
@@ -142,7 +151,7 @@ mod tests {
         let mut chosen = user.clone();
         chosen.insert("XDG_CONFIG_HOME".into(), "/elsewhere".into());
         chosen.insert("CURSOR_CONFIG_DIR".into(), "/mine".into());
-        let (_bridge, env) = open(&host, Some(&chosen)).await.unwrap();
+        let (_bridge, env) = open(&host, Some(&chosen), None).await.unwrap();
         assert_eq!(
             env["XDG_CONFIG_HOME"], "/elsewhere",
             "the user's choice stands"

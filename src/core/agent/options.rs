@@ -6,6 +6,7 @@ use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use crate::core::attachments::{check_planned_folder, Planned};
 use crate::core::bridge::workspace::layout;
 use crate::core::bridge::{HostTool, SERVER_NAME};
 use crate::core::capture::{failure_note, fresh_name, CaptureOptions};
@@ -57,6 +58,9 @@ pub struct RunRequest {
     pub host_tools: Option<HostTools>,
     /// Capture the run (see [`crate::core::capture`]); default none.
     pub capture: Option<CaptureOptions>,
+    /// Attachments the prompt names, saved for the run ([`crate::core::attachments`]); default
+    /// none.
+    pub attachments: Option<Planned>,
 }
 
 /// What a run needs to let the host run its own tools.
@@ -137,6 +141,7 @@ impl Default for RunRequest {
             },
             host_tools: None,
             capture: None,
+            attachments: None,
         }
     }
 }
@@ -253,6 +258,10 @@ impl RunRequest {
         check_lookup(self.executable.as_deref(), self.env.as_ref())?;
         for arg in &self.extra_args {
             no_nul("extraArgs", arg)?;
+        }
+        if let Some(planned) = &self.attachments {
+            check_planned_folder(Path::new(&planned.folder), &planned.files)
+                .map_err(|error| CoreError::invalid_arg(format!("attachments: {error}")))?;
         }
         if let Some(id) = &self.transformer.id {
             no_nul("id", id)?;

@@ -21,6 +21,7 @@ use super::command::agent_args;
 use super::options::{EnvVars, RunOptions};
 use super::resolve::{launcher_version, Launcher};
 use super::stderr_tail::StderrTail;
+use crate::core::attachments::AttachmentFolder;
 use crate::core::bridge::ToolBridge;
 use crate::core::capture::{Capture, EndInfo};
 use crate::core::error::CoreError;
@@ -87,6 +88,7 @@ pub fn start_run(options: RunOptions, sink: Arc<dyn OutputSink>, ctx: RunContext
         delivered: 0,
         silence: Silence::new(),
         secrets: Secrets::default(),
+        attachments: None,
     };
     ctx.runtime.spawn(async move {
         let result = run.drive().await;
@@ -138,10 +140,15 @@ struct Run {
     /// The secrets this run hands its child: what cursor-agent prints is masked with them
     /// before it reaches an error message.
     secrets: Secrets,
+    /// The attachments the prompt names, saved; removed when the run is over.
+    attachments: Option<AttachmentFolder>,
 }
 
 impl Run {
     async fn drive(mut self) -> RunResult {
+        if let Err(error) = self.save_attachments().await {
+            return self.fail_without_child(error).await;
+        }
         let bridged_env = match self.open_bridge().await {
             Ok(env) => env,
             Err(error) => {

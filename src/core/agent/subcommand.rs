@@ -102,7 +102,7 @@ pub async fn run_subcommand(
     // Kept until the command has ended: dropping it stops the server.
     let (_bridge, env, cwd) = match &command.host_tools {
         Some(host) => {
-            let (bridge, env) = bridged::open(host, command.env.as_ref()).await?;
+            let (bridge, env) = bridged::open(host, command.env.as_ref(), None).await?;
             let workspace: PathBuf = layout(host.folder.as_ref()).workspace;
             (Some(bridge), Some(env), Some(workspace))
         }

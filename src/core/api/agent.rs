@@ -73,6 +73,10 @@ wire_struct! {
         max_output_tokens "maxOutputTokens": u32,
         /// Whether Cursor streams the model's thinking before its answer.
         reasoning "reasoning": bool,
+        /// Whether the model sees pictures (an attached one is saved for Cursor's Read tool),
+        /// by its family as its vendor documents it; `false` for `auto`, Composer and ids the
+        /// table does not know.
+        pictures "pictures": bool,
     }
 }
 
@@ -84,6 +88,7 @@ impl From<ModelInfo> for CursorModel {
             context_window: model.spec.context_window,
             max_output_tokens: model.spec.max_output_tokens,
             reasoning: model.spec.reasoning,
+            pictures: model.spec.pictures,
         }
     }
 }

@@ -4,6 +4,7 @@
 //! `src/node/header.d.ts`, which a test compares; the Node binding only reads, calls and writes.
 
 pub mod agent;
+pub mod attachments;
 pub mod logging;
 pub mod prompt;
 pub mod resume;

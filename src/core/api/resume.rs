@@ -3,6 +3,7 @@
 
 use std::num::NonZeroUsize;
 
+use crate::core::api::attachments::PlannedAttachments;
 use crate::core::api::wire::{wire_struct, Nullable, Objects};
 use crate::core::error::CoreError;
 use crate::core::prompt::Conversation;
@@ -94,6 +95,11 @@ wire_struct! {
         incremental "incremental": bool,
         /// Opaque state for `record`.
         record_token "recordToken": Nullable<String>,
+        /// The attachments the prompt names, for `runCursorAgent`'s `attachments`; `null` when
+        /// the messages it covers hold none. A resumed chat's plan covers the newest user
+        /// message; a fresh chat's covers every user message, newest first, up to 8 files
+        /// (earlier ones past that are named by a line, not sent).
+        attachments "attachments": Nullable<PlannedAttachments>,
     }
 }
 
@@ -105,6 +111,7 @@ impl From<Plan> for ResumePlan {
             prompt: plan.prompt,
             incremental: plan.incremental,
             record_token: Nullable(plan.record_token),
+            attachments: Nullable(plan.attachments.map(PlannedAttachments::from)),
         }
     }
 }
@@ -117,6 +124,7 @@ impl From<ResumePlan> for Plan {
             prompt: plan.prompt,
             incremental: plan.incremental,
             record_token: plan.record_token.0,
+            attachments: plan.attachments.0.map(Into::into),
         }
     }
 }

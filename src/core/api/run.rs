@@ -7,6 +7,7 @@ use std::time::Duration;
 use crate::core::agent::options::HostTools;
 use crate::core::agent::run::ToolAnswers;
 use crate::core::agent::RunRequest;
+use crate::core::api::attachments::PlannedAttachments;
 use crate::core::api::translation::with_translation_options;
 use crate::core::api::wire::wire_struct;
 use crate::core::bridge::{Answer, AnswerContent, HostTool};
@@ -67,6 +68,8 @@ with_translation_options! {
         host_tools "hostTools": Option<HostToolsOptions>,
         /// Capture the run into one file for `replayCapture`. Default none.
         capture "capture": Option<RunCaptureOptions>,
+        /// The attachments the prompt names: a plan's `attachments`, as it is. Default none.
+        attachments "attachments": Option<PlannedAttachments>,
     }
 }
 
@@ -197,6 +200,7 @@ impl TryFrom<RunCursorAgentOptions> for RunRequest {
             timeout: options.timeout_ms.map_or(defaults.timeout, limit),
             host_tools: options.host_tools.map(HostTools::try_from).transpose()?,
             capture: options.capture.map(CaptureOptions::from),
+            attachments: options.attachments.map(Into::into),
         })
     }
 }

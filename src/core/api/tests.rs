@@ -84,6 +84,16 @@ fn rendered() -> String {
             super::resume::ResumePlan::typescript_fields(2),
         ),
         (
+            super::attachments::PlannedAttachments::TYPESCRIPT_DOCS,
+            "PlannedAttachments",
+            super::attachments::PlannedAttachments::typescript_fields(2),
+        ),
+        (
+            super::attachments::PlannedAttachment::TYPESCRIPT_DOCS,
+            "PlannedAttachment",
+            super::attachments::PlannedAttachment::typescript_fields(2),
+        ),
+        (
             super::resume::ResumeFailure::TYPESCRIPT_DOCS,
             "ResumeFailure",
             super::resume::ResumeFailure::typescript_fields(2),

@@ -15,6 +15,7 @@ use std::sync::Once;
 
 use base64::Engine;
 
+use super::format::ATTACHMENTS_PER_RUN;
 use super::placement::PlannedFile;
 use crate::core::private_file::{create_folder, create_new};
 
@@ -56,32 +57,8 @@ impl AttachmentFolder {
     /// Creates `path` (which must not exist, and must be a folder of [`attachments_base`]) and
     /// writes `files` into it. On any failure nothing is left behind.
     pub fn create(path: &Path, files: &[PlannedFile]) -> io::Result<Self> {
+        check(path, files)?;
         let base = attachments_base();
-        let name_ok = |name: &str| {
-            !name.is_empty()
-                && name != "."
-                && name != ".."
-                && name
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
-        };
-        let folder_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if path.parent() != Some(base.as_path()) || !name_ok(folder_name) {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!(
-                    "the attachments folder must be a folder of {}, not {}",
-                    base.display(),
-                    path.display()
-                ),
-            ));
-        }
-        if let Some(bad) = files.iter().find(|f| !name_ok(&f.name)) {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("{:?} is not a plain file name", bad.name),
-            ));
-        }
         create_folder(&base)?;
         owned_by_us(&base)?;
         make_new_folder(path)?;
@@ -116,6 +93,39 @@ impl Drop for AttachmentFolder {
             }
         }
     }
+}
+
+/// Refuses a folder other than a plain-named one of [`attachments_base`], a file name that is not
+/// plain (letters, digits, `-` and `.`), and more than [`ATTACHMENTS_PER_RUN`] files.
+pub fn check(path: &Path, files: &[PlannedFile]) -> io::Result<()> {
+    let invalid = |message: String| Err(io::Error::new(io::ErrorKind::InvalidInput, message));
+    let plain = |name: &str| {
+        !name.is_empty()
+            && name != "."
+            && name != ".."
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
+    };
+    let base = attachments_base();
+    let folder_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+    if path.parent() != Some(base.as_path()) || !plain(folder_name) {
+        return invalid(format!(
+            "the attachments folder must be a folder of {}, not {}",
+            base.display(),
+            path.display()
+        ));
+    }
+    if let Some(bad) = files.iter().find(|f| !plain(&f.name)) {
+        return invalid(format!("{:?} is not a plain file name", bad.name));
+    }
+    if files.len() > ATTACHMENTS_PER_RUN {
+        return invalid(format!(
+            "{} attachments; a run takes at most {ATTACHMENTS_PER_RUN}",
+            files.len()
+        ));
+    }
+    Ok(())
 }
 
 /// A new folder, 0700; an existing one (or a link) is an error: a run's folder is never shared.
@@ -173,8 +183,7 @@ pub fn remove_left_behind(base: &Path, running: impl Fn(u32) -> bool) -> usize {
         else {
             continue;
         };
-        if pid != std::process::id() && !running(pid) && fs::remove_dir_all(entry.path()).is_ok()
-        {
+        if pid != std::process::id() && !running(pid) && fs::remove_dir_all(entry.path()).is_ok() {
             removed += 1;
         }
     }
@@ -267,7 +276,12 @@ mod tests {
     #[test]
     fn folders_of_ended_hosts_are_removed_and_others_kept() {
         let base = std::env::temp_dir().join(format!("ocn-left-behind-{}", uuid::Uuid::new_v4()));
-        for name in ["111-a", "222-b", "notapid", &format!("{}-own", std::process::id())] {
+        for name in [
+            "111-a",
+            "222-b",
+            "notapid",
+            &format!("{}-own", std::process::id()),
+        ] {
             fs::create_dir_all(base.join(name).join("inner")).unwrap();
         }
         let removed = remove_left_behind(&base, |pid| pid == 222);

@@ -48,6 +48,8 @@ pub struct PlannedFile {
 /// The files a run saves for Cursor, and what the user should be told.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Planned {
+    /// The run's folder, which the prompt's paths are in (created by the run).
+    pub folder: String,
     pub files: Vec<PlannedFile>,
     /// One sentence per attachment of the newest message that is not sent.
     pub warnings: Vec<String>,
@@ -75,7 +77,10 @@ pub fn place<'a>(
     folder: &Path,
 ) -> (Conversation<'a>, Planned) {
     let mut placed = conversation.clone();
-    let mut planned = Planned::default();
+    let mut planned = Planned {
+        folder: folder.to_string_lossy().into_owned(),
+        ..Planned::default()
+    };
     let users: Vec<usize> = placed
         .messages
         .iter()
@@ -136,6 +141,27 @@ pub fn place<'a>(
         }
     }
     (placed, planned)
+}
+
+/// [`place`] in a new folder of [`super::attachments_base`] when a user message of `scope` holds
+/// an attachment; else the conversation as it is and nothing to write.
+pub fn place_for_run<'c, 'a>(
+    conversation: &'c Conversation<'a>,
+    scope: Scope,
+) -> (Cow<'c, Conversation<'a>>, Option<Planned>) {
+    let users = conversation
+        .messages
+        .iter()
+        .filter(|m| m.role == Role::User);
+    let mut covered = users.rev().take(match scope {
+        Scope::Newest => 1,
+        Scope::Conversation => usize::MAX,
+    });
+    if !covered.any(|m| m.parts.iter().any(|p| matches!(p, Part::Media(_)))) {
+        return (Cow::Borrowed(conversation), None);
+    }
+    let (placed, planned) = place(conversation, scope, &super::new_run_folder());
+    (Cow::Owned(placed), Some(planned))
 }
 
 /// The sentence a user is shown for an attachment that was not sent.
@@ -279,7 +305,8 @@ fn read_path(path: &str) -> Result<Vec<u8>, Verdict> {
             format!("it is larger than the {limit}-byte limit"),
         ));
     }
-    std::fs::read(path).map_err(|error| refuse(None, format!("its file could not be read ({error})")))
+    std::fs::read(path)
+        .map_err(|error| refuse(None, format!("its file could not be read ({error})")))
 }
 
 #[cfg(test)]

@@ -96,7 +96,12 @@ fn write_json(path: &Path, value: &Value) -> io::Result<()> {
 }
 
 /// The hook script and the `hooks.json` that runs it, in `cursor_dir`.
-fn write_hooks(cursor_dir: &Path, data: &Path, url: &str) -> io::Result<()> {
+fn write_hooks(
+    cursor_dir: &Path,
+    data: &Path,
+    url: &str,
+    readable: Option<&Path>,
+) -> io::Result<()> {
     if cfg!(not(unix)) {
         // No POSIX shell to run the hook: the tool filter and the permission rules remain.
         return Ok(());
@@ -106,7 +111,7 @@ fn write_hooks(cursor_dir: &Path, data: &Path, url: &str) -> io::Result<()> {
     let script = hooks.join(HOOK_SCRIPT);
     write_atomic_with_mode(
         &script,
-        config::hook_script(data, url).as_bytes(),
+        config::hook_script(data, url, readable).as_bytes(),
         SCRIPT_MODE,
     )?;
     let text = config::hooks_json(&script).to_string();
@@ -125,11 +130,13 @@ fn write_hooks(cursor_dir: &Path, data: &Path, url: &str) -> io::Result<()> {
 
 /// Make `folder` ready for a run against the bridge at `url`, and clean up old siblings.
 /// `user_config` is the user's own `cli-config.json`, whose login identity is carried over.
+/// Cursor may also Read inside `readable` (the run's saved attachments), and nowhere else new.
 pub fn prepare(
     folder: &Path,
     url: &str,
     token: &str,
     user_config: Option<&Path>,
+    readable: Option<&Path>,
 ) -> io::Result<PrivateWorkspace> {
     let private = layout(folder);
     let project_cursor = private.workspace.join(".cursor");
@@ -150,10 +157,10 @@ pub fn prepare(
     remove_if_present(&project_cursor.join("mcp.json"))?;
     write_json(
         &project_cursor.join("cli.json"),
-        &config::cli_json(&private.data),
+        &config::cli_json(&private.data, readable),
     )?;
-    write_hooks(&project_cursor, &private.data, url)?;
-    write_hooks(&home_cursor, &private.data, url)?;
+    write_hooks(&project_cursor, &private.data, url, readable)?;
+    write_hooks(&home_cursor, &private.data, url, readable)?;
     let user = user_config.and_then(|path| fs::read(path).ok());
     write_json(
         &private.config.join("cli-config.json"),

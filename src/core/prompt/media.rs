@@ -53,7 +53,10 @@ pub enum MediaSource<'a> {
         dimensions: Option<(u32, u32)>,
     },
     /// Not handed to Cursor; `reason` says why, in words the model can pass on to the user.
-    Refused { bytes: Option<usize>, reason: String },
+    Refused {
+        bytes: Option<usize>,
+        reason: String,
+    },
     /// An earlier message's attachment, not sent again with this run.
     Earlier { bytes: Option<usize> },
 }

@@ -11,6 +11,7 @@ use super::key::{
 };
 use super::options::ResumeOptions;
 use super::plan::{Failure, RecordToken, ResumePlan, ResumeRequest};
+use crate::core::attachments::{place_for_run, Scope};
 use crate::core::cursor_id::is_valid_chat_id;
 use crate::core::failure::resume::is_resume_failure;
 use crate::core::prompt::{build_full_prompt, build_incremental_prompt, Role};
@@ -54,12 +55,14 @@ impl SessionResumeManager {
         session_key: Option<String>,
         record_token: Option<String>,
     ) -> ResumePlan {
+        let (conversation, attachments) = place_for_run(&request.conversation, Scope::Conversation);
         ResumePlan {
             session_key,
             resume_chat_id: None,
-            prompt: build_full_prompt(&request.conversation, request.tools_in_prompt),
+            prompt: build_full_prompt(&conversation, request.tools_in_prompt),
             incremental: false,
             record_token,
+            attachments,
         }
     }
 
@@ -127,13 +130,16 @@ impl SessionResumeManager {
             Lookup::Hit(chat_id) => {
                 // A hit refreshes the LRU order only; the lifetime still counts from `record`.
                 self.entries.promote(&key);
-                match build_incremental_prompt(&request.conversation) {
+                let (conversation, attachments) =
+                    place_for_run(&request.conversation, Scope::Newest);
+                match build_incremental_prompt(&conversation) {
                     Some(prompt) => ResumePlan {
                         session_key: Some(key),
                         resume_chat_id: Some(chat_id),
                         prompt,
                         incremental: true,
                         record_token: token_text,
+                        attachments,
                     },
                     None => {
                         tracing::debug!(

@@ -2,6 +2,7 @@
 //! carries for `record`, and a reported failure.
 
 use super::key::{parse_hex, Digest};
+use crate::core::attachments::Planned;
 use crate::core::hex::hex;
 use crate::core::prompt::Conversation;
 
@@ -27,6 +28,8 @@ pub struct ResumePlan {
     pub prompt: String,
     pub incremental: bool,
     pub record_token: Option<String>,
+    /// The attachments the prompt names, for the run to save before it starts.
+    pub attachments: Option<Planned>,
 }
 
 /// The state a plan hands to `record`: the user-message sequence and tool fingerprint the chat

@@ -12,6 +12,8 @@ pub struct ModelSpec {
     pub max_output_tokens: u32,
     /// Cursor streams the model's thinking (`thinking` events) before its answer.
     pub reasoning: bool,
+    /// The model sees pictures: one the user attaches reaches it (saved for Cursor's Read tool).
+    pub pictures: bool,
 }
 
 /// The window Cursor gives every model outside Max Mode, which cursor-agent does not turn on.
@@ -31,16 +33,30 @@ pub const UNKNOWN_MODEL: ModelSpec = ModelSpec {
     context_window: 128_000,
     max_output_tokens: UNPUBLISHED_OUTPUT_TOKENS,
     reasoning: false,
+    pictures: false,
 };
 
 /// Cursor's variant of a Claude model that streams its extended thinking.
 const THINKING_SUFFIX: &str = "-thinking";
 
-const fn spec(context_window: u32, max_output_tokens: u32, reasoning: bool) -> ModelSpec {
+/// Whether a family sees pictures.
+#[derive(Clone, Copy)]
+enum Pictures {
+    Seen,
+    NotSeen,
+}
+
+const fn spec(
+    context_window: u32,
+    max_output_tokens: u32,
+    reasoning: bool,
+    pictures: Pictures,
+) -> ModelSpec {
     ModelSpec {
         context_window,
         max_output_tokens,
         reasoning,
+        pictures: matches!(pictures, Pictures::Seen),
     }
 }
 
@@ -55,27 +71,84 @@ const fn spec(context_window: u32, max_output_tokens: u32, reasoning: bool) -> M
 /// (<https://ai.google.dev/gemini-api/docs/models/gemini-3.1-pro-preview>: 65,536, as for Gemini
 /// 2.5 and 3 Flash). Thinking: Cursor streams it for `auto` (seen in real captures), for the
 /// reasoning families below, and for Claude only in the `-thinking` variants.
+///
+/// Pictures, as each vendor documents its models' input: Claude 4.x (Anthropic, "Vision": every
+/// current model takes images), GPT-5 and its Codex models (OpenAI: text and image input), Gemini
+/// (Google: multimodal input), Grok 4 (xAI: text and image input; not `grok-code`, text only).
+/// Cursor documents no picture input for `auto` (the model behind it varies) nor for Composer:
+/// off, so OpenCode refuses a pasted picture there itself.
 const FAMILIES: &[(&str, ModelSpec)] = &[
     (
         "auto",
-        spec(CURSOR_CONTEXT_WINDOW, UNPUBLISHED_OUTPUT_TOKENS, true),
+        spec(
+            CURSOR_CONTEXT_WINDOW,
+            UNPUBLISHED_OUTPUT_TOKENS,
+            true,
+            Pictures::NotSeen,
+        ),
     ),
     (
         "composer",
-        spec(CURSOR_CONTEXT_WINDOW, UNPUBLISHED_OUTPUT_TOKENS, true),
+        spec(
+            CURSOR_CONTEXT_WINDOW,
+            UNPUBLISHED_OUTPUT_TOKENS,
+            true,
+            Pictures::NotSeen,
+        ),
     ),
-    ("opus-4.1", spec(CURSOR_CONTEXT_WINDOW, 32_000, false)),
-    ("opus-4.5", spec(CURSOR_CONTEXT_WINDOW, 64_000, false)),
-    ("sonnet-4.5", spec(CURSOR_CONTEXT_WINDOW, 64_000, false)),
-    ("haiku", spec(CURSOR_CONTEXT_WINDOW, 64_000, false)),
-    ("opus", spec(CURSOR_CONTEXT_WINDOW, 128_000, false)),
-    ("sonnet", spec(CURSOR_CONTEXT_WINDOW, 128_000, false)),
-    ("gpt-5", spec(CURSOR_CONTEXT_WINDOW, 128_000, true)),
-    ("gemini-3", spec(CURSOR_CONTEXT_WINDOW, 65_536, true)),
-    ("gemini-2.5", spec(CURSOR_CONTEXT_WINDOW, 65_536, true)),
+    (
+        "opus-4.1",
+        spec(CURSOR_CONTEXT_WINDOW, 32_000, false, Pictures::Seen),
+    ),
+    (
+        "opus-4.5",
+        spec(CURSOR_CONTEXT_WINDOW, 64_000, false, Pictures::Seen),
+    ),
+    (
+        "sonnet-4.5",
+        spec(CURSOR_CONTEXT_WINDOW, 64_000, false, Pictures::Seen),
+    ),
+    (
+        "haiku",
+        spec(CURSOR_CONTEXT_WINDOW, 64_000, false, Pictures::Seen),
+    ),
+    (
+        "opus",
+        spec(CURSOR_CONTEXT_WINDOW, 128_000, false, Pictures::Seen),
+    ),
+    (
+        "sonnet",
+        spec(CURSOR_CONTEXT_WINDOW, 128_000, false, Pictures::Seen),
+    ),
+    (
+        "gpt-5",
+        spec(CURSOR_CONTEXT_WINDOW, 128_000, true, Pictures::Seen),
+    ),
+    (
+        "gemini-3",
+        spec(CURSOR_CONTEXT_WINDOW, 65_536, true, Pictures::Seen),
+    ),
+    (
+        "gemini-2.5",
+        spec(CURSOR_CONTEXT_WINDOW, 65_536, true, Pictures::Seen),
+    ),
+    (
+        "grok-code",
+        spec(
+            CURSOR_CONTEXT_WINDOW,
+            UNPUBLISHED_OUTPUT_TOKENS,
+            true,
+            Pictures::NotSeen,
+        ),
+    ),
     (
         "grok",
-        spec(CURSOR_CONTEXT_WINDOW, UNPUBLISHED_OUTPUT_TOKENS, true),
+        spec(
+            CURSOR_CONTEXT_WINDOW,
+            UNPUBLISHED_OUTPUT_TOKENS,
+            true,
+            Pictures::Seen,
+        ),
     ),
 ];
 
@@ -235,15 +308,35 @@ mod tests {
                 false,
             ),
         ] {
+            let found = model_spec(id, name);
             assert_eq!(
-                model_spec(id, name),
-                ModelSpec {
-                    context_window: context,
-                    max_output_tokens: output,
-                    reasoning,
-                },
+                (
+                    found.context_window,
+                    found.max_output_tokens,
+                    found.reasoning
+                ),
+                (context, output, reasoning),
                 "{id} / {name}"
             );
+        }
+    }
+
+    #[test]
+    fn pictures_table() {
+        for (id, pictures) in [
+            ("auto", false),
+            ("composer-2.5", false),
+            ("sonnet-4.6-thinking", true),
+            ("opus-4.8[context=1m,effort=high]", true),
+            ("haiku-4.5", true),
+            ("gpt-5.5-high", true),
+            ("gpt-5.3-codex", true),
+            ("gemini-3.1-pro", true),
+            ("grok-4.7-xhigh", true),
+            ("grok-code-fast-1", false),
+            ("fake-model", false),
+        ] {
+            assert_eq!(model_spec(id, id).pictures, pictures, "{id}");
         }
     }
 

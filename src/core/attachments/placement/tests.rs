@@ -50,13 +50,20 @@ fn decoded(file: &PlannedFile) -> Vec<u8> {
 fn a_pasted_picture_is_saved_with_its_bytes_and_named_by_its_path() {
     let picture = png(800, 600);
     let (full, incremental, planned) = placed(
-        json!([user(vec![json!({"type": "text", "text": "what colour?"}), image_part(&picture)])]),
+        json!([user(vec![
+            json!({"type": "text", "text": "what colour?"}),
+            image_part(&picture)
+        ])]),
         Scope::Conversation,
     );
     assert_eq!(planned.files.len(), 1);
     let file = &planned.files[0];
     assert_eq!(decoded(file), picture);
-    assert!(file.name.ends_with(".png") && file.name.len() == 36, "{}", file.name);
+    assert!(
+        file.name.ends_with(".png") && file.name.len() == 36,
+        "{}",
+        file.name
+    );
     let path = folder().join(&file.name);
     let line = format!(
         "[attached image (image/png, {} bytes, 800x600 px), saved for you at {}: open that file with your Read tool to see it]",
@@ -64,7 +71,10 @@ fn a_pasted_picture_is_saved_with_its_bytes_and_named_by_its_path() {
         path.display()
     );
     assert_eq!(full, format!("USER: what colour?\n{line}"));
-    assert_eq!(incremental.as_deref(), Some(format!("what colour?\n{line}").as_str()));
+    assert_eq!(
+        incremental.as_deref(),
+        Some(format!("what colour?\n{line}").as_str())
+    );
     assert!(planned.warnings.is_empty());
 }
 
@@ -80,16 +90,27 @@ fn each_run_names_its_files_anew() {
 fn what_cannot_be_sent_is_said_in_the_prompt_and_to_the_user() {
     let svg = json!({"type": "file", "mediaType": "image/svg+xml", "filename": "logo.svg",
         "data": b64(b"<svg xmlns='http://www.w3.org/2000/svg'/>")});
-    let corrupt = json!({"type": "file", "mediaType": "image/png", "data": "data:image/png;base64,%%%"});
+    let corrupt =
+        json!({"type": "file", "mediaType": "image/png", "data": "data:image/png;base64,%%%"});
     let not_a_picture = json!({"type": "file", "mediaType": "image/png", "data": b64(b"hello")});
     let mut huge = png(9000, 9000);
     huge.resize(PICTURE_MAX_BYTES + 1, 0);
     let oversized = json!({"type": "file", "mediaType": "image/png", "filename": "big.png", "data": b64(&huge)});
     let tiff = json!({"type": "file", "mediaType": "image/tiff", "data": b64(b"II*\0rest")});
-    let audio = json!({"type": "input_audio", "input_audio": {"data": b64(b"RIFF"), "format": "wav"}});
-    let zip = json!({"type": "file", "mediaType": "application/zip", "data": b64(b"PK\x03\x04\0\0")});
+    let audio =
+        json!({"type": "input_audio", "input_audio": {"data": b64(b"RIFF"), "format": "wav"}});
+    let zip =
+        json!({"type": "file", "mediaType": "application/zip", "data": b64(b"PK\x03\x04\0\0")});
     let (full, _, planned) = placed(
-        json!([user(vec![svg, corrupt, not_a_picture, oversized, tiff, audio, zip])]),
+        json!([user(vec![
+            svg,
+            corrupt,
+            not_a_picture,
+            oversized,
+            tiff,
+            audio,
+            zip
+        ])]),
         Scope::Newest,
     );
     assert!(planned.files.is_empty());
@@ -102,7 +123,12 @@ fn what_cannot_be_sent_is_said_in_the_prompt_and_to_the_user() {
         "Cursor's models take no audio",
         "Cursor's Read tool opens pictures, PDFs and text, not application/zip",
     ];
-    assert_eq!(planned.warnings.len(), table.len(), "{:?}", planned.warnings);
+    assert_eq!(
+        planned.warnings.len(),
+        table.len(),
+        "{:?}",
+        planned.warnings
+    );
     for (reason, warning) in table.iter().zip(&planned.warnings) {
         assert!(warning.contains(reason), "{warning} / {reason}");
         assert!(
@@ -110,7 +136,9 @@ fn what_cannot_be_sent_is_said_in_the_prompt_and_to_the_user() {
             "{reason} in {full}"
         );
     }
-    assert!(planned.warnings[0].starts_with("The attached image \"logo.svg\" was not sent to Cursor"));
+    assert!(
+        planned.warnings[0].starts_with("The attached image \"logo.svg\" was not sent to Cursor")
+    );
     assert!(full.contains("Tell the user it did not reach you, and why"));
 }
 
@@ -119,7 +147,11 @@ fn pdfs_and_text_files_are_saved_for_read_and_other_files_are_not() {
     let pdf = json!({"type": "file", "mediaType": "application/pdf", "filename": "spec.pdf", "data": b64(b"%PDF-1.7\n...")});
     let text = json!({"type": "file", "mediaType": "text/markdown", "filename": "notes.md", "data": b64("# Notes\né".as_bytes())});
     let (full, _, planned) = placed(json!([user(vec![pdf, text])]), Scope::Newest);
-    let names: Vec<_> = planned.files.iter().map(|f| f.name.rsplit('.').next().unwrap()).collect();
+    let names: Vec<_> = planned
+        .files
+        .iter()
+        .map(|f| f.name.rsplit('.').next().unwrap())
+        .collect();
     assert_eq!(names, ["pdf", "txt"]);
     assert_eq!(decoded(&planned.files[1]), "# Notes\né".as_bytes());
     assert!(full.contains("[attached file \"spec.pdf\" (application/pdf, 12 bytes), saved for you at /tmp/run-folder/"));
@@ -142,7 +174,10 @@ fn a_file_url_is_copied_into_the_runs_folder() {
     );
     assert_eq!(planned.files.len(), 1);
     assert_eq!(decoded(&planned.files[0]), png(3, 4));
-    assert!(!full.contains("my shot"), "the user's own path is not handed on");
+    assert!(
+        !full.contains("my shot"),
+        "the user's own path is not handed on"
+    );
     assert!(planned.warnings[0].contains("its file could not be read"));
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -160,16 +195,26 @@ fn a_fresh_chat_gets_earlier_pictures_back_newest_first_within_the_limit() {
     messages.push(user(vec![image_part(&png(1, 1)), image_part(&png(2, 1))]));
     let (full, _, planned) = placed(Value::Array(messages.clone()), Scope::Conversation);
     assert_eq!(planned.files.len(), ATTACHMENTS_PER_RUN);
-    assert_eq!(decoded(&planned.files[0]), png(1, 1), "the newest message first");
+    assert_eq!(
+        decoded(&planned.files[0]),
+        png(1, 1),
+        "the newest message first"
+    );
     assert_eq!(decoded(&planned.files[1]), png(2, 1));
-    assert_eq!(decoded(&planned.files[2]), png(10 + ATTACHMENTS_PER_RUN as u32 - 1, 10));
+    assert_eq!(
+        decoded(&planned.files[2]),
+        png(10 + ATTACHMENTS_PER_RUN as u32 - 1, 10)
+    );
     let oldest = format!(
         "USER: turn 0\n[attached image (image/png, {} bytes) of an earlier message, not sent again]",
         png(10, 10).len()
     );
     assert!(full.contains(&oldest), "{full}");
     assert!(full.contains("USER: turn 1\n[attached image (image/png"));
-    assert!(planned.warnings.is_empty(), "earlier messages were reported when sent");
+    assert!(
+        planned.warnings.is_empty(),
+        "earlier messages were reported when sent"
+    );
 
     // A resumed chat: only the newest message's.
     let (_, incremental, planned) = placed(Value::Array(messages), Scope::Newest);

@@ -40,9 +40,11 @@ pub fn mcp_json(url: &str, token: &str) -> Value {
 }
 
 /// Cursor's permission rules: its own tools denied, the bridge allowed, and Read allowed in its
-/// bookkeeping folders only (no `Read(**)` deny: a deny outranks every allow; reads elsewhere
-/// still need an approval print mode cannot give, and the hook denies them).
-pub fn cli_json(data: &Path) -> Value {
+/// bookkeeping folders and in `readable` (the run's saved attachments) only. There is no
+/// `Read(**)` deny: a deny outranks every allow. Reads elsewhere are refused by the hook, and
+/// under a read boundary (`readBoundary: "workspace"`, 1.0.32) need an approval print mode
+/// cannot give, which an explicit `Read(...)` allow rule spares the attachments.
+pub fn cli_json(data: &Path, readable: Option<&Path>) -> Value {
     let data = data.to_string_lossy();
     let mut allow = vec![format!("Mcp({SERVER_NAME}:*)")];
     allow.extend(
@@ -50,6 +52,7 @@ pub fn cli_json(data: &Path) -> Value {
             .iter()
             .map(|folder| format!("Read({data}/projects/*/{folder}/**)")),
     );
+    allow.extend(readable.map(|folder| format!("Read({}/**)", folder.to_string_lossy())));
     json!({
         "permissions": {
             "allow": allow,
@@ -88,9 +91,10 @@ fn shell_word(text: &str) -> String {
 
 /// The hook (a POSIX shell script: the host's runtime is OpenCode's, not a program of ours).
 /// `preToolUse`: calls to MCP tools, Cursor's lookup of them, and Read inside
-/// `<data>/projects/<slug>/{agent-tools,mcps}/` pass; anything else, or anything unreadable, is
-/// denied. `beforeMCPExecution` (the only hook told the server): the bridge alone passes.
-pub fn hook_script(data: &Path, url: &str) -> String {
+/// `<data>/projects/<slug>/{agent-tools,mcps}/` or inside `readable` (the run's saved
+/// attachments: a file directly in it) pass; anything else, or anything unreadable, is denied.
+/// `beforeMCPExecution` (the only hook told the server): the bridge alone passes.
+pub fn hook_script(data: &Path, url: &str, readable: Option<&Path>) -> String {
     let folders = BOOKKEEPING_FOLDERS
         .iter()
         .map(|f| format!("{f}/*"))
@@ -99,9 +103,10 @@ pub fn hook_script(data: &Path, url: &str) -> String {
     format!(
         r#"#!/bin/sh
 # Written by opencode-cursor-native. In this folder OpenCode runs the tools: only calls to its
-# MCP server (and Cursor's lookup of MCP tools, and reads of Cursor's own bookkeeping files) may
-# pass; anything else, or anything this script cannot read, is denied.
+# MCP server (and Cursor's lookup of MCP tools, reads of Cursor's own bookkeeping files and of the
+# run's attachments) may pass; anything else, or anything this script cannot read, is denied.
 data={data}
+attachments={attachments}
 server={server}
 url={url}
 input=$(cat)
@@ -122,6 +127,12 @@ case "$input" in
   *'"tool_name":"Read"'* | *'"tool_name": "Read"'*)
     path=$(field path)
     case "$path" in *..*) deny ;; esac
+    if [ -n "$attachments" ]; then
+      file=${{path#"$attachments"/}}
+      if [ "$file" != "$path" ] && [ -n "$file" ]; then
+        case "$file" in */*) deny ;; *) allow ;; esac
+      fi
+    fi
     rest=${{path#"$data"/projects/}}
     [ "$rest" != "$path" ] || deny
     slug=${{rest%%/*}}
@@ -132,6 +143,7 @@ esac
 deny
 "#,
         data = shell_word(&data.to_string_lossy()),
+        attachments = shell_word(&readable.map(Path::to_string_lossy).unwrap_or_default()),
         server = shell_word(SERVER_NAME),
         url = shell_word(url),
     )

@@ -28,6 +28,7 @@ fn prepares_the_files_cursor_reads() {
         "http://127.0.0.1:1/mcp/x",
         "secret",
         Some(&user_config),
+        None,
     )
     .unwrap();
     assert_eq!(ws.workspace, folder.join("workspace"));
@@ -83,7 +84,7 @@ fn prepares_the_files_cursor_reads() {
         }
     }
     // Prepared again for the next run: the new URL replaces the old one.
-    prepare(&folder, "http://127.0.0.1:2/mcp/y", "other", None).unwrap();
+    prepare(&folder, "http://127.0.0.1:2/mcp/y", "other", None, None).unwrap();
     let again = fs::read_to_string(ws.home.join(".cursor/mcp.json")).unwrap();
     assert!(again.contains("127.0.0.1:2") && !again.contains("127.0.0.1:1"));
     assert_eq!(read_json(&ws.config.join("cli-config.json")), json!({}));
@@ -97,21 +98,31 @@ fn a_folder_of_an_earlier_release_loses_its_workspace_server() {
     let old = layout(&folder).workspace.join(".cursor");
     fs::create_dir_all(&old).unwrap();
     fs::write(old.join("mcp.json"), "{}").unwrap();
-    prepare(&folder, "http://127.0.0.1:1/m", "t", None).unwrap();
+    prepare(&folder, "http://127.0.0.1:1/m", "t", None, None).unwrap();
     assert!(!old.join("mcp.json").exists());
     fs::remove_dir_all(&root).unwrap();
 }
 
 #[cfg(unix)]
 #[test]
-fn the_hook_allows_only_the_bridge_and_cursors_bookkeeping_and_fails_closed() {
+fn the_hook_allows_only_the_bridge_cursors_bookkeeping_and_the_runs_attachments_and_fails_closed() {
     use std::io::Write;
     use std::process::{Command, Stdio};
     let root = temp("hook");
     let url = "http://127.0.0.1:1/m";
-    let ws = prepare(&root.join("c"), url, "t", None).unwrap();
+    let attachments = root.join("attachments-run");
+    let ws = prepare(&root.join("c"), url, "t", None, Some(&attachments)).unwrap();
     let script = ws.workspace.join(".cursor/hooks").join(HOOK_SCRIPT);
     let data = ws.data.display().to_string();
+    let saved = attachments.display().to_string();
+    let rules = read_json(&ws.workspace.join(".cursor/cli.json"));
+    assert!(
+        rules["permissions"]["allow"]
+            .as_array()
+            .unwrap()
+            .contains(&Value::from(format!("Read({saved}/**)"))),
+        "{rules}"
+    );
     let read = |path: &str| {
         format!(
             r#"{{"hook_event_name":"preToolUse","tool_name":"Read","tool_input":{{"path":"{path}"}}}}"#
@@ -155,6 +166,11 @@ fn the_hook_allows_only_the_bridge_and_cursors_bookkeeping_and_fails_closed() {
             "deny",
         ),
         (read(&format!("{data}/mcp-approvals.json")), "deny"),
+        (read(&format!("{saved}/0a1b.png")), "allow"),
+        (read(&format!("{saved}/inner/0a1b.png")), "deny"),
+        (read(&format!("{saved}/../c/home/.cursor/mcp.json")), "deny"),
+        (read(&format!("{saved}-other/0a1b.png")), "deny"),
+        (read(&format!("{saved}/")), "deny"),
         (mcp("opencode", url), "allow"),
         (mcp("opencode", "http://127.0.0.1:9/other"), "deny"),
         (mcp("planted", url), "deny"),
@@ -185,8 +201,8 @@ fn the_hook_allows_only_the_bridge_and_cursors_bookkeeping_and_fails_closed() {
 fn stale_folders_are_removed_and_others_kept() {
     let root = temp("stale");
     let (old, fresh, foreign) = (root.join("old"), root.join("fresh"), root.join("foreign"));
-    prepare(&old, "u", "t", None).unwrap();
-    prepare(&fresh, "u", "t", None).unwrap();
+    prepare(&old, "u", "t", None, None).unwrap();
+    prepare(&fresh, "u", "t", None, None).unwrap();
     fs::create_dir_all(&foreign).unwrap();
     let later = SystemTime::now() + STALE_AFTER + Duration::from_secs(60);
     assert_eq!(remove_stale(&root, &fresh, later, STALE_AFTER), 1);
@@ -203,7 +219,7 @@ fn stale_folders_are_removed_and_others_kept() {
 fn the_hosts_instructions_are_an_always_apply_rule_replaced_each_run_and_removed_without() {
     let root = temp("instructions");
     let folder = root.join("c");
-    prepare(&folder, "u", "t", None).unwrap();
+    prepare(&folder, "u", "t", None, None).unwrap();
     let rule = folder
         .join("workspace/.cursor/rules")
         .join(INSTRUCTIONS_RULE);
@@ -239,7 +255,7 @@ mod private {
     fn the_instructions_rule_is_0600_in_a_0700_folder() {
         let root = temp("instructions-modes");
         let folder = root.join("c");
-        prepare(&folder, "u", "t", None).unwrap();
+        prepare(&folder, "u", "t", None, None).unwrap();
         write_instructions(&folder, Some("text")).unwrap();
         let rules = folder.join("workspace/.cursor/rules");
         assert_eq!(mode(&rules), 0o700);
@@ -251,7 +267,7 @@ mod private {
     fn every_folder_is_0700_and_every_file_0600_or_0700() {
         let root = temp("modes");
         let folder = root.join("c");
-        let ws = prepare(&folder, "http://127.0.0.1:1/m", "t", None).unwrap();
+        let ws = prepare(&folder, "http://127.0.0.1:1/m", "t", None, None).unwrap();
         let cursor = [ws.workspace.join(".cursor"), ws.home.join(".cursor")];
         let mut folders = vec![folder.clone(), ws.workspace.clone(), ws.home.clone()];
         folders.extend([ws.data.clone(), ws.config.clone()]);
@@ -278,7 +294,7 @@ mod private {
         }
         // A folder left readable by an earlier release is narrowed.
         fs::set_permissions(&ws.home, fs::Permissions::from_mode(0o755)).unwrap();
-        prepare(&folder, "http://127.0.0.1:1/m", "t", None).unwrap();
+        prepare(&folder, "http://127.0.0.1:1/m", "t", None, None).unwrap();
         assert_eq!(mode(&ws.home), 0o700);
         fs::remove_dir_all(&root).unwrap();
     }
@@ -309,7 +325,7 @@ mod private {
                 std::thread::spawn(move || {
                     for round in 0..15 {
                         let url = format!("http://127.0.0.1:{writer}/m/{round}");
-                        prepare(&folder, &url, &format!("t{writer}{round}"), None).unwrap();
+                        prepare(&folder, &url, &format!("t{writer}{round}"), None, None).unwrap();
                     }
                 })
             })
@@ -357,7 +373,7 @@ mod private {
         for link in &planted {
             symlink(&victim, link).unwrap();
         }
-        prepare(&folder, "http://127.0.0.1:1/m", "t", None).unwrap();
+        prepare(&folder, "http://127.0.0.1:1/m", "t", None, None).unwrap();
         assert_eq!(fs::read_to_string(&victim).unwrap(), "mine");
         assert_eq!(mode(&victim), victim_mode, "the target's mode is untouched");
         for file in &planted[..4] {
@@ -370,7 +386,7 @@ mod private {
         fs::create_dir_all(layout(&linked).home.join("x")).unwrap();
         fs::remove_dir_all(layout(&linked).home).unwrap();
         symlink(&elsewhere, layout(&linked).home).unwrap();
-        let error = prepare(&linked, "http://127.0.0.1:1/m", "t", None).unwrap_err();
+        let error = prepare(&linked, "http://127.0.0.1:1/m", "t", None, None).unwrap_err();
         assert!(error.to_string().contains("symbolic link"), "{error}");
         assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
         fs::remove_dir_all(&root).unwrap();

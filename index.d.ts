@@ -292,6 +292,8 @@ export interface RunCursorAgentOptions {
   hostTools?: HostToolsOptions
   /** Capture the run into one file for `replayCapture`. Default none. */
   capture?: RunCaptureOptions
+  /** The attachments the prompt names: a plan's `attachments`, as it is. Default none. */
+  attachments?: PlannedAttachments
   /**
    * `'openai-sse'` (SSE frame strings) or `'ai-sdk'` (V3 stream part objects).
    * Default `'openai-sse'` for a `StreamTransformer`, `'ai-sdk'` for a run.
@@ -675,6 +677,48 @@ export interface ResumePlan {
   incremental: boolean
   /** Opaque state for `record`. */
   recordToken: string | null
+  /**
+   * The attachments the prompt names, for `runCursorAgent`'s `attachments`; `null` when
+   * the messages it covers hold none. A resumed chat's plan covers the newest user
+   * message; a fresh chat's covers every user message, newest first, up to 8 files
+   * (earlier ones past that are named by a line, not sent).
+   */
+  attachments: PlannedAttachments | null
+}
+
+/**
+ * Pictures and files of the user's messages that the plan's prompt names by path. Pass it
+ * to `runCursorAgent` as it is: the run creates `folder` (0700) with the files (0600)
+ * before cursor-agent starts, lets Cursor's Read tool open them (with `hostTools`: a
+ * `Read(<folder>/**)` rule and the hook's exception for that folder alone), and removes the
+ * folder when it ends, however it ends. A host killed before that leaves it behind: the
+ * next host removes it before its first run.
+ */
+export interface PlannedAttachments {
+  /**
+   * A new folder of `<temp>/opencode-cursor-native-<uid>/attachments/`, named by the
+   * plan; any other path is refused with `E_INVALID_ARG`.
+   */
+  folder: string
+  /**
+   * The files, at most 8. A picture is PNG, JPEG, GIF, WebP or BMP and at most 10 MiB
+   * (the limit a host tool's picture is held to); a PDF or a text file at most 10 MiB.
+   */
+  files: PlannedAttachment[]
+  /**
+   * What the user should be told: one sentence for each attachment of the newest message
+   * that was not sent (the prompt says the same to the model). The OpenCode provider
+   * shows them as the response's warnings.
+   */
+  warnings: string[]
+}
+
+/** One file of `PlannedAttachments`. */
+export interface PlannedAttachment {
+  /** Its name in the folder: random, with the extension Cursor's Read goes by. */
+  name: string
+  /** Its bytes, base64. */
+  data: string
 }
 
 /**
@@ -745,6 +789,12 @@ export interface CursorModel {
   maxOutputTokens: number
   /** Whether Cursor streams the model's thinking before its answer. */
   reasoning: boolean
+  /**
+   * Whether the model sees pictures (an attached one is saved for Cursor's Read tool),
+   * by its family as its vendor documents it; `false` for `auto`, Composer and ids the
+   * table does not know.
+   */
+  pictures: boolean
 }
 
 /** Options of `runCursorAgentCommand`; any other field is refused. */

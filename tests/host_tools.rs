@@ -292,6 +292,53 @@ fn read_call(completed: bool, id: &str, path: &str) -> String {
 }
 
 #[test]
+fn the_models_reads_of_the_users_attachments_are_not_shown_in_either_tool_mode() {
+    let folder = "/tmp/opencode-cursor-native-1000/attachments/42-abc";
+    let picture = format!("{folder}/0f3a.png");
+    let input = stream(&[
+        delta("Looking."),
+        read_call(false, "r1", &picture),
+        read_call(true, "r1", &picture),
+        delta("It is red."),
+        result_line(),
+    ]);
+    let cursor_mode = TransformerOptions {
+        format: Format::AiSdk,
+        ..TransformerOptions::default()
+    };
+    for base in [cursor_mode, hosting(Format::AiSdk)] {
+        let options = TransformerOptions {
+            attachments_dir: Some(folder.into()),
+            ..base.clone()
+        };
+        let (out, summary, _) = run_chunks(options, &[&input], &success());
+        assert_eq!(summary.error, None);
+        let shown = types(&out);
+        assert!(!shown.iter().any(|t| t.starts_with("tool")), "{shown:?}");
+        assert_eq!(visible_text(&out), "Looking.It is red.");
+
+        // Outside the folder (or a detour out of it), a read is shown as ever.
+        for path in [
+            format!("{folder}/../other/x.png"),
+            format!("{folder}-other/x.png"),
+            format!("{folder}/inner/x.png"),
+        ] {
+            let input = stream(&[
+                read_call(false, "r1", &path),
+                read_call(true, "r1", &path),
+                result_line(),
+            ]);
+            let options = TransformerOptions {
+                attachments_dir: Some(folder.into()),
+                ..base.clone()
+            };
+            let (out, _, _) = run_chunks(options, &[&input], &success());
+            assert!(types(&out).iter().any(|t| t == "tool-call"), "{path}");
+        }
+    }
+}
+
+#[test]
 fn cursors_reads_of_its_own_bookkeeping_are_neither_shown_nor_called_its_own_tool() {
     let data = "/private/cursor-data";
     let with_data = || TransformerOptions {

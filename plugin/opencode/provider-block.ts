@@ -48,8 +48,11 @@ export function mergeProviderBlock(existing: ProviderBlock | undefined, ours: Pr
 }
 
 /**
- * OpenCode's entry for each model: its limits (the sidebar's "% used" and when OpenCode compacts)
- * and `reasoning`. `attachment` stays false: inline images cannot reach cursor-agent.
+ * OpenCode's entry for each model: its limits (the sidebar's "% used" and when OpenCode compacts),
+ * `reasoning`, and pictures: a model that sees them gets `attachment` and image input (OpenCode
+ * hands the provider a pasted picture only when `modalities.input` names it; an attached picture
+ * is saved where Cursor's Read tool opens it); any other keeps both off, so OpenCode itself
+ * answers a pasted picture with its own refusal.
  */
 export function modelsBlock(models: readonly CursorModel[]): ModelsBlock {
   const block: ModelsBlock = {}
@@ -58,7 +61,8 @@ export function modelsBlock(models: readonly CursorModel[]): ModelsBlock {
       name: model.name,
       limit: { context: model.contextWindow, output: model.maxOutputTokens },
       reasoning: model.reasoning,
-      attachment: false,
+      attachment: model.pictures,
+      modalities: { input: model.pictures ? ['text', 'image'] : ['text'], output: ['text'] },
     }
   }
   return block

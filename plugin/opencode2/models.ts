@@ -38,7 +38,7 @@ export function releasedOf(id: string): number {
   return Date.parse(`${familyOf(id)?.released ?? DEFAULT_RELEASED}T00:00:00Z`)
 }
 
-/** OpenCode 2's entry for each model. Inline images cannot reach cursor-agent: text in, text out. */
+/** OpenCode 2's entry for each model: text out; pictures in where the model sees them. */
 export function modelInfos(providerID: string, models: readonly CursorModel[]): ModelInfo[] {
   return models.map((model) => {
     const info: ModelInfo = {
@@ -46,7 +46,7 @@ export function modelInfos(providerID: string, models: readonly CursorModel[]): 
       modelID: model.id,
       providerID,
       name: model.name,
-      capabilities: { tools: true, input: ['text'], output: ['text'] },
+      capabilities: { tools: true, input: model.pictures ? ['text', 'image'] : ['text'], output: ['text'] },
       variants: [],
       time: { released: releasedOf(model.id) },
       // Cursor's models are paid for by the subscription, not per token.

@@ -28,7 +28,7 @@ export function providerPackage(): string {
 
 /** Models answered when nothing else can be: the provider stays selectable and reports the problem. */
 const AUTO_ONLY: CursorModel[] = [
-  { id: 'auto', name: 'Auto', contextWindow: 200_000, maxOutputTokens: 32_000, reasoning: false },
+  { id: 'auto', name: 'Auto', contextWindow: 200_000, maxOutputTokens: 32_000, reasoning: false, pictures: false },
 ]
 
 /** The longest the refresh after start-up waits for `cursor-agent models`. */

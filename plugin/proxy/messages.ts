@@ -22,7 +22,7 @@ import { sseFrame } from './sse.js'
 export const THINKING_SIGNATURE = ''
 
 /** The block types a request's message may hold. */
-const BLOCK_TYPES = ['text', 'image', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking'] as const
+const BLOCK_TYPES = ['text', 'image', 'document', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking'] as const
 
 const TEXT_BLOCK = v.looseObject({ type: v.literal('text'), text: v.string(named('must be a string.')) })
 
@@ -83,6 +83,19 @@ function imagePart(block: Block): unknown {
   return { type: 'image_url', image_url: { url: String(url ?? '') } }
 }
 
+/** A document block (a PDF or a text file) as an OpenAI part: a file with its bytes, or its text. */
+function documentPart(block: Block): unknown {
+  const source = (block.source ?? {}) as Record<string, unknown>
+  if (source.type === 'text') return { type: 'text', text: String(source.data ?? '') }
+  const data =
+    source.type === 'base64'
+      ? `data:${String(source.media_type ?? '')};base64,${String(source.data ?? '')}`
+      : String(source.url ?? '')
+  const file: Record<string, unknown> = { file_data: data }
+  if (typeof block.title === 'string') file.filename = block.title
+  return { type: 'file', file }
+}
+
 /** One Anthropic message as the prompt's messages (OpenAI's chat shape, which the prompt reads). */
 function promptMessages(message: MessagesRequest['messages'][number]): PromptMessage[] {
   if (typeof message.content === 'string') return [{ role: message.role, content: message.content }]
@@ -92,6 +105,7 @@ function promptMessages(message: MessagesRequest['messages'][number]): PromptMes
   for (const block of message.content as Block[]) {
     if (block.type === 'text') parts.push({ type: 'text', text: String(block.text ?? '') })
     else if (block.type === 'image') parts.push(imagePart(block))
+    else if (block.type === 'document') parts.push(documentPart(block))
     else if (block.type === 'tool_use')
       toolCalls.push({
         id: String(block.id ?? ''),

@@ -11,6 +11,7 @@ import { failureOf } from '../turn/failure.js'
 import { conversationContinued } from '../turn/tool-bridge.js'
 import { startTurn, type TurnConfig, type TurnFormat, type TurnRequest, titleOf } from '../turn/turn.js'
 import { type SilenceTimer, silenceTimer } from './keep-alive.js'
+import { remoteAttachment } from './attachments.js'
 import { type ErrorStyle, NO_RETRY, type Refusal, refusalOf, sendError } from './refusal.js'
 
 /** How one API turns a response's outputs into what its clients read. One per response. */
@@ -75,6 +76,12 @@ export function serveTurn(
     return
   }
   const { request: turnRequest, stream, encoder } = read
+  const remote = remoteAttachment(turnRequest.messages)
+  if (remote !== null) {
+    sendError(response, remote, api.errors)
+    release()
+    return
+  }
   // In mode `cursor` Cursor runs its own tools: a request's tools are not offered to it.
   if (config.settings.toolMode !== 'opencode') delete turnRequest.tools
   const conversationId = conversationOf(config, turnRequest)

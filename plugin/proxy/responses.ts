@@ -86,6 +86,14 @@ function heldResponse(id: string, now = Date.now()): HeldResponse | undefined {
 /** One content part of an input message as the prompt reads it. */
 function promptPart(part: Record<string, unknown>): unknown {
   if (part.type === 'input_image') return { type: 'image_url', image_url: { url: String(part.image_url ?? '') } }
+  if (part.type === 'input_file') {
+    const file: Record<string, unknown> = {}
+    const data = part.file_data ?? part.file_url
+    if (data !== undefined) file.file_data = String(data)
+    if (part.file_id !== undefined) file.file_id = String(part.file_id)
+    if (part.filename !== undefined) file.filename = String(part.filename)
+    return { type: 'file', file }
+  }
   return part
 }
 

@@ -292,10 +292,15 @@ impl RunRequest {
             }
             None => None,
         };
+        let attachments_dir = self
+            .attachments
+            .as_ref()
+            .map(|planned| planned.folder.clone());
         let transformer = TransformerOptions {
             model: model.clone(),
             host_tool_server,
             cursor_data_dir,
+            attachments_dir,
             failure_note: failure_note_text,
             ..self.transformer
         };

@@ -175,6 +175,8 @@ pub struct TransformerRecord {
     #[serde(default)]
     pub cursor_data_dir: Option<String>,
     #[serde(default)]
+    pub attachments_dir: Option<String>,
+    #[serde(default)]
     pub failure_note: Option<String>,
 }
 
@@ -212,6 +214,7 @@ impl From<&TransformerOptions> for TransformerRecord {
             max_line_bytes: options.max_line_bytes,
             host_tool_server: options.host_tool_server.clone(),
             cursor_data_dir: options.cursor_data_dir.clone(),
+            attachments_dir: options.attachments_dir.clone(),
             failure_note: options.failure_note.clone(),
         }
     }
@@ -237,6 +240,7 @@ impl From<&TransformerRecord> for TransformerOptions {
             max_line_bytes: record.max_line_bytes,
             host_tool_server: record.host_tool_server.clone(),
             cursor_data_dir: record.cursor_data_dir.clone(),
+            attachments_dir: record.attachments_dir.clone(),
             failure_note: record.failure_note.clone(),
         }
     }

@@ -179,6 +179,7 @@ impl StreamTransformer {
                 translator: Translator::with_line_limit(options.max_line_bytes)
                     .hosting_tools_on(options.host_tool_server.clone())
                     .keeping_cursor_data_in(options.cursor_data_dir.as_ref().map(Into::into))
+                    .reading_attachments_in(options.attachments_dir.as_ref().map(Into::into))
                     .noting_failures_with(options.failure_note.clone()),
                 encoder,
                 answers: Answers::default(),

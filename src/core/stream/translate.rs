@@ -91,7 +91,10 @@ pub struct Translator {
     /// Cursor's data folder (`CURSOR_DATA_DIR`) while the host runs the tools: Cursor's reads of
     /// its own bookkeeping there are neither shown nor reported as its own tool.
     cursor_data_dir: Option<std::path::PathBuf>,
-    /// Ids of started reads of that bookkeeping, whose completions are not shown either.
+    /// The run's attachments folder: the model's reads of what the user attached are not shown.
+    attachments_dir: Option<std::path::PathBuf>,
+    /// Ids of started reads of that bookkeeping (or of an attachment), whose completions are not
+    /// shown either.
     bookkeeping_reads: Vec<String>,
     /// Added to the explanation of the failure the stream closes with.
     failure_note: Option<String>,
@@ -135,6 +138,12 @@ impl Translator {
     /// `data_dir` (its `CURSOR_DATA_DIR`).
     pub fn keeping_cursor_data_in(mut self, data_dir: Option<std::path::PathBuf>) -> Self {
         self.cursor_data_dir = data_dir;
+        self
+    }
+
+    /// The run saved the user's attachments in `folder` for the model to read.
+    pub fn reading_attachments_in(mut self, folder: Option<std::path::PathBuf>) -> Self {
+        self.attachments_dir = folder;
         self
     }
 

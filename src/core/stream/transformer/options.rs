@@ -38,6 +38,9 @@ pub struct TransformerOptions {
     /// Cursor's data folder (its `CURSOR_DATA_DIR`) when the host runs the tools: Cursor's reads
     /// of its own bookkeeping there are not shown; default none.
     pub cursor_data_dir: Option<String>,
+    /// The run's attachments folder: the model's reads of the files there (what the user
+    /// attached) are not shown, in either tool mode; default none.
+    pub attachments_dir: Option<String>,
     /// Added to the explanation of a failure the stream reports (a run names its capture
     /// there); default none.
     pub failure_note: Option<String>,
@@ -58,6 +61,7 @@ impl Default for TransformerOptions {
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
             host_tool_server: None,
             cursor_data_dir: None,
+            attachments_dir: None,
             failure_note: None,
         }
     }

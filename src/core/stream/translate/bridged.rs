@@ -60,24 +60,35 @@ impl Translator {
         std::mem::take(&mut self.bridged_starts)
     }
 
-    /// Whether this event reports Cursor reading its own bookkeeping while the host runs the
-    /// tools: the model reads what Cursor itself wrote for it, which is neither the host's
-    /// business nor Cursor running a tool of its own in the host's place.
+    /// Whether this event reports a read that is the run's own business, not the user's: Cursor
+    /// reading its own bookkeeping while the host runs the tools (what Cursor itself wrote for
+    /// the model, neither the host's business nor Cursor running a tool in the host's place), or
+    /// the model opening an attachment the run saved for it (in either tool mode: the user
+    /// attached it, and no tool of theirs ran).
     pub(super) fn is_bookkeeping(&mut self, call_id: &str, call: &ToolCallBody<'_>) -> bool {
         if let Some(at) = self.bookkeeping_reads.iter().position(|id| id == call_id) {
             self.bookkeeping_reads.remove(at);
             return true;
         }
-        let Some(data_dir) = self.cursor_data_dir.as_deref() else {
+        if self.cursor_data_dir.is_none() && self.attachments_dir.is_none() {
             return false;
-        };
+        }
         let Some(path) = read_path(call) else {
             return false;
         };
-        if !is_bookkeeping_path(data_dir, Path::new(&path)) {
+        let path = Path::new(&path);
+        let bookkeeping = self
+            .cursor_data_dir
+            .as_deref()
+            .is_some_and(|data_dir| is_bookkeeping_path(data_dir, path));
+        let attachment = self
+            .attachments_dir
+            .as_deref()
+            .is_some_and(|folder| is_attachment_path(folder, path));
+        if !bookkeeping && !attachment {
             return false;
         }
-        tracing::debug!(path, "Cursor read its own bookkeeping");
+        tracing::debug!(path = %path.display(), attachment, "a read of the run's own files");
         self.tracker.reset();
         self.in_reasoning = false;
         if call.result.is_none() {
@@ -146,6 +157,18 @@ fn read_path(call: &ToolCallBody<'_>) -> Option<String> {
     let (_, field) = BOOKKEEPING_READS.iter().find(|(read, _)| *read == kind)?;
     let args: Map<String, Value> = json::from_str(call.args?.get()).ok()?;
     args.get(*field)?.as_str().map(str::to_owned)
+}
+
+/// Whether `path` is a file directly in the attachments folder `folder`, with no detour.
+fn is_attachment_path(folder: &Path, path: &Path) -> bool {
+    let Ok(inside) = path.strip_prefix(folder) else {
+        return false;
+    };
+    let mut parts = inside.components();
+    matches!(
+        (parts.next(), parts.next()),
+        (Some(Component::Normal(_)), None)
+    )
 }
 
 /// Whether `path` is exactly under `<data_dir>/projects/<project>/{agent-tools,mcps}/`, with no

@@ -2,6 +2,7 @@
 // same code cursor-agent runs: its permission rules, hooks reader and configuration loader). The fake
 // cursor-agent reads through these, so a file the plugin writes that Cursor would drop or
 // misread fails here too.
+import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
@@ -113,11 +114,15 @@ export function mcpPermission(workspace, server, tool, force, env = process.env)
 }
 
 /**
- * What Cursor decides for a Read of `path` in print mode: a matching `Read(<glob>)` deny blocks, a
- * matching allow passes, a file in the workspace passes, anything else needs an approval print
- * mode cannot give (`rejected`) unless `--force`.
+ * What Cursor decides for a Read of `path` in print mode (`@cursor/sdk` 1.0.32,
+ * `shouldBlockReadInternal` and `shouldBlockReadForBoundary` in `dist/esm/34.js`): a matching
+ * `Read(<glob>)` deny blocks (`denied`). Without a read boundary every other read passes. A read
+ * boundary (`readBoundary: "workspace"`, the team's or the user's; here FAKE_CURSOR_READ_BOUNDARY
+ * `team` or `user`) makes a read outside the workspace need an approval print mode cannot give
+ * (`rejected`), unless `--force` (approval mode `unrestricted`), or, under the user's own
+ * boundary, a matching `Read(...)` allow rule.
  */
-export function readPermission(workspace, path, force) {
+export function readPermission(workspace, path, force, env = process.env) {
   const file = join(workspace, '.cursor', 'cli.json')
   const rules = existsSync(file) ? (readCliJsonText(readFileSync(file, 'utf8')).rules ?? null) : null
   const matches = (rule) => {
@@ -125,9 +130,33 @@ export function readPermission(workspace, path, force) {
     return found !== null && glob(found[1]).test(path)
   }
   if (rules?.deny.some(matches)) return 'denied'
-  if (rules?.allow.some(matches)) return 'allowed'
-  if (path.startsWith(`${workspace}/`)) return 'allowed'
-  return force ? 'allowed' : 'rejected'
+  const boundary = env.FAKE_CURSOR_READ_BOUNDARY
+  if (boundary !== 'team' && boundary !== 'user') return 'allowed'
+  if (force || path.startsWith(`${workspace}/`)) return 'allowed'
+  if (boundary === 'user' && rules?.allow.some(matches)) return 'allowed'
+  return 'rejected'
+}
+
+/**
+ * Runs the `preToolUse` hooks of the run's hooks files for a call of `tool` with `input`, as Cursor
+ * does before a tool runs: each gets the event as JSON on stdin and answers `{"permission":...}`;
+ * the first `deny` (or, for a `failClosed` hook, anything that is not an answer) blocks.
+ */
+export function preToolUse(workspace, env, tool, input) {
+  const event = JSON.stringify({ hook_event_name: 'preToolUse', tool_name: tool, tool_input: input })
+  for (const { hooks } of readHooks(workspace, env)) {
+    for (const hook of hooks.preToolUse ?? []) {
+      const ran = spawnSync(hook.command, { input: event, shell: true, encoding: 'utf8', timeout: 10_000 })
+      let answer
+      try {
+        answer = JSON.parse(ran.stdout)
+      } catch {
+        answer = undefined
+      }
+      if (answer?.permission === 'deny' || (answer === undefined && hook.failClosed === true)) return 'denied'
+    }
+  }
+  return 'allowed'
 }
 
 /**

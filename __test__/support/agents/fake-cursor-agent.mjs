@@ -68,15 +68,21 @@
 // that no `Mcp(<server>:<tool>)` rule allows, without `--force`, is `rejected` (the `mcp`
 // scenario stops at the first); and it reads both hooks files, `//` cut to the line's end, and
 // logs which it loaded (`hooks`: path, events, dropped).
+//   FAKE_CURSOR_READ_BOUNDARY  `team` | `user`: a read boundary (`readBoundary: "workspace"`, @cursor/sdk
+//                              1.0.32) makes a Read outside the workspace need an approval print mode
+//                              cannot give, unless --force (or, for the user's own, a Read(...) allow)
+//   FAKE_CURSOR_DESCRIBE_ATTACHMENTS  the answer says what the model read of the attachments the prompt
+//                              names (each read goes through the Read rules and the preToolUse hooks and
+//                              is logged in `attachmentReads` either way)
 //   FAKE_CURSOR_CONTROL        a JSON file read at every start; its keys (the names above) override
 //                              the environment, so a test can change behaviour between turns
 import { spawn } from 'node:child_process'
 import { createHash, randomUUID } from 'node:crypto'
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { findLogin, mcpPermission, readHooks, readPermission } from './cursor-config.mjs'
+import { findLogin, mcpPermission, preToolUse, readHooks, readPermission } from './cursor-config.mjs'
 
 const env = { ...process.env }
 if (env.FAKE_CURSOR_CONTROL && existsSync(env.FAKE_CURSOR_CONTROL)) {
@@ -281,6 +287,63 @@ function readAlwaysAppliedRules(workspace) {
  * through or refuse. Each moved item becomes the file's text when the read went through; else the
  * model has only the reference.
  */
+/**
+ * What Cursor decides for the model's Read of `path`: the permission rules, then the
+ * `preToolUse` hooks (the run's working folder is its workspace).
+ */
+function readVerdict(path) {
+  const rules = readPermission(process.cwd(), path, process.argv.includes('--force'), env)
+  return rules === 'allowed' ? preToolUse(process.cwd(), env, 'Read', { path }) : rules
+}
+
+/** A picture, PDF or text file the prompt names for the model to open (see `attachmentReads`). */
+const ATTACHMENT = /saved for you at (\S+): open that file with your Read tool/g
+
+/**
+ * The model opens each attachment the prompt names, as Cursor's Read tool does (a picture by its
+ * extension, through the same rules and hooks as any Read): the stream reports each read, and the
+ * invocation log keeps what was read (`attachmentReads`: path, verdict, bytes, SHA-256, file mode).
+ * With FAKE_CURSOR_DESCRIBE_ATTACHMENTS, the answer starts by saying what it read, as a model that
+ * saw the pictures would.
+ */
+function attachmentReads(sessionId, prompt) {
+  const reads = []
+  const lines = []
+  for (const [, path] of prompt.matchAll(ATTACHMENT)) {
+    const callId = `toolu_fake_attachment_${randomUUID()}`
+    const args = { path }
+    const base = { type: 'tool_call', session_id: sessionId, call_id: callId, model_call_id: 'fake_model_call' }
+    lines.push({ ...base, subtype: 'started', tool_call: { readToolCall: { args } }, timestamp_ms: Date.now() })
+    const verdict = readVerdict(path)
+    let read = { path, verdict }
+    let result = { rejected: { path, reason: verdict } }
+    if (verdict === 'allowed') {
+      try {
+        const bytes = readFileSync(path)
+        read = {
+          ...read,
+          bytes: bytes.length,
+          sha256: createHash('sha256').update(bytes).digest('hex'),
+          mode: statSync(path).mode & 0o777,
+          folderMode: statSync(dirname(path)).mode & 0o777,
+        }
+        result = { success: { path, totalLines: 0, fileSize: bytes.length, truncated: false } }
+      } catch (error) {
+        read = { ...read, verdict: 'missing', error: error.code }
+        result = { error: { path, error: String(error.message) } }
+      }
+    }
+    lines.push({
+      ...base,
+      subtype: 'completed',
+      tool_call: { readToolCall: { args, result } },
+      timestamp_ms: Date.now(),
+    })
+    reads.push(read)
+  }
+  return { reads, lines: lines.map((event) => JSON.stringify(event)) }
+}
+
 /** The reads of moved results this run made, for the invocation log. */
 const spillReads = []
 
@@ -296,7 +359,7 @@ async function readWhatCursorMoved(content, { emit, toolCallEvent, modelCallId }
     const startedAtMs = Date.now()
     await emit(toolCallEvent('started', callId, { readToolCall: { args } }, modelCallId, startedAtMs))
     // The run checked that its working folder is the workspace.
-    const allowed = readPermission(process.cwd(), item.filePath, process.argv.includes('--force')) === 'allowed'
+    const allowed = readVerdict(item.filePath) === 'allowed'
     const fileText = allowed ? readFileSync(item.filePath, 'utf8') : ''
     const result = allowed
       ? { success: { content: fileText, isEmpty: fileText === '', exceededLimit: false, path: item.filePath } }
@@ -968,7 +1031,20 @@ async function run() {
   } else {
     record({ stdin, scenario, sessionId })
   }
-  await printLines(streamLines(flags, sessionId, stdin))
+  const attachments = attachmentReads(sessionId, stdin)
+  recordMore({ attachmentReads: attachments.reads })
+  if (attachments.reads.length > 0 && env.FAKE_CURSOR_DESCRIBE_ATTACHMENTS) {
+    const seen = attachments.reads
+      .map((read) =>
+        read.verdict === 'allowed' ? `saw ${read.sha256.slice(0, 16)}` : `could not open (${read.verdict})`,
+      )
+      .join(', ')
+    const lines = generatedStream(`Attachments: ${seen}.`, sessionId, stdin)
+    await printLines([...lines.slice(0, 2), ...attachments.lines, ...lines.slice(2)])
+    return
+  }
+  const lines = streamLines(flags, sessionId, stdin)
+  await printLines([...lines.slice(0, 2), ...attachments.lines, ...lines.slice(2)])
 }
 
 run().catch((error) => fail(error?.stack ?? String(error), 1))

@@ -429,17 +429,25 @@ describe('provider block merging', () => {
         contextWindow: 200_000,
         maxOutputTokens: 128_000,
         reasoning: true,
+        pictures: true,
       },
-      { id: 'mystery', name: 'Mystery', contextWindow: 64_000, maxOutputTokens: 8_000, reasoning: false },
+      { id: 'mystery', name: 'Mystery', contextWindow: 64_000, maxOutputTokens: 8_000, reasoning: false, pictures: false },
     ]
     assert.deepEqual(modelsBlock(models), {
       'sonnet-4.6-thinking': {
         name: 'Claude 4.6 Sonnet (Thinking)',
         limit: { context: 200_000, output: 128_000 },
         reasoning: true,
-        attachment: false,
+        attachment: true,
+        modalities: { input: ['text', 'image'], output: ['text'] },
       },
-      mystery: { name: 'Mystery', limit: { context: 64_000, output: 8_000 }, reasoning: false, attachment: false },
+      mystery: {
+        name: 'Mystery',
+        limit: { context: 64_000, output: 8_000 },
+        reasoning: false,
+        attachment: false,
+        modalities: { input: ['text'], output: ['text'] },
+      },
     })
   })
 

@@ -4,6 +4,7 @@
 // statuses, never from the code under test. The clients keep their default retries: only
 // `x-should-retry: false` keeps a failing request to one run.
 import assert from 'node:assert/strict'
+import { createHash } from 'node:crypto'
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'
@@ -12,6 +13,7 @@ import { after, before, describe, it } from 'node:test'
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import { specEnvironment } from './support/env.ts'
+import { png } from './support/png.ts'
 import { fakeRuns, quotaText } from './support/fake-runs.ts'
 import { groupMembers, killGroupsAfter, waitFor } from './support/process.ts'
 
@@ -467,6 +469,121 @@ describe('every endpoint refuses bad input with a 400 before any run', () => {
     assert.equal(answer.status, 400)
     assert.match(JSON.parse(answer.body).error.message, /`input`/)
   })
+})
+
+describe('pictures and files the clients send take the route of a picture pasted into OpenCode', () => {
+  const picture = png(24, 24, [20, 120, 220])
+  const pictureUrl = `data:image/png;base64,${picture.toString('base64')}`
+  const pdf = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n')
+  const saw = (bytes: Buffer) => `saw ${createHash('sha256').update(bytes).digest('hex').slice(0, 16)}`
+  const describing = { FAKE_CURSOR_DESCRIBE_ATTACHMENTS: '1' }
+
+  it('Chat Completions: an image_url data URL is read by the model, byte for byte', LIMIT, async () => {
+    const logDir = fake(describing)
+    const answer = await openai().chat.completions.create({
+      model: 'auto',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'what colour is it?' },
+            { type: 'image_url', image_url: { url: pictureUrl } },
+          ],
+        },
+      ],
+    })
+    assert.equal(answer.choices[0]!.message.content, `Attachments: ${saw(picture)}.`)
+    const [run] = runs(logDir)
+    assert.equal(run!.attachmentReads!.length, 1)
+  })
+
+  it('Responses: an input_image data URL, read by the model', LIMIT, async () => {
+    fake(describing)
+    const answer = await openai().responses.create({
+      model: 'auto',
+      input: [
+        {
+          role: 'user',
+          content: [
+            { type: 'input_text', text: 'what colour is it?' },
+            { type: 'input_image', image_url: pictureUrl, detail: 'auto' },
+          ],
+        },
+      ],
+    })
+    assert.equal(answer.output_text, `Attachments: ${saw(picture)}.`)
+  })
+
+  it('Messages: an image block and a PDF document block, each read by the model', LIMIT, async () => {
+    fake(describing)
+    const answer = await anthropic().messages.create({
+      model: 'auto',
+      max_tokens: 64,
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: picture.toString('base64') } },
+            {
+              type: 'document',
+              source: { type: 'base64', media_type: 'application/pdf', data: pdf.toString('base64') },
+              title: 'spec.pdf',
+            },
+            { type: 'text', text: 'what do these show?' },
+          ],
+        },
+      ],
+    })
+    const text = answer.content.map((block) => (block.type === 'text' ? block.text : '')).join('')
+    assert.equal(text, `Attachments: ${saw(picture)}, ${saw(pdf)}.`)
+  })
+
+  const remote: Array<[string, string, unknown]> = [
+    [
+      'Chat Completions, an https image_url',
+      '/v1/chat/completions',
+      {
+        model: 'auto',
+        messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'https://example.com/a.png' } }] }],
+      },
+    ],
+    [
+      'Chat Completions, a file URL on the server',
+      '/v1/chat/completions',
+      {
+        model: 'auto',
+        messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'file:///etc/passwd' } }] }],
+      },
+    ],
+    [
+      'Responses, an input_image URL',
+      '/v1/responses',
+      {
+        model: 'auto',
+        input: [{ role: 'user', content: [{ type: 'input_image', image_url: 'http://example.com/a.png' }] }],
+      },
+    ],
+    [
+      'Messages, an image block naming a URL',
+      '/v1/messages',
+      {
+        model: 'auto',
+        max_tokens: 8,
+        messages: [
+          { role: 'user', content: [{ type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } }] },
+        ],
+      },
+    ],
+  ]
+  for (const [name, path, body] of remote)
+    it(`${name}: a 400 that says the server fetches nothing, and no run`, LIMIT, async () => {
+      const logDir = fake({})
+      const answer = await post(path, JSON.stringify(body))
+      assert.equal(answer.status, 400, answer.body)
+      assert.match(answer.body, /E_INVALID_ARG/)
+      assert.match(answer.body, /this server fetches nothing: send its bytes instead, as a data URL/)
+      assert.deepEqual(runs(logDir), [])
+    })
 })
 
 describe('a client that goes away stops the run and its process group', () => {

@@ -431,7 +431,14 @@ describe('provider block merging', () => {
         reasoning: true,
         pictures: true,
       },
-      { id: 'mystery', name: 'Mystery', contextWindow: 64_000, maxOutputTokens: 8_000, reasoning: false, pictures: false },
+      {
+        id: 'mystery',
+        name: 'Mystery',
+        contextWindow: 64_000,
+        maxOutputTokens: 8_000,
+        reasoning: false,
+        pictures: false,
+      },
     ]
     assert.deepEqual(modelsBlock(models), {
       'sonnet-4.6-thinking': {

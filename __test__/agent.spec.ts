@@ -445,16 +445,26 @@ describe('listCursorModels', () => {
     assert.deepEqual(
       models.map((m) => ({ ...m })),
       // Cursor's 200k window outside Max Mode, or the one its label names; output limits as the
-      // vendor publishes them (OpenAI: 128,000), 32,000 where none is published.
+      // vendor publishes them (OpenAI: 128,000), 32,000 where none is published. Pictures as the
+      // vendor documents its models' input (OpenAI's take images); none documented for Cursor's
+      // `auto` and Composer.
       [
-        { id: 'auto', name: 'Auto', contextWindow: 200_000, maxOutputTokens: 32_000, reasoning: true },
-        { id: 'composer-2.5', name: 'Composer 2.5', contextWindow: 200_000, maxOutputTokens: 32_000, reasoning: true },
+        { id: 'auto', name: 'Auto', contextWindow: 200_000, maxOutputTokens: 32_000, reasoning: true, pictures: false },
+        {
+          id: 'composer-2.5',
+          name: 'Composer 2.5',
+          contextWindow: 200_000,
+          maxOutputTokens: 32_000,
+          reasoning: true,
+          pictures: false,
+        },
         {
           id: 'gpt-5.5-high',
           name: 'GPT-5.5 1M High',
           contextWindow: 1_000_000,
           maxOutputTokens: 128_000,
           reasoning: true,
+          pictures: true,
         },
       ],
     )
@@ -466,7 +476,14 @@ describe('listCursorModels', () => {
     // Without a label naming a window, Cursor's 200k; the name defaults to the id.
     assert.deepEqual(
       { ...describeCursorModel('gpt-5.5-high') },
-      { id: 'gpt-5.5-high', name: 'gpt-5.5-high', contextWindow: 200_000, maxOutputTokens: 128_000, reasoning: true },
+      {
+        id: 'gpt-5.5-high',
+        name: 'gpt-5.5-high',
+        contextWindow: 200_000,
+        maxOutputTokens: 128_000,
+        reasoning: true,
+        pictures: true,
+      },
     )
   })
 

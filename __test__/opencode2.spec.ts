@@ -143,8 +143,20 @@ describe('setup in OpenCode 2', () => {
         assert.deepEqual(model.variants, [])
         assert.ok(model.time.released > 0, `${model.id} released at 0`)
         assert.ok(model.limit.context > 0 && model.limit.output > 0)
-        assert.deepEqual(model.capabilities.input, ['text'])
       }
+      // Pictures where the model's vendor documents image input (Claude); not for `auto` nor an
+      // id the table does not know.
+      assert.deepEqual(
+        host
+          .state()
+          .providers.get('cursor-acp')!
+          .models.map((model) => [model.id, model.capabilities.input]),
+        [
+          ['auto', ['text']],
+          ['sonnet-4.6', ['text', 'image']],
+          ['mystery-9', ['text']],
+        ],
+      )
       const [, sonnet, mystery] = host.state().providers.get('cursor-acp')!.models
       assert.equal(sonnet.time.released, Date.parse('2026-02-01T00:00:00Z'))
       assert.equal(mystery.time.released, Date.parse('2026-01-01T00:00:00Z'))

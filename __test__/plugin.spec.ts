@@ -567,13 +567,14 @@ describe('the plugin entry', () => {
     assert.equal(block.npm, pathToFileURL(join(repo, 'dist', 'plugin', 'opencode', 'provider.js')).href)
     // The cache holds names only; the limits are the addon's: `auto` as Cursor documents it,
     // an id the addon does not know with its cautious default.
+    const textOnly = { attachment: false, modalities: { input: ['text'], output: ['text'] } }
     assert.deepEqual(block.models, {
-      auto: { name: 'Auto', limit: { context: 200_000, output: 32_000 }, reasoning: true, attachment: false },
+      auto: { name: 'Auto', limit: { context: 200_000, output: 32_000 }, reasoning: true, ...textOnly },
       'cached-model': {
         name: 'Cached Model',
         limit: { context: 128_000, output: 32_000 },
         reasoning: false,
-        attachment: false,
+        ...textOnly,
       },
     })
     assert.equal(block.options.workspace, project)
@@ -922,9 +923,23 @@ describe('the provider over the fake cursor-agent', () => {
     const cacheFile = join(scratch, 'models-cache', 'models.json')
     const fromCursor = await cursorModels({ cacheFile, executable: fakeAgent, env: childEnvironment() })
     const fakeList = [
-      { id: 'auto', name: 'Auto', contextWindow: 200_000, maxOutputTokens: 32_000, reasoning: true },
-      { id: 'fake-model', name: 'Fake Model', contextWindow: 128_000, maxOutputTokens: 32_000, reasoning: false },
-      { id: 'composer-2.5', name: 'Composer 2.5', contextWindow: 200_000, maxOutputTokens: 32_000, reasoning: true },
+      { id: 'auto', name: 'Auto', contextWindow: 200_000, maxOutputTokens: 32_000, reasoning: true, pictures: false },
+      {
+        id: 'fake-model',
+        name: 'Fake Model',
+        contextWindow: 128_000,
+        maxOutputTokens: 32_000,
+        reasoning: false,
+        pictures: false,
+      },
+      {
+        id: 'composer-2.5',
+        name: 'Composer 2.5',
+        contextWindow: 200_000,
+        maxOutputTokens: 32_000,
+        reasoning: true,
+        pictures: false,
+      },
     ]
     assert.deepEqual(fromCursor, { models: fakeList, source: 'cursor' })
     const missing = join(scratch, 'no-such-agent')

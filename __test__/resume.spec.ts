@@ -189,7 +189,46 @@ describe('SessionResumeManager: an OpenCode conversation in the AI SDK V3 shape'
     assert.equal(next.prompt, 'thanks')
   })
 
-  it('starts a fresh chat (never a resumed full prompt) when the new user message has a file', () => {
+  it('resumes when the new user message carries a picture: saved for the run, named by its path, nothing of the rest sent again', () => {
+    const manager = enabledManager()
+    manager.record(manager.plan(v3Request([system, opener])), 'chatV3')
+    const withPicture = (data: string) =>
+      v3Request([
+        system,
+        opener,
+        { role: 'assistant', content: [{ type: 'text', text: 'Which file?' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'this one' },
+            { type: 'file', mediaType: 'image/png', data },
+          ],
+        },
+      ])
+    const plan = manager.plan(withPicture('iVBORw0KGgo='))
+    assert.equal(plan.resumeChatId, 'chatV3')
+    assert.equal(plan.incremental, true)
+    const named =
+      /^this one\n\[attached image \(image\/png, 8 bytes\), saved for you at (\S+): open that file with your Read tool to see it\]$/.exec(
+        plan.prompt,
+      )
+    assert.ok(named, plan.prompt)
+    const attachments = plan.attachments!
+    assert.equal(`${attachments.folder}/${attachments.files[0]!.name}`, named[1])
+    assert.deepEqual(
+      attachments.files.map((file) => file.data),
+      ['iVBORw0KGgo='],
+    )
+    assert.deepEqual(attachments.warnings, [])
+    // A picture that cannot be sent is still named, with why, and the user is told.
+    const broken = manager.plan(withPicture('not base64 at all!'))
+    assert.equal(broken.resumeChatId, 'chatV3')
+    assert.match(broken.prompt, /^this one\n\[attached image \(image\/png\) not sent: its data is not valid base64/)
+    assert.equal(broken.attachments!.files.length, 0)
+    assert.equal(broken.attachments!.warnings.length, 1)
+  })
+
+  it('starts a fresh chat (never a resumed full prompt) when the new user message names a URL', () => {
     const manager = enabledManager()
     manager.record(manager.plan(v3Request([system, opener])), 'chatV3')
     const plan = manager.plan(
@@ -201,7 +240,7 @@ describe('SessionResumeManager: an OpenCode conversation in the AI SDK V3 shape'
           role: 'user',
           content: [
             { type: 'text', text: 'this one' },
-            { type: 'file', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
+            { type: 'file', mediaType: 'image/png', data: 'https://example.com/shot.png' },
           ],
         },
       ]),
@@ -209,9 +248,8 @@ describe('SessionResumeManager: an OpenCode conversation in the AI SDK V3 shape'
     assert.equal(plan.resumeChatId, null)
     assert.equal(plan.incremental, false)
     assert.ok(
-      plan.prompt.endsWith(
-        'USER: this one\n[attached image (image/png, 8 bytes) omitted: inline data cannot be passed to cursor-agent]',
-      ),
+      plan.prompt.endsWith('USER: this one\n[attached image (image/png): https://example.com/shot.png]'),
+      plan.prompt,
     )
   })
 
@@ -310,6 +348,7 @@ describe('SessionResumeManager: limits', () => {
       prompt: 'USER: task number 1',
       incremental: false,
       recordToken: null,
+      attachments: null,
     })
     assert.equal(manager.record(plan, 'chat-1'), false)
     assert.equal(manager.size, 0)

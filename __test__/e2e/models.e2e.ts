@@ -5,7 +5,8 @@
 // Expected figures come from the README (Models): Cursor's documented 200k window outside Max
 // Mode, or the window Cursor's label names; output limits as each vendor publishes them, 32,000
 // where none is published; 128k and 32,000 for an id the table does not know; thinking for Claude
-// only in the `-thinking` variants; `attachment` always false.
+// only in the `-thinking` variants; `attachment` and image input where the vendor documents
+// picture input (Claude, GPT, Gemini), not for `auto` nor an id the table does not know.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { e2eFile } from '../support/e2e.ts'
@@ -27,15 +28,16 @@ interface Expected {
   context: number
   output: number
   reasoning: boolean
+  pictures: boolean
 }
 
 const EXPECTED: Record<string, Expected> = {
-  auto: { context: 200_000, output: 32_000, reasoning: true },
-  'sonnet-4.6': { context: 200_000, output: 128_000, reasoning: false },
-  'sonnet-4.6-thinking': { context: 200_000, output: 128_000, reasoning: true },
-  'gpt-5.5-high': { context: 1_000_000, output: 128_000, reasoning: true },
-  'gemini-3.1-pro': { context: 200_000, output: 65_536, reasoning: true },
-  'mystery-model': { context: 128_000, output: 32_000, reasoning: false },
+  auto: { context: 200_000, output: 32_000, reasoning: true, pictures: false },
+  'sonnet-4.6': { context: 200_000, output: 128_000, reasoning: false, pictures: true },
+  'sonnet-4.6-thinking': { context: 200_000, output: 128_000, reasoning: true, pictures: true },
+  'gpt-5.5-high': { context: 1_000_000, output: 128_000, reasoning: true, pictures: true },
+  'gemini-3.1-pro': { context: 200_000, output: 65_536, reasoning: true, pictures: true },
+  'mystery-model': { context: 128_000, output: 32_000, reasoning: false, pictures: false },
 }
 
 async function sandbox(): Promise<Sandbox> {
@@ -57,7 +59,8 @@ function assertMetadata(models: Record<string, any>, where: string): void {
     assert.equal(model.limit.context, expected.context, `${where}: ${id} context`)
     assert.equal(model.limit.output, expected.output, `${where}: ${id} output`)
     assert.equal(model.capabilities.reasoning, expected.reasoning, `${where}: ${id} reasoning`)
-    assert.equal(model.capabilities.attachment, false, `${where}: ${id} attachment`)
+    assert.equal(model.capabilities.attachment, expected.pictures, `${where}: ${id} attachment`)
+    assert.equal(model.capabilities.input.image, expected.pictures, `${where}: ${id} image input`)
   }
 }
 

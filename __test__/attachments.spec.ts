@@ -443,3 +443,16 @@ describe('which models take pictures', () => {
     )
   })
 })
+
+describe("the doctor's picture", () => {
+  test('every word it may pick is written legibly, in a PNG within the limits', async () => {
+    const { PICTURE_WORDS, wordPicture } = await import('../plugin/cli/word-picture.ts')
+    const { textIn } = await import('./support/agents/vision.mjs')
+    for (const word of PICTURE_WORDS) {
+      const picture = wordPicture(word)
+      assert.equal(textIn(picture), word)
+      assert.ok(picture.length < 4096, `${word}: ${picture.length} bytes`)
+    }
+    assert.throws(() => wordPicture('pong'), /no glyph for "p"/)
+  })
+})

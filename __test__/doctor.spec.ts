@@ -46,6 +46,8 @@ const LIVE_SCRIPT = (nativeRefused: boolean, deadline: unknown[] = WAITS_FOR_THE
   JSON.stringify({
     'word: pong': [{ text: 'pong' }],
     'word: understood': [{ text: 'understood' }],
+    // The model says the word it sees in the picture (vision.mjs reads it).
+    'word written in it': [{ text: 'The word is {{seen:0}}.' }],
     // The deadline check's prompt, a "connection check" too.
     'answers slowly': deadline,
     'connection check': [
@@ -138,6 +140,7 @@ describe('doctor', () => {
       'data-dir': 'ok',
       'live-round-trip': 'skipped',
       'live-host-instructions': 'skipped',
+      'live-picture': 'skipped',
       'live-bridge-tools': 'skipped',
       'live-probe-call': 'skipped',
       'live-deadline': 'skipped',
@@ -425,10 +428,11 @@ describe('doctor', () => {
         const found = report(ran)
         assert.equal(ran.status, 0, ran.stderr)
         assert.deepEqual(
-          found.checks.slice(-7).map((check) => [check.id, check.status]),
+          found.checks.slice(-8).map((check) => [check.id, check.status]),
           [
             ['live-round-trip', 'ok'],
             ['live-host-instructions', 'ok'],
+            ['live-picture', 'ok'],
             ['live-bridge-tools', 'ok'],
             ['live-probe-call', 'ok'],
             ['live-deadline', 'ok'],
@@ -537,6 +541,62 @@ describe('doctor', () => {
         assert.equal(problem.status, 'problem')
         assert.match(problem.detail, /refused OpenCode's system prompt \("can't follow"\)/)
         assert.match(problem.fix ?? '', /report this output/)
+      },
+    )
+
+    it(
+      'a picture with a random word reaches the model, which must answer it when it is declared to take pictures',
+      LIMIT,
+      () => {
+        const pictureOf = (ran: ReturnType<typeof doctor>) => report(ran).checks.find((c) => c.id === 'live-picture')!
+        const logged = (ran: ReturnType<typeof doctor>) =>
+          readdirSync(join(ran.home, 'log'))
+            .map(
+              (file) =>
+                JSON.parse(readFileSync(join(ran.home, 'log', file), 'utf8')) as {
+                  stdin?: string
+                  argv: string[]
+                  attachmentReads?: Array<{ path: string; verdict: string; text?: string }>
+                },
+            )
+            .filter((entry) => entry.stdin?.includes('word written in it'))
+        const sees = doctor(['--json', '--live', '--model', 'sonnet-4.6'], {
+          FAKE_CURSOR_SCENARIO: 'mcp',
+          FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true),
+        })
+        const ok = pictureOf(sees)
+        assert.equal(ok.status, 'ok', ok.detail)
+        const [run] = logged(sees)
+        assert.equal(run!.argv[run!.argv.indexOf('--model') + 1], 'sonnet-4.6')
+        const [read] = run!.attachmentReads!
+        assert.equal(read!.verdict, 'allowed')
+        assert.match(read!.text ?? '', /^[A-Z]{5}$/, 'the picture shows a word')
+        assert.equal(ok.detail, `sonnet-4.6 read the word "${read!.text}" in a picture`)
+        assert.ok(!existsSync(dirname(read!.path)), 'the picture went with its run')
+
+        const blind = JSON.stringify({
+          ...JSON.parse(LIVE_SCRIPT(true)),
+          'word written in it': [{ text: 'I see nothing.' }],
+        })
+        const missed = doctor(['--json', '--live', '--model', 'sonnet-4.6'], {
+          FAKE_CURSOR_SCENARIO: 'mcp',
+          FAKE_CURSOR_MCP_SCRIPT: blind,
+        })
+        assert.equal(missed.status, 0, 'a warning: text still works')
+        const warning = pictureOf(missed)
+        assert.equal(warning.status, 'warning')
+        assert.match(
+          warning.detail,
+          /^sonnet-4\.6 did not answer "[A-Z]{5}", the word in the picture: I see nothing\.$/,
+        )
+        assert.match(warning.fix ?? '', /report this output/)
+
+        // A model declared without pictures: OpenCode refuses them for it, and not reading is as declared.
+        const asDeclared = pictureOf(
+          doctor(['--json', '--live'], { FAKE_CURSOR_SCENARIO: 'mcp', FAKE_CURSOR_MCP_SCRIPT: blind }),
+        )
+        assert.equal(asDeclared.status, 'ok')
+        assert.match(asDeclared.detail, /^auto did not read the picture, as declared/)
       },
     )
 

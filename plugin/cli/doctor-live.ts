@@ -1,16 +1,18 @@
 // `doctor --live`: what only the user's real cursor-agent and Cursor account can show. First a
-// plain round trip (a prompt in, an answer out, no bridge); then, for tool mode `opencode`:
+// plain round trip (a prompt in, an answer out, no bridge), a first turn with OpenCode's system
+// prompt, and a picture the model must read; then, for tool mode `opencode`:
 // cursor-agent must see the bridge's tools in the private configuration, the model's call of a
 // probe tool must arrive at the bridge, and Cursor's own tools must stay out.
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { RunResult, RunStep, StreamOutput } from 'opencode-cursor-native'
+import type { PlannedAttachments, RunResult, RunStep, StreamOutput } from 'opencode-cursor-native'
 import { toldInCursorToolMode } from '../opencode/provider.js'
 import { readSettings } from '../turn/env.js'
 import { splitInstructions } from '../turn/instructions.js'
 import type { NativeApi } from '../turn/native.js'
 import { openCodeSystemPrompt } from './opencode-system-prompt.js'
+import { pictureWord, wordPicture } from './word-picture.js'
 
 /** The tool served for the live check. */
 export const PROBE_TOOL = Object.freeze({
@@ -35,6 +37,8 @@ export const ROUND_TRIP_PROMPT = `This is an automated connection check. Reply w
 /** The word the check of OpenCode's system prompt asks for, after that prompt. */
 export const INSTRUCTIONS_WORD = 'understood'
 export const INSTRUCTIONS_PROMPT = `This is an automated check of the instructions above. Reply with exactly the word: ${INSTRUCTIONS_WORD}. Do not use any tool.`
+export const PICTURE_PROMPT =
+  'This is an automated check that pictures reach you. Open the attached picture and reply with only the word written in it, in capital letters.'
 export const PROBE_PROMPT =
   `This is an automated connection check. Call the tool ${PROBE_TOOL.name} exactly once, with the argument word set to "ready". ` +
   'Do not use any other tool. When the tool has answered, reply with the text it returned and nothing else.'
@@ -122,7 +126,12 @@ interface LiveAnswer {
  */
 async function liveAnswer(
   setup: LiveSetup,
-  { prompt, workspace, instructions }: { prompt: string; workspace: string; instructions?: string },
+  {
+    prompt,
+    workspace,
+    instructions,
+    attachments,
+  }: { prompt: string; workspace: string; instructions?: string; attachments?: PlannedAttachments | null },
 ): Promise<LiveAnswer> {
   const started = performance.now()
   let firstTextMs: number | undefined
@@ -136,6 +145,7 @@ async function liveAnswer(
       ...(instructions === undefined
         ? { env: setup.plainEnv, force: false }
         : { env: setup.env, hostTools: { tools: [], folder: setup.folder, instructions } }),
+      ...(attachments == null ? {} : { attachments }),
       timeoutMs: 120_000,
     },
     (outputs: StreamOutput[]) => {
@@ -364,6 +374,47 @@ export async function checkHostInstructions(setup: LiveSetup, toolMode: 'cursor'
     return {
       passed: true,
       detail: `${setup.model} answered a first turn carrying OpenCode's system prompt (tool mode ${toolMode}); ${word}`,
+    }
+  } finally {
+    rmSync(workspace, { recursive: true, force: true })
+  }
+}
+
+/**
+ * A picture of a random word, attached as OpenCode attaches a pasted one, to the model in a plain
+ * run: a model declared to take pictures must answer the word. One declared without them passes
+ * either way, and its answer tells whether the declaration holds.
+ */
+export async function checkPicture(setup: LiveSetup): Promise<LiveOutcome> {
+  const word = pictureWord()
+  const workspace = mkdtempSync(join(tmpdir(), 'ocn-doctor-picture-'))
+  try {
+    const picture = { type: 'file' as const, mediaType: 'image/png', data: wordPicture(word).toString('base64') }
+    const plan = new setup.api.SessionResumeManager({ enabled: false }).plan({
+      workspace,
+      model: setup.model,
+      messages: [{ role: 'user', content: [{ type: 'text', text: PICTURE_PROMPT }, picture] }],
+    })
+    const { result, text } = await liveAnswer(setup, { prompt: plan.prompt, workspace, attachments: plan.attachments })
+    const failed = failure(result)
+    if (failed !== undefined) return { passed: false, detail: failed, code: result.error?.code }
+    const declared = setup.api.describeCursorModel(setup.model).pictures
+    const read = text.toUpperCase().includes(word)
+    if (read && declared) return { passed: true, detail: `${setup.model} read the word "${word}" in a picture` }
+    if (read)
+      return {
+        passed: true,
+        detail: `${setup.model} read the word "${word}" in a picture, yet is declared without pictures (OpenCode refuses a pasted one for it): please report this output`,
+      }
+    if (!declared)
+      return {
+        passed: true,
+        detail: `${setup.model} did not read the picture, as declared: OpenCode refuses pictures for it; models that take them are marked in \`opencode models cursor-acp --verbose\` (attachment: true)`,
+      }
+    return {
+      passed: false,
+      detail: `${setup.model} did not answer "${word}", the word in the picture: ${lastLines(text, 2)}`,
+      fix: 'Please report this output with your cursor-agent version and the model; meanwhile pictures may not reach this model.',
     }
   } finally {
     rmSync(workspace, { recursive: true, force: true })

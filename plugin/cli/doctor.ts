@@ -9,6 +9,7 @@ import {
   checkBridgeTools,
   checkDeadline,
   checkHostInstructions,
+  checkPicture,
   checkNativeRefused,
   checkProbeCall,
   checkRoundTrip,
@@ -308,6 +309,7 @@ function dataCheck(env: Env): Check {
 
 const ROUND_TRIP_ID = 'live-round-trip'
 const INSTRUCTIONS_ID = 'live-host-instructions'
+const PICTURE_ID = 'live-picture'
 const VERDICT_ID = 'tool-mode-opencode'
 const BRIDGE_CHECKS: ReadonlyArray<{ id: string; run: (setup: LiveSetup) => Promise<LiveOutcome> }> = [
   { id: 'live-bridge-tools', run: checkBridgeTools },
@@ -316,7 +318,7 @@ const BRIDGE_CHECKS: ReadonlyArray<{ id: string; run: (setup: LiveSetup) => Prom
   { id: 'live-native-refused', run: checkNativeRefused },
 ]
 /** Every check `--live` adds, in order. */
-const LIVE_IDS = [ROUND_TRIP_ID, INSTRUCTIONS_ID, ...BRIDGE_CHECKS.map((check) => check.id), VERDICT_ID]
+const LIVE_IDS = [ROUND_TRIP_ID, INSTRUCTIONS_ID, PICTURE_ID, ...BRIDGE_CHECKS.map((check) => check.id), VERDICT_ID]
 
 /** What to do when the round trip fails, by the run's error code; any other code: {@link debugFix}. */
 const ROUND_TRIP_FIX: Readonly<Partial<Record<string, string>>> = {
@@ -352,6 +354,7 @@ async function liveChecks(setup: LiveSetup, settings: CursorAcpSettings, logFile
     return [{ id: ROUND_TRIP_ID, status: 'problem', detail: roundTrip.detail, fix }, ...rest]
   }
   const instructions = await instructionsCheck(setup, settings)
+  const picture = await pictureCheck(setup)
   const failing: CheckStatus = settings.toolMode === 'opencode' ? 'problem' : 'warning'
   const bridge: Check[] = []
   for (const { id, run } of BRIDGE_CHECKS) {
@@ -375,7 +378,7 @@ async function liveChecks(setup: LiveSetup, settings: CursorAcpSettings, logFile
         detail: 'tool mode opencode cannot be used on this machine yet',
         fix: 'Keep the default tool mode cursor, and please report this output with your cursor-agent version.',
       }
-  return [{ id: ROUND_TRIP_ID, status: 'ok', detail: roundTrip.detail }, instructions, ...bridge, verdict]
+  return [{ id: ROUND_TRIP_ID, status: 'ok', detail: roundTrip.detail }, instructions, picture, ...bridge, verdict]
 }
 
 /** A first turn with OpenCode's real system prompt, in the chosen tool mode: answered, not refused. */
@@ -388,6 +391,13 @@ async function instructionsCheck(setup: LiveSetup, settings: CursorAcpSettings):
     detail: outcome.detail,
     fix: 'Please report this output with your cursor-agent version and the model; another model may accept it (`--model <id>`).',
   }
+}
+
+/** A picture the model must read: a warning when it does not (text still works). */
+async function pictureCheck(setup: LiveSetup): Promise<Check> {
+  const outcome = await outcomeOf(checkPicture, setup)
+  if (outcome.passed) return { id: PICTURE_ID, status: 'ok', detail: outcome.detail }
+  return { id: PICTURE_ID, status: 'warning', detail: outcome.detail, fix: outcome.fix ?? 'Please report this output.' }
 }
 
 const TOOL_MODE_IDS = ['tool-mode-login', 'tool-mode-files']

@@ -83,6 +83,7 @@ import { homedir } from 'node:os'
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { findLogin, mcpPermission, preToolUse, readHooks, readPermission } from './cursor-config.mjs'
+import { textIn } from './vision.mjs'
 
 const env = { ...process.env }
 if (env.FAKE_CURSOR_CONTROL && existsSync(env.FAKE_CURSOR_CONTROL)) {
@@ -302,7 +303,8 @@ const ATTACHMENT = /saved for you at (\S+): open that file with your Read tool/g
 /**
  * The model opens each attachment the prompt names, as Cursor's Read tool does (a picture by its
  * extension, through the same rules and hooks as any Read): the stream reports each read, and the
- * invocation log keeps what was read (`attachmentReads`: path, verdict, bytes, SHA-256, file mode).
+ * invocation log keeps what was read (`attachmentReads`: path, verdict, bytes, SHA-256, file mode,
+ * and the capitals a picture shows, read by vision.mjs).
  * With FAKE_CURSOR_DESCRIBE_ATTACHMENTS, the answer starts by saying what it read, as a model that
  * saw the pictures would.
  */
@@ -322,6 +324,7 @@ function attachmentReads(sessionId, prompt) {
         const bytes = readFileSync(path)
         read = {
           ...read,
+          text: textIn(bytes),
           bytes: bytes.length,
           sha256: createHash('sha256').update(bytes).digest('hex'),
           mode: statSync(path).mode & 0o777,
@@ -341,7 +344,14 @@ function attachmentReads(sessionId, prompt) {
     })
     reads.push(read)
   }
-  return { reads, lines: lines.map((event) => JSON.stringify(event)) }
+  recordMore({ attachmentReads: reads })
+  return { reads, events: lines, lines: lines.map((event) => JSON.stringify(event)) }
+}
+
+/** What the model says it saw of attachment `read`: the words in a picture, or why it could not open it. */
+function seen(read) {
+  if (read === undefined) return 'nothing attached'
+  return read.verdict === 'allowed' ? read.text : `could not open (${read.verdict})`
 }
 
 /** The reads of moved results this run made, for the invocation log. */
@@ -561,7 +571,9 @@ function fillArgs(args, results, stepIndex) {
 /**
  * The `mcp` scenario: connects to every configured server that has a url (`initialize`,
  * `notifications/initialized`), lists their tools, then runs the steps in order:
- *   {"text": "..."}              assistant text; `{{result:N}}` is the N-th tool result's text (N
+ *   {"text": "..."}              assistant text; `{{seen:N}}` is what the model saw of the N-th
+ *                                attachment the prompt names (the capitals in a picture);
+ *                                `{{result:N}}` is the N-th tool result's text (N
  *                                counts the script's calls from 0, or `last`; text entries joined
  *                                with "\n"; a JSON-RPC error's message), `{{error:N}}` "true" or
  *                                "false", `{{match:N:<regex>}}` the regex's first group in that text
@@ -633,6 +645,8 @@ async function runMcpScript(steps, servers, sessionId, prompt) {
     recordMore({ mcpTools: toolLists.at(-1), mcpToolLists: toolLists, mcpCalls })
 
     for (const event of openingEvents(sessionId, prompt)) emit(event)
+    const attachments = attachmentReads(sessionId, prompt)
+    for (const event of attachments.events) emit(event)
     const [firstServer] = connections.keys()
     let answer = ''
     let callCount = 0
@@ -640,7 +654,9 @@ async function runMcpScript(steps, servers, sessionId, prompt) {
     for (const [stepIndex, step] of steps.entries()) {
       const modelCallId = `${sessionId}-${stepIndex}-fake`
       if (typeof step?.text === 'string') {
-        const text = fillIn(step.text, results, stepIndex)
+        const text = fillIn(step.text, results, stepIndex).replace(/\{\{seen:(\d+)\}\}/g, (_, n) =>
+          seen(attachments.reads[Number(n)]),
+        )
         answer += text
         for (const event of answerEvents(text, sessionId)) emit(event)
       } else if (Array.isArray(step?.calls)) {
@@ -1032,7 +1048,6 @@ async function run() {
     record({ stdin, scenario, sessionId })
   }
   const attachments = attachmentReads(sessionId, stdin)
-  recordMore({ attachmentReads: attachments.reads })
   if (attachments.reads.length > 0 && env.FAKE_CURSOR_DESCRIBE_ATTACHMENTS) {
     const seen = attachments.reads
       .map((read) =>

@@ -33,6 +33,7 @@ const load = {
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex')
 const RED_SQUARE = png(40, 40, [220, 20, 20])
+const PICTURE = { type: 'file', mediaType: 'image/png', data: RED_SQUARE.toString('base64') }
 
 const nativeApi = require('../index.js')
 /** Where this process's runs keep their attachments folders, as a plan names them. */
@@ -80,28 +81,34 @@ function place() {
 
 const textOf = (parts: StreamPart[]) => parts.map((part) => (part.type === 'text-delta' ? part.delta : '')).join('')
 
+/** A turn of `messages` with these settings, over the fake; its outputs gathered as they come. */
+async function turnOf(settings: Record<string, unknown>, messages: object[], conversationId?: string) {
+  const { resolveTurnConfig, startTurn } = await load.turn()
+  const config = resolveTurnConfig({ executable: fakeAgent, ...settings }, true)
+  assert.equal(config.problem, null)
+  const outputs: StreamPart[] = []
+  const request = { model: 'auto', messages: messages as never, ...(conversationId ? { conversationId } : {}) }
+  const turn = startTurn(config, request, 'ai-sdk', (batch) => outputs.push(...(batch as StreamPart[])))
+  return { turn, outputs }
+}
+
+/** The provider's parts for one user message of `content` to model `id`, over the fake. */
+async function providerParts(workspace: string, id: string, content: object[]): Promise<StreamPart[]> {
+  const { createCursorAcp } = await load.provider()
+  const options = { name: 'cursor-acp', workspace, executable: fakeAgent }
+  const model = userProvider(createCursorAcp, options).languageModel(id)
+  const { stream } = await model.doStream({ prompt: [{ role: 'user', content }] } as never)
+  return (await collect(stream)) as StreamPart[]
+}
+
 describe('a picture pasted into OpenCode', () => {
   test('reaches the model with the same bytes, from a private folder outside the repository that is gone once the run ends', async () => {
-    const { createCursorAcp } = await load.provider()
     const { workspace, log, runs } = place()
     await withEnv({ FAKE_CURSOR_LOG_DIR: log, FAKE_CURSOR_DESCRIBE_ATTACHMENTS: '1' }, async () => {
-      const model = userProvider(createCursorAcp, {
-        name: 'cursor-acp',
-        workspace,
-        executable: fakeAgent,
-      }).languageModel('sonnet-4.6')
-      const { stream } = await model.doStream({
-        prompt: [
-          {
-            role: 'user',
-            content: [
-              { type: 'text', text: 'what colour is the square?' },
-              { type: 'file', mediaType: 'image/png', filename: 'shot.png', data: new Uint8Array(RED_SQUARE) },
-            ],
-          },
-        ],
-      } as any)
-      const parts = (await collect(stream)) as StreamPart[]
+      const parts = await providerParts(workspace, 'sonnet-4.6', [
+        { type: 'text', text: 'what colour is the square?' },
+        { type: 'file', mediaType: 'image/png', filename: 'shot.png', data: new Uint8Array(RED_SQUARE) },
+      ])
       const [run] = runs()
       const [read] = run!.attachmentReads!
       assert.equal(read!.verdict, 'allowed')
@@ -130,7 +137,6 @@ describe('a picture pasted into OpenCode', () => {
   })
 
   test('is read in both tool modes and with and without force, through the rule and the hook that admit that folder alone', async () => {
-    const { resolveTurnConfig, startTurn } = await load.turn()
     for (const [toolMode, force, boundary] of [
       ['cursor', true, undefined],
       ['cursor', false, undefined],
@@ -147,23 +153,10 @@ describe('a picture pasted into OpenCode', () => {
         CURSOR_ACP_CHILD_ENV: 'FAKE_CURSOR_*',
       }
       await withEnv(env, async () => {
-        const config = resolveTurnConfig({ workspace, executable: fakeAgent, toolMode, force }, true)
-        assert.equal(config.problem, null)
-        const messages = [
-          {
-            role: 'user',
-            content: [
-              { type: 'text', text: 'look' },
-              { type: 'file', mediaType: 'image/png', data: RED_SQUARE.toString('base64') },
-            ],
-          },
-        ]
-        const outputs: StreamPart[] = []
-        const turn = startTurn(
-          config,
-          { model: 'auto', messages: messages as never, conversationId: `ses_modes_${cases}` },
-          'ai-sdk',
-          (batch) => outputs.push(...(batch as StreamPart[])),
+        const { turn, outputs } = await turnOf(
+          { workspace, toolMode, force },
+          [{ role: 'user', content: [{ type: 'text', text: 'look' }, PICTURE] }],
+          `ses_modes_${cases}`,
         )
         const result = await turn.done
         const label = `${toolMode}, force ${force}, boundary ${boundary}`
@@ -189,27 +182,11 @@ describe('a picture pasted into OpenCode', () => {
   })
 
   test("a read the rules refuse is the model's to report, not a crash: a team's read boundary without force", async () => {
-    const { resolveTurnConfig, startTurn } = await load.turn()
     const { workspace, log, runs } = place()
     await withEnv(
       { FAKE_CURSOR_LOG_DIR: log, FAKE_CURSOR_READ_BOUNDARY: 'team', FAKE_CURSOR_DESCRIBE_ATTACHMENTS: '1' },
       async () => {
-        const config = resolveTurnConfig({ workspace, executable: fakeAgent, force: false }, true)
-        const outputs: StreamPart[] = []
-        const turn = startTurn(
-          config,
-          {
-            model: 'auto',
-            messages: [
-              {
-                role: 'user',
-                content: [{ type: 'file', mediaType: 'image/png', data: RED_SQUARE.toString('base64') }],
-              },
-            ] as never,
-          },
-          'ai-sdk',
-          (batch) => outputs.push(...(batch as StreamPart[])),
-        )
+        const { turn, outputs } = await turnOf({ workspace, force: false }, [{ role: 'user', content: [PICTURE] }])
         const result = await turn.done
         assert.equal(result?.error ?? null, null)
         assert.equal(runs()[0]!.attachmentReads![0]!.verdict, 'rejected')
@@ -219,40 +196,16 @@ describe('a picture pasted into OpenCode', () => {
   })
 
   test('a corrupt picture, an oversized one and an SVG: a line in the prompt and a warning the user sees, and the turn still runs', async () => {
-    const { createCursorAcp } = await load.provider()
     const { workspace, log, runs } = place()
     const oversized = Buffer.concat([RED_SQUARE, Buffer.alloc(10 * 1024 * 1024)])
     await withEnv({ FAKE_CURSOR_LOG_DIR: log, FAKE_CURSOR_STREAM: 'text:Noted.' }, async () => {
-      const model = userProvider(createCursorAcp, {
-        name: 'cursor-acp',
-        workspace,
-        executable: fakeAgent,
-      }).languageModel('auto')
-      const { stream } = await model.doStream({
-        prompt: [
-          {
-            role: 'user',
-            content: [
-              { type: 'text', text: 'three pictures' },
-              {
-                type: 'file',
-                mediaType: 'image/png',
-                filename: 'broken.png',
-                data: 'data:image/png;base64,!!not base64!!',
-              },
-              { type: 'file', mediaType: 'image/png', filename: 'huge.png', data: new Uint8Array(oversized) },
-              {
-                type: 'file',
-                mediaType: 'image/svg+xml',
-                filename: 'logo.svg',
-                data: new Uint8Array(Buffer.from('<svg/>')),
-              },
-              { type: 'file', mediaType: 'image/png', filename: 'fine.png', data: new Uint8Array(RED_SQUARE) },
-            ],
-          },
-        ],
-      } as any)
-      const parts = (await collect(stream)) as StreamPart[]
+      const parts = await providerParts(workspace, 'auto', [
+        { type: 'text', text: 'three pictures' },
+        { type: 'file', mediaType: 'image/png', filename: 'broken.png', data: 'data:image/png;base64,!!not base64!!' },
+        { type: 'file', mediaType: 'image/png', filename: 'huge.png', data: new Uint8Array(oversized) },
+        { type: 'file', mediaType: 'image/svg+xml', filename: 'logo.svg', data: new Uint8Array(Buffer.from('<svg/>')) },
+        { type: 'file', mediaType: 'image/png', filename: 'fine.png', data: new Uint8Array(RED_SQUARE) },
+      ])
       const start = parts[0] as { type: string; warnings: Array<{ type: string; message: string }> }
       assert.equal(start.type, 'stream-start')
       assert.deepEqual(
@@ -276,16 +229,7 @@ describe('a picture pasted into OpenCode', () => {
   })
 
   test('a fresh chat gets the earlier picture back; a resumed one gets only what the new message adds', async () => {
-    const { resolveTurnConfig, startTurn } = await load.turn()
-    const first = [
-      {
-        role: 'user',
-        content: [
-          { type: 'text', text: 'see this' },
-          { type: 'file', mediaType: 'image/png', data: RED_SQUARE.toString('base64') },
-        ],
-      },
-    ]
+    const first = [{ role: 'user', content: [{ type: 'text', text: 'see this' }, PICTURE] }]
     const second = [
       ...first,
       { role: 'assistant', content: [{ type: 'text', text: 'a red square' }] },
@@ -294,14 +238,8 @@ describe('a picture pasted into OpenCode', () => {
     for (const sessionResume of [false, true]) {
       const { workspace, log, runs } = place()
       await withEnv({ FAKE_CURSOR_LOG_DIR: log }, async () => {
-        const config = resolveTurnConfig({ workspace, executable: fakeAgent, sessionResume }, true)
         for (const messages of [first, second]) {
-          const turn = startTurn(
-            config,
-            { model: 'auto', messages: messages as never, conversationId: `ses_follow_${cases}` },
-            'ai-sdk',
-            () => {},
-          )
+          const { turn } = await turnOf({ workspace, sessionResume }, messages, `ses_follow_${cases}`)
           assert.equal((await turn.done)?.error ?? null, null)
         }
       })
@@ -319,22 +257,10 @@ describe('a picture pasted into OpenCode', () => {
   })
 
   test('a cancelled run takes its folder with it', async () => {
-    const { resolveTurnConfig, startTurn } = await load.turn()
     const { workspace, log } = place()
     await withEnv({ FAKE_CURSOR_LOG_DIR: log, FAKE_CURSOR_SCENARIO: 'long' }, async () => {
       const before = new Set(runFolders())
-      const config = resolveTurnConfig({ workspace, executable: fakeAgent }, true)
-      const turn = startTurn(
-        config,
-        {
-          model: 'auto',
-          messages: [
-            { role: 'user', content: [{ type: 'file', mediaType: 'image/png', data: RED_SQUARE.toString('base64') }] },
-          ] as never,
-        },
-        'ai-sdk',
-        () => {},
-      )
+      const { turn } = await turnOf({ workspace }, [{ role: 'user', content: [PICTURE] }])
       const ours = () => runFolders().filter((name) => !before.has(name))
       assert.ok(await waitFor(() => ours().length === 1 && existsSync(log), 10_000), 'the run saved its picture')
       const [folder] = ours()

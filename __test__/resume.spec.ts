@@ -192,20 +192,7 @@ describe('SessionResumeManager: an OpenCode conversation in the AI SDK V3 shape'
   it('resumes when the new user message carries a picture: saved for the run, named by its path, nothing of the rest sent again', () => {
     const manager = enabledManager()
     manager.record(manager.plan(v3Request([system, opener])), 'chatV3')
-    const withPicture = (data: string) =>
-      v3Request([
-        system,
-        opener,
-        { role: 'assistant', content: [{ type: 'text', text: 'Which file?' }] },
-        {
-          role: 'user',
-          content: [
-            { type: 'text', text: 'this one' },
-            { type: 'file', mediaType: 'image/png', data },
-          ],
-        },
-      ])
-    const plan = manager.plan(withPicture('iVBORw0KGgo='))
+    const plan = manager.plan(withAttachment('iVBORw0KGgo='))
     assert.equal(plan.resumeChatId, 'chatV3')
     assert.equal(plan.incremental, true)
     const named =
@@ -221,7 +208,7 @@ describe('SessionResumeManager: an OpenCode conversation in the AI SDK V3 shape'
     )
     assert.deepEqual(attachments.warnings, [])
     // A picture that cannot be sent is still named, with why, and the user is told.
-    const broken = manager.plan(withPicture('not base64 at all!'))
+    const broken = manager.plan(withAttachment('not base64 at all!'))
     assert.equal(broken.resumeChatId, 'chatV3')
     assert.match(broken.prompt, /^this one\n\[attached image \(image\/png\) not sent: its data is not valid base64/)
     assert.equal(broken.attachments!.files.length, 0)
@@ -231,20 +218,7 @@ describe('SessionResumeManager: an OpenCode conversation in the AI SDK V3 shape'
   it('starts a fresh chat (never a resumed full prompt) when the new user message names a URL', () => {
     const manager = enabledManager()
     manager.record(manager.plan(v3Request([system, opener])), 'chatV3')
-    const plan = manager.plan(
-      v3Request([
-        system,
-        opener,
-        { role: 'assistant', content: [{ type: 'text', text: 'Which file?' }] },
-        {
-          role: 'user',
-          content: [
-            { type: 'text', text: 'this one' },
-            { type: 'file', mediaType: 'image/png', data: 'https://example.com/shot.png' },
-          ],
-        },
-      ]),
-    )
+    const plan = manager.plan(withAttachment('https://example.com/shot.png'))
     assert.equal(plan.resumeChatId, null)
     assert.equal(plan.incremental, false)
     assert.ok(

@@ -189,6 +189,21 @@ describe('SessionResumeManager: an OpenCode conversation in the AI SDK V3 shape'
     assert.equal(next.prompt, 'thanks')
   })
 
+  /** The opener, a question, and the user's answer carrying a PNG file part with `data`. */
+  const withAttachment = (data: string) =>
+    v3Request([
+      system,
+      opener,
+      { role: 'assistant', content: [{ type: 'text', text: 'Which file?' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'this one' },
+          { type: 'file', mediaType: 'image/png', data },
+        ],
+      },
+    ])
+
   it('resumes when the new user message carries a picture: saved for the run, named by its path, nothing of the rest sent again', () => {
     const manager = enabledManager()
     manager.record(manager.plan(v3Request([system, opener])), 'chatV3')

@@ -57,7 +57,7 @@ export const PICTURE_WORDS = Object.freeze([
 
 /** One of {@link PICTURE_WORDS}, at random. */
 export function pictureWord(): string {
-  return PICTURE_WORDS[randomInt(PICTURE_WORDS.length)]!
+  return PICTURE_WORDS[randomInt(PICTURE_WORDS.length)] ?? 'MAPLE'
 }
 
 /** Pixels per font pixel, and the white border around the word. */
@@ -72,7 +72,7 @@ const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
 
 function crc32(bytes: Uint8Array): number {
   let c = 0xffffffff
-  for (const byte of bytes) c = CRC_TABLE[(c ^ byte) & 0xff]! ^ (c >>> 8)
+  for (const byte of bytes) c = (CRC_TABLE[(c ^ byte) & 0xff] ?? 0) ^ (c >>> 8)
   return (c ^ 0xffffffff) >>> 0
 }
 
@@ -121,7 +121,7 @@ export function wordPicture(word: string): Buffer {
       for (let x = 0; x < width - 2 * MARGIN; x++) {
         const cell = Math.floor(x / SCALE)
         const [letter, column] = [Math.floor(cell / 6), cell % 6]
-        if (column < 5 && glyphs[letter]![fontRow]![column] === '1') row[MARGIN + x] = 0
+        if (column < 5 && glyphs[letter]?.[fontRow]?.[column] === '1') row[MARGIN + x] = 0
       }
     rows.push(row)
   }

@@ -298,7 +298,7 @@ function readVerdict(path) {
 }
 
 /** A picture, PDF or text file the prompt names for the model to open (see `attachmentReads`). */
-const ATTACHMENT = /saved for you at (\S+): open that file with your Read tool/g
+const ATTACHMENT = /saved for you at (\S+): (?:open that file|it belongs to an earlier message)/g
 
 /**
  * The model opens each attachment the prompt names, as Cursor's Read tool does (a picture by its

@@ -122,6 +122,7 @@ pub fn place<'a>(
                             path: folder.join(&name).to_string_lossy().into_owned(),
                             bytes: bytes.len(),
                             dimensions: dimensions(&bytes),
+                            earlier: !newest,
                         };
                         planned.files.push(PlannedFile {
                             name,

@@ -51,6 +51,9 @@ pub enum MediaSource<'a> {
         path: String,
         bytes: usize,
         dimensions: Option<(u32, u32)>,
+        /// Attached to an earlier message (sent again to a fresh chat): the model need not open
+        /// it unless it needs it again.
+        earlier: bool,
     },
     /// Not handed to Cursor; `reason` says why, in words the model can pass on to the user.
     Refused {

@@ -348,11 +348,16 @@ impl Writer {
                 path,
                 bytes,
                 dimensions,
+                earlier,
             } => {
                 details(out, Some(*bytes), *dimensions);
                 out.push_str(", saved for you at ");
                 push_content(out, path);
-                out.push_str(": open that file with your Read tool to see it");
+                out.push_str(if *earlier {
+                    ": it belongs to an earlier message; open it with your Read tool only if you need to see it again"
+                } else {
+                    ": open that file with your Read tool to see it"
+                });
             }
             MediaSource::Refused { bytes, reason } => {
                 details(out, *bytes, None);

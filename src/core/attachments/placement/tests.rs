@@ -210,6 +210,16 @@ fn a_fresh_chat_gets_earlier_pictures_back_newest_first_within_the_limit() {
         png(10, 10).len()
     );
     assert!(full.contains(&oldest), "{full}");
+    // The model is told to open the newest message's pictures, and earlier ones only if needed.
+    assert_eq!(
+        full.matches("open that file with your Read tool to see it")
+            .count(),
+        2
+    );
+    assert_eq!(
+        full.matches("it belongs to an earlier message; open it with your Read tool only if you need to see it again").count(),
+        ATTACHMENTS_PER_RUN - 2
+    );
     assert!(full.contains("USER: turn 1\n[attached image (image/png"));
     assert!(
         planned.warnings.is_empty(),

@@ -47,6 +47,11 @@ impl<'a> Parts<'a> {
     pub fn iter(&self) -> impl Iterator<Item = &ContentPart<'a>> {
         self.first.iter().chain(self.rest.iter())
     }
+
+    /// The part, when there is exactly one.
+    pub fn only(&self) -> Option<&ContentPart<'a>> {
+        self.first.as_ref().filter(|_| self.rest.is_empty())
+    }
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for Parts<'a> {

@@ -86,11 +86,21 @@ fn parts_text(parts: &Parts<'_>) -> String {
 }
 
 /// Whether an assistant record's whole text is cursor-agent's report of a dropped connection
-/// (one short line), which it has been seen to send as answer text.
+/// (one short line), which it has been seen to send as answer text. Asked of every assistant
+/// record, so a long one (a snapshot repeats all text so far) is told apart by its byte length,
+/// with nothing copied: at most 4 bytes a character.
 pub(super) fn is_connection_report(parts: &Parts<'_>) -> bool {
-    let text = parts_text(parts);
+    let joined;
+    let text = match parts.only() {
+        Some(only) => only.channel_text().map_or("", |(_, text)| text),
+        None => {
+            joined = parts_text(parts);
+            joined.as_str()
+        }
+    };
     let text = text.trim();
-    !text.contains('\n')
+    text.len() <= 4 * CONNECTION_REPORT_CHARS
+        && !text.contains('\n')
         && text.chars().count() <= CONNECTION_REPORT_CHARS
         && connection_dropped(text)
 }

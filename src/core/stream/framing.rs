@@ -163,7 +163,9 @@ fn emit(record: &[u8], on_record: &mut impl FnMut(Record<'_>)) {
     if is_blank(record) {
         return;
     }
-    match std::str::from_utf8(record) {
+    // Every byte of the stream is checked here once; the vectorised check is a few times
+    // faster than std's on these records (a tenth of the snapshot benchmark's time before).
+    match simdutf8::basic::from_utf8(record) {
         Ok(line) => on_record(Record::Line(line)),
         Err(_) => on_record(Record::Skipped {
             reason: SkipReason::InvalidUtf8,

@@ -1,4 +1,5 @@
-//! The fast reading of text and thinking fragments, most of a long stream's records.
+//! The fast reading of text and thinking fragments, most of a long stream's records: text deltas,
+//! thinking deltas, and text snapshots (which repeat the answer so far, so are long).
 //!
 //! A fragment laid out exactly as cursor-agent lays it out is read directly; anything else,
 //! including every record this reading would not understand exactly as serde does, is left to
@@ -6,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use super::{Channel, ContentPart, Event, EventBody, Parsed, Parts};
+use super::{ContentPart, Event, EventBody, Parsed, Parts};
 
 /// The start of a text fragment exactly as cursor-agent writes it (compact, this key order).
 const TEXT_FRAGMENT_HEAD: &str =
@@ -16,6 +17,8 @@ const TEXT_FRAGMENT_SESSION: &str = r#"}]},"session_id":"#;
 const THINKING_DELTA_HEAD: &str = r#"{"type":"thinking","subtype":"delta","text":"#;
 const THINKING_DELTA_SESSION: &str = r#","session_id":"#;
 const TIMESTAMP_KEY: &str = r#","timestamp_ms":"#;
+/// Between a text snapshot's session id and its timestamp, when it names its model call.
+const MODEL_CALL_KEY: &str = r#","model_call_id":"#;
 /// Above this length a record's tail is checked before its text is scanned.
 pub(super) const LONG_RECORD: usize = 512;
 
@@ -24,46 +27,62 @@ pub(super) const LONG_RECORD: usize = 512;
 /// every record this reading would not understand exactly as serde does, returns `None` and
 /// goes through the general parser.
 pub(super) fn parse_fragment(line: &str) -> Option<Parsed<'_>> {
-    let (channel, rest, session_key) = if let Some(rest) = line.strip_prefix(TEXT_FRAGMENT_HEAD) {
-        (Channel::Text, rest, TEXT_FRAGMENT_SESSION)
-    } else if let Some(rest) = line.strip_prefix(THINKING_DELTA_HEAD) {
-        (Channel::Thinking, rest, THINKING_DELTA_SESSION)
-    } else {
-        return None;
-    };
+    if let Some(rest) = line.strip_prefix(TEXT_FRAGMENT_HEAD) {
+        return text_fragment(rest);
+    }
+    let rest = line.strip_prefix(THINKING_DELTA_HEAD)?;
     // Recaps share the head but not the tail: reject a long one before scanning its text.
-    if line.len() > LONG_RECORD && !ends_like_a_fragment(line, session_key) {
+    if line.len() > LONG_RECORD && !ends_like_a_fragment(line, THINKING_DELTA_SESSION) {
         return None;
     }
     let (text, rest) = json_string(rest)?;
-    let (session_id, rest) = json_string(rest.strip_prefix(session_key)?)?;
+    let (session_id, rest) = json_string(rest.strip_prefix(THINKING_DELTA_SESSION)?)?;
     let rest = json_integer(rest.strip_prefix(TIMESTAMP_KEY)?)?;
     if rest != "}" {
         return None;
     }
-    let text = text.value()?;
-    let session_id = session_id.value()?;
-    let body = match channel {
-        Channel::Text => EventBody::Assistant {
+    Some(Parsed::Event(Event {
+        session_id: Some(session_id.value()?),
+        body: EventBody::Thinking {
             partial: true,
+            text: Some(text.value()?),
+            completed: false,
+        },
+    }))
+}
+
+/// An `assistant` record after its head: its one text part, then the session id, then one of
+/// the tails cursor-agent writes: `,"timestamp_ms":N}` (a delta), `}` or
+/// `,"model_call_id":"…"` with or without the timestamp (a snapshot). The text is found from
+/// the end (a raw `"` cannot stand inside a JSON string, so the last `"}]},"session_id":` ends
+/// it) and then checked to be exactly one string, so a snapshot's long text is scanned once,
+/// by the vectorised search.
+fn text_fragment(rest: &str) -> Option<Parsed<'_>> {
+    let end = rest.rfind(TEXT_FRAGMENT_SESSION)?;
+    let text = whole_json_string(&rest[..end])?;
+    let (session_id, tail) = json_string(&rest[end + TEXT_FRAGMENT_SESSION.len()..])?;
+    let (model_call, tail) = match tail.strip_prefix(MODEL_CALL_KEY) {
+        Some(after) => (true, json_string(after)?.1),
+        None => (false, tail),
+    };
+    let timestamp = match tail.strip_prefix(TIMESTAMP_KEY) {
+        Some(after) => (json_integer(after)? == "}").then_some(true)?,
+        None => (tail == "}").then_some(false)?,
+    };
+    Some(Parsed::Event(Event {
+        session_id: Some(session_id.value()?),
+        body: EventBody::Assistant {
+            // A delta: a numeric timestamp and no model call (as `is_partial` decides).
+            partial: timestamp && !model_call,
             parts: Parts {
                 first: Some(ContentPart {
                     kind: Some(Cow::Borrowed("text")),
-                    text: Some(text),
+                    text: Some(text.value()?),
                     thinking: None,
                 }),
                 rest: Vec::new(),
             },
         },
-        Channel::Thinking => EventBody::Thinking {
-            partial: true,
-            text: Some(text),
-            completed: false,
-        },
-    };
-    Some(Parsed::Event(Event {
-        session_id: Some(session_id),
-        body,
     }))
 }
 
@@ -103,6 +122,34 @@ impl<'a> JsonStr<'a> {
             Some(Cow::Borrowed(&self.quoted[1..self.quoted.len() - 1]))
         }
     }
+}
+
+/// `literal` when it is exactly one JSON string literal (quotes included): found by jumping
+/// from one `"` or `\\` to the next, with the raw control characters serde rejects ruled out in
+/// one pass over the whole.
+fn whole_json_string(literal: &str) -> Option<JsonStr<'_>> {
+    let bytes = literal.as_bytes();
+    if bytes.len() < 2 || bytes[0] != b'"' || bytes.iter().any(|&b| b < 0x20) {
+        return None;
+    }
+    let inner = &bytes[1..];
+    let mut escaped = false;
+    let mut at = 0;
+    while let Some(found) = memchr::memchr2(b'"', b'\\', &inner[at..]) {
+        let i = at + found;
+        if inner[i] == b'"' {
+            return (i + 1 == inner.len()).then_some(JsonStr {
+                quoted: literal,
+                escaped,
+            });
+        }
+        escaped = true;
+        at = i + 2;
+        if at > inner.len() {
+            return None;
+        }
+    }
+    None
 }
 
 /// Split a JSON string literal off the start of `input`. `None` when `input` does not start

@@ -69,23 +69,65 @@ fn fragments_in_cursor_layout_take_the_fast_reading() {
     }
 }
 
+/// A text record with one of the tails cursor-agent writes after the session id.
+fn text_record(text_json: &str, tail: &str) -> String {
+    format!(
+        r#"{{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"text","text":{text_json}}}]}},"session_id":"s-1"{tail}}}"#
+    )
+}
+
+const SNAPSHOT_TAILS: &[&str] = &[
+    "",
+    r#","model_call_id":"m-1""#,
+    r#","model_call_id":"m-1","timestamp_ms":1787030681469"#,
+    r#","timestamp_ms":5"#,
+];
+
+#[test]
+fn snapshots_in_cursor_layout_take_the_fast_reading_and_are_not_partial() {
+    let long = serde_json::to_string(&"long \"text\" \u{e9}\\\n".repeat(400)).unwrap();
+    for text_json in [
+        r#""""#,
+        r#""Hello""#,
+        long.as_str(),
+        r#""\u0041\/\ud83d\ude00""#,
+    ] {
+        for tail in SNAPSHOT_TAILS {
+            let line = text_record(text_json, tail);
+            assert!(assert_same_reading(&line), "{line}");
+            let partial = matches!(
+                event(&line).body,
+                EventBody::Assistant { partial: true, .. }
+            );
+            assert_eq!(partial, *tail == r#","timestamp_ms":5"#, "{tail}");
+        }
+    }
+    // An escaped session id after a long text.
+    let long_x = format!(r#""{}""#, "x".repeat(600));
+    assert!(assert_same_reading(&text_fragment(
+        &long_x,
+        r#""s\"q""#,
+        "1"
+    )));
+    // Text that holds what the tail looks like is still read whole.
+    let tricky = serde_json::to_string(r#"a"}]},"session_id":"x"}"#).unwrap();
+    assert!(assert_same_reading(&text_record(&tricky, "")));
+}
+
 #[test]
 fn other_layouts_fall_back_to_the_general_parser() {
     let cases = [
-        // Snapshot markers, other keys, other orders, whitespace.
-        r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a"}]},"session_id":"s","model_call_id":"m","timestamp_ms":1}"#.to_owned(),
-        r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a"}]},"session_id":"s"}"#.to_owned(),
+        // Other keys, other orders, whitespace.
         r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a"}]},"session_id":"s","timestamp_ms":1,"x":2}"#.to_owned(),
+        r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a"}]},"session_id":"s","timestamp_ms":1,"model_call_id":"m"}"#.to_owned(),
+        r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a"}]},"session_id":"s","model_call_id":"m","is_server_notice":true}"#.to_owned(),
+        r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]},"session_id":"s"}"#.to_owned(),
+        r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"a"}]},"session_id":"s","model_call_id":7}"#.to_owned(),
         format!("{} ", text_fragment(r#""a""#, r#""s""#, "1")),
         text_fragment(r#""a""#, r#""s""#, "1.5"),
         text_fragment(r#""a""#, r#""s""#, "1e3"),
         text_fragment(r#""a""#, r#""s""#, r#""1""#),
         text_fragment(r#""a""#, "null", "1"),
-        format!(
-            r#"{{"type":"assistant","message":{{"role":"assistant","content":[{{"type":"text","text":"{}"}}]}},"session_id":"s","model_call_id":"m","timestamp_ms":1}}"#,
-            "x".repeat(600)
-        ),
-        text_fragment(&format!(r#""{}""#, "x".repeat(600)), r#""s\"q""#, "1"),
         // Invalid JSON the general parser must report.
         text_fragment("\"raw\ncontrol\"", r#""s""#, "1"),
         text_fragment(r#""bad \x escape""#, r#""s""#, "1"),
@@ -120,6 +162,9 @@ proptest::proptest! {
             text_fragment(&text_json, &session_json, &ts.to_string())
         };
         proptest::prop_assert!(assert_same_reading(&line));
+        for tail in SNAPSHOT_TAILS {
+            proptest::prop_assert!(assert_same_reading(&text_record(&text_json, tail)));
+        }
     }
 
     #[test]

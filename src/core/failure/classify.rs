@@ -38,8 +38,12 @@ const CONNECTION_DROPPED: &[&str] = &["writableiterable is closed", "readableite
 /// connection: a run that printed it was cut off, and may be run once more when nothing of it
 /// reached the user.
 pub fn connection_dropped(text: &str) -> bool {
-    let lower = text.to_ascii_lowercase();
-    CONNECTION_DROPPED.iter().any(|p| lower.contains(p))
+    // Asked of every short assistant text: compared in place, nothing copied.
+    CONNECTION_DROPPED.iter().any(|pattern| {
+        text.as_bytes()
+            .windows(pattern.len())
+            .any(|window| window.eq_ignore_ascii_case(pattern.as_bytes()))
+    })
 }
 
 /// First matching row wins; each pattern is lower case. Status codes are matched with the

@@ -16,7 +16,7 @@
 pub mod part;
 
 use crate::core::api::wire::True;
-use crate::core::stream::encode::{write_ascii_json, Output};
+use crate::core::stream::encode::{push_ascii_json_str, write_ascii_json, Output};
 use crate::core::stream::part::{Executor, FinishReason, Part};
 use part::{
     CallMetadata, CursorResult, FinishReason as PartFinishReason, StreamPart, StreamUsage, Unified,
@@ -46,6 +46,24 @@ pub struct JsonParts<'s>(pub &'s mut String);
 
 impl PartWriter for JsonParts<'_> {
     fn part(&mut self, part: &StreamPart<'_>) {
+        // Most parts of a long answer are deltas: written by hand, as the serializer writes them.
+        let (kind, id, delta) = match part {
+            StreamPart::TextDelta { id, delta } => ("text-delta", id, delta),
+            StreamPart::ReasoningDelta { id, delta } => ("reasoning-delta", id, delta),
+            _ => return self.serialized(part),
+        };
+        self.0.push_str(r#"{"type":""#);
+        self.0.push_str(kind);
+        self.0.push_str(r#"","id":"#);
+        push_ascii_json_str(self.0, id);
+        self.0.push_str(r#","delta":"#);
+        push_ascii_json_str(self.0, delta);
+        self.0.push_str("},");
+    }
+}
+
+impl JsonParts<'_> {
+    fn serialized(&mut self, part: &StreamPart<'_>) {
         let start = self.0.len();
         // SAFETY: `AsciiJson` writes only ASCII (serde_json copies only ASCII runs of a string
         // whole, and writes every other character as an escape), so the `String` holds UTF-8

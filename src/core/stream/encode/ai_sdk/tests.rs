@@ -250,3 +250,24 @@ fn an_error_keeps_cursors_words_apart_and_a_cancel_is_other() {
         json!({"unified": "other", "raw": "cancelled"})
     );
 }
+
+proptest::proptest! {
+    #[test]
+    fn deltas_are_written_by_hand_as_the_serializer_writes_them(
+        id in "[a-z0-9-]{0,12}",
+        delta in proptest::prelude::any::<String>(),
+        reasoning in proptest::prelude::any::<bool>(),
+    ) {
+        let part = if reasoning {
+            StreamPart::ReasoningDelta { id: &id, delta: &delta }
+        } else {
+            StreamPart::TextDelta { id: &id, delta: &delta }
+        };
+        let mut by_hand = String::new();
+        JsonParts(&mut by_hand).part(&part);
+        let mut by_serde = Vec::new();
+        crate::core::stream::encode::write_ascii_json(&mut by_serde, &part).unwrap();
+        by_serde.push(b',');
+        proptest::prop_assert_eq!(by_hand.as_bytes(), &by_serde[..]);
+    }
+}

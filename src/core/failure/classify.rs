@@ -38,11 +38,14 @@ const CONNECTION_DROPPED: &[&str] = &["writableiterable is closed", "readableite
 /// connection: a run that printed it was cut off, and may be run once more when nothing of it
 /// reached the user.
 pub fn connection_dropped(text: &str) -> bool {
-    // Asked of every short assistant text: compared in place, nothing copied.
+    // Asked of every short assistant text: compared in place, nothing copied, and a window is
+    // compared only where its first letter matches.
     CONNECTION_DROPPED.iter().any(|pattern| {
-        text.as_bytes()
-            .windows(pattern.len())
-            .any(|window| window.eq_ignore_ascii_case(pattern.as_bytes()))
+        let first = pattern.as_bytes()[0];
+        text.as_bytes().windows(pattern.len()).any(|window| {
+            window[0].to_ascii_lowercase() == first
+                && window.eq_ignore_ascii_case(pattern.as_bytes())
+        })
     })
 }
 

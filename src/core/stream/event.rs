@@ -288,11 +288,18 @@ fn is_transport(kind: &str) -> bool {
 
 /// Parse one record.
 pub fn parse(line: &str) -> Parsed<'_> {
-    fragment::parse_fragment(line).unwrap_or_else(|| parse_general(line))
+    parse_fragment(line).unwrap_or_else(|| parse_general(line))
+}
+
+/// A text delta, text snapshot or thinking delta laid out exactly as cursor-agent writes them,
+/// read without serde (and so without recursion: its nesting is the layout's, a few levels);
+/// `None` for any other record, which [`parse_general`] reads.
+pub fn parse_fragment(line: &str) -> Option<Parsed<'_>> {
+    fragment::parse_fragment(line)
 }
 
 /// Parse any record with serde.
-fn parse_general(line: &str) -> Parsed<'_> {
+pub fn parse_general(line: &str) -> Parsed<'_> {
     if !line.trim_start().starts_with('{') {
         return Parsed::Invalid;
     }

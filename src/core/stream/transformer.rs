@@ -8,7 +8,7 @@ use crate::core::stream::encode::ai_sdk::AiSdkEncoder;
 use crate::core::stream::encode::completion::CompletionEncoder;
 use crate::core::stream::encode::sse::SseEncoder;
 use crate::core::stream::encode::Output;
-use crate::core::stream::event::{parse, Parsed};
+use crate::core::stream::event::{parse_fragment, parse_general, Parsed};
 use crate::core::stream::framing::{LineFramer, Record, SKIPPED_PREFIX_BYTES};
 pub use encoder::Written;
 use encoder::{Answers, Encoder, Sink};
@@ -63,18 +63,13 @@ impl Stages {
         let before = sink.count();
         let (read, bytes, prefix) = match record {
             Record::Line(line) => {
-                let depth = json::depth_bound(line);
-                if depth > json::MAX_DEPTH {
-                    self.skip(Skip::TooDeep, line.as_bytes());
-                    (
-                        RecordRead::Skipped(Skip::TooDeep),
-                        line.len(),
-                        Some(line.as_bytes()),
-                    )
-                } else {
-                    let read = json::with_stack_for(depth, || self.line(line, sink));
+                // Most records are fragments, read without serde: no depth to bound.
+                if let Some(parsed) = parse_fragment(line) {
+                    let read = self.parsed(line, parsed, sink);
                     let prefix = matches!(read, RecordRead::Skipped(_)).then_some(line.as_bytes());
                     (read, line.len(), prefix)
+                } else {
+                    self.general(line, sink)
                 }
             }
             Record::Skipped { reason, prefix } => {
@@ -93,13 +88,34 @@ impl Stages {
         }
     }
 
+    /// A record serde reads, once its nesting is known to be within bounds (with the stack
+    /// that depth needs).
+    fn general<'l>(
+        &mut self,
+        line: &'l str,
+        sink: &mut Sink<'_>,
+    ) -> (RecordRead, usize, Option<&'l [u8]>) {
+        let depth = json::depth_bound(line);
+        if depth > json::MAX_DEPTH {
+            self.skip(Skip::TooDeep, line.as_bytes());
+            return (
+                RecordRead::Skipped(Skip::TooDeep),
+                line.len(),
+                Some(line.as_bytes()),
+            );
+        }
+        let read = json::with_stack_for(depth, || self.parsed(line, parse_general(line), sink));
+        let prefix = matches!(read, RecordRead::Skipped(_)).then_some(line.as_bytes());
+        (read, line.len(), prefix)
+    }
+
     fn skip(&mut self, why: Skip, prefix: &[u8]) {
         self.skipped += 1;
         log_skipped(why.as_str(), prefix);
     }
 
-    fn line(&mut self, line: &str, sink: &mut Sink<'_>) -> RecordRead {
-        let parsed = parse(line);
+    /// What the pipeline does with a parsed record (`line` is its text, for a skip's log).
+    fn parsed(&mut self, line: &str, parsed: Parsed<'_>, sink: &mut Sink<'_>) -> RecordRead {
         let read = if self.trace.is_some() {
             read_of(&parsed)
         } else {

@@ -4,6 +4,7 @@
 
 mod support;
 
+use opencode_cursor_native::core::stream::encode::batch::Batch;
 use opencode_cursor_native::core::stream::encode::Output;
 use opencode_cursor_native::core::stream::tool::REJECTED_REASON;
 use opencode_cursor_native::core::stream::transformer::{Format, StreamTransformer};
@@ -464,31 +465,27 @@ fn byte_by_byte_chunking_gives_the_same_outputs() {
 }
 
 #[test]
-fn json_text_outputs_equal_the_values_for_every_capture() {
+fn batched_outputs_equal_the_values_for_every_capture() {
     for expectation in expectations() {
         let name = expectation.capture.as_str();
         let input = capture(name);
         for format in [Format::OpenAiSse, Format::AiSdk] {
             let (values, summary, _) = run_chunks(options(format), &[&input], &success());
             let mut t = StreamTransformer::new(options(format));
-            let mut text = String::new();
+            let mut batch = Batch::new();
             for chunk in input.chunks(97) {
-                t.push_json(chunk, &mut text).unwrap();
+                t.push_batch(chunk, &mut batch).unwrap();
             }
-            let json_summary = t.finish_json(&success(), &mut text);
-            assert_eq!(json_summary, summary);
+            let batch_summary = t.finish_batch(&success(), &mut batch);
+            assert_eq!(batch_summary, summary);
+            assert_eq!(batch.to_outputs(), values, "{name} {format:?}");
+            let mut after = Batch::new();
             assert_eq!(
-                parse_json_outputs(&text),
-                as_values(&values),
-                "{name} {format:?}"
-            );
-            let mut after = String::new();
-            assert_eq!(
-                t.finish_json(&success(), &mut after),
+                t.finish_batch(&success(), &mut after),
                 FinishSummary::default()
             );
             assert!(after.is_empty());
-            assert!(t.push_json(b"{}", &mut after).is_err());
+            assert!(t.push_batch(b"{}", &mut after).is_err());
         }
     }
 }

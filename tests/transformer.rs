@@ -5,6 +5,7 @@
 mod support;
 
 use opencode_cursor_native::core::error::{CoreError, ErrorCode};
+use opencode_cursor_native::core::stream::encode::batch::Batch;
 use opencode_cursor_native::core::stream::encode::sse::ToolCallMode;
 use opencode_cursor_native::core::stream::encode::Output;
 use opencode_cursor_native::core::stream::tool::INTERRUPTED_MESSAGE;
@@ -71,19 +72,24 @@ proptest! {
 }
 
 #[test]
-fn json_text_outputs_equal_the_values_after_fail() {
-    let input = stream(&[delta("part")]);
+fn batched_outputs_equal_the_values_after_a_failure() {
+    let input = stream(&[delta("part caf\u{e9} \u{1F680}")]);
+    let failed = Outcome {
+        exit_code: Some(1),
+        stderr: "Error: something broke".to_owned(),
+        ..success()
+    };
     for format in [Format::OpenAiSse, Format::AiSdk] {
-        let error = CoreError::new(ErrorCode::Timeout, "too slow");
         let mut values = Vec::new();
         let mut t = StreamTransformer::new(options(format));
         t.push(&input, &mut values).unwrap();
-        t.fail(error.clone(), &mut values);
-        let mut text = String::new();
+        let summary = t.finish(&failed, &mut values);
+        assert!(summary.error.is_some(), "{format:?}");
+        let mut batch = Batch::new();
         let mut t = StreamTransformer::new(options(format));
-        t.push_json(&input, &mut text).unwrap();
-        t.fail_json(error, &mut text);
-        assert_eq!(parse_json_outputs(&text), as_values(&values), "{format:?}");
+        t.push_batch(&input, &mut batch).unwrap();
+        assert_eq!(t.finish_batch(&failed, &mut batch), summary);
+        assert_eq!(batch.to_outputs(), values, "{format:?}");
     }
 }
 

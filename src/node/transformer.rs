@@ -5,10 +5,11 @@ use napi::{Env, ValueType};
 use napi_derive::napi;
 
 use crate::core::api::translation::{StreamOutcome, StreamTransformerOptions};
-use crate::core::stream::transformer::{self as core, TransformerOptions, Written};
+use crate::core::stream::encode::batch::Batch;
+use crate::core::stream::transformer::{self as core, TransformerOptions};
 use crate::core::stream::translate::Outcome;
 use crate::node::error::{from_napi, invalid_arg, to_js_error, Result};
-use crate::node::output::written_to_js;
+use crate::node::output::batch_to_js;
 use crate::node::read::{read, read_optional, require_new};
 
 /// Translates one cursor-agent `--output-format stream-json` stdout stream into OpenAI SSE
@@ -56,11 +57,11 @@ impl StreamTransformer {
             unsafe { chunk.cast::<&[u8]>() }
                 .map_err(|_| invalid_arg("the chunk must be a Buffer, a Uint8Array or a string"))?
         };
-        let mut written = Written::for_format(self.inner.options().format);
+        let mut batch = Batch::new();
         self.inner
-            .push_written(bytes, &mut written)
+            .push_batch(bytes, &mut batch)
             .map_err(to_js_error)?;
-        written_to_js(env, written)
+        batch_to_js(env, batch)
     }
 
     /// Ends the stream and returns its closing outputs: open blocks closed, an error when the
@@ -89,9 +90,9 @@ impl StreamTransformer {
         let outcome: Outcome = read_optional::<StreamOutcome>(env, outcome, "the finish outcome")?
             .unwrap_or_default()
             .into();
-        let mut written = Written::for_format(self.inner.options().format);
-        self.inner.finish_written(&outcome, &mut written);
-        written_to_js(env, written)
+        let mut batch = Batch::new();
+        self.inner.finish_batch(&outcome, &mut batch);
+        batch_to_js(env, batch)
     }
 
     /// The Cursor chat id (`session_id`) seen in the stream, `null` before any.

@@ -373,7 +373,7 @@ pub fn run_cut(format: Format, input: &[u8], cuts: &[usize]) -> Vec<Output> {
     run_chunks(options(format), &cut(input, cuts), &success()).0
 }
 
-/// Outputs as JSON values, the way `push_json` text parses back.
+/// Outputs as JSON values (a frame as a string).
 pub fn as_values(out: &[Output]) -> Vec<Value> {
     out.iter()
         .map(|o| match o {
@@ -381,10 +381,6 @@ pub fn as_values(out: &[Output]) -> Vec<Value> {
             Output::Part(p) => p.clone(),
         })
         .collect()
-}
-
-pub fn parse_json_outputs(text: &str) -> Vec<Value> {
-    serde_json::from_str(&format!("[{}]", text.strip_suffix(',').unwrap_or(text))).unwrap()
 }
 
 pub const SID: &str = r#""session_id":"chat-1""#;

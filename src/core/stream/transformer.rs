@@ -5,12 +5,12 @@
 use crate::core::error::{CoreError, ErrorCode};
 use crate::core::json;
 use crate::core::stream::encode::ai_sdk::AiSdkEncoder;
+use crate::core::stream::encode::batch::Batch;
 use crate::core::stream::encode::completion::CompletionEncoder;
 use crate::core::stream::encode::sse::SseEncoder;
 use crate::core::stream::encode::Output;
 use crate::core::stream::event::{parse_fragment, parse_general, Parsed};
 use crate::core::stream::framing::{LineFramer, Record, SKIPPED_PREFIX_BYTES};
-pub use encoder::Written;
 use encoder::{Answers, Encoder, Sink};
 use options::{generated_id, now};
 pub use options::{Format, TransformerOptions, DEFAULT_MAX_LINE_BYTES};
@@ -234,12 +234,10 @@ impl StreamTransformer {
         Ok(())
     }
 
-    /// Like [`push`](Self::push), but appends each output as JSON text followed by a comma
-    /// (an SSE frame as a JSON string, an AI SDK part as a JSON object): `[` + the text without
-    /// its last comma + `]` is a JSON array of the outputs `push` would return. Cheaper for a
-    /// host that parses a whole batch at once.
-    pub fn push_json(&mut self, bytes: &[u8], out: &mut String) -> Result<(), CoreError> {
-        self.push_to(bytes, &mut Sink::Json(out))
+    /// Like [`push`](Self::push), but writes the outputs into `out` (the same outputs, as a
+    /// [`Batch`]). Cheaper for a host that makes a whole batch's outputs at once.
+    pub fn push_batch(&mut self, bytes: &[u8], out: &mut Batch) -> Result<(), CoreError> {
+        self.push_to(bytes, &mut Sink::Batch(out))
     }
 
     fn push_to(&mut self, bytes: &[u8], sink: &mut Sink<'_>) -> Result<(), CoreError> {
@@ -299,25 +297,9 @@ impl StreamTransformer {
         summary
     }
 
-    /// [`push`](Self::push) or [`push_json`](Self::push_json), as `out` keeps outputs.
-    pub fn push_written(&mut self, bytes: &[u8], out: &mut Written) -> Result<(), CoreError> {
-        match out {
-            Written::Outputs(outputs) => self.push(bytes, outputs),
-            Written::Json(text) => self.push_json(bytes, text),
-        }
-    }
-
-    /// [`finish`](Self::finish) or [`finish_json`](Self::finish_json), as `out` keeps outputs.
-    pub fn finish_written(&mut self, outcome: &Outcome, out: &mut Written) -> FinishSummary {
-        match out {
-            Written::Outputs(outputs) => self.finish(outcome, outputs),
-            Written::Json(text) => self.finish_json(outcome, text),
-        }
-    }
-
-    /// [`finish`](Self::finish) with outputs as JSON text, as [`push_json`](Self::push_json).
-    pub fn finish_json(&mut self, outcome: &Outcome, out: &mut String) -> FinishSummary {
-        self.close(Closing::Outcome(outcome), &mut Sink::Json(out))
+    /// [`finish`](Self::finish) into a [`Batch`], as [`push_batch`](Self::push_batch).
+    pub fn finish_batch(&mut self, outcome: &Outcome, out: &mut Batch) -> FinishSummary {
+        self.close(Closing::Outcome(outcome), &mut Sink::Batch(out))
     }
 
     /// Close the stream with a failure the caller determined (`E_TIMEOUT`, `E_CALLBACK`, ...)
@@ -332,11 +314,6 @@ impl StreamTransformer {
             self.tapped(Fed::Fail(&error), &out[before..]);
         }
         summary
-    }
-
-    /// [`fail`](Self::fail) with outputs as JSON text, as [`push_json`](Self::push_json).
-    pub fn fail_json(&mut self, error: CoreError, out: &mut String) -> FinishSummary {
-        self.close(Closing::Failure(error), &mut Sink::Json(out))
     }
 
     fn close(&mut self, closing: Closing<'_>, sink: &mut Sink<'_>) -> FinishSummary {

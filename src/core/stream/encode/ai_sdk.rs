@@ -6,8 +6,8 @@
 //! not depend on how the input was chunked.
 //!
 //! The encoder builds each part once, as a typed [`StreamPart`] ([`part`]); a [`PartWriter`]
-//! turns it into a JSON value ([`Output::Part`]) or appends it as JSON text ([`JsonParts`]), for
-//! a host that parses many parts in one go.
+//! turns it into a JSON value ([`Output::Part`]) or writes it into a [`Batch`] ([`BatchParts`]),
+//! for a host that makes many parts in one go.
 //!
 //! Tool calls are reported as they came: Cursor's own calls under Cursor's name, with its
 //! arguments and result and its tool kind in `providerMetadata`; how a host shows them is the
@@ -16,7 +16,8 @@
 pub mod part;
 
 use crate::core::api::wire::True;
-use crate::core::stream::encode::{push_ascii_json_str, write_ascii_json, Output};
+use crate::core::stream::encode::batch::{Batch, PieceKind};
+use crate::core::stream::encode::Output;
 use crate::core::stream::part::{Executor, FinishReason, Part};
 use part::{
     CallMetadata, CursorResult, FinishReason as PartFinishReason, StreamPart, StreamUsage, Unified,
@@ -37,48 +38,19 @@ impl PartWriter for Vec<Output> {
     }
 }
 
-/// Appends each part as a JSON object followed by a comma: wrapped in `[` `]` without the
-/// last comma, the text is a JSON array of the parts. The text is ASCII ([`AsciiJson`]).
-///
-/// [`AsciiJson`]: crate::core::stream::encode::AsciiJson
+/// Writes parts into a [`Batch`]: text and thinking deltas as their text, every other part as
+/// JSON.
 #[derive(Debug)]
-pub struct JsonParts<'s>(pub &'s mut String);
+pub struct BatchParts<'b>(pub &'b mut Batch);
 
-impl PartWriter for JsonParts<'_> {
+impl PartWriter for BatchParts<'_> {
     fn part(&mut self, part: &StreamPart<'_>) {
-        // Most parts of a long answer are deltas: written by hand, as the serializer writes them.
-        let (kind, id, delta) = match part {
-            StreamPart::TextDelta { id, delta } => ("text-delta", id, delta),
-            StreamPart::ReasoningDelta { id, delta } => ("reasoning-delta", id, delta),
-            _ => return self.serialized(part),
-        };
-        self.0.push_str(r#"{"type":""#);
-        self.0.push_str(kind);
-        self.0.push_str(r#"","id":"#);
-        push_ascii_json_str(self.0, id);
-        self.0.push_str(r#","delta":"#);
-        push_ascii_json_str(self.0, delta);
-        self.0.push_str("},");
-    }
-}
-
-impl JsonParts<'_> {
-    fn serialized(&mut self, part: &StreamPart<'_>) {
-        let start = self.0.len();
-        // SAFETY: `AsciiJson` writes only ASCII (serde_json copies only ASCII runs of a string
-        // whole, and writes every other character as an escape), so the `String` holds UTF-8
-        // at every step of the write. On an error it is cut back to `start`, where it ended
-        // before. Writing straight into the text keeps this path as fast as JSON written by
-        // hand; a `Write` adapter that checked each piece made the parts about four times slower
-        // to write.
-        let written = write_ascii_json(unsafe { self.0.as_mut_vec() }, part);
-        match written {
-            Ok(()) => self.0.push(','),
-            Err(error) => {
-                // Unreachable, as above; a part cut short would break the whole array.
-                self.0.truncate(start);
-                tracing::error!(%error, "a stream part could not be written");
+        match part {
+            StreamPart::TextDelta { id, delta } => self.0.delta(PieceKind::TextDelta, id, delta),
+            StreamPart::ReasoningDelta { id, delta } => {
+                self.0.delta(PieceKind::ReasoningDelta, id, delta)
             }
+            _ => self.0.json(part),
         }
     }
 }

@@ -3,6 +3,7 @@
 //! parts ([`ai_sdk`]).
 
 pub mod ai_sdk;
+pub mod batch;
 pub mod completion;
 pub mod sse;
 
@@ -106,53 +107,6 @@ pub fn write_ascii_json<T: serde::Serialize + ?Sized>(
     value.serialize(&mut serde_json::Serializer::with_formatter(out, AsciiJson))
 }
 
-/// Append `s` as a JSON string literal (quotes included) in ASCII, exactly as [`AsciiJson`]
-/// writes it: serde_json's escapes, and every character past ASCII as a `\u` escape (a
-/// surrogate pair past U+FFFF). For the parts written most (text and thinking deltas), without
-/// going through a serializer.
-pub fn push_ascii_json_str(out: &mut String, s: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.reserve(s.len() + 2);
-    out.push('"');
-    let bytes = s.as_bytes();
-    let mut start = 0;
-    let mut at = 0;
-    while at < bytes.len() {
-        let b = bytes[at];
-        if b < 0x80 && ESCAPES[usize::from(b)] == 0 {
-            at += 1;
-            continue;
-        }
-        // Every byte that starts an escape begins a character, so `start..at` is whole ones.
-        out.push_str(&s[start..at]);
-        if b < 0x80 {
-            let escape = ESCAPES[usize::from(b)];
-            out.push('\\');
-            if escape == b'u' {
-                out.push_str("u00");
-                out.push(char::from(HEX[usize::from(b >> 4)]));
-                out.push(char::from(HEX[usize::from(b & 0xf)]));
-            } else {
-                out.push(char::from(escape));
-            }
-            at += 1;
-        } else {
-            let c = s[at..].chars().next().unwrap_or_default();
-            let mut units = [0u16; 2];
-            for unit in c.encode_utf16(&mut units) {
-                out.push_str("\\u");
-                for shift in [12u16, 8, 4, 0] {
-                    out.push(char::from(HEX[usize::from((*unit >> shift) & 0xf)]));
-                }
-            }
-            at += c.len_utf8();
-        }
-        start = at;
-    }
-    out.push_str(&s[start..]);
-    out.push('"');
-}
-
 /// Append `s` as a JSON string literal (quotes included), escaped as serde_json escapes it.
 pub fn push_json_str(out: &mut String, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
@@ -183,7 +137,7 @@ pub fn push_json_str(out: &mut String, s: &str) {
 
 #[cfg(test)]
 mod tests {
-    use super::{push_ascii_json_str, push_json_str, write_ascii_json};
+    use super::{push_json_str, write_ascii_json};
     use serde_json::Value;
 
     #[test]
@@ -212,17 +166,6 @@ mod tests {
         let mut out = Vec::new();
         write_ascii_json(&mut out, "\u{e9}\u{1F680}").unwrap();
         assert_eq!(out, br#""\u00e9\ud83d\ude80""#);
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn ascii_strings_are_written_as_the_serializer_writes_them(s in proptest::prelude::any::<String>()) {
-            let mut by_hand = String::new();
-            push_ascii_json_str(&mut by_hand, &s);
-            let mut by_serde = Vec::new();
-            write_ascii_json(&mut by_serde, &s).unwrap();
-            proptest::prop_assert_eq!(by_hand.as_bytes(), &by_serde[..]);
-        }
     }
 
     #[test]

@@ -15,11 +15,12 @@ import {
   resolveCursorAgent,
   runCursorAgent,
   runCursorAgentCommand,
+  StreamTransformer,
 } from '../index.js'
 import type { RunResult } from '../index.js'
 import { captureExpectation, capturesDir } from './support/captures.ts'
 import { isAlive, waitFor } from './support/process.ts'
-import { answerOf, partsOf, sseContentOf } from './support/stream.ts'
+import { answerOf, fixture, partsOf, randomChunks, sseContentOf } from './support/stream.ts'
 
 type RunCursorAgentOptions = Parameters<typeof runCursorAgent>[0]
 
@@ -250,6 +251,28 @@ describe('runCursorAgent: delivery', () => {
       .join('')
     assert.equal(text, sseContentOf(expected.blocks))
     assert.equal(result.error, undefined)
+  })
+
+  it('hands JS the same outputs as a StreamTransformer given the same stdout, in both formats', async () => {
+    // The two cross into JS by different routes (a run's batches as frames and JSON, a
+    // transformer's as sliced strings): thinking, text past U+00FF and past U+FFFF, tool calls.
+    const streams = ['unicode.ndjson', 'thinking-deltas.ndjson', 'parallel-tools.ndjson', 'partial-then-recap.ndjson']
+    for (const name of streams) {
+      const stdout = fixture(name)
+      const file = tmpFile(name)
+      writeFileSync(file, stdout)
+      for (const format of ['openai-sse', 'ai-sdk'] as const) {
+        const options = { format, id: 'chatcmpl-same', created: 1_790_000_000 }
+        const { batches, result } = await collect(base({ ...options, env: agentEnv({ FAKE_AGENT_REPLAY: file }) }))
+        assert.equal(result.exitCode, 0, name)
+        for (const chunks of [[stdout], randomChunks(stdout, 7, 13)]) {
+          const transformer = new StreamTransformer({ ...options, model: 'auto' })
+          const outputs = chunks.flatMap((chunk) => transformer.push(chunk))
+          outputs.push(...transformer.finish({ exitCode: 0 }))
+          assert.deepEqual(outputs, batches.flat(), `${name} ${format}`)
+        }
+      }
+    }
   })
 
   it('a throwing callback stops the run and reports E_CALLBACK', async () => {

@@ -124,6 +124,8 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
     const request: TurnRequest = {
       model: this.modelId,
       messages: this.#config.settings.toolMode === 'cursor' ? toldInCursorToolMode(messages) : messages,
+      // OpenCode is the user's own host: a file it names is the user's own.
+      localFiles: true,
     }
     const tools = jsonTools(call.tools)
     if (tools !== undefined) request.tools = tools

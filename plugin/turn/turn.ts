@@ -128,6 +128,11 @@ export interface TurnRequest {
    * for tool results is cancelled first.
    */
   standalone?: boolean
+  /**
+   * Read the files that attachments name by a local path (`file:` URLs): only for the user's own
+   * host (OpenCode's provider). Default false: a server never reads a path its client names.
+   */
+  localFiles?: boolean
 }
 
 /**
@@ -339,6 +344,7 @@ function freshTurn(
   }
   if (request.tools !== undefined) resumeRequest.tools = request.tools
   if (request.conversationId !== undefined) resumeRequest.conversationId = request.conversationId
+  if (request.localFiles === true) resumeRequest.localFiles = true
   let current: CursorAgentRun | undefined
   let cancelled = false
   const cancel = (): void => {

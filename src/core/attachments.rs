@@ -17,4 +17,4 @@ pub use format::{
     dimensions, picture_format, PictureFormat, ATTACHMENTS_PER_RUN, FILE_MAX_BYTES,
     PICTURE_FORMATS, PICTURE_MAX_BYTES,
 };
-pub use placement::{place, place_for_run, Planned, PlannedFile, Scope};
+pub use placement::{place, place_for_run, LocalFiles, Planned, PlannedFile, Scope};

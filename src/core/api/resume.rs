@@ -5,6 +5,7 @@ use std::num::NonZeroUsize;
 
 use crate::core::api::attachments::PlannedAttachments;
 use crate::core::api::wire::{wire_struct, Nullable, Objects};
+use crate::core::attachments::LocalFiles;
 use crate::core::error::CoreError;
 use crate::core::prompt::Conversation;
 use crate::core::resume::{
@@ -62,6 +63,11 @@ wire_struct! {
         /// OpenCode's session id (`X-Session-Id`); when given it identifies the conversation
         /// instead of the hash of the first user message.
         conversation_id "conversationId": Option<String>,
+        /// Read the files that attachments name by a local path (`file:` URLs): `true` only
+        /// for the user's own host (OpenCode's provider). Default `false`: such an attachment
+        /// is refused with a line in the prompt and a warning, as a server never reads a path
+        /// its client names.
+        local_files "localFiles": Option<bool>,
     }
 }
 
@@ -76,6 +82,11 @@ impl ResumeRequest {
             conversation,
             tools_in_prompt: self.tools_in_prompt.unwrap_or(false),
             conversation_id: self.conversation_id.as_deref().filter(|id| !id.is_empty()),
+            local_files: if self.local_files == Some(true) {
+                LocalFiles::Read
+            } else {
+                LocalFiles::Refuse
+            },
         }))
     }
 }

@@ -36,6 +36,15 @@ pub enum Scope {
     Conversation,
 }
 
+/// Whether an attachment named by a local path (a `file:` URL) is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LocalFiles {
+    /// The user's own host named one of its user's files (OpenCode's provider): read it.
+    Read,
+    /// Refused: a server never reads a path its client names.
+    Refuse,
+}
+
 /// One file a run writes before cursor-agent starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlannedFile {
@@ -74,6 +83,7 @@ enum Verdict {
 pub fn place<'a>(
     conversation: &Conversation<'a>,
     scope: Scope,
+    local_files: LocalFiles,
     folder: &Path,
 ) -> (Conversation<'a>, Planned) {
     let mut placed = conversation.clone();
@@ -99,7 +109,7 @@ pub fn place<'a>(
         for part in &mut placed.messages[index].parts {
             let Part::Media(media) = part else { continue };
             let source = if planned.files.len() >= ATTACHMENTS_PER_RUN {
-                match verdict(media) {
+                match verdict(media, local_files) {
                     Verdict::Keep => continue,
                     Verdict::Save { bytes, .. } if !newest => MediaSource::Earlier {
                         bytes: Some(bytes.len()),
@@ -114,7 +124,7 @@ pub fn place<'a>(
                     Verdict::Refuse { bytes, reason } => MediaSource::Refused { bytes, reason },
                 }
             } else {
-                match verdict(media) {
+                match verdict(media, local_files) {
                     Verdict::Keep => continue,
                     Verdict::Save { bytes, extension } => {
                         let name = format!("{}.{extension}", uuid::Uuid::new_v4().simple());
@@ -149,6 +159,7 @@ pub fn place<'a>(
 pub fn place_for_run<'c, 'a>(
     conversation: &'c Conversation<'a>,
     scope: Scope,
+    local_files: LocalFiles,
 ) -> (Cow<'c, Conversation<'a>>, Option<Planned>) {
     let users = conversation
         .messages
@@ -161,7 +172,7 @@ pub fn place_for_run<'c, 'a>(
     if !covered.any(|m| m.parts.iter().any(|p| matches!(p, Part::Media(_)))) {
         return (Cow::Borrowed(conversation), None);
     }
-    let (placed, planned) = place(conversation, scope, &super::new_run_folder());
+    let (placed, planned) = place(conversation, scope, local_files, &super::new_run_folder());
     (Cow::Owned(placed), Some(planned))
 }
 
@@ -181,7 +192,7 @@ fn warning(media: &Media<'_>, reason: &str) -> String {
     format!("{what} was not sent to Cursor: {reason}.")
 }
 
-fn verdict(media: &Media<'_>) -> Verdict {
+fn verdict(media: &Media<'_>, local_files: LocalFiles) -> Verdict {
     let bytes = match &media.source {
         MediaSource::Inline {
             data: Some(data), ..
@@ -198,6 +209,12 @@ fn verdict(media: &Media<'_>) -> Verdict {
             return Verdict::Refuse {
                 bytes: Some(*bytes),
                 reason: "its bytes did not arrive as base64 text".to_owned(),
+            }
+        }
+        MediaSource::Path(_) if local_files == LocalFiles::Refuse => {
+            return Verdict::Refuse {
+                bytes: None,
+                reason: "it names a file on the server's machine, which the server never reads for a client (send its bytes instead)".to_owned(),
             }
         }
         MediaSource::Path(path) => match read_path(path) {

@@ -11,7 +11,7 @@ use super::key::{
 };
 use super::options::ResumeOptions;
 use super::plan::{Failure, RecordToken, ResumePlan, ResumeRequest};
-use crate::core::attachments::{place_for_run, Scope};
+use crate::core::attachments::{place_for_run, LocalFiles, Scope};
 use crate::core::cursor_id::is_valid_chat_id;
 use crate::core::failure::resume::is_resume_failure;
 use crate::core::prompt::{build_full_prompt, build_incremental_prompt, Role};
@@ -55,7 +55,11 @@ impl SessionResumeManager {
         session_key: Option<String>,
         record_token: Option<String>,
     ) -> ResumePlan {
-        let (conversation, attachments) = place_for_run(&request.conversation, Scope::Conversation);
+        let (conversation, attachments) = place_for_run(
+            &request.conversation,
+            Scope::Conversation,
+            request.local_files,
+        );
         ResumePlan {
             session_key,
             resume_chat_id: None,
@@ -131,7 +135,7 @@ impl SessionResumeManager {
                 // A hit refreshes the LRU order only; the lifetime still counts from `record`.
                 self.entries.promote(&key);
                 let (conversation, attachments) =
-                    place_for_run(&request.conversation, Scope::Newest);
+                    place_for_run(&request.conversation, Scope::Newest, request.local_files);
                 match build_incremental_prompt(&conversation) {
                     Some(prompt) => ResumePlan {
                         session_key: Some(key),

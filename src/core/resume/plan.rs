@@ -2,7 +2,7 @@
 //! carries for `record`, and a reported failure.
 
 use super::key::{parse_hex, Digest};
-use crate::core::attachments::Planned;
+use crate::core::attachments::{LocalFiles, Planned};
 use crate::core::hex::hex;
 use crate::core::prompt::Conversation;
 
@@ -16,6 +16,8 @@ pub struct ResumeRequest<'a> {
     pub tools_in_prompt: bool,
     /// OpenCode's session id; `None` (or empty) falls back to the first user message.
     pub conversation_id: Option<&'a str>,
+    /// Whether attachments named by a local path are read.
+    pub local_files: LocalFiles,
 }
 
 /// What to run: resume a chat with an incremental prompt, or start a fresh one with the full

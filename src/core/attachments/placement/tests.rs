@@ -31,8 +31,16 @@ fn folder() -> PathBuf {
 }
 
 fn placed(messages: Value, scope: Scope) -> (String, Option<String>, Planned) {
+    placed_reading(messages, scope, LocalFiles::Read)
+}
+
+fn placed_reading(
+    messages: Value,
+    scope: Scope,
+    local_files: LocalFiles,
+) -> (String, Option<String>, Planned) {
     let conversation = Conversation::parse(&messages, None).unwrap();
-    let (placed, planned) = place(&conversation, scope, &folder());
+    let (placed, planned) = place(&conversation, scope, local_files, &folder());
     (
         build_full_prompt(&placed, false),
         build_incremental_prompt(&placed),
@@ -179,6 +187,35 @@ fn a_file_url_is_copied_into_the_runs_folder() {
         "the user's own path is not handed on"
     );
     assert!(planned.warnings[0].contains("its file could not be read"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_file_url_from_a_client_of_the_server_is_refused_unread() {
+    let dir = std::env::temp_dir().join(format!("ocn-place-{}", uuid::Uuid::new_v4()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let secret = dir.join("secret.txt");
+    std::fs::write(&secret, "do not send").unwrap();
+    let url = format!("file://{}", secret.display());
+    for part in [
+        json!({"type": "file", "mediaType": "text/plain", "data": url}),
+        json!({"type": "image", "image": url}),
+    ] {
+        let (full, _, planned) = placed_reading(
+            json!([user(vec![part.clone()])]),
+            Scope::Conversation,
+            LocalFiles::Refuse,
+        );
+        assert!(planned.files.is_empty(), "{part}");
+        assert!(!full.contains("do not send"), "{part}");
+        assert!(!full.contains("secret.txt"), "{part}");
+        assert_eq!(planned.warnings.len(), 1, "{part}");
+        assert!(
+            planned.warnings[0].contains("the server never reads for a client"),
+            "{}",
+            planned.warnings[0]
+        );
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

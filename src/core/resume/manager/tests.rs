@@ -4,6 +4,7 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use super::*;
+use crate::core::attachments::LocalFiles;
 use crate::core::prompt::conversation_of;
 use crate::core::resume::options::{DEFAULT_MAX_ENTRIES, DEFAULT_TTL_MS};
 use std::num::NonZeroUsize;
@@ -59,6 +60,11 @@ fn typed(request: &Value) -> ResumeRequest<'_> {
         conversation_id: request["conversationId"]
             .as_str()
             .filter(|id| !id.is_empty()),
+        local_files: if request["localFiles"] == true {
+            LocalFiles::Read
+        } else {
+            LocalFiles::Refuse
+        },
     }
 }
 

@@ -538,23 +538,27 @@ describe('pictures and files the clients send take the route of a picture pasted
     assert.equal(text, `Attachments: ${saw(picture)}, ${saw(pdf)}.`)
   })
 
-  it('a part in the AI SDK shape naming a file on the server is refused unread: the prompt says so', LIMIT, async () => {
-    const secret = join(scratch, 'server-secret.txt')
-    writeFileSync(secret, 'the server keeps this to itself')
-    for (const part of [
-      { type: 'file', mediaType: 'text/plain', data: `file://${secret}` },
-      { type: 'image', image: `file://${secret}` },
-    ]) {
-      const logDir = fake(describing)
-      const body = { model: 'auto', messages: [{ role: 'user', content: [{ type: 'text', text: 'read it' }, part] }] }
-      const answer = await post('/v1/chat/completions', JSON.stringify(body))
-      assert.equal(answer.status, 200, answer.body)
-      const [run] = runs(logDir)
-      assert.deepEqual(run!.attachmentReads ?? [], [], part.type)
-      assert.ok(!run!.stdin.includes('keeps this to itself'), part.type)
-      assert.match(run!.stdin, /the server never reads for a client/, part.type)
-    }
-  })
+  it(
+    'a part in the AI SDK shape naming a file on the server is refused unread: the prompt says so',
+    LIMIT,
+    async () => {
+      const secret = join(scratch, 'server-secret.txt')
+      writeFileSync(secret, 'the server keeps this to itself')
+      for (const part of [
+        { type: 'file', mediaType: 'text/plain', data: `file://${secret}` },
+        { type: 'image', image: `file://${secret}` },
+      ]) {
+        const logDir = fake(describing)
+        const body = { model: 'auto', messages: [{ role: 'user', content: [{ type: 'text', text: 'read it' }, part] }] }
+        const answer = await post('/v1/chat/completions', JSON.stringify(body))
+        assert.equal(answer.status, 200, answer.body)
+        const [run] = runs(logDir)
+        assert.deepEqual(run!.attachmentReads ?? [], [], part.type)
+        assert.ok(!run!.stdin.includes('keeps this to itself'), part.type)
+        assert.match(run!.stdin, /the server never reads for a client/, part.type)
+      }
+    },
+  )
 
   const remote: Array<[string, string, unknown]> = [
     [

@@ -11,6 +11,7 @@
 //! * a recorded conversation extended by one user message resumes that chat with only the new
 //!   text; a chat id is stored exactly when the one rule accepts it.
 
+use opencode_cursor_native::core::attachments::LocalFiles;
 use std::num::NonZeroUsize;
 
 use opencode_cursor_native::core::cursor_id::{is_valid_chat_id, MAX_CHAT_ID_LEN};
@@ -121,6 +122,7 @@ fn request<'a>(conversation: Conversation<'a>, session: Option<&'a str>) -> Resu
         conversation,
         tools_in_prompt: true,
         conversation_id: session,
+        local_files: LocalFiles::Refuse,
     }
 }
 

@@ -11,7 +11,7 @@ use super::key::{
 };
 use super::options::ResumeOptions;
 use super::plan::{Failure, RecordToken, ResumePlan, ResumeRequest};
-use crate::core::attachments::{place_for_run, LocalFiles, Scope};
+use crate::core::attachments::{place_for_run, Scope};
 use crate::core::cursor_id::is_valid_chat_id;
 use crate::core::failure::resume::is_resume_failure;
 use crate::core::prompt::{build_full_prompt, build_incremental_prompt, Role};

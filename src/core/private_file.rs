@@ -22,15 +22,27 @@ pub const SCRIPT_MODE: u32 = 0o700;
 /// Creates `folder` and any missing parent, each new one 0700. The folder itself must not be a
 /// symbolic link; when it already exists it is narrowed to 0700.
 pub fn create_folder(folder: &Path) -> io::Result<()> {
-    let mut builder = std::fs::DirBuilder::new();
+    let mut builder = folder_builder();
     builder.recursive(true);
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, FOLDER_MODE);
     refuse_link(folder)?;
     builder.create(folder)?;
     // Created by someone else in between, or by an older release with a wider mode.
     refuse_link(folder)?;
     narrow(folder, FOLDER_MODE)
+}
+
+/// Creates `folder`, which must not exist yet (a link there counts as existing), 0700; its
+/// parent must exist.
+pub fn create_new_folder(folder: &Path) -> io::Result<()> {
+    folder_builder().create(folder)
+}
+
+/// Makes folders 0700 from their creation.
+fn folder_builder() -> std::fs::DirBuilder {
+    let mut builder = std::fs::DirBuilder::new();
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, FOLDER_MODE);
+    builder
 }
 
 /// Opens `path` for appending, created 0600 when missing; an existing file is narrowed to

@@ -17,13 +17,17 @@ use base64::Engine;
 
 use super::format::ATTACHMENTS_PER_RUN;
 use super::placement::PlannedFile;
-use crate::core::private_file::{create_folder, create_new};
+use crate::core::agent::process::process_exists;
+use crate::core::private_file::{create_folder, create_new, create_new_folder};
+
+/// The user's own folder in the temporary folder, which [`attachments_base`] is in.
+fn user_folder() -> PathBuf {
+    std::env::temp_dir().join(format!("opencode-cursor-native-{}", user_id()))
+}
 
 /// The folder every run's attachments folder is made in.
 pub fn attachments_base() -> PathBuf {
-    std::env::temp_dir()
-        .join(format!("opencode-cursor-native-{}", user_id()))
-        .join("attachments")
+    user_folder().join("attachments")
 }
 
 #[cfg(unix)]
@@ -58,10 +62,13 @@ impl AttachmentFolder {
     /// writes `files` into it. On any failure nothing is left behind.
     pub fn create(path: &Path, files: &[PlannedFile]) -> io::Result<Self> {
         check(path, files)?;
-        let base = attachments_base();
-        create_folder(&base)?;
-        owned_by_us(&base)?;
-        make_new_folder(path)?;
+        // Each folder on the way is ours: the temporary folder is shared, and whoever owns a
+        // folder above the run's could swap what Cursor reads.
+        for folder in [user_folder(), attachments_base()] {
+            make_ours(&folder)?;
+        }
+        // A run's folder is never shared: one already there (or a link) is an error.
+        create_new_folder(path)?;
         let folder = Self {
             path: path.to_owned(),
         };
@@ -128,12 +135,10 @@ pub fn check(path: &Path, files: &[PlannedFile]) -> io::Result<()> {
     Ok(())
 }
 
-/// A new folder, 0700; an existing one (or a link) is an error: a run's folder is never shared.
-fn make_new_folder(path: &Path) -> io::Result<()> {
-    let mut builder = fs::DirBuilder::new();
-    #[cfg(unix)]
-    std::os::unix::fs::DirBuilderExt::mode(&mut builder, crate::core::private_file::FOLDER_MODE);
-    builder.create(path)
+/// `folder`, created 0700 when missing; refused when it is a link or another user's.
+fn make_ours(folder: &Path) -> io::Result<()> {
+    create_folder(folder)?;
+    owned_by_us(folder)
 }
 
 /// The base must be the user's own: a folder another user made could be read by them.
@@ -160,7 +165,7 @@ fn owned_by_us(_: &Path) -> io::Result<()> {
 pub fn remove_left_behind_once() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        let removed = remove_left_behind(&attachments_base(), is_running);
+        let removed = remove_left_behind(&attachments_base(), process_exists);
         if removed > 0 {
             tracing::debug!(removed, "attachments of ended hosts removed");
         }
@@ -190,23 +195,6 @@ pub fn remove_left_behind(base: &Path, running: impl Fn(u32) -> bool) -> usize {
     removed
 }
 
-/// Whether process `pid` exists (signal 0 checks without sending anything).
-#[cfg(unix)]
-fn is_running(pid: u32) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
-        return false;
-    };
-    // SAFETY: kill with signal 0 only checks that the process exists and may be signalled.
-    let found = unsafe { libc::kill(pid, 0) };
-    found == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
-}
-
-#[cfg(not(unix))]
-fn is_running(_: u32) -> bool {
-    // Without a cheap check, a folder is kept; its host's own run removes it.
-    true
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -230,6 +218,7 @@ mod tests {
             assert_eq!(mode(&path), 0o700);
             assert_eq!(mode(&path.join("a.png")), 0o600);
             assert_eq!(mode(&attachments_base()), 0o700);
+            assert_eq!(mode(&user_folder()), 0o700);
         }
         assert!(
             AttachmentFolder::create(&path, &[]).is_err(),
@@ -237,6 +226,25 @@ mod tests {
         );
         drop(folder);
         assert!(!path.exists());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_on_the_way_is_refused_and_a_folder_of_ours_is_narrowed() {
+        use std::os::unix::fs::PermissionsExt;
+        let scratch = std::env::temp_dir().join(format!("ocn-ours-{}", uuid::Uuid::new_v4()));
+        let elsewhere = scratch.join("elsewhere");
+        fs::create_dir_all(&elsewhere).unwrap();
+        let link = scratch.join("link");
+        std::os::unix::fs::symlink(&elsewhere, &link).unwrap();
+        assert!(make_ours(&link).is_err(), "a link is not followed");
+        let wide = scratch.join("wide");
+        fs::create_dir(&wide).unwrap();
+        fs::set_permissions(&wide, fs::Permissions::from_mode(0o777)).unwrap();
+        make_ours(&wide).unwrap();
+        let mode = fs::metadata(&wide).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+        fs::remove_dir_all(&scratch).unwrap();
     }
 
     #[test]
@@ -291,15 +299,5 @@ mod tests {
         assert!(base.join("notapid").exists(), "not one of ours");
         assert!(base.join(format!("{}-own", std::process::id())).exists());
         fs::remove_dir_all(&base).unwrap();
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn this_process_is_running_and_a_reaped_child_is_not() {
-        assert!(is_running(std::process::id()));
-        let mut child = std::process::Command::new("true").spawn().unwrap();
-        let pid = child.id();
-        child.wait().unwrap();
-        assert!(!is_running(pid));
     }
 }

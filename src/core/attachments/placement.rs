@@ -5,8 +5,9 @@
 //!
 //! * Only user messages' attachments are saved. A tool's picture reaches the model another way
 //!   (in tool mode `opencode`, inside the tool's result, held to the same limits).
-//! * A resumed chat ([`Scope::Newest`]) gets the newest user message's attachments only: Cursor's
-//!   chat already holds what it read of earlier ones.
+//! * A resumed chat ([`Scope::Newest`]) gets the newest user message's attachments only, and only
+//!   when that message is the one the run sends (not when tool results follow it): Cursor's chat
+//!   already holds what it read of earlier ones.
 //! * A fresh chat ([`Scope::Conversation`]) starts with nothing, and a follow-up question about an
 //!   earlier screenshot needs that screenshot: the newest message's attachments are saved first,
 //!   then earlier messages' from the newest back, up to [`ATTACHMENTS_PER_RUN`]. An earlier one
@@ -30,7 +31,7 @@ use crate::core::prompt::{Conversation, Media, MediaKind, MediaSource, Part, Rol
 /// Which messages' attachments a run saves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Scope {
-    /// The newest user message's only (a resumed chat).
+    /// The newest user message's only, when it is the last message (a resumed chat).
     Newest,
     /// Every user message's, newest first, up to the limit (a fresh chat).
     Conversation,
@@ -91,20 +92,8 @@ pub fn place<'a>(
         folder: folder.to_string_lossy().into_owned(),
         ..Planned::default()
     };
-    let users: Vec<usize> = placed
-        .messages
-        .iter()
-        .enumerate()
-        .filter(|(_, m)| m.role == Role::User)
-        .map(|(index, _)| index)
-        .rev()
-        .collect();
-    let newest_is_last = users.first() == Some(&placed.messages.len().saturating_sub(1));
-    let covered = match scope {
-        Scope::Newest => &users[..users.len().min(1)],
-        Scope::Conversation => &users[..],
-    };
-    for (order, &index) in covered.iter().enumerate() {
+    let newest_is_last = newest_user_is_last(conversation);
+    for (order, index) in covered(conversation, scope).into_iter().enumerate() {
         let newest = order == 0;
         for part in &mut placed.messages[index].parts {
             let Part::Media(media) = part else { continue };
@@ -161,19 +150,43 @@ pub fn place_for_run<'c, 'a>(
     scope: Scope,
     local_files: LocalFiles,
 ) -> (Cow<'c, Conversation<'a>>, Option<Planned>) {
-    let users = conversation
-        .messages
-        .iter()
-        .filter(|m| m.role == Role::User);
-    let mut covered = users.rev().take(match scope {
-        Scope::Newest => 1,
-        Scope::Conversation => usize::MAX,
-    });
-    if !covered.any(|m| m.parts.iter().any(|p| matches!(p, Part::Media(_)))) {
+    let attached = |index: usize| {
+        conversation.messages[index]
+            .parts
+            .iter()
+            .any(|p| matches!(p, Part::Media(_)))
+    };
+    if !covered(conversation, scope).into_iter().any(attached) {
         return (Cow::Borrowed(conversation), None);
     }
     let (placed, planned) = place(conversation, scope, local_files, &super::new_run_folder());
     (Cow::Owned(placed), Some(planned))
+}
+
+/// The indexes of the user messages `scope` covers, newest first. A resumed chat's newest user
+/// message is covered only when it is the last message, the one this run sends: after it come
+/// tool results, and its attachments went with the run that sent it.
+fn covered(conversation: &Conversation<'_>, scope: Scope) -> Vec<usize> {
+    let users = conversation
+        .messages
+        .iter()
+        .enumerate()
+        .rev()
+        .filter(|(_, m)| m.role == Role::User)
+        .map(|(index, _)| index);
+    match scope {
+        Scope::Newest if newest_user_is_last(conversation) => users.take(1).collect(),
+        Scope::Newest => Vec::new(),
+        Scope::Conversation => users.collect(),
+    }
+}
+
+/// Whether the last message is a user's (the request adds it).
+fn newest_user_is_last(conversation: &Conversation<'_>) -> bool {
+    conversation
+        .messages
+        .last()
+        .is_some_and(|m| m.role == Role::User)
 }
 
 /// The sentence a user is shown for an attachment that was not sent.

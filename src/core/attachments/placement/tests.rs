@@ -306,3 +306,26 @@ fn a_request_ending_with_tool_results_warns_of_nothing_already_reported() {
     );
     assert!(planned.warnings.is_empty());
 }
+
+#[test]
+fn a_resumed_chat_ending_with_tool_results_saves_nothing_again() {
+    let messages = json!([
+        user(vec![image_part(&png(5, 5))]),
+        {"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "c1", "toolName": "read", "input": {}}]},
+        {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c1", "toolName": "read", "output": {"type": "text", "value": "ok"}}]},
+    ]);
+    let conversation = Conversation::parse(&messages, None).unwrap();
+    let (resumed, planned) = place_for_run(&conversation, Scope::Newest, LocalFiles::Read);
+    assert!(
+        planned.is_none(),
+        "the picture went with the run that sent it"
+    );
+    assert!(matches!(resumed, Cow::Borrowed(_)));
+    let (fresh, planned) = place_for_run(&conversation, Scope::Conversation, LocalFiles::Read);
+    assert_eq!(
+        planned.map(|p| p.files.len()),
+        Some(1),
+        "a fresh chat needs it again"
+    );
+    assert!(matches!(fresh, Cow::Owned(_)));
+}

@@ -166,6 +166,12 @@ impl Deref for RunOptions {
 }
 
 impl RunOptions {
+    /// The attachments to save, taken: the run writes them once, and their bytes are not kept
+    /// beside the folder it wrote.
+    pub(crate) fn take_attachments(&mut self) -> Option<Planned> {
+        self.request.attachments.take()
+    }
+
     /// The workspace as an absolute folder: `--workspace` and the child's cwd (with host tools,
     /// the private workspace inside their folder).
     pub fn workspace_dir(&self) -> &Path {
@@ -295,6 +301,7 @@ impl RunRequest {
         let attachments_dir = self
             .attachments
             .as_ref()
+            .filter(|planned| planned.has_files())
             .map(|planned| planned.folder.clone());
         let transformer = TransformerOptions {
             model: model.clone(),

@@ -65,6 +65,14 @@ pub struct Planned {
     pub warnings: Vec<String>,
 }
 
+impl Planned {
+    /// Whether the run has anything to save: a plan of refusals only (a URL kept, a picture
+    /// refused) makes no folder and grants no read.
+    pub fn has_files(&self) -> bool {
+        !self.files.is_empty()
+    }
+}
+
 /// What becomes of one attachment.
 enum Verdict {
     Save {
@@ -160,7 +168,8 @@ pub fn place_for_run<'c, 'a>(
         return (Cow::Borrowed(conversation), None);
     }
     let (placed, planned) = place(conversation, scope, local_files, &super::new_run_folder());
-    (Cow::Owned(placed), Some(planned))
+    let planned = (planned.has_files() || !planned.warnings.is_empty()).then_some(planned);
+    (Cow::Owned(placed), planned)
 }
 
 /// The indexes of the user messages `scope` covers, newest first. A resumed chat's newest user

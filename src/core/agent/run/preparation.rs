@@ -7,14 +7,14 @@ use std::path::Path;
 use super::Run;
 use crate::core::agent::bridged;
 use crate::core::agent::options::EnvVars;
-use crate::core::attachments::{remove_left_behind_once, AttachmentFolder};
+use crate::core::attachments::{remove_left_behind_once, AttachmentFolder, Planned};
 use crate::core::error::{CoreError, ErrorCode};
 use crate::core::secrets::{self, Secrets};
 
 impl Run {
     /// Saves the attachments the prompt names (first removing those of hosts that are gone).
     pub(super) async fn save_attachments(&mut self) -> Result<(), CoreError> {
-        let planned = self.options.attachments.clone();
+        let planned = self.options.take_attachments().filter(Planned::has_files);
         let saved = tokio::task::spawn_blocking(move || {
             remove_left_behind_once();
             planned

@@ -329,3 +329,21 @@ fn a_resumed_chat_ending_with_tool_results_saves_nothing_again() {
     );
     assert!(matches!(fresh, Cow::Owned(_)));
 }
+
+#[test]
+fn a_plan_without_files_makes_no_folder() {
+    let kept = json!([user(vec![
+        json!({"type": "image_url", "image_url": {"url": "https://example.com/a.png"}})
+    ])]);
+    let conversation = Conversation::parse(&kept, None).unwrap();
+    let (_, planned) = place_for_run(&conversation, Scope::Newest, LocalFiles::Read);
+    assert_eq!(planned, None, "a URL is named as it is: nothing to save");
+    let refused = json!([user(vec![
+        json!({"type": "file", "mediaType": "image/png", "data": "not base64!"})
+    ])]);
+    let conversation = Conversation::parse(&refused, None).unwrap();
+    let (_, planned) = place_for_run(&conversation, Scope::Newest, LocalFiles::Read);
+    let planned = planned.expect("the refusal is told");
+    assert!(!planned.has_files());
+    assert_eq!(planned.warnings.len(), 1);
+}

@@ -358,10 +358,7 @@ function freshTurn(
   // A dropped connection is run again once per request: the run after that reports its drop.
   let dropRerunLeft = true
   let reruns = 0
-  // What the user is told of attachments the run's plan could not send.
-  let attachmentWarnings: string[] = []
   const runOnce = (plan: ResumePlan): Promise<RunResult> => {
-    attachmentWarnings = plan.attachments?.warnings ?? []
     current = native().runCursorAgent(
       runOptions(config, request, plan, format, folder, dropRerunLeft, instructions),
       route,
@@ -398,7 +395,7 @@ function freshTurn(
   }
   const finished = turn()
   function route(outputs: StreamOutput[], step: RunStep | null): void {
-    deliver(attachmentWarnings.length === 0 ? outputs : withWarnings(outputs, attachmentWarnings), step)
+    deliver(outputs, step)
     if (folder === null || step?.reason !== 'tool-calls') return
     const run = current as CursorAgentRun
     // The calls of this step stay open until a request of the conversation answers them.
@@ -429,18 +426,6 @@ function freshTurn(
       end === 'handed-over' ? null : finished,
     ),
   }
-}
-
-/** `outputs` with `warnings` added to their `stream-start` part (an `ai-sdk` run's first). */
-function withWarnings(outputs: StreamOutput[], warnings: string[]): StreamOutput[] {
-  return outputs.map((output) =>
-    typeof output === 'object' && 'type' in output && output.type === 'stream-start'
-      ? {
-          ...output,
-          warnings: [...output.warnings, ...warnings.map((message) => ({ type: 'other', message }))],
-        }
-      : output,
-  )
 }
 
 /** Forget the conversation's held run once the run behind it has ended. */

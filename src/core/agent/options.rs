@@ -303,12 +303,18 @@ impl RunRequest {
             .as_ref()
             .filter(|planned| planned.has_files())
             .map(|planned| planned.folder.clone());
+        let warnings = self
+            .attachments
+            .as_ref()
+            .map(|planned| planned.warnings.clone())
+            .unwrap_or_default();
         let transformer = TransformerOptions {
             model: model.clone(),
             host_tool_server,
             cursor_data_dir,
             attachments_dir,
             failure_note: failure_note_text,
+            warnings,
             ..self.transformer
         };
         Ok(RunOptions {

@@ -178,6 +178,8 @@ pub struct TransformerRecord {
     pub attachments_dir: Option<String>,
     #[serde(default)]
     pub failure_note: Option<String>,
+    #[serde(default)]
+    pub warnings: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -216,6 +218,7 @@ impl From<&TransformerOptions> for TransformerRecord {
             cursor_data_dir: options.cursor_data_dir.clone(),
             attachments_dir: options.attachments_dir.clone(),
             failure_note: options.failure_note.clone(),
+            warnings: options.warnings.clone(),
         }
     }
 }
@@ -242,6 +245,7 @@ impl From<&TransformerRecord> for TransformerOptions {
             cursor_data_dir: record.cursor_data_dir.clone(),
             attachments_dir: record.attachments_dir.clone(),
             failure_note: record.failure_note.clone(),
+            warnings: record.warnings.clone(),
         }
     }
 }

@@ -186,7 +186,7 @@ impl StreamTransformer {
                     completions,
                 )
             }
-            Format::AiSdk => Encoder::AiSdk(AiSdkEncoder::new()),
+            Format::AiSdk => Encoder::AiSdk(AiSdkEncoder::warning_of(&options.warnings)),
         };
 
         Self {

@@ -64,6 +64,8 @@ enum BlockKind {
 #[derive(Debug, Default)]
 pub struct AiSdkEncoder {
     started: bool,
+    /// The `stream-start` part's warnings.
+    warnings: Vec<serde_json::Value>,
     /// The open block and its id.
     open: Option<(BlockKind, String)>,
     text_blocks: u32,
@@ -88,6 +90,18 @@ fn ran_by_cursor<'a>(
 impl AiSdkEncoder {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// An encoder whose `stream-start` part carries `warnings` (each `{type: 'other', message}`,
+    /// the AI SDK's warning of no particular setting).
+    pub fn warning_of(warnings: &[String]) -> Self {
+        Self {
+            warnings: warnings
+                .iter()
+                .map(|message| serde_json::json!({ "type": "other", "message": message }))
+                .collect(),
+            ..Self::default()
+        }
     }
 
     fn close_block(&mut self, out: &mut impl PartWriter) {
@@ -132,7 +146,9 @@ impl AiSdkEncoder {
         }
         if !self.started {
             self.started = true;
-            out.part(&StreamPart::StreamStart { warnings: &[] });
+            out.part(&StreamPart::StreamStart {
+                warnings: &self.warnings,
+            });
         }
         match p {
             Part::TextDelta(text) => self.delta(BlockKind::Text, text, out),

@@ -44,6 +44,10 @@ pub struct TransformerOptions {
     /// Added to the explanation of a failure the stream reports (a run names its capture
     /// there); default none.
     pub failure_note: Option<String>,
+    /// `ai-sdk` only: told with the stream's start (the `stream-start` part's warnings, each
+    /// `{type: 'other', message}`); a run's are what its attachments could not send. Default
+    /// none.
+    pub warnings: Vec<String>,
 }
 
 pub const DEFAULT_MAX_LINE_BYTES: usize = 64 * 1024 * 1024;
@@ -63,6 +67,7 @@ impl Default for TransformerOptions {
             cursor_data_dir: None,
             attachments_dir: None,
             failure_note: None,
+            warnings: Vec::new(),
         }
     }
 }

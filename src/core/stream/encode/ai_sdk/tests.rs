@@ -267,3 +267,21 @@ proptest::proptest! {
         proptest::prop_assert_eq!(batch.to_outputs(), vec![Output::Part(by_serde)]);
     }
 }
+
+#[test]
+fn the_stream_start_carries_the_warnings_it_was_given() {
+    let warnings = ["The attached image \"a.svg\" was not sent to Cursor: it is SVG.".to_owned()];
+    let mut encoder = AiSdkEncoder::warning_of(&warnings);
+    let mut out = Vec::new();
+    encoder.encode(&Part::TextDelta("hi"), &mut out);
+    encoder.encode(&Part::TextDelta(" there"), &mut out);
+    let starts: Vec<Value> = out
+        .into_iter()
+        .filter_map(Output::into_part)
+        .filter(|part| part["type"] == "stream-start")
+        .collect();
+    assert_eq!(
+        starts,
+        [json!({"type": "stream-start", "warnings": [{"type": "other", "message": warnings[0]}]})]
+    );
+}

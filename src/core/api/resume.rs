@@ -110,6 +110,9 @@ wire_struct! {
         /// the messages it covers hold none. A resumed chat's plan covers the newest user
         /// message; a fresh chat's covers every user message, newest first, up to 8 files
         /// (earlier ones past that are named by a line, not sent).
+        // Not read back by `record` or `reportFailure`, which need none of it: their plan's
+        // files (up to 80 MiB of base64) are skipped, not converted.
+        #[serde(skip_deserializing)]
         attachments "attachments": Nullable<PlannedAttachments>,
     }
 }
@@ -135,7 +138,8 @@ impl From<ResumePlan> for Plan {
             prompt: plan.prompt,
             incremental: plan.incremental,
             record_token: plan.record_token.0,
-            attachments: plan.attachments.0.map(Into::into),
+            // Never read back (see the field); a run takes them through its own option.
+            attachments: None,
         }
     }
 }

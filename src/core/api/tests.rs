@@ -145,3 +145,20 @@ fn rendered() -> String {
 fn header_declares_the_api_exactly_as_it_is_read_and_written() {
     super::wire::typescript::check_header_section(RENDERED_FROM, RENDERED_END, &rendered());
 }
+
+#[test]
+fn a_plan_handed_back_is_read_without_its_attachments() {
+    // `record` and `reportFailure` read the plan back; its files are skipped, whatever they hold.
+    let plan: super::resume::ResumePlan = serde_json::from_value(serde_json::json!({
+        "sessionKey": "k",
+        "prompt": "p",
+        "incremental": true,
+        "attachments": {"folder": "/x", "files": [{"name": "a.png", "data": "AAAA"}], "warnings": []},
+    }))
+    .unwrap();
+    assert_eq!(plan.session_key.0.as_deref(), Some("k"));
+    assert_eq!(plan.attachments.0, None);
+    let skipped: Result<super::resume::ResumePlan, _> =
+        serde_json::from_value(serde_json::json!({"prompt": "p", "attachments": 42}));
+    assert!(skipped.is_ok(), "not even read: {skipped:?}");
+}

@@ -175,6 +175,7 @@ macro_rules! wire_struct {
         pub struct $name:ident $(<$lt:lifetime>)? as $shape:ident ($($attr:meta),* $(,)?) {
             $(
                 $(#[doc = $field_doc:literal])*
+                $(#[serde($($field_serde:tt)*)])?
                 $field:ident $key:literal : $ty:ty
             ),* $(,)?
         }
@@ -189,6 +190,7 @@ macro_rules! wire_struct {
                     rename = $key,
                     skip_serializing_if = "crate::core::api::wire::WireType::is_absent"
                 )]
+                $(#[serde($($field_serde)*)])?
                 pub $field: $ty,
             )*
         }

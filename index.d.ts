@@ -657,6 +657,13 @@ export interface ResumeRequest {
    * instead of the hash of the first user message.
    */
   conversationId?: string
+  /**
+   * Read the files that attachments name by a local path (`file:` URLs): `true` only
+   * for the user's own host (OpenCode's provider). Default `false`: such an attachment
+   * is refused with a line in the prompt and a warning, as a server never reads a path
+   * its client names.
+   */
+  localFiles?: boolean
 }
 
 /**

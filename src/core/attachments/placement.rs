@@ -26,7 +26,9 @@ use super::format::{
     dimensions, is_pdf, is_text, picture_format, ATTACHMENTS_PER_RUN, FILE_MAX_BYTES,
     PICTURE_MAX_BYTES,
 };
-use crate::core::prompt::{Conversation, Media, MediaKind, MediaSource, Part, Role};
+use crate::core::prompt::{
+    data_url, Conversation, DataUrl, Media, MediaKind, MediaSource, Part, Role,
+};
 
 /// Which messages' attachments a run saves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -307,17 +309,11 @@ fn judge(kind: MediaKind, media_type: Option<&str>, bytes: Vec<u8>) -> Verdict {
 
 /// The bytes of base64 text or a `data:` URL.
 fn decode(data: &str) -> Result<Vec<u8>, String> {
-    let payload = match data.get(..5) {
-        Some(head) if head.eq_ignore_ascii_case("data:") => {
-            let Some((meta, payload)) = data.split_once(',') else {
-                return Err("its data URL has no data".to_owned());
-            };
-            if !meta.to_ascii_lowercase().ends_with(";base64") {
-                return Err("its data URL is not base64-encoded".to_owned());
-            }
-            payload
-        }
-        _ => data,
+    let payload = match data_url(data) {
+        None => data,
+        Some(DataUrl::Base64(payload)) => payload,
+        Some(DataUrl::Text(_)) => return Err("its data URL is not base64-encoded".to_owned()),
+        Some(DataUrl::NoData) => return Err("its data URL has no data".to_owned()),
     };
     let clean: Cow<'_, str> = if payload.bytes().any(|b| b.is_ascii_whitespace()) {
         Cow::Owned(payload.split_ascii_whitespace().collect())

@@ -199,16 +199,37 @@ fn source_from_data(data: &str) -> MediaSource<'_> {
     }
 }
 
+/// What a `data:` URL carries after its comma.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DataUrl<'a> {
+    /// Base64 (`;base64` ends the part before the comma, in any case).
+    Base64(&'a str),
+    /// Text as it is (percent-encoded, by the standard).
+    Text(&'a str),
+    /// No comma: no data at all.
+    NoData,
+}
+
+/// The payload of `text` when it is a `data:` URL; `None` for anything else.
+pub fn data_url(text: &str) -> Option<DataUrl<'_>> {
+    if !has_scheme(text, "data:") {
+        return None;
+    }
+    Some(match text.split_once(',') {
+        None => DataUrl::NoData,
+        Some((head, payload)) if head.to_ascii_lowercase().ends_with(";base64") => {
+            DataUrl::Base64(payload)
+        }
+        Some((_, payload)) => DataUrl::Text(payload),
+    })
+}
+
 fn source_from_url(url: &str) -> MediaSource<'_> {
-    if has_scheme(url, "data:") {
-        let payload = url.split_once(',').map_or("", |(_, p)| p);
-        let is_base64 = url
-            .split_once(',')
-            .is_some_and(|(head, _)| head.ends_with(";base64"));
-        let bytes = if is_base64 {
-            base64_decoded_len(payload)
-        } else {
-            payload.len()
+    if let Some(data) = data_url(url) {
+        let bytes = match data {
+            DataUrl::Base64(payload) => base64_decoded_len(payload),
+            DataUrl::Text(payload) => payload.len(),
+            DataUrl::NoData => 0,
         };
         MediaSource::Inline {
             bytes,
@@ -289,6 +310,21 @@ fn base64_decoded_len(data: &str) -> usize {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_data_url_is_read_in_any_case() {
+        let table = [
+            ("data:image/png;base64,AAAA", Some(DataUrl::Base64("AAAA"))),
+            ("DATA:image/png;BASE64,AA==", Some(DataUrl::Base64("AA=="))),
+            ("data:text/plain,hi%20there", Some(DataUrl::Text("hi%20there"))),
+            ("data:image/png;base64", Some(DataUrl::NoData)),
+            ("https://example.com/a.png", None),
+            ("AAAA", None),
+        ];
+        for (text, expected) in table {
+            assert_eq!(data_url(text), expected, "{text}");
+        }
+    }
 
     use crate::core::prompt::{conversation_of, Part};
 

@@ -17,7 +17,7 @@ pub mod tools;
 #[cfg(test)]
 pub(crate) use conversation::conversation_of;
 pub use conversation::Conversation;
-pub use media::{Media, MediaKind, MediaSource};
+pub use media::{data_url, DataUrl, Media, MediaKind, MediaSource};
 pub use message::{Message, Part, Role, ToolCall, ToolOutput, ToolResult};
 pub use parse::parse_messages;
 pub use render::{build_full_prompt, build_incremental_prompt, CONTINUATION};

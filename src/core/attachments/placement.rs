@@ -107,40 +107,36 @@ pub fn place<'a>(
         let newest = order == 0;
         for part in &mut placed.messages[index].parts {
             let Part::Media(media) = part else { continue };
-            let source = if planned.files.len() >= ATTACHMENTS_PER_RUN {
-                match verdict(media, local_files) {
-                    Verdict::Keep => continue,
-                    Verdict::Save { bytes, .. } if !newest => MediaSource::Earlier {
-                        bytes: Some(bytes.len()),
-                    },
-                    Verdict::Refuse { bytes, .. } if !newest => MediaSource::Earlier { bytes },
-                    Verdict::Save { bytes, .. } => MediaSource::Refused {
-                        bytes: Some(bytes.len()),
-                        reason: format!(
-                            "a run takes at most {ATTACHMENTS_PER_RUN} attachments, and this one came after them"
-                        ),
-                    },
-                    Verdict::Refuse { bytes, reason } => MediaSource::Refused { bytes, reason },
+            // Past the limit, an earlier message's attachment is only named; the newest
+            // message's is refused with the reason.
+            let full = planned.files.len() >= ATTACHMENTS_PER_RUN;
+            let source = match verdict(media, local_files) {
+                Verdict::Keep => continue,
+                Verdict::Save { bytes, .. } if full && !newest => MediaSource::Earlier {
+                    bytes: Some(bytes.len()),
+                },
+                Verdict::Refuse { bytes, .. } if full && !newest => MediaSource::Earlier { bytes },
+                Verdict::Save { bytes, .. } if full => MediaSource::Refused {
+                    bytes: Some(bytes.len()),
+                    reason: format!(
+                        "a run takes at most {ATTACHMENTS_PER_RUN} attachments, and this one came after them"
+                    ),
+                },
+                Verdict::Save { bytes, extension } => {
+                    let name = format!("{}.{extension}", uuid::Uuid::new_v4().simple());
+                    let source = MediaSource::Saved {
+                        path: folder.join(&name).to_string_lossy().into_owned(),
+                        bytes: bytes.len(),
+                        dimensions: dimensions(&bytes),
+                        earlier: !newest,
+                    };
+                    planned.files.push(PlannedFile {
+                        name,
+                        data: base64::engine::general_purpose::STANDARD.encode(&bytes),
+                    });
+                    source
                 }
-            } else {
-                match verdict(media, local_files) {
-                    Verdict::Keep => continue,
-                    Verdict::Save { bytes, extension } => {
-                        let name = format!("{}.{extension}", uuid::Uuid::new_v4().simple());
-                        let source = MediaSource::Saved {
-                            path: folder.join(&name).to_string_lossy().into_owned(),
-                            bytes: bytes.len(),
-                            dimensions: dimensions(&bytes),
-                            earlier: !newest,
-                        };
-                        planned.files.push(PlannedFile {
-                            name,
-                            data: base64::engine::general_purpose::STANDARD.encode(&bytes),
-                        });
-                        source
-                    }
-                    Verdict::Refuse { bytes, reason } => MediaSource::Refused { bytes, reason },
-                }
+                Verdict::Refuse { bytes, reason } => MediaSource::Refused { bytes, reason },
             };
             if let (true, true, MediaSource::Refused { reason, .. }) =
                 (newest, newest_is_last, &source)

@@ -316,7 +316,10 @@ mod tests {
         let table = [
             ("data:image/png;base64,AAAA", Some(DataUrl::Base64("AAAA"))),
             ("DATA:image/png;BASE64,AA==", Some(DataUrl::Base64("AA=="))),
-            ("data:text/plain,hi%20there", Some(DataUrl::Text("hi%20there"))),
+            (
+                "data:text/plain,hi%20there",
+                Some(DataUrl::Text("hi%20there")),
+            ),
             ("data:image/png;base64", Some(DataUrl::NoData)),
             ("https://example.com/a.png", None),
             ("AAAA", None),

@@ -714,8 +714,8 @@ export interface PlannedAttachments {
   files: PlannedAttachment[]
   /**
    * What the user should be told: one sentence for each attachment of the newest message
-   * that was not sent (the prompt says the same to the model). The OpenCode provider
-   * shows them as the response's warnings.
+   * that was not sent (the prompt says the same to the model). A run given them tells
+   * them as its `stream-start` part's warnings (`ai-sdk`), which OpenCode shows.
    */
   warnings: string[]
 }

@@ -75,23 +75,22 @@ function resultText(content: unknown): string {
 
 /** An image block as an OpenAI image part (a data URL, or the URL it names). */
 function imagePart(block: Block): unknown {
+  return { type: 'image_url', image_url: { url: sourceUrl(block) } }
+}
+
+/** Where a block's bytes are: a data URL of its base64 `source`, or the URL it names. */
+function sourceUrl(block: Block): string {
   const source = (block.source ?? {}) as Record<string, unknown>
-  const url =
-    source.type === 'base64'
-      ? `data:${String(source.media_type ?? '')};base64,${String(source.data ?? '')}`
-      : source.url
-  return { type: 'image_url', image_url: { url: String(url ?? '') } }
+  return source.type === 'base64'
+    ? `data:${String(source.media_type ?? '')};base64,${String(source.data ?? '')}`
+    : String(source.url ?? '')
 }
 
 /** A document block (a PDF or a text file) as an OpenAI part: a file with its bytes, or its text. */
 function documentPart(block: Block): unknown {
   const source = (block.source ?? {}) as Record<string, unknown>
   if (source.type === 'text') return { type: 'text', text: String(source.data ?? '') }
-  const data =
-    source.type === 'base64'
-      ? `data:${String(source.media_type ?? '')};base64,${String(source.data ?? '')}`
-      : String(source.url ?? '')
-  const file: Record<string, unknown> = { file_data: data }
+  const file: Record<string, unknown> = { file_data: sourceUrl(block) }
   if (typeof block.title === 'string') file.filename = block.title
   return { type: 'file', file }
 }

@@ -367,6 +367,12 @@ function idleRun(): ReturnType<typeof runCursorAgent> {
 
 const JSON_READ = new Set(['ResumeRequest', 'PromptRequest'])
 
+/**
+ * Declared fields of a value handed back that are deliberately not read: a plan's attachments
+ * go to `runCursorAgent`, and `record`/`reportFailure` skip their bytes rather than convert them.
+ */
+const NOT_READ_BACK = new Set(['ResumePlan.attachments'])
+
 describe('the declarations are what is read', () => {
   for (const [name, call, strict] of readers) {
     it(`${name}: every declared field is read by that name${strict ? ', and no other field is accepted' : ''}`, () => {
@@ -374,6 +380,10 @@ describe('the declarations are what is read', () => {
       assert.ok(fields.length > 0, name)
       for (const field of fields) {
         const stand = JSON_READ.has(name) ? 10n : Symbol('no field takes this')
+        if (NOT_READ_BACK.has(`${name}.${field}`)) {
+          assert.doesNotThrow(() => call({ [field]: stand }), `${name}.${field} is not read back`)
+          continue
+        }
         const error = thrown(() => call({ [field]: stand }))
         assert.equal(error.code, 'E_INVALID_ARG', `${name}.${field}: ${String(error.message)}`)
         const message = String(error.message)

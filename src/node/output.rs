@@ -1,39 +1,22 @@
-//! How outputs cross into JS.
+//! How outputs cross into JS: every batch of outputs, a run's and a `StreamTransformer`'s, as a
+//! [`Batch`]: two strings (one byte a character, and UTF-16), each made by a copy, and the kind
+//! and end of each piece, read by `readOutputBatch` (`read-output-batch.js`), compiled once per
+//! environment. It slices the frames, builds each text or thinking delta part from its piece, and
+//! parses the other parts' JSON. On the partial-delta benchmark the engine makes the parts about
+//! twenty times faster that way than by one `JSON.parse` of them all.
 //!
-//! `StreamTransformer`'s outputs cross as a [`Batch`]: two strings (one byte a character, and
-//! UTF-16), each made by a copy, and the kind and end of each piece, read by a small JS function
-//! compiled once per environment (`readOutputBatch`). It slices the frames, builds each text or
-//! thinking delta part from its piece, and parses the other parts' JSON. On the partial-delta
-//! benchmark the engine makes the parts about twenty times faster that way than by one
-//! `JSON.parse` of them all, and they are plain JS objects as before.
-//!
-//! `runCursorAgent`'s batches (a few records each) cross as an array of strings (SSE frames) or
-//! one JSON text of the parts through a single `JSON.parse`, which measured about 1.5x faster
-//! than napi's serde conversion (one napi call per property). That text is ASCII (`AsciiJson`):
-//! it becomes a JS string by a copy, without decoding UTF-8, and the engine parses it on its
-//! one-byte path.
+//! Other values cross as the JSON text serde writes of them ([`Json`]), through one `JSON.parse`,
+//! which measured about 1.5x faster than napi's serde conversion (one napi call per property).
+//! That text is ASCII (`AsciiJson`): it becomes a JS string by a copy, without decoding UTF-8.
 
 use napi::bindgen_prelude::{
-    Array, FnArgs, Function, FunctionRef, JsObjectValue, Object, Uint32Array, Unknown,
+    FnArgs, Function, FunctionRef, JsObjectValue, Object, Uint32Array, Unknown,
 };
 use napi::{Env, JsString, JsValue};
 
 use crate::core::stream::encode::batch::{Batch, PieceKind, WIDE};
-use crate::core::stream::encode::{write_ascii_json, Output};
-use crate::node::error::{from_napi, invalid_arg, Result};
-
-/// Hands a batch of outputs to JS as one array, draining `outputs`.
-pub fn outputs_to_js<'env>(env: &'env Env, outputs: &mut Vec<Output>) -> Result<Unknown<'env>> {
-    if outputs.iter().all(|o| matches!(o, Output::Frame(_))) {
-        let frames: Vec<String> = outputs.drain(..).filter_map(Output::into_frame).collect();
-        let array = Array::from_vec(env, frames).map_err(from_napi)?;
-        return Ok(array.to_unknown());
-    }
-    let mut json = Vec::new();
-    write_ascii_json(&mut json, &std::mem::take(outputs))
-        .map_err(|e| invalid_arg(format!("output not serialisable: {e}")))?;
-    parse_json(env, &json).map_err(from_napi)
-}
+use crate::core::stream::encode::write_ascii_json;
+use crate::node::error::{from_napi, Result};
 
 /// A batch's outputs as one JS array, made by `readOutputBatch`.
 pub fn batch_to_js(env: &Env, batch: Batch) -> Result<Unknown<'_>> {
@@ -56,78 +39,33 @@ struct EnvironmentData {
     batch_reader: FunctionRef<BatchArgs<'static>, Unknown<'static>>,
 }
 
-/// `env`'s `readOutputBatch`, compiled on first use.
+/// `env`'s `readOutputBatch`, made on first use from the script and the core's piece kinds.
 fn batch_reader(env: &Env) -> napi::Result<BatchReader<'_>> {
     if let Some(data) = env.get_instance_data::<EnvironmentData>()? {
         return data.batch_reader.borrow_back(env);
     }
-    let reader: BatchReader<'_> = env.run_script(batch_reader_source())?;
+    let make: Function<'_, Object<'_>, BatchReader<'_>> = env.run_script(concat!(
+        "(function (module) {'use strict';\n",
+        include_str!("read-output-batch.js"),
+        "\nreturn module.exports})({exports: {}})"
+    ))?;
+    let mut kinds = Object::new(env)?;
+    let wire = |kind: PieceKind| kind as u32;
+    kinds.set("frame", wire(PieceKind::Frame))?;
+    kinds.set("json", wire(PieceKind::Json))?;
+    kinds.set("text", wire(PieceKind::TextDelta))?;
+    kinds.set("reasoning", wire(PieceKind::ReasoningDelta))?;
+    kinds.set("blockId", wire(PieceKind::BlockId))?;
+    kinds.set("wide", WIDE)?;
+    let reader = make.call(kinds)?;
     let batch_reader = reader.create_ref()?;
     env.set_instance_data(EnvironmentData { batch_reader }, (), |_| {})?;
     Ok(reader)
 }
 
-/// The source of `readOutputBatch`, with each piece kind's wire value. A delta part's
-/// properties are those of the core's `StreamPart` (type, id, delta, in that order).
-fn batch_reader_source() -> String {
-    let case = |kind: PieceKind| kind as u32;
-    format!(
-        "(function () {{
-  'use strict';
-  const parse = JSON.parse;
-  return function readOutputBatch(narrow, wide, pieces) {{
-    const outputs = [];
-    let narrowFrom = 0;
-    let wideFrom = 0;
-    let id = '';
-    for (let i = 0; i < pieces.length; i += 2) {{
-      const end = pieces[i + 1];
-      let piece;
-      if (pieces[i] & {wide}) {{
-        piece = wide.slice(wideFrom, end);
-        wideFrom = end;
-      }} else {{
-        piece = narrow.slice(narrowFrom, end);
-        narrowFrom = end;
-      }}
-      switch (pieces[i] & {kind_mask}) {{
-        case {frame}: outputs.push(piece); break;
-        case {json}: outputs.push(parse(piece)); break;
-        case {text}: outputs.push({{ type: 'text-delta', id, delta: piece }}); break;
-        case {reasoning}: outputs.push({{ type: 'reasoning-delta', id, delta: piece }}); break;
-        case {block_id}: id = piece; break;
-      }}
-    }}
-    return outputs;
-  }};
-}})()",
-        frame = case(PieceKind::Frame),
-        json = case(PieceKind::Json),
-        text = case(PieceKind::TextDelta),
-        reasoning = case(PieceKind::ReasoningDelta),
-        block_id = case(PieceKind::BlockId),
-        wide = WIDE,
-        kind_mask = WIDE - 1,
-    )
-}
-
-/// A JS string of UTF-8 `text`; ASCII text is handed over as Latin-1, which JS takes as it is
-/// (every ASCII byte is the same Latin-1 character), with no UTF-8 decoding.
-fn js_string<'env>(env: &'env Env, text: &[u8]) -> napi::Result<JsString<'env>> {
-    if text.is_ascii() {
-        env.create_string_latin1(text)
-    } else {
-        // Callers pass text the core wrote, which is UTF-8.
-        env.create_string(
-            std::str::from_utf8(text)
-                .map_err(|e| napi::Error::new(napi::Status::GenericFailure, e.to_string()))?,
-        )
-    }
-}
-
-/// `JSON.parse(text)` of UTF-8 `text`.
-fn parse_json<'env>(env: &'env Env, text: &[u8]) -> napi::Result<Unknown<'env>> {
-    let string = js_string(env, text)?;
+/// `JSON.parse(text)` of ASCII `text`, handed over as Latin-1, which JS takes as it is.
+fn parse_ascii_json<'env>(env: &'env Env, text: &[u8]) -> napi::Result<Unknown<'env>> {
+    let string = env.create_string_latin1(text)?;
     let parser: Object = env.get_global()?.get_named_property("JSON")?;
     let parse: Function<JsString, Unknown> = parser.get_named_property("parse")?;
     parse.call(string)
@@ -145,6 +83,6 @@ impl<T: serde::Serialize> napi::bindgen_prelude::ToNapiValue for Json<T> {
         let mut text = Vec::new();
         write_ascii_json(&mut text, &value.0)
             .map_err(|e| napi::Error::new(napi::Status::GenericFailure, e.to_string()))?;
-        Ok(parse_json(&Env::from_raw(env), &text)?.raw())
+        Ok(parse_ascii_json(&Env::from_raw(env), &text)?.raw())
     }
 }

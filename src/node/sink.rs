@@ -10,19 +10,19 @@ use napi::threadsafe_function::{
 };
 use napi::{sys, JsValue, Unknown};
 
-use super::output::outputs_to_js;
-use super::output::Json;
+use super::output::{batch_to_js, Json};
 use crate::core::agent::one_at_a_time::OneAtATime;
 use crate::core::agent::{OutputSink, Receipt, RunStep};
+use crate::core::stream::encode::batch::Batch as Pieces;
 use crate::core::stream::encode::Output;
 
 /// One batch of outputs as a JS array: SSE frames as strings, V3 parts as objects.
 pub struct OutputBatch(Vec<Output>);
 
 impl ToNapiValue for OutputBatch {
-    unsafe fn to_napi_value(env: sys::napi_env, mut batch: Self) -> napi::Result<sys::napi_value> {
+    unsafe fn to_napi_value(env: sys::napi_env, batch: Self) -> napi::Result<sys::napi_value> {
         let env = Env::from_raw(env);
-        let array = outputs_to_js(&env, &mut batch.0)
+        let array = batch_to_js(&env, Pieces::of_outputs(&batch.0))
             .map_err(|e| napi::Error::new(Status::GenericFailure, e.reason.clone()))?;
         Ok(array.raw())
     }

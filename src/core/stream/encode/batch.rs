@@ -127,6 +127,18 @@ impl Batch {
         outputs
     }
 
+    /// `outputs` as a batch: each frame as its piece, each part as JSON.
+    pub fn of_outputs(outputs: &[Output]) -> Self {
+        let mut batch = Self::new();
+        for output in outputs {
+            match output {
+                Output::Frame(frame) => batch.frame(frame),
+                Output::Part(part) => batch.json(part),
+            }
+        }
+        batch
+    }
+
     /// An SSE frame.
     pub fn frame(&mut self, frame: &str) {
         self.piece(PieceKind::Frame, frame);

@@ -128,3 +128,16 @@ proptest! {
         prop_assert_eq!(batch.to_outputs(), expected);
     }
 }
+
+#[test]
+fn outputs_made_elsewhere_read_back_as_they_were() {
+    let outputs = vec![
+        Output::Frame("data: {\"x\":\"caf\u{e9}\"}\n\n".to_owned()),
+        Output::Part(json!({"type": "text-delta", "id": "t", "delta": "\u{4f60}\u{597d}"})),
+        Output::Frame("data: \u{1F680}\n\n".to_owned()),
+        Output::Part(json!({"type": "finish", "usage": {"inputTokens": {"total": 3}}})),
+    ];
+    let batch = Batch::of_outputs(&outputs);
+    assert_eq!(batch.outputs(), outputs.len());
+    assert_eq!(batch.to_outputs(), outputs);
+}

@@ -314,6 +314,43 @@ describe('a picture pasted into OpenCode', () => {
   })
 })
 
+describe('a plan and its run', () => {
+  test("a 10 MiB picture's bytes stay in the addon: the plan is small, and the run saves them whole", async () => {
+    const { randomBytes } = await import('node:crypto')
+    const { encodePng } = await import('../plugin/cli/word-picture.ts')
+    const side = 1800
+    const noise = encodePng(side, 'rgb', Array.from({ length: side }, () => randomBytes(side * 3)))
+    assert.ok(noise.length > 9 * 1024 * 1024 && noise.length <= 10 * 1024 * 1024, `${noise.length} bytes`)
+    const { workspace, log, runs } = place()
+    const manager = new nativeApi.SessionResumeManager({ enabled: false })
+    const plan = manager.plan({
+      workspace,
+      model: 'auto',
+      messages: [{ role: 'user', content: [{ type: 'file', mediaType: 'image/png', data: noise.toString('base64') }] }],
+    })
+    assert.ok(JSON.stringify(plan).length < 2048, JSON.stringify(plan).slice(0, 300))
+    assert.deepEqual(
+      plan.attachments.files.map((file: { bytes: number }) => file.bytes),
+      [noise.length],
+    )
+    const env = { ...process.env, FAKE_CURSOR_LOG_DIR: log, FAKE_CURSOR_DESCRIBE_ATTACHMENTS: '1' }
+    const options = { prompt: plan.prompt, model: 'auto', workspace, executable: fakeAgent, env }
+    const result = await nativeApi
+      .runCursorAgent({ ...options, attachments: plan.attachments }, () => {})
+      .wait()
+    assert.equal(result.error, undefined)
+    const [read] = runs()[0]!.attachmentReads!
+    assert.equal(read!.sha256, sha256(noise))
+    // Attachments its process does not keep (a plan made elsewhere, or written by hand) are refused.
+    const madeUp = { ...plan.attachments, folder: join(base, `${process.pid}-madeup`) }
+    assert.throws(
+      () => nativeApi.runCursorAgent({ ...options, attachments: madeUp }, () => {}),
+      (error: { code?: string; message?: string }) =>
+        error.code === 'E_INVALID_ARG' && /not kept by this process/.test(error.message ?? ''),
+    )
+  })
+})
+
 describe('which models take pictures', () => {
   const models = [
     {

@@ -217,10 +217,8 @@ describe('SessionResumeManager: an OpenCode conversation in the AI SDK V3 shape'
     assert.ok(named, plan.prompt)
     const attachments = plan.attachments!
     assert.equal(`${attachments.folder}/${attachments.files[0]!.name}`, named[1])
-    assert.deepEqual(
-      attachments.files.map((file) => file.data),
-      ['iVBORw0KGgo='],
-    )
+    // The picture's bytes stay in the addon for the run: the plan names the file and its size.
+    assert.deepEqual(attachments.files, [{ name: attachments.files[0]!.name, bytes: 8 }])
     assert.deepEqual(attachments.warnings, [])
     // A picture that cannot be sent is still named, with why, and the user is told.
     const broken = manager.plan(withAttachment('not base64 at all!'))

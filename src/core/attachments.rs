@@ -3,10 +3,12 @@
 //!
 //! Files, each using only those before it: `format` (what Cursor's code opens, and the limits a
 //! picture is held to wherever it comes from), `placement` (which attachments a run saves and
-//! what the prompt says of each; pure), `folder` (the run's private folder).
+//! what the prompt says of each; pure), `pending` (a plan's files, kept in memory for its run),
+//! `folder` (the run's private folder).
 
 mod folder;
 mod format;
+mod pending;
 mod placement;
 
 pub use folder::{
@@ -17,4 +19,5 @@ pub use format::{
     dimensions, picture_format, PictureFormat, ATTACHMENTS_PER_RUN, FILE_MAX_BYTES,
     PICTURE_FORMATS, PICTURE_MAX_BYTES,
 };
+pub use pending::{keep as keep_planned_files, kept as kept_planned_files};
 pub use placement::{place, place_for_run, LocalFiles, Planned, PlannedFile, Scope};

@@ -720,12 +720,16 @@ export interface PlannedAttachments {
   warnings: string[]
 }
 
-/** One file of `PlannedAttachments`. */
+/**
+ * One file of `PlannedAttachments`. Its bytes stay in the process that planned it, kept for
+ * the run (the newest plans' files, 160 MiB at most in all); a run handed a plan whose files
+ * are no longer kept is refused with `E_INVALID_ARG`.
+ */
 export interface PlannedAttachment {
   /** Its name in the folder: random, with the extension Cursor's Read goes by. */
   name: string
-  /** Its bytes, base64. */
-  data: string
+  /** Its size in bytes. */
+  bytes: number
 }
 
 /**

@@ -2,7 +2,8 @@
 //! and `RunCursorAgentOptions.attachments`.
 
 use crate::core::api::wire::wire_struct;
-use crate::core::attachments::{Planned, PlannedFile};
+use crate::core::attachments::{keep_planned_files, kept_planned_files, Planned};
+use crate::core::error::CoreError;
 
 wire_struct! {
     /// Pictures and files of the user's messages that the plan's prompt names by path. Pass it
@@ -26,45 +27,64 @@ wire_struct! {
 }
 
 wire_struct! {
-    /// One file of `PlannedAttachments`.
+    /// One file of `PlannedAttachments`. Its bytes stay in the process that planned it, kept for
+    /// the run (the newest plans' files, 160 MiB at most in all); a run handed a plan whose files
+    /// are no longer kept is refused with `E_INVALID_ARG`.
     pub struct PlannedAttachment as named (derive(serde::Serialize, serde::Deserialize), serde(deny_unknown_fields)) {
         /// Its name in the folder: random, with the extension Cursor's Read goes by.
         name "name": String,
-        /// Its bytes, base64.
-        data "data": String,
+        /// Its size in bytes.
+        bytes "bytes": f64,
     }
 }
 
 impl From<Planned> for PlannedAttachments {
     fn from(planned: Planned) -> Self {
+        let files = planned
+            .files
+            .iter()
+            .map(|file| PlannedAttachment {
+                name: file.name.clone(),
+                // Exact: a file is at most a few MiB.
+                #[expect(clippy::cast_precision_loss, reason = "sizes far below 2^53")]
+                bytes: file.data.len() as f64,
+            })
+            .collect();
+        if planned.has_files() {
+            keep_planned_files(&planned.folder, planned.files);
+        }
         Self {
             folder: planned.folder,
-            files: planned
-                .files
-                .into_iter()
-                .map(|file| PlannedAttachment {
-                    name: file.name,
-                    data: file.data,
-                })
-                .collect(),
+            files,
             warnings: planned.warnings,
         }
     }
 }
 
-impl From<PlannedAttachments> for Planned {
-    fn from(wire: PlannedAttachments) -> Self {
-        Self {
+impl TryFrom<PlannedAttachments> for Planned {
+    type Error = CoreError;
+
+    /// The plan's files, as its process keeps them.
+    fn try_from(wire: PlannedAttachments) -> Result<Self, CoreError> {
+        let files = if wire.files.is_empty() {
+            Vec::new()
+        } else {
+            let kept = kept_planned_files(&wire.folder).unwrap_or_default();
+            let same = kept.len() == wire.files.len()
+                && kept.iter().zip(&wire.files).all(|(k, w)| k.name == w.name);
+            if !same {
+                return Err(CoreError::invalid_arg(format!(
+                    "attachments: the files of {} are not kept by this process (a plan's \
+                     attachments are run as planned, soon after, by the process that planned them)",
+                    wire.folder
+                )));
+            }
+            kept
+        };
+        Ok(Self {
             folder: wire.folder,
-            files: wire
-                .files
-                .into_iter()
-                .map(|file| PlannedFile {
-                    name: file.name,
-                    data: file.data,
-                })
-                .collect(),
+            files,
             warnings: wire.warnings,
-        }
+        })
     }
 }

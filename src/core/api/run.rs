@@ -10,6 +10,7 @@ use crate::core::agent::RunRequest;
 use crate::core::api::attachments::PlannedAttachments;
 use crate::core::api::translation::with_translation_options;
 use crate::core::api::wire::wire_struct;
+use crate::core::attachments::Planned;
 use crate::core::bridge::{Answer, AnswerContent, HostTool};
 use crate::core::capture::CaptureOptions;
 use crate::core::error::CoreError;
@@ -200,7 +201,7 @@ impl TryFrom<RunCursorAgentOptions> for RunRequest {
             timeout: options.timeout_ms.map_or(defaults.timeout, limit),
             host_tools: options.host_tools.map(HostTools::try_from).transpose()?,
             capture: options.capture.map(CaptureOptions::from),
-            attachments: options.attachments.map(Into::into),
+            attachments: options.attachments.map(Planned::try_from).transpose()?,
         })
     }
 }

@@ -13,8 +13,6 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Once;
 
-use base64::Engine;
-
 use super::format::ATTACHMENTS_PER_RUN;
 use super::placement::PlannedFile;
 use crate::core::agent::process::process_exists;
@@ -73,16 +71,7 @@ impl AttachmentFolder {
             path: path.to_owned(),
         };
         for file in files {
-            let bytes = base64::engine::general_purpose::STANDARD
-                .decode(file.data.as_bytes())
-                .map_err(|_| {
-                    io::Error::new(
-                        io::ErrorKind::InvalidInput,
-                        format!("the data of {} is not base64", file.name),
-                    )
-                })?;
-            let mut out = create_new(&path.join(&file.name))?;
-            out.write_all(&bytes)?;
+            create_new(&path.join(&file.name))?.write_all(&file.data)?;
         }
         Ok(folder)
     }
@@ -202,7 +191,7 @@ mod tests {
     fn file(name: &str, bytes: &[u8]) -> PlannedFile {
         PlannedFile {
             name: name.to_owned(),
-            data: base64::engine::general_purpose::STANDARD.encode(bytes),
+            data: bytes.into(),
         }
     }
 
@@ -270,13 +259,8 @@ mod tests {
     #[test]
     fn a_failed_write_leaves_nothing() {
         let path = new_run_folder();
-        let files = [
-            file("a.png", b"ok"),
-            PlannedFile {
-                name: "b.png".into(),
-                data: "%%%".into(),
-            },
-        ];
+        // The second file cannot be created: the first has its name.
+        let files = [file("a.png", b"ok"), file("a.png", b"again")];
         assert!(AttachmentFolder::create(&path, &files).is_err());
         assert!(!path.exists());
     }

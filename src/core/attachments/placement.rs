@@ -19,6 +19,7 @@
 
 use std::borrow::Cow;
 use std::path::Path;
+use std::sync::Arc;
 
 use base64::Engine;
 
@@ -53,8 +54,8 @@ pub enum LocalFiles {
 pub struct PlannedFile {
     /// Its name in the run's folder: random, with the extension Cursor's Read goes by.
     pub name: String,
-    /// Its bytes, base64.
-    pub data: String,
+    /// Its bytes, shared: a plan's files are kept for its run, not copied.
+    pub data: Arc<[u8]>,
 }
 
 /// The files a run saves for Cursor, and what the user should be told.
@@ -132,7 +133,7 @@ pub fn place<'a>(
                     };
                     planned.files.push(PlannedFile {
                         name,
-                        data: base64::engine::general_purpose::STANDARD.encode(&bytes),
+                        data: bytes.into(),
                     });
                     source
                 }

@@ -1,6 +1,7 @@
 // runCursorAgent, resolveCursorAgent and listCursorModels against fake cursor-agent executables
 // (__test__/support/agents/*). Expected outputs come from the real capture's expected file and the
-// documented finish rules (index.d.ts, README), never from the code under test.
+// documented finish rules (index.d.ts, docs/how-it-works.md, docs/troubleshooting.md), never from
+// the code under test.
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'

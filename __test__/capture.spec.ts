@@ -174,7 +174,7 @@ function maskedFixture(name: string): { expected: Buffer; echoed: string; record
   }
 }
 
-/** The documented command line after the program (README, index.d.ts `runCursorAgent`). */
+/** The documented command line after the program (docs/how-it-works.md, index.d.ts `runCursorAgent`). */
 function documentedArgs(model: string): string[] {
   return [
     '--print',

@@ -1,6 +1,6 @@
 // `npx opencode-cursor-native doctor`: the command line as a user runs it (the built
 // `dist/plugin/cli/main.js`), against the fake cursor-agent for each problem it must name, with the
-// verdict and exit code the README documents. Needs `npm run build` first.
+// verdict and exit code docs/troubleshooting.md documents. Needs `npm run build` first.
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
 import {

@@ -1,6 +1,6 @@
 // The TypeScript host: settings, workspace choice, provider block merging, local titles, the
 // plugin's config hook and the provider over the fake cursor-agent. Runs under Node and Bun.
-// Expected values come from the README (Configuration, Install), written out here.
+// Expected values come from docs/configuration.md and docs/install.md, written out here.
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import {
@@ -51,7 +51,7 @@ const load = {
 }
 
 describe('settings from the environment', () => {
-  test('defaults as the README documents them', async () => {
+  test('defaults as docs/configuration.md documents them', async () => {
     const { readSettings } = await load.env()
     assert.deepEqual(readSettings({}), {
       settings: {

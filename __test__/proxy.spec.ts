@@ -1,9 +1,9 @@
 // The OpenAI-compatible server (plugin/proxy/) driven by the official
 // `openai` client and by raw HTTP, over the fake cursor-agent (support/agents/fake-cursor-agent.mjs),
 // whose invocation log counts the runs. Expected outcomes come from the documented contract (the
-// statuses and codes of proxy/refusal.ts's header and README, OpenAI's chat completion format), never
-// from the code under test. The client keeps its default retries: only `x-should-retry: false`
-// keeps a failing request to one run.
+// statuses and codes of proxy/refusal.ts's header and docs/server.md, OpenAI's chat completion
+// format), never from the code under test. The client keeps its default retries: only
+// `x-should-retry: false` keeps a failing request to one run.
 import assert from 'node:assert/strict'
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'

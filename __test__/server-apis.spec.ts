@@ -1,8 +1,8 @@
 // The server's Responses (`/v1/responses`) and Messages (`/v1/messages`) endpoints driven by the
-// official `openai` and `@anthropic-ai/sdk` clients over the fake cursor-agent, whose invocation log
-// counts the runs. Expected outcomes come from each API's documented shapes and the README's table of
-// statuses, never from the code under test. The clients keep their default retries: only
-// `x-should-retry: false` keeps a failing request to one run.
+// official `openai` and `@anthropic-ai/sdk` clients over the fake cursor-agent, whose invocation
+// log counts the runs. Expected outcomes come from each API's documented shapes and the table of
+// statuses in docs/server.md, never from the code under test. The clients keep their default
+// retries: only `x-should-retry: false` keeps a failing request to one run.
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
@@ -265,7 +265,8 @@ describe('/v1/messages through the official Anthropic client', () => {
       system,
       messages: [{ role: 'user', content: 'y'.repeat(800) }],
     })
-    // Cursor's base of 20,000 tokens, plus 1,200 bytes ÷ 4 (README, "Usage and compaction").
+    // Cursor's base of 20,000 tokens, plus 1,200 bytes ÷ 4 (docs/sessions-and-usage.md, "Usage and
+    // compaction").
     assert.equal(counted.input_tokens, 20_000 + 300)
   })
 

@@ -1,5 +1,5 @@
-// The README's recipes for pointing Codex CLI, Claude Code and the OpenAI and Anthropic SDKs at the
-// server, read out of the README as a user copies them: each parses, names the server's default
+// The recipes for pointing Codex CLI, Claude Code and the OpenAI and Anthropic SDKs at the server,
+// read out of docs/server.md as a user copies them: each parses, names the server's default
 // address and the API its client speaks, and, with the address moved to a running server's port,
 // gets an answer through the official client of that API.
 import assert from 'node:assert/strict'
@@ -17,8 +17,8 @@ type ProxyModule = typeof import('../plugin/proxy/server.ts')
 type RunningProxy = Awaited<ReturnType<ProxyModule['startProxy']>>
 
 const LIMIT = { timeout: 30_000 }
-const readme = readFileSync(join(__dirname, '..', 'README.md'), 'utf8')
-const recipes = readme.slice(readme.indexOf('#### Recipes'))
+const page = readFileSync(join(__dirname, '..', 'docs', 'server.md'), 'utf8')
+const recipes = page.slice(page.indexOf('## Recipes'))
 
 /** The first fenced block of `language` in the recipes. */
 function block(language: string): string {
@@ -52,7 +52,7 @@ after(async () => {
 /** `url` with the server's default port moved to the running server's. */
 const toRunning = (url: string): string => url.replace(`:${DEFAULT_PORT}`, `:${proxy.port}`)
 
-describe("the README's recipes", () => {
+describe("docs/server.md's recipes", () => {
   it(
     'Codex CLI: a model provider on the Responses wire API at the server, answered by the Responses API',
     LIMIT,

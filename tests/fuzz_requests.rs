@@ -126,7 +126,7 @@ fn request<'a>(conversation: Conversation<'a>, session: Option<&'a str>) -> Resu
     }
 }
 
-/// The transcript's labels, as the README documents them.
+/// The transcript's labels, as docs/sessions-and-usage.md documents them.
 const LABELS: &[&str] = &[
     "SYSTEM:",
     "USER:",

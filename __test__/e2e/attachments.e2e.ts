@@ -3,9 +3,9 @@
 // paths the prompt names as Cursor's Read tool does, logs the bytes it read, and says what it saw.
 // Needs `npm run build` first (the plugin loads from dist/ and the addon).
 //
-// Which models take pictures comes from the README (Models): Claude, GPT and Gemini do; `auto`,
-// Composer and ids the table does not know do not, and for those OpenCode itself refuses the
-// picture before the provider sees it.
+// Which models take pictures comes from docs/models-and-pictures.md (Models): Claude, GPT and
+// Gemini do; `auto`, Composer and ids the table does not know do not, and for those OpenCode itself
+// refuses the picture before the provider sees it.
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { writeFileSync } from 'node:fs'

@@ -2,11 +2,11 @@
 // it lists carry their limits and `reasoning`. Needs `npm run build` first (the plugin loads from
 // dist/ and the addon).
 //
-// Expected figures come from the README (Models): Cursor's documented 200k window outside Max
-// Mode, or the window Cursor's label names; output limits as each vendor publishes them, 32,000
-// where none is published; 128k and 32,000 for an id the table does not know; thinking for Claude
-// only in the `-thinking` variants; `attachment` and image input where the vendor documents
-// picture input (Claude, GPT, Gemini), not for `auto` nor an id the table does not know.
+// Expected figures come from docs/models-and-pictures.md (Models): Cursor's documented 200k window
+// outside Max Mode, or the window Cursor's label names; output limits as each vendor publishes
+// them, 32,000 where none is published; 128k and 32,000 for an id the table does not know; thinking
+// for Claude only in the `-thinking` variants; `attachment` and image input where the vendor
+// documents picture input (Claude, GPT, Gemini), not for `auto` nor an id the table does not know.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { e2eFile } from '../support/e2e.ts'

@@ -2,7 +2,8 @@
 // cursor-agent. Needs `npm run build` first (the plugin loads from dist/ and the addon).
 //
 // Expectations come from the captures' hand-written expected files in __test__/fixtures/captures/maestro
-// (what a correct translation must show) and from the documented API and error codes (index.d.ts, README).
+// (what a correct translation must show) and from the documented API and error codes (index.d.ts,
+// docs/troubleshooting.md).
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
@@ -247,7 +248,7 @@ describe('opencode run with the cursor-acp plugin', { concurrency: 2 }, () => {
     assert.equal(run!.argv[run!.argv.indexOf('--model') + 1], 'my-model')
   })
 
-  // Each message says what to do (README, Troubleshooting) and ends with its code.
+  // Each message says what to do (docs/troubleshooting.md) and ends with its code.
   const failures: { name: string; env: Record<string, string>; message: RegExp; runs: number }[] = [
     {
       name: 'not logged in',
@@ -309,7 +310,8 @@ describe('opencode serve with the cursor-acp plugin', () => {
     assert.ok(!runs[0]!.argv.includes('--resume'))
     assert.ok(runs[0]!.stdin!.includes('first question'))
     const chatId = runs[0]!.sessionId!
-    // The session title was answered locally (README: Session titles), not by a cursor-agent run.
+    // The session title was answered locally (docs/sessions-and-usage.md: Session titles), not by a
+    // cursor-agent run.
     let title = ''
     await waitFor(() => {
       void server.request('GET', `/session/${session}`).then((info) => (title = info.title))

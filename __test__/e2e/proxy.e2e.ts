@@ -259,6 +259,6 @@ describe('the OpenAI-compatible server under the real OpenCode CLI, without the 
   // Not tested here, because each takes minutes: statuses OpenCode retries whatever
   // `x-should-retry` says. Observed with OpenCode 1.18.33: a 502 (E_AGENT_EXIT) ran cursor-agent 6
   // times over about 75 s (2-4-8-16-32 s apart); a 429 E_QUOTA with a reset date makes OpenCode
-  // wait out `retry-after` (capped at 24.8 days) with nothing on screen. The README says so, and
-  // points OpenCode users at the plugin, whose errors OpenCode never retries.
+  // wait out `retry-after` (capped at 24.8 days) with nothing on screen. docs/server.md says so,
+  // and points OpenCode users at the plugin, whose errors OpenCode never retries.
 })

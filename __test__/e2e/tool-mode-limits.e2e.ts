@@ -132,7 +132,8 @@ describe('tool mode opencode against Cursor’s MCP limits (scaled)', { skip: li
       ['alpha', 'bravo', 'charlie'],
     )
     assert.match(textOf(result), /A=[\s\S]*alpha[\s\S]*B=[\s\S]*bravo[\s\S]*C=[\s\S]*charlie/, why)
-    // For the README's figure (not asserted): OpenCode's time from the first step to the last.
+    // For the figure in docs/performance-and-reliability.md (not asserted): OpenCode's time from
+    // the first step to the last.
     t.diagnostic(`3-call step: ${steps(result).length} OpenCode steps in ${span(result)} ms`)
   })
 

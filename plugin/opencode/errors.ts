@@ -62,7 +62,7 @@ const NEVER_QUOTED: ReadonlySet<CursorAcpErrorCode> = new Set(['E_QUOTA'])
  * A failure with a stable code (`ErrorCode`) that OpenCode must not retry: an AI SDK
  * `APICallError` marked not retryable, with no status code, whose message reads like no transient
  * fault. OpenCode shows only the message, so it ends with the code (`... [E_AUTH]`), which the
- * README's troubleshooting table is keyed by. What cursor-agent printed is in `agentOutput`, and in
+ * table of docs/troubleshooting.md is keyed by. What cursor-agent printed is in `agentOutput`, and in
  * the message too when quoting it cannot make OpenCode retry.
  */
 export class CursorAcpError extends APICallError {

@@ -106,12 +106,17 @@ describe('the system prompt in tool mode cursor', () => {
 
 describe("the system prompt for Cursor's rules channel (private folder only)", () => {
   const user = { role: 'user', content: [{ type: 'text', text: 'hi' }] }
-  const table: Array<[string, Record<string, unknown>[], { instructions?: string; conversation: unknown[] }]> = [
+  const table: Array<[string, Record<string, unknown>[], { instructions: string | null; conversation: unknown[] }]> = [
     ['a string system message', [{ role: 'system', content: 'S' }, user], { instructions: 'S', conversation: [user] }],
     [
       'two system messages, joined by a blank line, the rest in order',
       [{ role: 'system', content: 'A' }, user, { role: 'system', content: 'B' }, { role: 'assistant', content: 'x' }],
       { instructions: 'A\n\nB', conversation: [user, { role: 'assistant', content: 'x' }] },
+    ],
+    [
+      'a developer message is a system message',
+      [{ role: 'developer', content: 'D' }, user, { role: 'system', content: 'S' }],
+      { instructions: 'D\n\nS', conversation: [user] },
     ],
     [
       "OpenAI's text parts",
@@ -129,21 +134,44 @@ describe("the system prompt for Cursor's rules channel (private folder only)", (
     ],
     [
       'a system message with an image: left whole',
-      [{ role: 'system', content: [{ type: 'image_url', image_url: { url: 'x' } }] }, user],
-      { conversation: [{ role: 'system', content: [{ type: 'image_url', image_url: { url: 'x' } }] }, user] },
+      [{ role: 'system', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] }, user],
+      {
+        instructions: null,
+        conversation: [
+          { role: 'system', content: [{ type: 'image_url', image_url: { url: 'https://x/y.png' } }] },
+          user,
+        ],
+      },
     ],
-    ['no system message', [user], { conversation: [user] }],
+    ['no system message', [user], { instructions: null, conversation: [user] }],
     [
       'a blank system message: left whole',
       [{ role: 'system', content: ' ' }, user],
-      { conversation: [{ role: 'system', content: ' ' }, user] },
+      { instructions: null, conversation: [{ role: 'system', content: ' ' }, user] },
     ],
   ]
+  const api = require('../index.js')
   for (const [what, messages, expected] of table)
-    it(what, async () => {
-      const { splitInstructions } = await import('../plugin/turn/instructions.ts')
-      assert.deepEqual(splitInstructions(messages), expected)
+    it(what, () => {
+      const plan = new api.SessionResumeManager({ enabled: false }).plan({
+        workspace: __dirname,
+        model: 'auto',
+        messages,
+        instructionsApart: true,
+      })
+      assert.equal(plan.instructions, expected.instructions)
+      assert.equal(plan.prompt, api.buildPrompt({ messages: expected.conversation }))
     })
+  it('stays in the prompt unless asked for', () => {
+    const messages = [{ role: 'developer', content: 'D' }, user]
+    const plan = new api.SessionResumeManager({ enabled: false }).plan({
+      workspace: __dirname,
+      model: 'auto',
+      messages,
+    })
+    assert.equal(plan.instructions, null)
+    assert.equal(plan.prompt, api.buildPrompt({ messages }))
+  })
 })
 
 describe('what cursor-agent receives, through the provider', () => {
@@ -203,6 +231,52 @@ describe('what cursor-agent receives, through the provider', () => {
     } finally {
       for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key]
       Object.assign(process.env, saved)
+      rmSync(scratch, { recursive: true, force: true })
+    }
+  })
+})
+
+describe("a client's developer message (the server's Responses clients)", () => {
+  it('goes to the rules channel in tool mode opencode, as a system message does', async () => {
+    const { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync } = await import('node:fs')
+    const { tmpdir } = await import('node:os')
+    const { resolveTurnConfig, startTurn } = await import('../plugin/turn/turn.ts')
+    const { withEnv } = await import('./support/env.ts')
+    const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'system-prompt-developer-')))
+    const workspace = join(scratch, 'ws')
+    mkdirSync(workspace)
+    const logDir = join(scratch, 'log')
+    const fakeAgent = join(__dirname, 'support', 'agents', 'fake-cursor-agent.mjs')
+    try {
+      await withEnv(
+        {
+          FAKE_CURSOR_LOG_DIR: logDir,
+          FAKE_CURSOR_STREAM: 'text:ok',
+          CURSOR_ACP_CHILD_ENV: 'FAKE_CURSOR_*',
+          XDG_DATA_HOME: join(scratch, 'data'),
+        },
+        async () => {
+          const config = resolveTurnConfig({ executable: fakeAgent, workspace, toolMode: 'opencode' }, false)
+          const messages = [
+            { role: 'developer', content: 'You are Codex, a coding agent.' },
+            { role: 'user', content: 'hi' },
+          ]
+          const turn = startTurn(config, { model: 'auto', messages: messages as never }, 'ai-sdk', () => {})
+          await turn.done
+        },
+      )
+      const [file] = readdirSync(logDir).filter((name) => name.startsWith('invocation-'))
+      const { stdin, alwaysAppliedRules } = JSON.parse(readFileSync(join(logDir, file!), 'utf8')) as {
+        stdin: string
+        alwaysAppliedRules: Array<{ body: string }>
+      }
+      assert.deepEqual(
+        alwaysAppliedRules.filter((rule) => rule.body.includes('Codex')).map((rule) => rule.body),
+        ['You are Codex, a coding agent.\n'],
+      )
+      assert.ok(!stdin.includes('Codex'), stdin)
+      assert.ok(stdin.includes('hi'), stdin)
+    } finally {
       rmSync(scratch, { recursive: true, force: true })
     }
   })

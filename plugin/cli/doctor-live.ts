@@ -9,7 +9,6 @@ import { join } from 'node:path'
 import type { PlannedAttachments, RunResult, RunStep, StreamOutput } from 'opencode-cursor-native'
 import { toldInCursorToolMode } from '../opencode/provider.js'
 import { readSettings } from '../turn/env.js'
-import { splitInstructions } from '../turn/instructions.js'
 import type { NativeApi } from '../turn/native.js'
 import { openCodeSystemPrompt } from './opencode-system-prompt.js'
 import { pictureWord, wordPicture } from './word-picture.js'
@@ -349,15 +348,16 @@ export async function checkHostInstructions(setup: LiveSetup, toolMode: 'cursor'
     ]
     // As the plugin sends it: in tool mode `cursor` in the prompt, trimmed; in tool mode
     // `opencode` as the private folder's always-apply rule, the prompt keeping the conversation.
-    const { instructions, conversation } =
-      toolMode === 'cursor'
-        ? { instructions: undefined, conversation: toldInCursorToolMode(messages) }
-        : splitInstructions(messages)
-    const prompt = setup.api.buildPrompt({ messages: conversation })
+    const { prompt, instructions } = new setup.api.SessionResumeManager({ enabled: false }).plan({
+      workspace,
+      model: setup.model,
+      messages: toolMode === 'cursor' ? toldInCursorToolMode(messages) : messages,
+      instructionsApart: toolMode === 'opencode',
+    })
     const { result, text } = await liveAnswer(setup, {
       prompt,
       workspace,
-      ...(instructions === undefined ? {} : { instructions }),
+      ...(instructions == null ? {} : { instructions }),
     })
     const failed = failure(result)
     if (failed !== undefined) return { passed: false, detail: failed }

@@ -24,7 +24,6 @@ import {
 } from './env.js'
 import { failureOf, type TurnFailure } from './failure.js'
 import { native, type PromptMessage, type ToolDefinition } from './native.js'
-import { splitInstructions } from './instructions.js'
 import { localTitle } from './title.js'
 import {
   cancelConversation,
@@ -195,7 +194,6 @@ function runOptions(
   format: TurnFormat,
   folder: string | null,
   rerunnableDrop: boolean,
-  instructions: string | undefined,
 ): RunCursorAgentOptions {
   const { settings, workspace } = config
   const options: RunCursorAgentOptions = {
@@ -220,7 +218,7 @@ function runOptions(
       folder,
       waitMs: Math.max(1, settings.toolWaitMs),
       deadlineMs: Math.min(55_000, Math.max(1, settings.toolDeadlineMs)),
-      ...(instructions === undefined ? {} : { instructions }),
+      ...(plan.instructions == null ? {} : { instructions: plan.instructions }),
     }
   }
   if (settings.capture)
@@ -332,15 +330,14 @@ function freshTurn(
   folder: string | null,
 ): Turn {
   const manager = resumeManager(config.settings.sessionResume)
-  // In the private folder the system prompt goes through Cursor's rules channel (instructions.ts).
-  const { instructions, conversation } =
-    folder === null ? { instructions: undefined, conversation: request.messages } : splitInstructions(request.messages)
   // With the bridge, Cursor's chat lives in the conversation's private folder: that is its key.
+  // There the system prompt goes through Cursor's rules channel, out of the prompt.
   const resumeRequest: ResumeRequest = {
     workspace: folder ?? config.workspace,
     model: request.model,
-    messages: conversation,
+    messages: request.messages,
     toolsInPrompt: false,
+    instructionsApart: folder !== null,
   }
   if (request.tools !== undefined) resumeRequest.tools = request.tools
   if (request.conversationId !== undefined) resumeRequest.conversationId = request.conversationId
@@ -359,10 +356,7 @@ function freshTurn(
   let dropRerunLeft = true
   let reruns = 0
   const runOnce = (plan: ResumePlan): Promise<RunResult> => {
-    current = native().runCursorAgent(
-      runOptions(config, request, plan, format, folder, dropRerunLeft, instructions),
-      route,
-    )
+    current = native().runCursorAgent(runOptions(config, request, plan, format, folder, dropRerunLeft), route)
     if (cancelled) current.cancel()
     return current.wait()
   }

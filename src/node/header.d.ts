@@ -664,6 +664,14 @@ export interface ResumeRequest {
    * its client names.
    */
   localFiles?: boolean
+  /**
+   * Take the system prompt out of the conversation and hand it back as the plan's
+   * `instructions`, for `hostTools.instructions` (Cursor's rules channel, which Cursor's
+   * models follow where they may refuse a host's system prompt sent as prompt text):
+   * every `system` and `developer` message, when all of them are text. Default `false`:
+   * they stay in the prompt.
+   */
+  instructionsApart?: boolean
 }
 
 /**
@@ -691,6 +699,11 @@ export interface ResumePlan {
    * (earlier ones past that are named by a line, not sent).
    */
   attachments: PlannedAttachments | null
+  /**
+   * With `instructionsApart`: the system prompt taken out of the prompt, for
+   * `hostTools.instructions`; else `null`.
+   */
+  instructions: string | null
 }
 
 /**

@@ -118,10 +118,8 @@ fn planned(
     request: Unknown<'_>,
     plan: impl FnOnce(&CoreRequest<'_>) -> CorePlan,
 ) -> Result<Json<ResumePlan>> {
-    read_json::<ResumeRequest>(env, request, "the request")?.use_with(|request| {
-        let made = request.typed(plan).map_err(to_js_error)?;
-        Ok(Json(made.into()))
-    })
+    read_json::<ResumeRequest>(env, request, "the request")?
+        .use_with(|request| Ok(Json(request.plan_with(plan).map_err(to_js_error)?)))
 }
 
 /// `reportFailure`'s error: the text of a failure, or a failure report.

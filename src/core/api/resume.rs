@@ -68,15 +68,29 @@ wire_struct! {
         /// is refused with a line in the prompt and a warning, as a server never reads a path
         /// its client names.
         local_files "localFiles": Option<bool>,
+        /// Take the system prompt out of the conversation and hand it back as the plan's
+        /// `instructions`, for `hostTools.instructions` (Cursor's rules channel, which Cursor's
+        /// models follow where they may refuse a host's system prompt sent as prompt text):
+        /// every `system` and `developer` message, when all of them are text. Default `false`:
+        /// they stay in the prompt.
+        instructions_apart "instructionsApart": Option<bool>,
     }
 }
 
 impl ResumeRequest {
-    /// Runs `work` on the typed request, which borrows from this one.
-    pub fn typed<R>(&self, work: impl FnOnce(&Request<'_>) -> R) -> Result<R, CoreError> {
+    /// The plan `plan` makes of the typed request, which borrows from this one.
+    pub fn plan_with(
+        &self,
+        plan: impl FnOnce(&Request<'_>) -> Plan,
+    ) -> Result<ResumePlan, CoreError> {
         let tools = self.tools.as_ref().map(|tools| &tools.0);
-        let conversation = Conversation::parse(&self.messages.0, tools)?;
-        Ok(work(&Request {
+        let mut conversation = Conversation::parse(&self.messages.0, tools)?;
+        let instructions = if self.instructions_apart == Some(true) {
+            conversation.take_instructions()
+        } else {
+            None
+        };
+        let made = plan(&Request {
             workspace: &self.workspace,
             model: &self.model,
             conversation,
@@ -87,7 +101,11 @@ impl ResumeRequest {
             } else {
                 LocalFiles::Refuse
             },
-        }))
+        });
+        Ok(ResumePlan {
+            instructions: Nullable(instructions),
+            ..made.into()
+        })
     }
 }
 
@@ -114,6 +132,11 @@ wire_struct! {
         // files (up to 80 MiB of base64) are skipped, not converted.
         #[serde(skip_deserializing)]
         attachments "attachments": Nullable<PlannedAttachments>,
+        /// With `instructionsApart`: the system prompt taken out of the prompt, for
+        /// `hostTools.instructions`; else `null`.
+        // Not read back either: `record` and `reportFailure` need none of it.
+        #[serde(skip_deserializing)]
+        instructions "instructions": Nullable<String>,
     }
 }
 
@@ -126,6 +149,7 @@ impl From<Plan> for ResumePlan {
             incremental: plan.incremental,
             record_token: Nullable(plan.record_token),
             attachments: Nullable(plan.attachments.map(PlannedAttachments::from)),
+            instructions: Nullable(None),
         }
     }
 }

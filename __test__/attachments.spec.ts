@@ -319,7 +319,11 @@ describe('a plan and its run', () => {
     const { randomBytes } = await import('node:crypto')
     const { encodePng } = await import('../plugin/cli/word-picture.ts')
     const side = 1800
-    const noise = encodePng(side, 'rgb', Array.from({ length: side }, () => randomBytes(side * 3)))
+    const noise = encodePng(
+      side,
+      'rgb',
+      Array.from({ length: side }, () => randomBytes(side * 3)),
+    )
     assert.ok(noise.length > 9 * 1024 * 1024 && noise.length <= 10 * 1024 * 1024, `${noise.length} bytes`)
     const { workspace, log, runs } = place()
     const manager = new nativeApi.SessionResumeManager({ enabled: false })
@@ -335,9 +339,7 @@ describe('a plan and its run', () => {
     )
     const env = { ...process.env, FAKE_CURSOR_LOG_DIR: log, FAKE_CURSOR_DESCRIBE_ATTACHMENTS: '1' }
     const options = { prompt: plan.prompt, model: 'auto', workspace, executable: fakeAgent, env }
-    const result = await nativeApi
-      .runCursorAgent({ ...options, attachments: plan.attachments }, () => {})
-      .wait()
+    const result = await nativeApi.runCursorAgent({ ...options, attachments: plan.attachments }, () => {}).wait()
     assert.equal(result.error, undefined)
     const [read] = runs()[0]!.attachmentReads!
     assert.equal(read!.sha256, sha256(noise))

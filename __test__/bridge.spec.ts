@@ -50,12 +50,13 @@ function freshDir(name: string): string {
 // Whatever a failing test left running.
 const seenGroups = killGroupsAfter(after)
 
-/** The host's tools, in the AI SDK V3 shape OpenCode passes. */
+/** The host's tools, in the AI SDK V3 shape OpenCode passes (`read` with what it does, as its host declares it). */
 const TOOLS = [
   {
     type: 'function',
     name: 'read',
     description: 'Read a file',
+    annotations: { readOnlyHint: true, openWorldHint: false },
     inputSchema: {
       type: 'object',
       properties: { filePath: { type: 'string' }, offset: { type: 'number' } },
@@ -493,12 +494,14 @@ describe('hostTools: calls that are answered at once', () => {
       ['glob', 'opencode_more', 'opencode_wait', 'read'],
       'the server lists the host tools and its own wait and paging tools',
     )
-    // Declared as MCP annotations, which Cursor 1.0.32 sends on to its backend: reading tools are
-    // read-only (a team's `reads` policy admits them), the bridge's own too.
+    // Declared as MCP annotations, which Cursor 1.0.32 sends on to its backend: what the host
+    // declared of its tools, as it declared it (a team's `reads` policy admits a read-only one);
+    // a tool declared without them gets none; the bridge's own are read-only.
     const annotations = Object.fromEntries(onlyInvocation(b.logDir).mcpTools.map((t) => [t.name, t.annotations]))
-    for (const tool of ['read', 'glob', 'opencode_wait', 'opencode_more'])
-      assert.equal(annotations[tool]?.readOnlyHint, true, `${tool}: ${JSON.stringify(annotations[tool])}`)
-    assert.equal(annotations.read?.openWorldHint, false)
+    assert.deepEqual(annotations.read, { readOnlyHint: true, openWorldHint: false })
+    assert.equal(annotations.glob, null)
+    for (const tool of ['opencode_wait', 'opencode_more'])
+      assert.deepEqual(annotations[tool], { readOnlyHint: true, openWorldHint: false }, tool)
   })
 })
 

@@ -439,3 +439,34 @@ describe("OpenCode's view of Cursor's tools", () => {
     for (const kind of RENDERED_KINDS) assert.match(kind, /^[a-z][A-Za-z]*ToolCall$/)
   })
 })
+
+describe("what OpenCode's own tools do, as the bridge declares it (MCP annotations)", () => {
+  // readOnlyHint, destructiveHint, idempotentHint, openWorldHint: the middle two only on a tool that writes.
+  const table: Array<[string, boolean, boolean | undefined, boolean | undefined, boolean]> = [
+    ['read', true, undefined, undefined, false],
+    ['grep', true, undefined, undefined, false],
+    ['list', true, undefined, undefined, false],
+    ['webfetch', true, undefined, undefined, true],
+    ['write', false, true, true, false],
+    ['edit', false, true, false, false],
+    ['patch', false, true, false, false],
+    ['bash', false, true, false, true],
+    ['shell', false, true, false, true],
+  ]
+  for (const [tool, readOnly, destructive, idempotent, openWorld] of table)
+    it(tool, async () => {
+      const { withAnnotations } = await import('../plugin/opencode/tool-annotations.ts')
+      const [annotated] = withAnnotations([{ type: 'function', name: tool, inputSchema: { type: 'object' } }])
+      assert.deepEqual(annotated!.annotations, {
+        readOnlyHint: readOnly,
+        ...(destructive === undefined ? {} : { destructiveHint: destructive, idempotentHint: idempotent }),
+        openWorldHint: openWorld,
+      })
+    })
+  it('none for a tool it cannot vouch for, nor for a provider-defined one', async () => {
+    const { withAnnotations } = await import('../plugin/opencode/tool-annotations.ts')
+    const tools = ['task', 'subagent', 'todowrite', 'github_create_issue'].map((name) => ({ type: 'function', name }))
+    const provider = { type: 'provider', id: 'x.read', name: 'read', args: {} }
+    assert.deepEqual(withAnnotations([...tools, provider]), [...tools, provider])
+  })
+})

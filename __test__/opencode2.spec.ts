@@ -601,7 +601,12 @@ describe("OpenCode 2's Code Mode", () => {
     })
     try {
       const { language } = await host.language('cursor-acp', 'auto')
-      const call = { prompt: userPrompt('run it'), headers: requestHeaders({ id: 'ses_code_mode' }), tools: [execute] }
+      const read = { type: 'function', name: 'read', description: 'Read a file', inputSchema: { type: 'object' } }
+      const call = {
+        prompt: userPrompt('run it'),
+        headers: requestHeaders({ id: 'ses_code_mode' }),
+        tools: [execute, read],
+      }
       const reader = (await language.doStream(call as any)).stream.getReader()
       const parts: any[] = []
       for (;;) {
@@ -618,6 +623,10 @@ describe("OpenCode 2's Code Mode", () => {
       const offered = record.mcpTools.find((tool: any) => tool.name === 'execute')
       assert.ok(offered !== undefined, 'execute is offered to Cursor')
       assert.deepEqual(offered.inputSchema, execute.inputSchema)
+      // What the host knows its tools do reaches Cursor as MCP annotations; of `execute`, nothing.
+      assert.equal(offered.annotations, null)
+      const reading = record.mcpTools.find((tool: any) => tool.name === 'read')
+      assert.deepEqual(reading.annotations, { readOnlyHint: true, openWorldHint: false })
       // The run waits for the call's result: the session's end lets it go.
       host.emit('session.deleted', { sessionID: 'ses_code_mode' })
       assert.ok(await waitFor(() => !isAlive(record.pid), 20_000), 'the held run was left alive')

@@ -20,6 +20,7 @@ import { PROVIDER_ID } from './config-files.js'
 import { contextUsage, conversationBytes, utf8Bytes } from './context-usage.js'
 import { CursorAcpError, toCursorAcpError } from './errors.js'
 import { type CursorAcpProviderOptions, readProviderOptions } from './provider-options.js'
+import { withAnnotations } from './tool-annotations.js'
 import { openCodeToolView } from './tool-view.js'
 import { CURSOR_TOOL_MODE_RULES, applyPromptRules } from './system-prompt.js'
 import { guardReservedSettings } from './trusted-settings.js'
@@ -128,7 +129,8 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
       localFiles: true,
     }
     const tools = jsonTools(call.tools)
-    if (tools !== undefined) request.tools = tools
+    // Each of OpenCode's own tools goes with what it does, for the bridge to declare.
+    if (tools !== undefined) request.tools = withAnnotations(tools)
     const conversationId = this.#host.sessionHeaders
       .map((name) => headerValue(call.headers, name))
       .find((value) => value !== undefined)

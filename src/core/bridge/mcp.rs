@@ -1,20 +1,20 @@
 //! The MCP side of the bridge: `tools/list` gives the host's tools as the host described them
 //! (no `outputSchema`: Cursor's client would then require `structuredContent`, which it drops),
-//! with the annotations of [`super::annotations`], plus the bridge's own wait and paging tools; `tools/call` checks the arguments and holds the
-//! call until the host answers or the deadline comes ([`super::parked`]).
+//! with the MCP annotations the host declared, plus the bridge's own wait and paging tools;
+//! `tools/call` checks the arguments and holds the call until the host answers or the deadline
+//! comes ([`super::parked`]).
 
 use std::borrow::Cow;
 use std::sync::Arc;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 
-use super::annotations::annotations_of;
 use super::held::{Answer, AnswerContent, HeldCalls};
 use super::parked::{still_running, Parked, Waited, MORE_TOOL, WAIT_TOOL};
 use super::result::shape;
@@ -39,17 +39,17 @@ impl Catalog {
                         name: (*name).to_owned(),
                         description: Some((*description).to_owned()),
                         input_schema: serde_json::from_str(schema).unwrap_or_default(),
+                        annotations: Some(own_annotations()),
                     }),
             )
             .map(|tool| {
                 let check = ArgumentCheck::new(&tool.input_schema);
-                let annotations = annotations_of(&tool.name);
                 let listed = Tool::new(
                     Cow::Owned(tool.name),
                     Cow::Owned(tool.description.unwrap_or_default()),
                     Arc::new(tool.input_schema),
                 );
-                let listed = match annotations {
+                let listed = match tool.annotations {
                     Some(annotations) => listed.annotate(annotations),
                     None => listed,
                 };
@@ -83,6 +83,11 @@ number its last line names).",
         r#"{"type":"object","properties":{"page":{"type":"integer","minimum":1}},"required":["page"],"additionalProperties":false}"#,
     ),
 ];
+
+/// The hints of the bridge's own tools: both only read what the bridge holds, locally.
+fn own_annotations() -> ToolAnnotations {
+    ToolAnnotations::new().read_only(true).open_world(false)
+}
 
 /// One MCP session's handler (rmcp makes one per session; all share the run's calls).
 #[derive(Debug, Clone)]

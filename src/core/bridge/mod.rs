@@ -9,10 +9,10 @@
 
 use std::sync::Arc;
 
+use rmcp::model::ToolAnnotations;
 use serde_json::{Map, Value};
 use tokio::sync::watch;
 
-pub mod annotations;
 pub mod held;
 mod http;
 mod mcp;
@@ -39,6 +39,11 @@ pub struct HostTool {
     pub description: Option<String>,
     /// The JSON schema of the arguments (an object schema).
     pub input_schema: Map<String, Value>,
+    /// MCP's hints of what it does, as the host declared them; a tool without them is read as
+    /// "may change anything, may reach anywhere". Cursor's client (since `@cursor/sdk` 1.0.32)
+    /// sends them to Cursor's backend, where a team's MCP tool policy in `reads` mode admits a
+    /// tool by its `readOnlyHint`.
+    pub annotations: Option<ToolAnnotations>,
 }
 
 impl HostTool {
@@ -46,21 +51,34 @@ impl HostTool {
     /// without provider-defined tools, which have no schema and run at the provider. A tool
     /// without an object schema accepts any object.
     pub fn from_definitions(items: &[Value]) -> Result<Vec<Self>, CoreError> {
-        Ok(parse_tools(items)?
+        let tools = parse_tools(items)?
             .into_iter()
-            .filter(|tool| !tool.provider_defined)
-            .map(|tool| Self {
-                name: tool.name.to_owned(),
-                description: tool.description.map(str::to_owned),
-                input_schema: tool
-                    .parameters
-                    .and_then(Value::as_object)
-                    .cloned()
-                    .unwrap_or_else(|| {
-                        Map::from_iter([("type".to_owned(), Value::from("object"))])
-                    }),
+            .filter(|tool| !tool.provider_defined);
+        tools
+            .map(|tool| {
+                let annotations = tool
+                    .annotations
+                    .map(|hints| serde_json::from_value(hints.clone()))
+                    .transpose()
+                    .map_err(|error| {
+                        CoreError::invalid_arg(format!(
+                            "the annotations of `{}`: {error}",
+                            tool.name
+                        ))
+                    })?;
+                let object = Map::from_iter([("type".to_owned(), Value::from("object"))]);
+                Ok(Self {
+                    name: tool.name.to_owned(),
+                    description: tool.description.map(str::to_owned),
+                    input_schema: tool
+                        .parameters
+                        .and_then(Value::as_object)
+                        .cloned()
+                        .unwrap_or(object),
+                    annotations,
+                })
             })
-            .collect())
+            .collect()
     }
 }
 

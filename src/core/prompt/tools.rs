@@ -14,6 +14,9 @@ pub struct ToolDefinition<'a> {
     pub parameters: Option<&'a Value>,
     /// A provider-defined tool (V3 `type: 'provider'`): it counts by name only.
     pub provider_defined: bool,
+    /// What the host says the tool does to its environment, as MCP's annotations
+    /// (`readOnlyHint`, ...): the host knows its tools, the bridge declares what it is told.
+    pub annotations: Option<&'a Value>,
 }
 
 /// Parses tool definitions in the OpenAI and the AI SDK V3 shape.
@@ -23,12 +26,22 @@ pub fn parse_tools(items: &[Value]) -> Result<Vec<ToolDefinition<'_>>, CoreError
 
 fn parse_tool(item: &Value) -> Result<ToolDefinition<'_>, CoreError> {
     let object = as_object(item, "a tool")?;
+    let annotations = match object.get("annotations") {
+        None | Some(Value::Null) => None,
+        Some(found @ Value::Object(_)) => Some(found),
+        Some(_) => {
+            return Err(CoreError::invalid_arg(
+                "a tool's `annotations` must be an object",
+            ))
+        }
+    };
     if let Some(function) = object.get("function").and_then(Value::as_object) {
         return Ok(ToolDefinition {
             name: required_str(function, "name", "a function tool")?,
             description: str_field(function, "description"),
             parameters: function.get("parameters").filter(|v| !v.is_null()),
             provider_defined: false,
+            annotations,
         });
     }
     let provider_defined = matches!(
@@ -51,6 +64,7 @@ fn parse_tool(item: &Value) -> Result<ToolDefinition<'_>, CoreError> {
                 .filter(|v| !v.is_null())
         },
         provider_defined,
+        annotations,
     })
 }
 

@@ -127,8 +127,10 @@ wire_struct! {
     pub struct HostToolsOptions as named (derive(serde::Deserialize), serde(deny_unknown_fields)) {
         /// The tools as the host offers them to its model: V3 `{type: 'function', name,
         /// description, inputSchema}` or OpenAI `{type: 'function', function: {name,
-        /// description, parameters}}`; provider-defined tools are left out. Nested at most 256
-        /// levels deep.
+        /// description, parameters}}`; provider-defined tools are left out. A tool's
+        /// `annotations` (MCP's `readOnlyHint`, `destructiveHint`, `idempotentHint`,
+        /// `openWorldHint`: what the host knows the tool does) are declared to Cursor as given;
+        /// a tool without them gets none. Nested at most 256 levels deep.
         tools "tools": Vec<BoundedValue>,
         /// The conversation's private folder, an absolute path (created when missing). Keep it
         /// the same for every run of one conversation: Cursor keys its chats by the workspace

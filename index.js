@@ -850,3 +850,4 @@ module.exports.resolveCursorAgent = nativeBinding.resolveCursorAgent
 module.exports.runCursorAgent = nativeBinding.runCursorAgent
 module.exports.runCursorAgentCommand = nativeBinding.runCursorAgentCommand
 module.exports.setLogging = nativeBinding.setLogging
+module.exports.TEXT_SEGMENT_SEPARATOR = nativeBinding.TEXT_SEGMENT_SEPARATOR

@@ -1070,6 +1070,52 @@ describe('StreamTransformer: options', () => {
   })
 })
 
+describe('StreamTransformer: answered without cursor-agent, and without Cursor\'s own calls', () => {
+  it('answer(text) ends the stream as a run that answered just that text would, in either format', () => {
+    const parts = new StreamTransformer({ format: 'ai-sdk' }).answer('A title') as StreamPart[]
+    assert.deepEqual(
+      parts.map((part) => part.type),
+      ['stream-start', 'text-start', 'text-delta', 'text-end', 'finish'],
+    )
+    assert.equal(parts.map((part) => (part.type === 'text-delta' ? part.delta : '')).join(''), 'A title')
+    const last = parts.at(-1) as Extract<StreamPart, { type: 'finish' }>
+    assert.equal(last.finishReason.unified, 'stop')
+    const options = { format: 'openai-sse', id: 'chatcmpl-t', created: 7, model: 'auto', completions: true } as const
+    const outputs = new StreamTransformer(options).answer('A title')
+    const frames = outputs.filter((output): output is string => typeof output === 'string')
+    assertSseInvariants(parseSse(frames), { id: 'chatcmpl-t', created: 7, model: 'auto' })
+    const completion = outputs.find((output) => typeof output === 'object') as { choices: { message: { content: string } }[] }
+    assert.equal(completion.choices[0]!.message.content, 'A title')
+    const done = new StreamTransformer()
+    done.finish(success)
+    assert.throws(() => done.answer('late'), { code: 'E_INVALID_ARG' })
+  })
+
+  it("toolCalls 'omit' leaves Cursor's own calls out of the ai-sdk parts, and SSE joins text around them with TEXT_SEGMENT_SEPARATOR", () => {
+    const input = fixture('tool-kinds.ndjson')
+    const emitted = translate([input], { format: 'ai-sdk' }, success).outputs as StreamPart[]
+    const omitted = translate([input], { format: 'ai-sdk', toolCalls: 'omit' }, success).outputs as StreamPart[]
+    assert.ok(emitted.some((part) => part.type === 'tool-call' || part.type === 'tool-result'))
+    assert.ok(!omitted.some((part) => part.type.startsWith('tool-')), JSON.stringify(omitted.map((p) => p.type)))
+    assert.deepEqual(
+      omitted.filter((part) => !part.type.startsWith('tool-')),
+      emitted.filter((part) => !part.type.startsWith('tool-')),
+    )
+    const blocks = omitted.filter((part) => part.type === 'text-start').length
+    assert.ok(blocks > 1, 'text on either side of a call is two blocks')
+    const sse = parseSse(translate([input], { toolCalls: 'omit' }, success).outputs as string[])
+    const content = sse.flatMap((f) => (f.kind === 'chunk' ? [f.chunk.choices[0]?.delta?.content ?? ''] : [])).join('')
+    const joined = omitted
+      .reduce<string[]>((texts, part) => {
+        if (part.type === 'text-start') texts.push('')
+        if (part.type === 'text-delta') texts[texts.length - 1] += part.delta
+        return texts
+      }, [])
+      .join(binding.TEXT_SEGMENT_SEPARATOR)
+    assert.equal(content, joined)
+  })
+})
+
 describe('ErrorCode', () => {
   it('lists every code of a run, and the server lists its own refusals apart', () => {
     // A const enum in the declarations, a plain object at runtime.

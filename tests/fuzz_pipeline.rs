@@ -15,8 +15,8 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::collections::BTreeSet;
 
-use opencode_cursor_native::core::stream::encode::sse::SEGMENT_SEPARATOR;
 use opencode_cursor_native::core::stream::encode::Output;
+use opencode_cursor_native::core::stream::encode::SEGMENT_SEPARATOR;
 use opencode_cursor_native::core::stream::transformer::{
     Format, StreamTransformer, TransformerOptions,
 };

@@ -6,8 +6,8 @@ mod support;
 
 use opencode_cursor_native::core::error::{CoreError, ErrorCode};
 use opencode_cursor_native::core::stream::encode::batch::Batch;
-use opencode_cursor_native::core::stream::encode::sse::ToolCallMode;
 use opencode_cursor_native::core::stream::encode::Output;
+use opencode_cursor_native::core::stream::encode::ToolCallMode;
 use opencode_cursor_native::core::stream::tool::INTERRUPTED_MESSAGE;
 use opencode_cursor_native::core::stream::transformer::{
     Format, StreamTransformer, TransformerOptions,

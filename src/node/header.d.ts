@@ -307,14 +307,18 @@ export interface RunCursorAgentOptions {
    */
   created?: number
   /**
-   * SSE only: `'emit'` Cursor's tool calls as `tool_calls` deltas (with Cursor's
-   * names and arguments), or `'omit'` them. Default `'emit'`.
+   * `'emit'` Cursor's own tool calls (SSE: as `tool_calls` deltas with Cursor's
+   * names and arguments; `ai-sdk`: as provider-executed tool parts with their
+   * results), or `'omit'` them. Default `'emit'`. Calls a run hands to the host
+   * (`hostTools`) are always there.
    *
    * Cursor has already run these calls. An OpenAI client receives them as
    * ordinary `message.tool_calls` beside `finish_reason: "stop"` (the official
    * `openai` package's `finalChatCompletion()` does), and an agent loop that runs
    * every tool call it gets would run them a second time. Use `'omit'` where the
-   * client runs tools.
+   * client runs tools. With `'omit'`, an `ai-sdk` text block still ends where a
+   * call was left out: a host joining the blocks into one string joins them with
+   * `TEXT_SEGMENT_SEPARATOR`, as SSE's `content` does.
    */
   toolCalls?: 'emit' | 'omit'
   /** SSE only: send the usage chunk when Cursor reported usage. Default `true`. */
@@ -569,14 +573,18 @@ export interface StreamTransformerOptions {
    */
   created?: number
   /**
-   * SSE only: `'emit'` Cursor's tool calls as `tool_calls` deltas (with Cursor's
-   * names and arguments), or `'omit'` them. Default `'emit'`.
+   * `'emit'` Cursor's own tool calls (SSE: as `tool_calls` deltas with Cursor's
+   * names and arguments; `ai-sdk`: as provider-executed tool parts with their
+   * results), or `'omit'` them. Default `'emit'`. Calls a run hands to the host
+   * (`hostTools`) are always there.
    *
    * Cursor has already run these calls. An OpenAI client receives them as
    * ordinary `message.tool_calls` beside `finish_reason: "stop"` (the official
    * `openai` package's `finalChatCompletion()` does), and an agent loop that runs
    * every tool call it gets would run them a second time. Use `'omit'` where the
-   * client runs tools.
+   * client runs tools. With `'omit'`, an `ai-sdk` text block still ends where a
+   * call was left out: a host joining the blocks into one string joins them with
+   * `TEXT_SEGMENT_SEPARATOR`, as SSE's `content` does.
    */
   toolCalls?: 'emit' | 'omit'
   /** SSE only: send the usage chunk when Cursor reported usage. Default `true`. */

@@ -95,6 +95,16 @@ impl StreamTransformer {
         batch_to_js(env, batch)
     }
 
+    /// Ends the stream with the outputs of a run that answered `text` and nothing else: for a
+    /// request answered without cursor-agent (a session title), in this transformer's format.
+    /// Throws `E_INVALID_ARG` after `finish()`.
+    #[napi(catch_unwind, ts_return_type = "Array<StreamOutput>")]
+    pub fn answer<'env>(&mut self, env: &'env Env, text: String) -> Result<Unknown<'env>> {
+        let mut batch = Batch::new();
+        self.inner.answer(&text, &mut batch).map_err(to_js_error)?;
+        batch_to_js(env, batch)
+    }
+
     /// The Cursor chat id (`session_id`) seen in the stream, `null` before any.
     #[napi(getter, catch_unwind)]
     pub fn session_id(&self) -> Option<String> {
@@ -109,3 +119,9 @@ impl StreamTransformer {
         self.inner.skipped_lines() as f64
     }
 }
+
+/// What joins two segments of an answer's text with a tool call of Cursor's between them: SSE's
+/// `content` has it before the first text after the call; a host that joins the `ai-sdk` format's
+/// text blocks into one string joins them with it.
+#[napi]
+pub const TEXT_SEGMENT_SEPARATOR: &str = crate::core::stream::encode::SEGMENT_SEPARATOR;

@@ -2,7 +2,7 @@
 //! the process behind a stream ended (`StreamTransformer.finish`).
 
 use crate::core::api::wire::{wire_struct, Nullable, WireType};
-use crate::core::stream::encode::sse::ToolCallMode;
+use crate::core::stream::encode::ToolCallMode;
 use crate::core::stream::transformer::{Format, TransformerOptions};
 use crate::core::stream::translate::Outcome;
 use crate::core::whole_number::{NonNegative, Positive};
@@ -38,15 +38,19 @@ macro_rules! with_translation_options {
                 /// SSE chunk `created`, epoch seconds: a whole number from 0 to 2^53 - 1.
                 /// Default: now.
                 created "created": Option<$crate::core::whole_number::NonNegative>,
-                /// SSE only: `'emit'` Cursor's tool calls as `tool_calls` deltas (with Cursor's
-                /// names and arguments), or `'omit'` them. Default `'emit'`.
+                /// `'emit'` Cursor's own tool calls (SSE: as `tool_calls` deltas with Cursor's
+                /// names and arguments; `ai-sdk`: as provider-executed tool parts with their
+                /// results), or `'omit'` them. Default `'emit'`. Calls a run hands to the host
+                /// (`hostTools`) are always there.
                 ///
                 /// Cursor has already run these calls. An OpenAI client receives them as
                 /// ordinary `message.tool_calls` beside `finish_reason: "stop"` (the official
                 /// `openai` package's `finalChatCompletion()` does), and an agent loop that runs
                 /// every tool call it gets would run them a second time. Use `'omit'` where the
-                /// client runs tools.
-                tool_calls "toolCalls": Option<$crate::core::stream::encode::sse::ToolCallMode>,
+                /// client runs tools. With `'omit'`, an `ai-sdk` text block still ends where a
+                /// call was left out: a host joining the blocks into one string joins them with
+                /// `TEXT_SEGMENT_SEPARATOR`, as SSE's `content` does.
+                tool_calls "toolCalls": Option<$crate::core::stream::encode::ToolCallMode>,
                 /// SSE only: send the usage chunk when Cursor reported usage. Default `true`.
                 include_usage "includeUsage": Option<bool>,
                 /// SSE only: after each response's frames, also its whole `chat.completion`

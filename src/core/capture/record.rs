@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::core::error::{CoreError, ErrorCode};
-use crate::core::stream::encode::sse::ToolCallMode;
+use crate::core::stream::encode::ToolCallMode;
 use crate::core::stream::transformer::{Format, TransformerOptions};
 use crate::core::stream::translate::Outcome;
 

@@ -186,7 +186,9 @@ impl StreamTransformer {
                     completions,
                 )
             }
-            Format::AiSdk => Encoder::AiSdk(AiSdkEncoder::warning_of(&options.warnings)),
+            Format::AiSdk => {
+                Encoder::AiSdk(AiSdkEncoder::with(&options.warnings, options.tool_calls))
+            }
         };
 
         Self {
@@ -300,6 +302,29 @@ impl StreamTransformer {
     /// [`finish`](Self::finish) into a [`Batch`], as [`push_batch`](Self::push_batch).
     pub fn finish_batch(&mut self, outcome: &Outcome, out: &mut Batch) -> FinishSummary {
         self.close(Closing::Outcome(outcome), &mut Sink::Batch(out))
+    }
+
+    /// Ends the stream as a run of Cursor's that answered `text` and nothing else would have
+    /// ended it, writing that run's outputs into `out`: for a request answered without
+    /// cursor-agent (a session title), in whatever format the caller reads. `E_INVALID_ARG`
+    /// after `finish`.
+    pub fn answer(&mut self, text: &str, out: &mut Batch) -> Result<(), CoreError> {
+        let records = serde_json::json!([
+            {"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": text}]}},
+            {"type": "result", "subtype": "success", "is_error": false, "result": text},
+        ]);
+        let mut stdout = String::new();
+        for record in records.as_array().into_iter().flatten() {
+            stdout.push_str(&record.to_string());
+            stdout.push('\n');
+        }
+        self.push_batch(stdout.as_bytes(), out)?;
+        let answered = Outcome {
+            exit_code: Some(0),
+            ..Outcome::default()
+        };
+        self.finish_batch(&answered, out);
+        Ok(())
     }
 
     /// Close the stream with a failure the caller determined (`E_TIMEOUT`, `E_CALLBACK`, ...)

@@ -17,7 +17,7 @@ pub mod part;
 
 use crate::core::api::wire::True;
 use crate::core::stream::encode::batch::{Batch, PieceKind};
-use crate::core::stream::encode::Output;
+use crate::core::stream::encode::{Output, ToolCallMode};
 use crate::core::stream::part::{Executor, FinishReason, Part};
 use part::{
     CallMetadata, CursorResult, FinishReason as PartFinishReason, StreamPart, StreamUsage, Unified,
@@ -71,6 +71,8 @@ pub struct AiSdkEncoder {
     text_blocks: u32,
     reasoning_blocks: u32,
     finished: bool,
+    /// Whether Cursor's own calls are among the parts.
+    tool_calls: ToolCallMode,
 }
 
 /// What says who runs a call: Cursor's own calls are provider-executed and dynamic (the host has
@@ -93,15 +95,22 @@ impl AiSdkEncoder {
     }
 
     /// An encoder whose `stream-start` part carries `warnings` (each `{type: 'other', message}`,
-    /// the AI SDK's warning of no particular setting).
-    pub fn warning_of(warnings: &[String]) -> Self {
+    /// the AI SDK's warning of no particular setting), with Cursor's own calls or without.
+    pub fn with(warnings: &[String], tool_calls: ToolCallMode) -> Self {
         Self {
             warnings: warnings
                 .iter()
                 .map(|message| serde_json::json!({ "type": "other", "message": message }))
                 .collect(),
+            tool_calls,
             ..Self::default()
         }
+    }
+
+    /// Whether a call of `executor`'s is left out: Cursor's, when asked (a block still ends
+    /// there, so text on either side of it is two blocks).
+    fn omitted(&self, executor: Executor) -> bool {
+        executor == Executor::Cursor && self.tool_calls == ToolCallMode::Omit
     }
 
     fn close_block(&mut self, out: &mut impl PartWriter) {
@@ -167,6 +176,9 @@ impl AiSdkEncoder {
                 executor,
             } => {
                 self.close_block(out);
+                if self.omitted(*executor) {
+                    return;
+                }
                 let (flag, metadata) = ran_by_cursor(*executor, kind, *server);
                 out.part(&StreamPart::ToolInputStart {
                     id,
@@ -195,6 +207,10 @@ impl AiSdkEncoder {
                 is_error,
             } => {
                 self.close_block(out);
+                // Only Cursor's own calls complete in the stream.
+                if self.omitted(Executor::Cursor) {
+                    return;
+                }
                 out.part(&StreamPart::ToolResult {
                     tool_call_id: id,
                     tool_name: name,

@@ -4,8 +4,9 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::core::stream::encode::sse::{ToolCallMode, ERROR_TYPE, SEGMENT_SEPARATOR};
+use crate::core::stream::encode::sse::ERROR_TYPE;
 use crate::core::stream::encode::Output;
+use crate::core::stream::encode::{ToolCallMode, SEGMENT_SEPARATOR};
 use crate::core::stream::part::{Executor, FinishReason, Part};
 use crate::core::stream::usage::openai_usage;
 

@@ -7,6 +7,22 @@ pub mod batch;
 pub mod completion;
 pub mod sse;
 
+/// Whether Cursor's own tool calls, which Cursor already ran, are among the outputs: a host that
+/// shows them wants them; a client that runs every tool call it gets would run them again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolCallMode {
+    #[default]
+    Emit,
+    Omit,
+}
+
+/// Between two segments of an answer's text with a tool call of Cursor's between them: a client
+/// that reads the answer as one string would otherwise see them run together ("...entries there
+/// are.There are 4 files"). SSE puts it before the first text after the call; a host that joins
+/// the `ai-sdk` format's text blocks into one string joins them with it.
+pub const SEGMENT_SEPARATOR: &str = "\n\n";
+
 /// One output: a complete SSE frame, or one JSON-safe V3 stream part (written as the string or
 /// the object it is).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]

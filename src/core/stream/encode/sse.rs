@@ -3,25 +3,13 @@
 //! The constant head of every chunk (`id`, `object`, `created`, `model`) is built once; each
 //! frame is that head, one escaped field, and a constant tail.
 
-use crate::core::stream::encode::push_json_str;
-use crate::core::stream::encode::Output;
+use crate::core::stream::encode::{push_json_str, Output, ToolCallMode, SEGMENT_SEPARATOR};
 use crate::core::stream::part::{Executor, FinishReason, Part};
 use crate::core::stream::usage::openai_usage;
-
-/// Whether Cursor's own tool calls appear as `tool_calls` deltas in SSE output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ToolCallMode {
-    #[default]
-    Emit,
-    Omit,
-}
 
 /// Error `type` in the error frame.
 pub const ERROR_TYPE: &str = "cursor_agent_error";
 const DONE: &str = "data: [DONE]\n\n";
-/// Put before the first text after a tool call, when text came before it.
-pub const SEGMENT_SEPARATOR: &str = "\n\n";
 
 #[derive(Debug)]
 pub struct SseEncoder {

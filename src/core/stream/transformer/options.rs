@@ -1,6 +1,6 @@
 //! A transformer's options: which encoder, the SSE chunk's fixed fields, the record size cap.
 
-use crate::core::stream::encode::sse::ToolCallMode;
+use crate::core::stream::encode::ToolCallMode;
 
 /// Which encoder turns the neutral parts into outputs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]

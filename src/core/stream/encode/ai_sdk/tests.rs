@@ -271,7 +271,7 @@ proptest::proptest! {
 #[test]
 fn the_stream_start_carries_the_warnings_it_was_given() {
     let warnings = ["The attached image \"a.svg\" was not sent to Cursor: it is SVG.".to_owned()];
-    let mut encoder = AiSdkEncoder::warning_of(&warnings);
+    let mut encoder = AiSdkEncoder::with(&warnings, ToolCallMode::Emit);
     let mut out = Vec::new();
     encoder.encode(&Part::TextDelta("hi"), &mut out);
     encoder.encode(&Part::TextDelta(" there"), &mut out);
@@ -284,4 +284,66 @@ fn the_stream_start_carries_the_warnings_it_was_given() {
         starts,
         [json!({"type": "stream-start", "warnings": [{"type": "other", "message": warnings[0]}]})]
     );
+}
+
+/// Asked to, the encoder leaves out Cursor's own calls, which a client that runs every call it
+/// gets would run again; a call the host runs always reaches it; blocks end at a left-out call.
+#[test]
+fn cursor_calls_are_left_out_when_asked_and_host_calls_never() {
+    let result = json!({"status": "success"});
+    let parts = [
+        Part::TextDelta("a"),
+        Part::ToolStarted {
+            id: "c1",
+            name: "shell",
+            kind: "shellToolCall",
+            server: None,
+            input: "{}",
+            executor: Executor::Cursor,
+        },
+        Part::ToolCompleted {
+            id: "c1",
+            name: "shell",
+            kind: "shellToolCall",
+            server: None,
+            result: &result,
+            is_error: false,
+        },
+        Part::TextDelta("b"),
+        Part::ToolStarted {
+            id: "h1",
+            name: "read",
+            kind: "function",
+            server: None,
+            input: "{}",
+            executor: Executor::Host,
+        },
+        Part::Finish {
+            reason: FinishReason::ToolCalls,
+            usage: None,
+        },
+    ];
+    let types = |mode| {
+        let mut encoder = AiSdkEncoder::with(&[], mode);
+        let out = encode_all(&parts, |part, out| encoder.encode(part, out));
+        out.into_iter()
+            .map(|o| o.into_part().unwrap()["type"].as_str().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    let host_call = [
+        "tool-input-start",
+        "tool-input-delta",
+        "tool-input-end",
+        "tool-call",
+    ];
+    let omitted = types(ToolCallMode::Omit);
+    let mut expected = vec!["stream-start"];
+    expected.extend(["text-start", "text-delta", "text-end"]);
+    expected.extend(["text-start", "text-delta", "text-end"]);
+    expected.extend(host_call);
+    expected.push("finish");
+    assert_eq!(omitted, expected);
+    let emitted = types(ToolCallMode::Emit);
+    assert_eq!(emitted.iter().filter(|t| *t == "tool-call").count(), 2);
+    assert_eq!(emitted.iter().filter(|t| *t == "tool-result").count(), 1);
 }

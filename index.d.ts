@@ -1097,6 +1097,13 @@ export declare function listCursorModels(options?: CursorAgentLookupOptions | un
 export declare function logMessage(level: 'error' | 'warn' | 'info' | 'debug' | 'trace', message: string): void
 
 /**
+ * The deepest nesting of arrays and objects the addon reads in a conversation (`messages`,
+ * `tools`, a tool's result): a host that parses a request first refuses a deeper one before any
+ * of it is walked.
+ */
+export declare const MAX_JSON_DEPTH: number
+
+/**
  * The one boolean parser for switches: `1/true/on/yes` -> true, `0/false/off/no` -> false
  * (case-insensitive, surrounding spaces ignored); anything else, including empty, -> `defaultValue`.
  */

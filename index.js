@@ -844,6 +844,7 @@ module.exports.ErrorCode = nativeBinding.ErrorCode
 module.exports.isTitleRequest = nativeBinding.isTitleRequest
 module.exports.listCursorModels = nativeBinding.listCursorModels
 module.exports.logMessage = nativeBinding.logMessage
+module.exports.MAX_JSON_DEPTH = nativeBinding.MAX_JSON_DEPTH
 module.exports.parseSwitch = nativeBinding.parseSwitch
 module.exports.replayCapture = nativeBinding.replayCapture
 module.exports.resolveCursorAgent = nativeBinding.resolveCursorAgent

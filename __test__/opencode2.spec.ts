@@ -578,6 +578,23 @@ describe('a registration-only setup context', () => {
   })
 })
 
+describe('a set-up OpenCode 2 cannot use', () => {
+  it("registers Cursor's automatic model alone, with the limits the addon gives it", async () => {
+    const { host, cleanup } = await started({ CURSOR_ACP_WORKSPACE: join(scratch, 'no-such-folder') })
+    try {
+      const models = host.state().providers.get('cursor-acp')!.models
+      const auto = require('../index.js').describeCursorModel('auto', 'Auto')
+      assert.deepEqual(
+        models.map((model) => [model.id, model.limit.context, model.limit.output]),
+        [['auto', auto.contextWindow, auto.maxOutputTokens]],
+      )
+      assert.ok(auto.contextWindow > 0)
+    } finally {
+      await cleanup()
+    }
+  })
+})
+
 describe("OpenCode 2's Code Mode", () => {
   it('its execute tool is offered to Cursor as it is, and a call of it is handed over as it is', async () => {
     const execute = {

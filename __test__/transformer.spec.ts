@@ -1070,7 +1070,7 @@ describe('StreamTransformer: options', () => {
   })
 })
 
-describe('StreamTransformer: answered without cursor-agent, and without Cursor\'s own calls', () => {
+describe("StreamTransformer: answered without cursor-agent, and without Cursor's own calls", () => {
   it('answer(text) ends the stream as a run that answered just that text would, in either format', () => {
     const parts = new StreamTransformer({ format: 'ai-sdk' }).answer('A title') as StreamPart[]
     assert.deepEqual(
@@ -1084,7 +1084,9 @@ describe('StreamTransformer: answered without cursor-agent, and without Cursor\'
     const outputs = new StreamTransformer(options).answer('A title')
     const frames = outputs.filter((output): output is string => typeof output === 'string')
     assertSseInvariants(parseSse(frames), { id: 'chatcmpl-t', created: 7, model: 'auto' })
-    const completion = outputs.find((output) => typeof output === 'object') as { choices: { message: { content: string } }[] }
+    const completion = outputs.find((output) => typeof output === 'object') as {
+      choices: { message: { content: string } }[]
+    }
     assert.equal(completion.choices[0]!.message.content, 'A title')
     const done = new StreamTransformer()
     done.finish(success)

@@ -11,7 +11,7 @@ import { hostOptions, logStartup, modelDiscovery } from '../opencode/host-option
 import { PROVIDER_ID, providerFor } from '../opencode/provider.js'
 import type { CursorAcpProviderOptions } from '../opencode/provider-options.js'
 import { guardReservedSettings } from '../opencode/trusted-settings.js'
-import { cursorModels } from '../turn/models.js'
+import { autoOnly, cursorModels } from '../turn/models.js'
 import type { PromptMessage } from '../turn/native.js'
 import { localTitle } from '../turn/title.js'
 import { cancelConversation } from '../turn/tool-bridge.js'
@@ -25,11 +25,6 @@ import { readSessionEvent } from './session-events.js'
 export function providerPackage(): string {
   return `aisdk:${pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), 'provider.js')).href}`
 }
-
-/** Models answered when nothing else can be: the provider stays selectable and reports the problem. */
-const AUTO_ONLY: CursorModel[] = [
-  { id: 'auto', name: 'Auto', contextWindow: 200_000, maxOutputTokens: 32_000, reasoning: false, pictures: false },
-]
 
 /** The longest the refresh after start-up waits for `cursor-agent models`. */
 const REFRESH_WAIT_MS = 60_000
@@ -124,7 +119,8 @@ export async function setup(ctx: PluginContext): Promise<Cleanup> {
   const usable = options.configurationError === undefined
   const discovery = usable ? modelDiscovery(settings, (await activeKey(ctx)) ?? undefined) : undefined
   // Registered at once from the cache or the built-in list; Cursor's own list follows.
-  let models: CursorModel[] = AUTO_ONLY
+  // When nothing else can be answered, the provider stays selectable and reports the problem.
+  let models: CursorModel[] = autoOnly()
   if (discovery !== undefined) {
     try {
       models = (await cursorModels({ ...discovery, waitMs: 0 })).models

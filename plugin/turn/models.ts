@@ -51,6 +51,19 @@ function described(models: readonly ModelName[]): CursorModel[] {
   return models.map(({ id, name }) => native().describeCursorModel(id, name))
 }
 
+/**
+ * Cursor's automatic model alone, as the addon describes it: what a host registers before any
+ * list. When the addon does not load, nothing can run and its limits are unknown (0).
+ */
+export function autoOnly(): CursorModel[] {
+  const auto = FALLBACK_MODELS[0] as ModelName
+  try {
+    return described([auto])
+  } catch {
+    return [{ ...auto, contextWindow: 0, maxOutputTokens: 0, reasoning: false, pictures: false }]
+  }
+}
+
 function readCache(file: string): CacheRecord | null {
   try {
     const record = JSON.parse(readFileSync(file, 'utf8')) as CacheRecord

@@ -177,3 +177,9 @@ pub fn require_new(this: &Unknown<'_>, class: &str) -> Result<()> {
     }
     Err(invalid_arg(format!("{class} must be called with `new`")))
 }
+
+/// The deepest nesting of arrays and objects the addon reads in a conversation (`messages`,
+/// `tools`, a tool's result): a host that parses a request first refuses a deeper one before any
+/// of it is walked.
+#[napi_derive::napi]
+pub const MAX_JSON_DEPTH: u32 = json::MAX_DEPTH as u32;

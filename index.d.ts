@@ -1097,6 +1097,13 @@ export declare function listCursorModels(options?: CursorAgentLookupOptions | un
 export declare function logMessage(level: 'error' | 'warn' | 'info' | 'debug' | 'trace', message: string): void
 
 /**
+ * Creates `folder` and any missing parent, each new one 0700; an existing one of the user's is
+ * narrowed to 0700. Throws `E_INVALID_ARG` when a symbolic link or a file stands there, or it
+ * cannot be made.
+ */
+export declare function makePrivateFolder(folder: string): void
+
+/**
  * The deepest nesting of arrays and objects the addon reads in a conversation (`messages`,
  * `tools`, a tool's result): a host that parses a request first refuses a deeper one before any
  * of it is walked.
@@ -1168,3 +1175,10 @@ export declare function setLogging(options: LoggingOptions): void
  * text blocks into one string joins them with it.
  */
 export declare const TEXT_SEGMENT_SEPARATOR: string
+
+/**
+ * Replaces `file` with `text` at once (written 0600 beside it, then renamed over it), in a
+ * private folder made as `makePrivateFolder` makes it; a link at `file` is replaced, never
+ * followed. Throws `E_INVALID_ARG` when it cannot be written.
+ */
+export declare function writePrivateFile(file: string, text: string): void

@@ -7,7 +7,6 @@ import { type CursorAcpSettings, childEnvironment, dataDirectory, readSettings, 
 import { failureOf } from '../turn/failure.js'
 import { type ModelDiscoveryOptions, modelCacheFile } from '../turn/models.js'
 import { native, packageRoot } from '../turn/native.js'
-import { makePrivateFolder } from '../turn/private-file.js'
 import { pickWorkspace } from '../turn/workspace.js'
 import { toCursorAcpError } from './errors.js'
 import type { CursorAcpProviderOptions } from './provider-options.js'
@@ -26,7 +25,7 @@ export function startLogging(settings: CursorAcpSettings, warnings: string[]): v
   const file = settings.logFile ?? join(dataDirectory(), 'log')
   try {
     // The package's own folder is the user's alone, whoever made it first.
-    if (settings.logFile === undefined) makePrivateFolder(dataDirectory())
+    if (settings.logFile === undefined) native().makePrivateFolder(dataDirectory())
     native().setLogging({ level: settings.logLevel, file })
   } catch (error) {
     // Logging is a diagnostic aid: a log file that cannot be opened must not stop requests.

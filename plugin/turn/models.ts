@@ -6,7 +6,6 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { CursorAgentLookupOptions as ResolveOptions, CursorModel } from 'opencode-cursor-native'
 import { native } from './native.js'
-import { writePrivateFile } from './private-file.js'
 
 /** A model as `cursor-agent models` names it. */
 export type ModelName = Pick<CursorModel, 'id' | 'name'>
@@ -85,7 +84,7 @@ function readCache(file: string): CacheRecord | null {
 
 function writeCache(file: string, record: CacheRecord): void {
   try {
-    writePrivateFile(file, JSON.stringify(record))
+    native().writePrivateFile(file, JSON.stringify(record))
   } catch {
     // A read-only data folder only costs a slower next start.
   }

@@ -7,6 +7,7 @@ mod error;
 mod init;
 mod logging;
 mod output;
+mod private_file;
 mod prompt;
 mod read;
 mod resume;

@@ -668,12 +668,14 @@ export interface ResumeRequest {
    */
   conversationId?: string
   /**
-   * Read the files that attachments name by a local path (`file:` URLs): `true` only
-   * for the user's own host (OpenCode's provider). Default `false`: such an attachment
-   * is refused with a line in the prompt and a warning, as a server never reads a path
-   * its client names.
+   * Where attachments may come from. `'named'` (the default): their bytes, or a URL the
+   * prompt names as it is; one that names a local path (a `file:` URL) is refused with a
+   * line in the prompt and a warning. `'local'`, only for the user's own host (OpenCode's
+   * provider): a local path is read too. `'bytes'`, for a server's client: only their
+   * bytes, and a request whose attachment names a URL or a path is refused with
+   * `E_INVALID_ARG` (the server fetches nothing, and never reads a path its client names).
    */
-  localFiles?: boolean
+  attachmentSources?: 'named' | 'local' | 'bytes'
   /**
    * Take the system prompt out of the conversation and hand it back as the plan's
    * `instructions`, for `hostTools.instructions` (Cursor's rules channel, which Cursor's

@@ -353,6 +353,39 @@ describe('a plan and its run', () => {
   })
 })
 
+describe('where an attachment may come from', () => {
+  const shapes: Array<[string, object]> = [
+    ['an OpenAI image_url', { type: 'image_url', image_url: { url: 'https://example.com/a.png' } }],
+    ['an OpenAI file by URL', { type: 'file', file: { file_data: 'https://example.com/a.pdf', filename: 'a.pdf' } }],
+    ['an OpenAI file by path', { type: 'file', file: { file_data: 'file:///etc/passwd', filename: 'p' } }],
+    ['an AI SDK file by URL', { type: 'file', mediaType: 'image/png', data: 'https://example.com/a.png' }],
+    ['an AI SDK file by path', { type: 'file', mediaType: 'text/plain', data: 'file:///etc/passwd' }],
+  ]
+  const planOf = (part: object, attachmentSources?: string) =>
+    new nativeApi.SessionResumeManager({ enabled: false }).plan({
+      workspace: scratch,
+      model: 'auto',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'look' }, part] }],
+      ...(attachmentSources === undefined ? {} : { attachmentSources }),
+    })
+  for (const [what, part] of shapes)
+    test(`${what}: refused for a server's client, named or refused with a line otherwise`, () => {
+      assert.throws(
+        () => planOf(part, 'bytes'),
+        (error: { code?: string; message?: string }) =>
+          error.code === 'E_INVALID_ARG' && /this server fetches nothing: send its bytes instead/.test(error.message!),
+      )
+      const named = planOf(part)
+      assert.ok(named.attachments === null || named.attachments.files.length === 0)
+      assert.match(named.prompt, /example\.com|not sent: it names a file on the server's machine/)
+    })
+  test('bytes are taken from every source', () => {
+    assert.equal(planOf(PICTURE, 'bytes').attachments.files.length, 1)
+    assert.equal(planOf(PICTURE).attachments.files.length, 1)
+    assert.throws(() => planOf(PICTURE, 'everything'), { code: 'E_INVALID_ARG' })
+  })
+})
+
 describe('which models take pictures', () => {
   const models = [
     {

@@ -126,7 +126,7 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
       model: this.modelId,
       messages: this.#config.settings.toolMode === 'cursor' ? toldInCursorToolMode(messages) : messages,
       // OpenCode is the user's own host: a file it names is the user's own.
-      localFiles: true,
+      attachmentSources: 'local',
     }
     const tools = jsonTools(call.tools)
     // Each of OpenCode's own tools goes with what it does, for the bridge to declare.

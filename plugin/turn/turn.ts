@@ -128,10 +128,11 @@ export interface TurnRequest {
    */
   standalone?: boolean
   /**
-   * Read the files that attachments name by a local path (`file:` URLs): only for the user's own
-   * host (OpenCode's provider). Default false: a server never reads a path its client names.
+   * Where its attachments may come from (`ResumeRequest.attachmentSources`): `'local'` only for
+   * the user's own host (OpenCode's provider), `'bytes'` for a server's client. Default
+   * `'named'`.
    */
-  localFiles?: boolean
+  attachmentSources?: ResumeRequest['attachmentSources']
 }
 
 /**
@@ -341,7 +342,7 @@ function freshTurn(
   }
   if (request.tools !== undefined) resumeRequest.tools = request.tools
   if (request.conversationId !== undefined) resumeRequest.conversationId = request.conversationId
-  if (request.localFiles === true) resumeRequest.localFiles = true
+  if (request.attachmentSources !== undefined) resumeRequest.attachmentSources = request.attachmentSources
   let current: CursorAgentRun | undefined
   let cancelled = false
   const cancel = (): void => {

@@ -20,4 +20,6 @@ pub use format::{
     PICTURE_FORMATS, PICTURE_MAX_BYTES,
 };
 pub use pending::{keep as keep_planned_files, kept as kept_planned_files};
-pub use placement::{place, place_for_run, LocalFiles, Planned, PlannedFile, Scope};
+pub use placement::{
+    named_location, place, place_for_run, LocalFiles, Planned, PlannedFile, Scope,
+};

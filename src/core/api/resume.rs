@@ -4,8 +4,8 @@
 use std::num::NonZeroUsize;
 
 use crate::core::api::attachments::PlannedAttachments;
-use crate::core::api::wire::{wire_struct, Nullable, Objects};
-use crate::core::attachments::LocalFiles;
+use crate::core::api::wire::{wire_struct, Nullable, Objects, WireType};
+use crate::core::attachments::{named_location, LocalFiles};
 use crate::core::error::CoreError;
 use crate::core::prompt::Conversation;
 use crate::core::resume::{
@@ -44,6 +44,23 @@ impl From<SessionResumeOptions> for ResumeOptions {
     }
 }
 
+/// Where a request's attachments may come from (`ResumeRequest.attachmentSources`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AttachmentSources {
+    #[default]
+    Named,
+    Local,
+    Bytes,
+}
+
+impl WireType for AttachmentSources {
+    #[cfg(test)]
+    fn typescript(_: usize) -> String {
+        "'named' | 'local' | 'bytes'".into()
+    }
+}
+
 wire_struct! {
     /// One turn to plan; read as the JSON data `JSON.stringify` makes of it.
     pub struct ResumeRequest as named (derive(serde::Deserialize), serde(deny_unknown_fields)) {
@@ -63,11 +80,13 @@ wire_struct! {
         /// OpenCode's session id (`X-Session-Id`); when given it identifies the conversation
         /// instead of the hash of the first user message.
         conversation_id "conversationId": Option<String>,
-        /// Read the files that attachments name by a local path (`file:` URLs): `true` only
-        /// for the user's own host (OpenCode's provider). Default `false`: such an attachment
-        /// is refused with a line in the prompt and a warning, as a server never reads a path
-        /// its client names.
-        local_files "localFiles": Option<bool>,
+        /// Where attachments may come from. `'named'` (the default): their bytes, or a URL the
+        /// prompt names as it is; one that names a local path (a `file:` URL) is refused with a
+        /// line in the prompt and a warning. `'local'`, only for the user's own host (OpenCode's
+        /// provider): a local path is read too. `'bytes'`, for a server's client: only their
+        /// bytes, and a request whose attachment names a URL or a path is refused with
+        /// `E_INVALID_ARG` (the server fetches nothing, and never reads a path its client names).
+        attachment_sources "attachmentSources": Option<AttachmentSources>,
         /// Take the system prompt out of the conversation and hand it back as the plan's
         /// `instructions`, for `hostTools.instructions` (Cursor's rules channel, which Cursor's
         /// models follow where they may refuse a host's system prompt sent as prompt text):
@@ -85,6 +104,16 @@ impl ResumeRequest {
     ) -> Result<ResumePlan, CoreError> {
         let tools = self.tools.as_ref().map(|tools| &tools.0);
         let mut conversation = Conversation::parse(&self.messages.0, tools)?;
+        let sources = self.attachment_sources.unwrap_or_default();
+        if let (AttachmentSources::Bytes, Some(named)) = (sources, named_location(&conversation)) {
+            let shown: String = named.chars().take(200).collect();
+            let cut = if shown.len() < named.len() { "…" } else { "" };
+            return Err(CoreError::invalid_arg(format!(
+                "An attachment names {:?}, but this server fetches nothing: send its bytes \
+                 instead, as a data URL (data:image/png;base64,...).",
+                format!("{shown}{cut}")
+            )));
+        }
         let instructions = if self.instructions_apart == Some(true) {
             conversation.take_instructions()
         } else {
@@ -96,7 +125,7 @@ impl ResumeRequest {
             conversation,
             tools_in_prompt: self.tools_in_prompt.unwrap_or(false),
             conversation_id: self.conversation_id.as_deref().filter(|id| !id.is_empty()),
-            local_files: if self.local_files == Some(true) {
+            local_files: if sources == AttachmentSources::Local {
                 LocalFiles::Read
             } else {
                 LocalFiles::Refuse

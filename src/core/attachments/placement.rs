@@ -49,6 +49,24 @@ pub enum LocalFiles {
     Refuse,
 }
 
+/// The first attachment of `conversation` that names where its bytes are (a URL or a local
+/// path) instead of carrying them, with what it names: refused for a server's client, since the
+/// server fetches nothing and never reads a path its client names.
+pub fn named_location<'a>(conversation: &Conversation<'a>) -> Option<Cow<'a, str>> {
+    let mut parts = conversation.messages.iter().flat_map(|m| &m.parts);
+    parts.find_map(|part| match part {
+        Part::Media(Media {
+            source: MediaSource::Url(url),
+            ..
+        }) => Some(Cow::Borrowed(*url)),
+        Part::Media(Media {
+            source: MediaSource::Path(path),
+            ..
+        }) => Some(path.clone()),
+        _ => None,
+    })
+}
+
 /// One file a run writes before cursor-agent starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlannedFile {

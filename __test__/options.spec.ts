@@ -369,9 +369,9 @@ const JSON_READ = new Set(['ResumeRequest', 'PromptRequest'])
 
 /**
  * Declared fields of a value handed back that are deliberately not read: a plan's attachments
- * go to `runCursorAgent`, and `record`/`reportFailure` skip their bytes rather than convert them.
+ * and instructions go to `runCursorAgent`, and `record`/`reportFailure` need neither.
  */
-const NOT_READ_BACK = new Set(['ResumePlan.attachments'])
+const NOT_READ_BACK = new Set(['ResumePlan.attachments', 'ResumePlan.instructions'])
 
 describe('the declarations are what is read', () => {
   for (const [name, call, strict] of readers) {

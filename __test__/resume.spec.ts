@@ -336,6 +336,7 @@ describe('SessionResumeManager: limits', () => {
       incremental: false,
       recordToken: null,
       attachments: null,
+      instructions: null,
     })
     assert.equal(manager.record(plan, 'chat-1'), false)
     assert.equal(manager.size, 0)

@@ -14,6 +14,7 @@ use crate::core::api::agent::{
     CursorAgentCommandOptions, CursorAgentCommandResult, CursorAgentLookupOptions,
     CursorAgentResolution, CursorModel,
 };
+use crate::core::error::CoreError;
 
 /// The lookup options of a call, checked.
 fn lookup(env: &Env, options: Option<Unknown<'_>>) -> Result<CursorAgentLookupOptions> {
@@ -73,19 +74,11 @@ pub fn list_cursor_models<'env>(
     env: &'env Env,
     options: Option<Unknown>,
 ) -> Result<PromiseRaw<'env, Json<Vec<CursorModel>>>> {
-    let CursorAgentLookupOptions {
-        executable,
-        env: vars,
-    } = lookup(env, options)?;
-    let ctx = run_context(env);
-    env.spawn_future_with_callback(
-        async move { Ok(agent::list_models(executable, vars, ctx).await) },
-        |env, listed| match listed {
-            Ok(models) => Ok(Json(models.into_iter().map(CursorModel::from).collect())),
-            Err(error) => Err(rejection(env, error)),
-        },
-    )
-    .map_err(from_napi)
+    let options = lookup(env, options)?;
+    let listed = agent::list_models(options.executable, options.env, run_context(env));
+    settled(env, listed, |models| {
+        models.into_iter().map(CursorModel::from).collect()
+    })
 }
 
 /// Run one of cursor-agent's commands other than a prompt, in its own process group like a
@@ -103,13 +96,19 @@ pub fn run_cursor_agent_command<'env>(
 ) -> Result<PromiseRaw<'env, Json<CursorAgentCommandResult>>> {
     let options: CursorAgentCommandOptions = read(env, options, "the command options")?;
     let command = Subcommand::try_from(options).map_err(to_js_error)?;
-    let ctx = run_context(env);
-    env.spawn_future_with_callback(
-        async move { Ok(agent::run_subcommand(command, ctx).await) },
-        |env, ran| match ran {
-            Ok(output) => Ok(Json(CursorAgentCommandResult::from(output))),
-            Err(error) => Err(rejection(env, error)),
-        },
-    )
+    let ran = agent::run_subcommand(command, run_context(env));
+    settled(env, ran, CursorAgentCommandResult::from)
+}
+
+/// A promise of what `work` gives, as `into` writes it; rejected with the failure's code.
+fn settled<'env, T: Send + 'static, W: serde::Serialize>(
+    env: &'env Env,
+    work: impl std::future::Future<Output = std::result::Result<T, CoreError>> + Send + 'static,
+    into: impl FnOnce(T) -> W + 'static,
+) -> Result<PromiseRaw<'env, Json<W>>> {
+    env.spawn_future_with_callback(async move { Ok(work.await) }, |env, done| match done {
+        Ok(value) => Ok(Json(into(value))),
+        Err(error) => Err(rejection(env, error)),
+    })
     .map_err(from_napi)
 }

@@ -3,6 +3,7 @@
 
 mod capture;
 mod cursor_agent;
+mod engine;
 mod error;
 mod init;
 mod logging;

@@ -6,8 +6,6 @@ use napi_derive::napi;
 use super::error::{to_js_error, Result};
 use super::read::read_json;
 use crate::core::api::prompt::PromptRequest;
-use crate::core::prompt::PromptRequest as Prompt;
-use crate::core::resume::is_title_request as core_is_title_request;
 
 /// The whole conversation as one cursor-agent prompt: system prompt, tool definitions (only with
 /// `toolsInPrompt`), then the transcript with role labels, tool calls and results labelled with
@@ -15,15 +13,8 @@ use crate::core::resume::is_title_request as core_is_title_request;
 /// with their type and size. Throws `E_INVALID_ARG` for malformed messages.
 #[napi(catch_unwind, ts_args_type = "request: PromptRequest")]
 pub fn build_prompt(env: &Env, request: Unknown<'_>) -> Result<String> {
-    read_json::<PromptRequest>(env, request, "the request")?.use_with(|request| {
-        let conversation = request.conversation().map_err(to_js_error)?;
-        let tools_in_prompt = request.tools_in_prompt.unwrap_or(false);
-        Ok(Prompt {
-            conversation,
-            tools_in_prompt,
-        }
-        .build())
-    })
+    read_json::<PromptRequest>(env, request, "the request")?
+        .use_with(|request| request.prompt().map_err(to_js_error))
 }
 
 /// Whether a request is OpenCode's session-title request: a system prompt containing "title
@@ -34,9 +25,6 @@ pub fn build_prompt(env: &Env, request: Unknown<'_>) -> Result<String> {
     ts_args_type = "request: Pick<PromptRequest, 'messages' | 'tools'>"
 )]
 pub fn is_title_request(env: &Env, request: Unknown<'_>) -> Result<bool> {
-    read_json::<PromptRequest>(env, request, "the request")?.use_with(|request| {
-        Ok(core_is_title_request(
-            &request.conversation().map_err(to_js_error)?,
-        ))
-    })
+    read_json::<PromptRequest>(env, request, "the request")?
+        .use_with(|request| request.is_title_request().map_err(to_js_error))
 }

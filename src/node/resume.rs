@@ -7,7 +7,7 @@ use napi_derive::napi;
 use super::error::{to_js_error, Result};
 use super::output::Json;
 use super::read::{read, read_json, read_optional, require_new};
-use crate::core::api::resume::{ResumeFailure, ResumePlan, ResumeRequest, SessionResumeOptions};
+use crate::core::api::resume::{FailureArgument, ResumePlan, ResumeRequest, SessionResumeOptions};
 use crate::core::resume::{
     Failure, ResumePlan as CorePlan, ResumeRequest as CoreRequest,
     SessionResumeManager as CoreManager,
@@ -31,7 +31,7 @@ impl SessionResumeManager {
         ts_args_type = "options?: SessionResumeOptions | undefined | null"
     )]
     pub fn new(env: Env, this: This<Unknown>, options: Option<Unknown>) -> Result<Self> {
-        require_new(&this.object, "SessionResumeManager")?;
+        require_new(&env, &this.object, "SessionResumeManager")?;
         let options: Option<SessionResumeOptions> =
             read_optional(&env, options, "the SessionResumeManager options")?;
         Ok(Self {
@@ -88,10 +88,9 @@ impl SessionResumeManager {
     )]
     pub fn report_failure(&mut self, env: Env, plan: Unknown, error: Unknown) -> Result<bool> {
         let plan: ResumePlan = read(&env, plan, "the plan")?;
-        let (code, message) = match read::<FailureArgument>(&env, error, "the error")? {
-            FailureArgument::Text(message) => (None, message),
-            FailureArgument::Report(failure) => failure.into_parts().map_err(to_js_error)?,
-        };
+        let (code, message) = read::<FailureArgument>(&env, error, "the error")?
+            .into_parts()
+            .map_err(to_js_error)?;
         let failure = Failure {
             code: code.as_deref(),
             message: &message,
@@ -120,12 +119,4 @@ fn planned(
 ) -> Result<Json<ResumePlan>> {
     read_json::<ResumeRequest>(env, request, "the request")?
         .use_with(|request| Ok(Json(request.plan_with(plan).map_err(to_js_error)?)))
-}
-
-/// `reportFailure`'s error: the text of a failure, or a failure report.
-#[derive(serde::Deserialize)]
-#[serde(untagged, expecting = "a string or {code, message}")]
-enum FailureArgument {
-    Text(String),
-    Report(ResumeFailure),
 }

@@ -3,6 +3,7 @@
 use napi::{Env, Unknown};
 use napi_derive::napi;
 
+use crate::core::switch_value;
 use crate::node::error::{invalid_arg, Result};
 use crate::node::read::read_optional;
 
@@ -20,8 +21,5 @@ pub fn parse_switch(
     let value: Option<String> = read_optional(&env, value, "the value")?;
     let default_value: bool = read_optional(&env, default_value, "the default value")?
         .ok_or_else(|| invalid_arg("the default value is required"))?;
-    Ok(crate::core::switch_value::parse_switch(
-        value.as_deref(),
-        default_value,
-    ))
+    Ok(switch_value::parse_switch(value.as_deref(), default_value))
 }

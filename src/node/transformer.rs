@@ -29,7 +29,7 @@ impl StreamTransformer {
         ts_args_type = "options?: StreamTransformerOptions | undefined | null"
     )]
     pub fn new(env: Env, this: This<Unknown>, options: Option<Unknown>) -> Result<Self> {
-        require_new(&this.object, "StreamTransformer")?;
+        require_new(&env, &this.object, "StreamTransformer")?;
         let options: Option<StreamTransformerOptions> =
             read_optional(&env, options, "the StreamTransformer options")?;
         let options = options.map_or_else(TransformerOptions::default, |o| o.into_options());

@@ -2,7 +2,8 @@
 
 use crate::core::api::wire::{wire_struct, Objects};
 use crate::core::error::CoreError;
-use crate::core::prompt::Conversation;
+use crate::core::prompt::{Conversation, PromptRequest as Prompt};
+use crate::core::resume::is_title_request;
 
 wire_struct! {
     /// What a prompt is built from; read as the JSON data `JSON.stringify` makes of it. Other
@@ -21,5 +22,21 @@ impl PromptRequest {
     /// The conversation the request holds.
     pub fn conversation(&self) -> Result<Conversation<'_>, CoreError> {
         Conversation::parse(&self.messages.0, self.tools.as_ref().map(|tools| &tools.0))
+    }
+
+    /// The whole conversation as one cursor-agent prompt.
+    pub fn prompt(&self) -> Result<String, CoreError> {
+        let conversation = self.conversation()?;
+        let tools_in_prompt = self.tools_in_prompt.unwrap_or(false);
+        Ok(Prompt {
+            conversation,
+            tools_in_prompt,
+        }
+        .build())
+    }
+
+    /// Whether the request is OpenCode's session-title request.
+    pub fn is_title_request(&self) -> Result<bool, CoreError> {
+        Ok(is_title_request(&self.conversation()?))
     }
 }

@@ -210,19 +210,31 @@ wire_struct! {
     }
 }
 
-impl ResumeFailure {
+/// `reportFailure`'s error: the text of a failure, or a failure report.
+#[derive(serde::Deserialize)]
+#[serde(untagged, expecting = "a string or {code, message}")]
+pub enum FailureArgument {
+    Text(String),
+    Report(ResumeFailure),
+}
+
+impl FailureArgument {
     /// The code, and the text a gone chat is told by: the message, then Cursor's own words.
     pub fn into_parts(self) -> Result<(Option<String>, String), CoreError> {
-        if self.code.is_none() && self.message.is_none() {
+        let report = match self {
+            Self::Text(message) => return Ok((None, message)),
+            Self::Report(report) => report,
+        };
+        if report.code.is_none() && report.message.is_none() {
             return Err(CoreError::invalid_arg(
                 "the error must be a string or {code, message}",
             ));
         }
-        let message = self.message.unwrap_or_default();
-        let text = match self.agent_output {
+        let message = report.message.unwrap_or_default();
+        let text = match report.agent_output {
             Some(said) => format!("{message}\n{said}"),
             None => message,
         };
-        Ok((self.code, text))
+        Ok((report.code, text))
     }
 }

@@ -1,0 +1,164 @@
+// The server's request handler: the gate, the route (a table: path -> API), the body's type, the
+// concurrency cap, the body within its limits as JSON, then the answer: at once (health, models,
+// count_tokens) or through a turn (`respond.ts`).
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { heldRunCount } from '../turn/tool-bridge.js'
+import type { TurnConfig } from '../turn/turn.js'
+import { closeAfterRefusal, readBody } from './body.js'
+import { CHAT_COMPLETIONS } from './chat/index.js'
+import { gate } from './gate.js'
+import { readJson } from './json-depth.js'
+import { countTokens } from './messages/count-tokens.js'
+import { MESSAGES } from './messages/index.js'
+import { listModels } from './model-list.js'
+import { anthropicError, type ErrorStyle, openAiError, type Refusal, sendError } from './refusal.js'
+import { type Api, serveTurn } from './respond.js'
+import { RESPONSES } from './responses/index.js'
+
+/** What the handler answers with, from the server's options. */
+export interface HandlerSettings {
+  config: TurnConfig
+  allowedHosts: Set<string>
+  token: string
+  maxConcurrent: number
+  maxBodyBytes: number
+  bodyTimeoutMs: number
+  keepAliveMs: number
+  /** Stops the connection's clock while its request is answered. */
+  serving(request: IncomingMessage, response: ServerResponse): void
+}
+
+/** The endpoints that answer with a turn, each through its API. */
+const TURN_ROUTES: Readonly<Record<string, Api>> = Object.freeze({
+  '/v1/chat/completions': CHAT_COMPLETIONS,
+  '/v1/responses': RESPONSES,
+  '/v1/messages': MESSAGES,
+})
+
+/** Endpoints that read a body and answer at once, without a run. */
+const BODY_ROUTES: Readonly<
+  Record<string, { errors: ErrorStyle; answer: (body: unknown) => { answer: unknown } | Refusal }>
+> = Object.freeze({
+  '/v1/messages/count_tokens': { errors: anthropicError, answer: countTokens },
+})
+
+/**
+ * Anthropic's clients get Anthropic's error shape wherever the server refuses them: on its
+ * endpoints, and wherever they announce themselves with `anthropic-version`.
+ */
+function errorStyleOf(request: IncomingMessage, path: string): ErrorStyle {
+  return path.startsWith('/v1/messages') || request.headers['anthropic-version'] !== undefined
+    ? anthropicError
+    : openAiError
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json' })
+  response.end(JSON.stringify(body))
+}
+
+/** A refusal before the body is read: what the client still sends is dropped. */
+function refuse(request: IncomingMessage, response: ServerResponse, refusal: Refusal, errors: ErrorStyle): void {
+  request.resume()
+  sendError(response, refusal, errors)
+}
+
+/** Why a request is refused before its body is read: no such endpoint, a body not JSON, no room. */
+function refusalBeforeBody(
+  request: IncomingMessage,
+  path: string,
+  routed: boolean,
+  busy: () => boolean,
+  maxConcurrent: number,
+): Refusal | null {
+  if (!routed) return { status: 404, code: 'E_NOT_FOUND', message: `${request.method} ${path} is not served.` }
+  const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase()
+  if (type !== 'application/json')
+    return { status: 415, code: 'E_UNSUPPORTED_MEDIA_TYPE', message: 'The body must be application/json.' }
+  if (busy())
+    return {
+      status: 429,
+      code: 'E_BUSY',
+      message: `${maxConcurrent} requests are in progress; try again shortly.`,
+      retryAfter: 1,
+    }
+  return null
+}
+
+/** The body as JSON within the limits, or `undefined` once its refusal is sent. */
+async function jsonBody(
+  request: IncomingMessage,
+  response: ServerResponse,
+  settings: HandlerSettings,
+  errors: ErrorStyle,
+): Promise<{ value: unknown } | undefined> {
+  const body = await readBody(request, settings.maxBodyBytes, settings.bodyTimeoutMs)
+  if (!Buffer.isBuffer(body)) {
+    closeAfterRefusal(request, response)
+    sendError(response, body, errors)
+    return undefined
+  }
+  // A whole authenticated request: its answer may take as long as its run lives.
+  settings.serving(request, response)
+  const parsed = readJson(body)
+  if (!('status' in parsed)) return parsed
+  sendError(response, parsed, errors)
+  return undefined
+}
+
+/** The server's `request` listener; a handler that fails answers 500, or ends what it started. */
+export function requestHandler(
+  settings: HandlerSettings,
+): (request: IncomingMessage, response: ServerResponse) => void {
+  const { config, maxConcurrent } = settings
+  let active = 0
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const path = (request.url ?? '').split('?')[0] ?? ''
+    const errors = errorStyleOf(request, path)
+    const refused = gate(request, settings.allowedHosts, settings.token)
+    if (refused !== null) {
+      if (refused.status === 401) response.setHeader('www-authenticate', 'Bearer')
+      return refuse(request, response, refused, errors)
+    }
+    if (request.method === 'GET' && path === '/health') return sendJson(response, 200, { status: 'ok' })
+    if (request.method === 'GET') settings.serving(request, response)
+    if (request.method === 'GET' && path === '/v1/models')
+      return sendJson(response, 200, await listModels(config, request.headers['anthropic-version'] !== undefined))
+    const api = request.method === 'POST' ? TURN_ROUTES[path] : undefined
+    const atOnce = request.method === 'POST' ? BODY_ROUTES[path] : undefined
+    const busy = () => api !== undefined && active + heldRunCount() >= maxConcurrent
+    const early = refusalBeforeBody(request, path, api !== undefined || atOnce !== undefined, busy, maxConcurrent)
+    if (early !== null) return refuse(request, response, early, errors)
+    active += 1
+    let released = false
+    const release = (): void => {
+      if (!released) active -= 1
+      released = true
+    }
+    const body = await jsonBody(request, response, settings, errors)
+    if (body === undefined) return release()
+    if (atOnce !== undefined) {
+      release()
+      const answered = atOnce.answer(body.value)
+      return 'status' in answered
+        ? sendError(response, answered, atOnce.errors)
+        : sendJson(response, 200, answered.answer)
+    }
+    if (config.problem !== null) {
+      release()
+      return sendError(response, { status: 400, code: config.problem.code, message: config.problem.message }, errors)
+    }
+    serveTurn(api as Api, config, body.value, response, request, release, settings.keepAliveMs)
+  }
+  return (request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      if (!response.headersSent)
+        sendError(response, {
+          status: 500,
+          code: 'E_CALLBACK',
+          message: `The server failed: ${(error as Error).message}`,
+        })
+      else response.end()
+    })
+  }
+}

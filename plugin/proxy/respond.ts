@@ -57,6 +57,113 @@ function conversationOf(config: TurnConfig, request: TurnRequest): string | unde
 }
 
 /**
+ * The body as its API reads it, ready for this server's turn: every attachment carries its bytes,
+ * the tools and the conversation are those of the tool mode.
+ */
+function turnOf(api: Api, config: TurnConfig, body: unknown): ApiRequest | Refusal {
+  const read = api.read(body)
+  if ('status' in read) return read
+  const request = read.request
+  const remote = remoteAttachment(request.messages)
+  if (remote !== null) return remote
+  // In mode `cursor` Cursor runs its own tools: a request's tools are not offered to it.
+  if (config.settings.toolMode !== 'opencode') delete request.tools
+  const conversationId = conversationOf(config, request)
+  if (conversationId === undefined) delete request.conversationId
+  else request.conversationId = conversationId
+  return read
+}
+
+/**
+ * One response while its turn runs. A stream's frames wait until the answer starts, so that a
+ * failure before it gets its real status; a whole response is sent once the turn is over. The run
+ * says how each step ended.
+ */
+class TurnResponse {
+  private readonly waiting: string[] = []
+  private started = false
+  private failure: RunError | undefined
+  private keepAlive: SilenceTimer | undefined
+
+  constructor(
+    private readonly response: ServerResponse,
+    private readonly api: Api,
+    private readonly read: ApiRequest,
+  ) {}
+
+  /** A batch of outputs, and how the step it closes ended. */
+  readonly deliver = (outputs: StreamOutput[], step: RunStep | null): void => {
+    // A failure is refused with its status unless a stream already answered something.
+    const refused = step?.reason === 'error' && (this.read.stream ? !this.started && !step.answered : true)
+    if (refused) this.failure = step.error
+    const frames = this.read.encoder.frames(outputs)
+    if (!this.read.stream) return
+    if (!this.started && !refused) this.startStream()
+    if (this.started) this.writeAll([...this.waiting.splice(0), ...frames])
+    else this.waiting.push(...frames)
+  }
+
+  /** The turn is over: the refusal of its failure, the whole response, or the stream's last frames. */
+  finish(): void {
+    this.stopKeepAlive()
+    if (this.response.writableEnded) return
+    if (this.failure !== undefined) {
+      sendError(this.response, refusalOf(this.failure), this.api.errors)
+    } else if (!this.read.stream) {
+      this.response.writeHead(200, { 'content-type': 'application/json' })
+      this.response.end(JSON.stringify(this.read.encoder.whole()))
+    } else {
+      if (!this.started) this.startStream()
+      this.writeAll([...this.waiting.splice(0), ...this.read.encoder.close()])
+      this.response.end()
+    }
+  }
+
+  /** The turn failed without a step to say so: refused while nothing was sent, else ended. */
+  failed(error: unknown): void {
+    this.stopKeepAlive()
+    if (!this.started) sendError(this.response, refusalOf(failureOf(error)), this.api.errors)
+    else this.response.end()
+  }
+
+  /**
+   * Before the first content the headers wait (a failure still gets its status) only until the
+   * stream has been silent for the interval: then they go out with status 200 and the keep-alive,
+   * and a later failure is an error event. A stream that has started gets the keep-alive after
+   * every interval of silence. A whole response has nothing to send before it is whole.
+   */
+  keepAliveEvery(intervalMs: number): void {
+    if (!this.read.stream) return
+    this.keepAlive = silenceTimer(intervalMs, () => {
+      if (this.response.writableEnded || (!this.started && this.failure !== undefined)) return
+      if (!this.started) this.startStream()
+      this.writeAll([this.read.encoder.keepAlive])
+    })
+  }
+
+  stopKeepAlive(): void {
+    this.keepAlive?.stop()
+  }
+
+  private startStream(): void {
+    this.started = true
+    this.response.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      ...NO_RETRY,
+    })
+  }
+
+  private writeAll(frames: string[]): void {
+    for (const frame of frames) {
+      this.response.write(frame)
+      this.keepAlive?.touch()
+    }
+  }
+}
+
+/**
  * Serves one request of `api`. `release` is called once the response is over (the turn ended,
  * handed over tool calls, or was cancelled because the client went away).
  */
@@ -69,112 +176,40 @@ export function serveTurn(
   release: () => void,
   keepAliveMs: number,
 ): void {
-  const read = api.read(body)
+  const read = turnOf(api, config, body)
   if ('status' in read) {
     sendError(response, read, api.errors)
     release()
     return
   }
-  const { request: turnRequest, stream, encoder } = read
-  const remote = remoteAttachment(turnRequest.messages)
-  if (remote !== null) {
-    sendError(response, remote, api.errors)
-    release()
-    return
-  }
-  // In mode `cursor` Cursor runs its own tools: a request's tools are not offered to it.
-  if (config.settings.toolMode !== 'opencode') delete turnRequest.tools
-  const conversationId = conversationOf(config, turnRequest)
-  if (conversationId === undefined) delete turnRequest.conversationId
-  else turnRequest.conversationId = conversationId
-  // A stream's frames wait until the answer starts, so that a failure before it gets its real
-  // status; a whole response is sent once the turn is over. The run says how each step ended.
-  const waiting: string[] = []
-  let started = false
-  let failure: RunError | undefined
-  let keepAlive: SilenceTimer | undefined
-  const write = (frame: string): void => {
-    response.write(frame)
-    keepAlive?.touch()
-  }
-  const startStream = (): void => {
-    started = true
-    response.writeHead(200, {
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-cache',
-      connection: 'keep-alive',
-      ...NO_RETRY,
-    })
-  }
-  const deliver = (outputs: StreamOutput[], step: RunStep | null): void => {
-    // A failure is refused with its status unless a stream already answered something.
-    const refused = step?.reason === 'error' && (stream ? !started && !step.answered : true)
-    if (refused) failure = step.error
-    const frames = encoder.frames(outputs)
-    if (!stream) return
-    if (!started && !refused) startStream()
-    if (started) {
-      for (const frame of [...waiting.splice(0), ...frames]) write(frame)
-    } else {
-      waiting.push(...frames)
-    }
-  }
-  const finishResponse = (): void => {
-    keepAlive?.stop()
-    if (response.writableEnded) return
-    if (failure !== undefined) {
-      sendError(response, refusalOf(failure), api.errors)
-      return
-    }
-    if (!stream) {
-      response.writeHead(200, { 'content-type': 'application/json' })
-      response.end(JSON.stringify(encoder.whole()))
-      return
-    }
-    if (!started) startStream()
-    for (const frame of [...waiting.splice(0), ...encoder.close()]) write(frame)
-    response.end()
-  }
-  const title = titleOf(turnRequest)
+  const answer = new TurnResponse(response, api, read)
+  const title = titleOf(read.request)
   if (title !== null) {
-    deliver(api.titleOutputs(title, read), null)
-    finishResponse()
+    answer.deliver(api.titleOutputs(title, read), null)
+    answer.finish()
     release()
     return
   }
   let turn: ReturnType<typeof startTurn>
   try {
-    turn = startTurn(config, turnRequest, encoder.format, deliver)
+    turn = startTurn(config, read.request, read.encoder.format, answer.deliver)
   } catch (error) {
     sendError(response, refusalOf(failureOf(error, 'E_INVALID_ARG')), api.errors)
     release()
     return
   }
-  // Before the first content the headers wait (a failure still gets its status) only until the
-  // stream has been silent for the interval: then they go out with status 200 and the keep-alive,
-  // and a later failure is an error event. A stream that has started gets the keep-alive after
-  // every interval of silence. A whole response has nothing to send before it is whole.
-  if (stream)
-    keepAlive = silenceTimer(keepAliveMs, () => {
-      if (response.writableEnded || (!started && failure !== undefined)) return
-      if (!started) startStream()
-      write(encoder.keepAlive)
-    })
+  answer.keepAliveEvery(keepAliveMs)
   // A client that goes away cancels its run (and with it the process group).
   const onClose = (): void => {
-    keepAlive?.stop()
+    answer.stopKeepAlive()
     if (!response.writableEnded) turn.cancel()
   }
   response.on('close', onClose)
   request.on('aborted', onClose)
   turn.done
     .then(
-      () => finishResponse(),
-      (error: unknown) => {
-        keepAlive?.stop()
-        if (!started) sendError(response, refusalOf(failureOf(error)), api.errors)
-        else response.end()
-      },
+      () => answer.finish(),
+      (error: unknown) => answer.failed(error),
     )
     .finally(release)
 }

@@ -5,7 +5,9 @@
 // and hooks reader, as Cursor's npm package `@cursor/sdk` 1.0.18 bundles them).
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { type CursorAcpSettings, childEnvironment, dataDirectory, withApiKey } from '../turn/env.js'
 import type { NativeApi } from '../turn/native.js'
+import { type Check, type CheckStatus, checkOf, errorText, skipped } from './doctor-check.js'
 
 /** What a check found, as the doctor reports it. */
 export interface ToolModeFinding {
@@ -139,4 +141,29 @@ export function toolModeFiles(folder: string): ToolModeFinding {
     detail: problems.join('; '),
     fix: 'Please report this output with your cursor-agent version.',
   }
+}
+
+export const TOOL_MODE_IDS = ['tool-mode-login', 'tool-mode-files']
+
+/**
+ * `cursor-agent status` in the exact environment and private folder of tool mode `opencode`, then
+ * the files it prepared there, read as Cursor reads them: a problem when that mode is chosen.
+ */
+export async function toolModeChecks(
+  api: NativeApi,
+  settings: CursorAcpSettings,
+  hostEnv: Record<string, string | undefined>,
+  stored: string | undefined,
+): Promise<Check[]> {
+  const env = withApiKey(childEnvironment(hostEnv, { ...settings, toolMode: 'opencode' }), stored)
+  const folder = join(dataDirectory(hostEnv), 'conversations', 'doctor')
+  const failing: CheckStatus = settings.toolMode === 'opencode' ? 'problem' : 'warning'
+  let login: Check
+  try {
+    login = checkOf('tool-mode-login', await toolModeLogin(api, settings.executable, env, folder), failing)
+  } catch (error) {
+    const detail = `\`cursor-agent status\` in the private folder failed: ${errorText(error)}`
+    return [{ id: 'tool-mode-login', status: failing, detail }, skipped('tool-mode-files', 'needs the private folder')]
+  }
+  return [login, checkOf('tool-mode-files', toolModeFiles(folder), failing)]
 }

@@ -1,7 +1,7 @@
 // A request's body, read within the server's limits (its size and the time it may take to
 // arrive), and the connection of a body refused on the way closed without a reset.
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { Refusal } from './refusal.js'
+import { type Refusal, refusalFor } from './refusal.js'
 
 /** The request body, at most `limit` bytes, within `timeoutMs`; a refusal otherwise. */
 export function readBody(request: IncomingMessage, limit: number, timeoutMs: number): Promise<Buffer | Refusal> {
@@ -15,20 +15,9 @@ export function readBody(request: IncomingMessage, limit: number, timeoutMs: num
       clearTimeout(timer)
       settle(value)
     }
-    const timer = setTimeout(
-      () =>
-        finish({
-          status: 408,
-          code: 'E_REQUEST_TIMEOUT',
-          message: `The request body did not arrive within ${timeoutMs / 1000} s.`,
-        }),
-      timeoutMs,
-    )
-    const tooLarge: Refusal = {
-      status: 413,
-      code: 'E_PAYLOAD_TOO_LARGE',
-      message: `The request body is larger than ${limit} bytes.`,
-    }
+    const late = refusalFor('E_REQUEST_TIMEOUT', `The request body did not arrive within ${timeoutMs / 1000} s.`)
+    const timer = setTimeout(() => finish(late), timeoutMs)
+    const tooLarge = refusalFor('E_PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes.`)
     if (Number(request.headers['content-length'] ?? Number.NaN) > limit) finish(tooLarge)
     request.on('data', (chunk: Buffer) => {
       size += chunk.length
@@ -36,9 +25,7 @@ export function readBody(request: IncomingMessage, limit: number, timeoutMs: num
       else chunks.push(chunk)
     })
     request.on('end', () => finish(Buffer.concat(chunks)))
-    request.on('error', () =>
-      finish({ status: 400, code: 'E_INVALID_ARG', message: 'The request body could not be read.' }),
-    )
+    request.on('error', () => finish(refusalFor('E_INVALID_ARG', 'The request body could not be read.')))
   })
 }
 

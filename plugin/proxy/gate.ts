@@ -3,7 +3,7 @@
 // `/health`.
 import { timingSafeEqual } from 'node:crypto'
 import type { IncomingMessage } from 'node:http'
-import type { Refusal } from './refusal.js'
+import { type Refusal, refusalFor } from './refusal.js'
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]', '::1'])
 
@@ -42,20 +42,15 @@ function givenToken(request: IncomingMessage): string {
 export function gate(request: IncomingMessage, allowed: Set<string>, token: string): Refusal | null {
   const host = hostName(request.headers.host)
   if (host === undefined || !allowed.has(host))
-    return {
-      status: 403,
-      code: 'E_FORBIDDEN',
-      message: 'This Host is not served: only loopback names and the --host value are.',
-    }
+    return refusalFor('E_FORBIDDEN', 'This Host is not served: only loopback names and the --host value are.')
   if (request.headers.origin !== undefined)
-    return { status: 403, code: 'E_FORBIDDEN', message: 'Requests from web pages (with an Origin) are refused.' }
+    return refusalFor('E_FORBIDDEN', 'Requests from web pages (with an Origin) are refused.')
   const path = (request.url ?? '').split('?')[0]
   if (path === '/health') return null
   if (!tokenMatches(givenToken(request), token))
-    return {
-      status: 401,
-      code: 'E_UNAUTHORIZED',
-      message: "The server's token is required: Authorization: Bearer <the token serve printed>, or x-api-key: <it>.",
-    }
+    return refusalFor(
+      'E_UNAUTHORIZED',
+      "The server's token is required: Authorization: Bearer <the token serve printed>, or x-api-key: <it>.",
+    )
   return null
 }

@@ -5,15 +5,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { heldRunCount } from '../turn/tool-bridge.js'
 import type { TurnConfig } from '../turn/turn.js'
 import { closeAfterRefusal, readBody } from './body.js'
-import { CHAT_COMPLETIONS } from './chat/index.js'
+import { CHAT_COMPLETIONS } from './chat/request.js'
 import { gate } from './gate.js'
 import { readJson } from './json-depth.js'
 import { countTokens } from './messages/count-tokens.js'
-import { MESSAGES } from './messages/index.js'
+import { MESSAGES } from './messages/request.js'
 import { listModels } from './model-list.js'
-import { anthropicError, type ErrorStyle, openAiError, type Refusal, sendError } from './refusal.js'
+import { anthropicError, type ErrorStyle, openAiError, type Refusal, refusalFor, sendError } from './refusal.js'
 import { type Api, serveTurn } from './respond.js'
-import { RESPONSES } from './responses/index.js'
+import { RESPONSES } from './responses/request.js'
 
 /** What the handler answers with, from the server's options. */
 export interface HandlerSettings {
@@ -57,34 +57,6 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
   response.end(JSON.stringify(body))
 }
 
-/** A refusal before the body is read: what the client still sends is dropped. */
-function refuse(request: IncomingMessage, response: ServerResponse, refusal: Refusal, errors: ErrorStyle): void {
-  request.resume()
-  sendError(response, refusal, errors)
-}
-
-/** Why a request is refused before its body is read: no such endpoint, a body not JSON, no room. */
-function refusalBeforeBody(
-  request: IncomingMessage,
-  path: string,
-  routed: boolean,
-  busy: () => boolean,
-  maxConcurrent: number,
-): Refusal | null {
-  if (!routed) return { status: 404, code: 'E_NOT_FOUND', message: `${request.method} ${path} is not served.` }
-  const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase()
-  if (type !== 'application/json')
-    return { status: 415, code: 'E_UNSUPPORTED_MEDIA_TYPE', message: 'The body must be application/json.' }
-  if (busy())
-    return {
-      status: 429,
-      code: 'E_BUSY',
-      message: `${maxConcurrent} requests are in progress; try again shortly.`,
-      retryAfter: 1,
-    }
-  return null
-}
-
 /** The body as JSON within the limits, or `undefined` once its refusal is sent. */
 async function jsonBody(
   request: IncomingMessage,
@@ -107,18 +79,21 @@ async function jsonBody(
 }
 
 /** The server's `request` listener; a handler that fails answers 500, or ends what it started. */
-export function requestHandler(
-  settings: HandlerSettings,
-): (request: IncomingMessage, response: ServerResponse) => void {
+export function requestHandler(settings: HandlerSettings) {
   const { config, maxConcurrent } = settings
   let active = 0
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const path = (request.url ?? '').split('?')[0] ?? ''
     const errors = errorStyleOf(request, path)
+    // A refusal before the body is read: what the client still sends is dropped.
+    const refuse = (refusal: Refusal): void => {
+      request.resume()
+      sendError(response, refusal, errors)
+    }
     const refused = gate(request, settings.allowedHosts, settings.token)
     if (refused !== null) {
       if (refused.status === 401) response.setHeader('www-authenticate', 'Bearer')
-      return refuse(request, response, refused, errors)
+      return refuse(refused)
     }
     if (request.method === 'GET' && path === '/health') return sendJson(response, 200, { status: 'ok' })
     if (request.method === 'GET') settings.serving(request, response)
@@ -126,9 +101,13 @@ export function requestHandler(
       return sendJson(response, 200, await listModels(config, request.headers['anthropic-version'] !== undefined))
     const api = request.method === 'POST' ? TURN_ROUTES[path] : undefined
     const atOnce = request.method === 'POST' ? BODY_ROUTES[path] : undefined
-    const busy = () => api !== undefined && active + heldRunCount() >= maxConcurrent
-    const early = refusalBeforeBody(request, path, api !== undefined || atOnce !== undefined, busy, maxConcurrent)
-    if (early !== null) return refuse(request, response, early, errors)
+    if (api === undefined && atOnce === undefined)
+      return refuse(refusalFor('E_NOT_FOUND', `${request.method} ${path} is not served.`))
+    const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase()
+    if (type !== 'application/json')
+      return refuse(refusalFor('E_UNSUPPORTED_MEDIA_TYPE', 'The body must be application/json.'))
+    if (api !== undefined && active + heldRunCount() >= maxConcurrent)
+      return refuse(refusalFor('E_BUSY', `${maxConcurrent} requests are in progress; try again shortly.`, 1))
     active += 1
     let released = false
     const release = (): void => {
@@ -150,14 +129,10 @@ export function requestHandler(
     }
     serveTurn(api as Api, config, body.value, response, request, release, settings.keepAliveMs)
   }
-  return (request, response) => {
+  return (request: IncomingMessage, response: ServerResponse): void => {
     handle(request, response).catch((error: unknown) => {
       if (!response.headersSent)
-        sendError(response, {
-          status: 500,
-          code: 'E_CALLBACK',
-          message: `The server failed: ${(error as Error).message}`,
-        })
+        sendError(response, refusalFor('E_CALLBACK', `The server failed: ${(error as Error).message}`))
       else response.end()
     })
   }

@@ -1,5 +1,5 @@
 // A request body read as JSON, refused when it nests deeper than the server reads.
-import type { Refusal } from './refusal.js'
+import { type Refusal, refusalFor } from './refusal.js'
 
 /**
  * How deep a request body may nest. The requests of these APIs nest a few levels (a tool's
@@ -26,13 +26,9 @@ export function readJson(body: Buffer): { value: unknown } | Refusal {
   try {
     value = JSON.parse(body.toString('utf8'))
   } catch {
-    return { status: 400, code: 'E_INVALID_ARG', message: 'The body is not valid JSON.' }
+    return refusalFor('E_INVALID_ARG', 'The body is not valid JSON.')
   }
   if (nestsDeeperThan(value, MAX_BODY_DEPTH))
-    return {
-      status: 400,
-      code: 'E_INVALID_ARG',
-      message: `The body nests deeper than ${MAX_BODY_DEPTH} levels of arrays and objects.`,
-    }
+    return refusalFor('E_INVALID_ARG', `The body nests deeper than ${MAX_BODY_DEPTH} levels of arrays and objects.`)
   return { value }
 }

@@ -2,7 +2,7 @@
 // the body read by a schema, a schema's issue worded as a refusal that names its field, and a tool
 // call as the prompt reads it.
 import * as v from 'valibot'
-import type { Refusal } from './refusal.js'
+import { type Refusal, refusalFor } from './refusal.js'
 
 const MODEL_NEEDED = '`model` must be a Cursor model id, e.g. "auto".'
 /** Cursor's model ids are short; a longer `model` is no id, and is refused before it reaches a command line. */
@@ -62,7 +62,7 @@ export function refusalText(issue: v.BaseIssue<unknown>): string {
 export function readBy<S extends v.GenericSchema>(schema: S, body: unknown): v.InferOutput<S> | Refusal {
   const read = v.safeParse(schema, body)
   if (read.success) return read.output
-  return { status: 400, code: 'E_INVALID_ARG', message: refusalText(read.issues[0]) }
+  return refusalFor('E_INVALID_ARG', refusalText(read.issues[0]))
 }
 
 /** A tool call as an assistant message of the prompt lists it (OpenAI's chat shape). */

@@ -79,88 +79,73 @@ function turnOf(api: Api, config: TurnConfig, body: unknown): ApiRequest | Refus
  * failure before it gets its real status; a whole response is sent once the turn is over. The run
  * says how each step ended.
  */
-class TurnResponse {
-  private readonly waiting: string[] = []
-  private started = false
-  private failure: RunError | undefined
-  private keepAlive: SilenceTimer | undefined
-
-  constructor(
-    private readonly response: ServerResponse,
-    private readonly api: Api,
-    private readonly read: ApiRequest,
-  ) {}
-
-  /** A batch of outputs, and how the step it closes ended. */
-  readonly deliver = (outputs: StreamOutput[], step: RunStep | null): void => {
-    // A failure is refused with its status unless a stream already answered something.
-    const refused = step?.reason === 'error' && (this.read.stream ? !this.started && !step.answered : true)
-    if (refused) this.failure = step.error
-    const frames = this.read.encoder.frames(outputs)
-    if (!this.read.stream) return
-    if (!this.started && !refused) this.startStream()
-    if (this.started) this.writeAll([...this.waiting.splice(0), ...frames])
-    else this.waiting.push(...frames)
-  }
-
-  /** The turn is over: the refusal of its failure, the whole response, or the stream's last frames. */
-  finish(): void {
-    this.stopKeepAlive()
-    if (this.response.writableEnded) return
-    if (this.failure !== undefined) {
-      sendError(this.response, refusalOf(this.failure), this.api.errors)
-    } else if (!this.read.stream) {
-      this.response.writeHead(200, { 'content-type': 'application/json' })
-      this.response.end(JSON.stringify(this.read.encoder.whole()))
-    } else {
-      if (!this.started) this.startStream()
-      this.writeAll([...this.waiting.splice(0), ...this.read.encoder.close()])
-      this.response.end()
-    }
-  }
-
-  /** The turn failed without a step to say so: refused while nothing was sent, else ended. */
-  failed(error: unknown): void {
-    this.stopKeepAlive()
-    if (!this.started) sendError(this.response, refusalOf(failureOf(error)), this.api.errors)
-    else this.response.end()
-  }
-
-  /**
-   * Before the first content the headers wait (a failure still gets its status) only until the
-   * stream has been silent for the interval: then they go out with status 200 and the keep-alive,
-   * and a later failure is an error event. A stream that has started gets the keep-alive after
-   * every interval of silence. A whole response has nothing to send before it is whole.
-   */
-  keepAliveEvery(intervalMs: number): void {
-    if (!this.read.stream) return
-    this.keepAlive = silenceTimer(intervalMs, () => {
-      if (this.response.writableEnded || (!this.started && this.failure !== undefined)) return
-      if (!this.started) this.startStream()
-      this.writeAll([this.read.encoder.keepAlive])
-    })
-  }
-
-  stopKeepAlive(): void {
-    this.keepAlive?.stop()
-  }
-
-  private startStream(): void {
-    this.started = true
-    this.response.writeHead(200, {
+function turnResponse(response: ServerResponse, api: Api, { stream, encoder }: ApiRequest) {
+  const waiting: string[] = []
+  let started = false
+  let failure: RunError | undefined
+  let keepAlive: SilenceTimer | undefined
+  const startStream = (): void => {
+    started = true
+    response.writeHead(200, {
       'content-type': 'text/event-stream',
       'cache-control': 'no-cache',
       connection: 'keep-alive',
       ...NO_RETRY,
     })
   }
-
-  private writeAll(frames: string[]): void {
+  const write = (frames: string[]): void => {
     for (const frame of frames) {
-      this.response.write(frame)
-      this.keepAlive?.touch()
+      response.write(frame)
+      keepAlive?.touch()
     }
   }
+  /** A batch of outputs, and how the step it closes ended. */
+  const deliver = (outputs: StreamOutput[], step: RunStep | null): void => {
+    // A failure is refused with its status unless a stream already answered something.
+    const refused = step?.reason === 'error' && (stream ? !started && !step.answered : true)
+    if (refused) failure = step.error
+    const frames = encoder.frames(outputs)
+    if (!stream) return
+    if (!started && !refused) startStream()
+    if (started) write([...waiting.splice(0), ...frames])
+    else waiting.push(...frames)
+  }
+  /** The turn is over: the refusal of its failure, the whole response, or the stream's last frames. */
+  const finish = (): void => {
+    keepAlive?.stop()
+    if (response.writableEnded) return
+    if (failure !== undefined) {
+      sendError(response, refusalOf(failure), api.errors)
+    } else if (!stream) {
+      response.writeHead(200, { 'content-type': 'application/json' })
+      response.end(JSON.stringify(encoder.whole()))
+    } else {
+      if (!started) startStream()
+      write([...waiting.splice(0), ...encoder.close()])
+      response.end()
+    }
+  }
+  /** The turn failed without a step to say so: refused while nothing was sent, else ended. */
+  const failed = (error: unknown): void => {
+    keepAlive?.stop()
+    if (!started) sendError(response, refusalOf(failureOf(error)), api.errors)
+    else response.end()
+  }
+  /**
+   * Before the first content the headers wait (a failure still gets its status) only until the
+   * stream has been silent for the interval: then they go out with status 200 and the keep-alive,
+   * and a later failure is an error event. A stream that has started gets the keep-alive after
+   * every interval of silence. A whole response has nothing to send before it is whole.
+   */
+  const keepAliveEvery = (intervalMs: number): void => {
+    if (!stream) return
+    keepAlive = silenceTimer(intervalMs, () => {
+      if (response.writableEnded || (!started && failure !== undefined)) return
+      if (!started) startStream()
+      write([encoder.keepAlive])
+    })
+  }
+  return { deliver, finish, failed, keepAliveEvery, stopKeepAlive: () => keepAlive?.stop() }
 }
 
 /**
@@ -182,7 +167,7 @@ export function serveTurn(
     release()
     return
   }
-  const answer = new TurnResponse(response, api, read)
+  const answer = turnResponse(response, api, read)
   const title = titleOf(read.request)
   if (title !== null) {
     answer.deliver(api.titleOutputs(title, read), null)

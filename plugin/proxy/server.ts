@@ -9,7 +9,7 @@ import type { ToolMode } from '../turn/env.js'
 import { resolveTurnConfig, type TurnOptions } from '../turn/turn.js'
 import { connectionCap } from './connections.js'
 import { allowedHosts, bracketed } from './gate.js'
-import { type HandlerSettings, requestHandler } from './handler.js'
+import { requestHandler } from './handler.js'
 import { keepAliveInterval } from './keep-alive.js'
 
 export { MAX_BODY_DEPTH, nestsDeeperThan } from './json-depth.js'
@@ -59,11 +59,7 @@ export interface RunningProxy {
 const SPARE_CONNECTIONS = 128
 
 /** The options with their defaults; an empty token is refused, never served. */
-function settingsOf(options: ProxyOptions): Omit<HandlerSettings, 'serving'> & {
-  host: string
-  maxConnections: number
-  requestTimeoutMs: number
-} {
+function settingsOf(options: ProxyOptions) {
   if (options.token !== undefined && options.token.trim() === '')
     // An empty token would let anything that reaches the port in.
     throw Object.assign(new Error('`token` must not be empty: leave it out for a random one.'), {

@@ -1,9 +1,10 @@
-// The OpenAI chat request as the server reads it, in one schema: the fields a turn needs, each
-// refusal naming its field.
+// `POST /v1/chat/completions`: OpenAI's Chat Completions, the request read in one schema (the
+// fields a turn needs, each refusal naming its field) and encoded by the addon's `openai-sse`
+// format (`encoder.ts`), served through the server's one response path (`respond.ts`).
 import * as v from 'valibot'
 import type { PromptMessage, ToolDefinition } from '../../turn/native.js'
 import type { TurnRequest } from '../../turn/turn.js'
-import type { Refusal } from '../refusal.js'
+import { openAiError, type Refusal } from '../refusal.js'
 import {
   BODY_NEEDED,
   MESSAGES_NEEDED,
@@ -14,6 +15,9 @@ import {
   TOOLS_NEEDED,
   TYPED_PARTS,
 } from '../request-fields.js'
+import type { Api } from '../respond.js'
+import { chatTitleOutputs } from '../title-outputs.js'
+import { chatEncoder } from './encoder.js'
 
 /** The roles a message may have (OpenAI's, and the older `function`). */
 const ROLES = ['system', 'developer', 'user', 'assistant', 'tool', 'function'] as const
@@ -74,4 +78,15 @@ export function readChatRequest(
   const request: TurnRequest = { model, messages: messages as PromptMessage[] }
   if (tools != null && tools.length > 0) request.tools = tools as ToolDefinition[]
   return { request, stream: stream === true, includeUsage: options?.include_usage === true }
+}
+
+export const CHAT_COMPLETIONS: Api = {
+  read: (body) => {
+    const read = readChatRequest(body)
+    if ('status' in read) return read
+    // A stream's usage chunk comes only when asked for; a completion always carries its usage.
+    return { request: read.request, stream: read.stream, encoder: chatEncoder(!read.stream || read.includeUsage) }
+  },
+  errors: openAiError,
+  titleOutputs: chatTitleOutputs,
 }

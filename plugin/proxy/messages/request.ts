@@ -1,9 +1,14 @@
-// The Messages request as the server reads it: one schema, each refusal naming its field, and its
-// messages as the prompt's (OpenAI's chat shape, which the prompt reads).
+// `POST /v1/messages` (Anthropic's Messages API, what Claude Code and Anthropic's SDKs speak): the
+// request read in one schema, each refusal naming its field, its messages as the prompt's (OpenAI's
+// chat shape, which the prompt reads); its parts encoded by `encoder.ts`.
 import * as v from 'valibot'
 import type { PromptMessage, ToolDefinition } from '../../turn/native.js'
 import type { TurnRequest } from '../../turn/turn.js'
-import { BODY_NEEDED, MESSAGES_NEEDED, MODEL, named, promptCall, STREAM, toolList } from '../request-fields.js'
+import { anthropicError } from '../refusal.js'
+import { BODY_NEEDED, MESSAGES_NEEDED, MODEL, named, promptCall, readBy, STREAM, toolList } from '../request-fields.js'
+import type { Api } from '../respond.js'
+import { titleParts } from '../title-outputs.js'
+import { MessagesEncoder } from './encoder.js'
 
 /** The block types a request's message may hold. */
 const BLOCK_TYPES = ['text', 'image', 'document', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking'] as const
@@ -103,7 +108,7 @@ export function systemText(system: MessagesRequest['system']): string | undefine
   return typeof system === 'string' ? system : system.map((block) => block.text).join('\n\n')
 }
 
-export function messagesTurn(read: MessagesRequest): TurnRequest {
+function messagesTurn(read: MessagesRequest): TurnRequest {
   const messages: PromptMessage[] = []
   const system = systemText(read.system)
   if (system !== undefined && system !== '') messages.push({ role: 'system', content: system })
@@ -118,4 +123,14 @@ export function messagesTurn(read: MessagesRequest): TurnRequest {
         }) as ToolDefinition,
     )
   return request
+}
+
+export const MESSAGES: Api = {
+  read: (body) => {
+    const read = readBy(MESSAGES_REQUEST, body)
+    if ('status' in read) return read
+    return { request: messagesTurn(read), stream: read.stream === true, encoder: new MessagesEncoder(read.model) }
+  },
+  errors: anthropicError,
+  titleOutputs: titleParts,
 }

@@ -1,10 +1,17 @@
-// The Responses request as the server reads it: one schema, each refusal naming its field, and its
-// input items as the prompt's messages (OpenAI's chat shape, which the prompt reads).
+// `POST /v1/responses` (OpenAI's Responses API, what Codex CLI and newer OpenAI clients speak): the
+// request read in one schema, each refusal naming its field, its input items as the prompt's
+// messages (OpenAI's chat shape, which the prompt reads) after the conversation a
+// `previous_response_id` continues (`held.ts`); its parts encoded by `encoder.ts`.
+import { randomUUID } from 'node:crypto'
 import * as v from 'valibot'
 import type { PromptMessage, ToolDefinition } from '../../turn/native.js'
 import type { TurnRequest } from '../../turn/turn.js'
-import { BODY_NEEDED, MODEL, named, promptCall, STREAM, TYPED_PARTS, toolList } from '../request-fields.js'
-import type { HeldResponse } from './held.js'
+import { openAiError, refusalFor } from '../refusal.js'
+import { BODY_NEEDED, MODEL, named, promptCall, readBy, STREAM, TYPED_PARTS, toolList } from '../request-fields.js'
+import type { Api } from '../respond.js'
+import { titleParts } from '../title-outputs.js'
+import { ResponsesEncoder } from './encoder.js'
+import { HELD_RESPONSES, type HeldResponse, heldResponse } from './held.js'
 
 const ROLES = ['user', 'assistant', 'system', 'developer'] as const
 const ITEM_TYPES = ['message', 'function_call', 'function_call_output', 'reasoning'] as const
@@ -18,7 +25,7 @@ const ITEM = v.looseObject(
   named('must be an input item object.'),
 )
 
-export const RESPONSES_REQUEST = v.object(
+const RESPONSES_REQUEST = v.object(
   {
     model: MODEL,
     input: v.union(
@@ -89,7 +96,7 @@ function promptMessages(input: ResponsesRequest['input']): PromptMessage[] {
 }
 
 /** The request as a turn, after the conversation it continues, if it continues one. */
-export function responsesTurn(read: ResponsesRequest, previous: HeldResponse | undefined): TurnRequest {
+function responsesTurn(read: ResponsesRequest, previous: HeldResponse | undefined): TurnRequest {
   const messages: PromptMessage[] = []
   if (read.instructions != null && read.instructions !== '')
     messages.push({ role: 'system', content: read.instructions })
@@ -102,4 +109,25 @@ export function responsesTurn(read: ResponsesRequest, previous: HeldResponse | u
   if (functions.length > 0) request.tools = functions as ToolDefinition[]
   if (previous !== undefined) request.conversationId = previous.conversationId
   return request
+}
+
+export const RESPONSES: Api = {
+  read: (body) => {
+    const read = readBy(RESPONSES_REQUEST, body)
+    if ('status' in read) return read
+    const previousId = read.previous_response_id
+    const previous = previousId == null ? undefined : heldResponse(previousId)
+    if (previousId != null && previous === undefined)
+      return refusalFor(
+        'E_NOT_FOUND',
+        `\`previous_response_id\` ${JSON.stringify(previousId)} is not held by this server: it keeps the last ` +
+          `${HELD_RESPONSES} responses (not those with \`store: false\`) for an hour, in memory. Send the whole conversation instead.`,
+      )
+    const request = responsesTurn(read, previous)
+    const conversationId = previous?.conversationId ?? `responses-${randomUUID()}`
+    request.conversationId = conversationId
+    return { request, stream: read.stream === true, encoder: new ResponsesEncoder(read, request, conversationId) }
+  },
+  errors: openAiError,
+  titleOutputs: titleParts,
 }

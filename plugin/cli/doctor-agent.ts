@@ -4,10 +4,11 @@ import { openCodeAuthFile, storedApiKey } from '../opencode/auth.js'
 import { PROVIDER_ID } from '../opencode/config-files.js'
 import type { CursorAcpSettings } from '../turn/env.js'
 import type { NativeApi } from '../turn/native.js'
-import { type Check, errorText, LOGIN_FIX } from './doctor-check.js'
+import { type Check, check, errorText, LOGIN_FIX } from './doctor-check.js'
 
 type Env = Record<string, string | undefined>
 
+const PLAN_FIX = 'Check the plan of the account cursor-agent is logged in with.'
 const INSTALL_FIX =
   'Install it with `curl https://cursor.com/install -fsS | bash`, or set CURSOR_AGENT_EXECUTABLE to its path.'
 
@@ -39,21 +40,10 @@ export function agentCheck(
     return {
       found: true,
       ...(resolution.version === undefined ? {} : { pathVersion: resolution.version }),
-      check: {
-        id: 'agent',
-        status: 'ok',
-        detail: `cursor-agent found: ${resolution.path}${nodeOptionsNote(hostEnv)}`,
-      },
+      check: check('agent', 'ok', `cursor-agent found: ${resolution.path}${nodeOptionsNote(hostEnv)}`),
     }
-  return {
-    found: false,
-    check: {
-      id: 'agent',
-      status: 'problem',
-      detail: `cursor-agent not found; looked at ${[...new Set(resolution.tried)].join(', ')}`,
-      fix: INSTALL_FIX,
-    },
-  }
+  const tried = [...new Set(resolution.tried)].join(', ')
+  return { found: false, check: check('agent', 'problem', `cursor-agent not found; looked at ${tried}`, INSTALL_FIX) }
 }
 
 /**
@@ -74,21 +64,11 @@ export async function versionCheck(
   try {
     const ran = await api.runCursorAgentCommand({ args: ['--version'], ...lookup(settings, env) })
     const version = ran.stdout.trim().split('\n')[0]
-    if (ran.exitCode === 0 && version)
-      return { id: 'version', status: 'ok', detail: `cursor-agent ${version} (--version); ${folder}` }
-    return {
-      id: 'version',
-      status: 'warning',
-      detail: `\`cursor-agent --version\` exited with ${ran.exitCode ?? ran.signal}; ${folder}`,
-      fix: 'Update it with `cursor-agent update`.',
-    }
+    if (ran.exitCode === 0 && version) return check('version', 'ok', `cursor-agent ${version} (--version); ${folder}`)
+    const exited = `\`cursor-agent --version\` exited with ${ran.exitCode ?? ran.signal}; ${folder}`
+    return check('version', 'warning', exited, 'Update it with `cursor-agent update`.')
   } catch (error) {
-    return {
-      id: 'version',
-      status: 'problem',
-      detail: `cursor-agent does not start: ${errorText(error)}`,
-      fix: INSTALL_FIX,
-    }
+    return check('version', 'problem', `cursor-agent does not start: ${errorText(error)}`, INSTALL_FIX)
   }
 }
 
@@ -100,29 +80,19 @@ export async function loginCheck(
   hostEnv: Env,
 ): Promise<Check> {
   if (storedApiKey(PROVIDER_ID, hostEnv) !== undefined)
-    return { id: 'login', status: 'ok', detail: `an API key is stored in OpenCode (${openCodeAuthFile(hostEnv)})` }
-  if ((env.CURSOR_API_KEY ?? '').trim() !== '')
-    return { id: 'login', status: 'ok', detail: 'an API key is set (CURSOR_API_KEY)' }
+    return check('login', 'ok', `an API key is stored in OpenCode (${openCodeAuthFile(hostEnv)})`)
+  if ((env.CURSOR_API_KEY ?? '').trim() !== '') return check('login', 'ok', 'an API key is set (CURSOR_API_KEY)')
   try {
     const ran = await api.runCursorAgentCommand({ args: ['status'], ...lookup(settings, env) })
     const said = `${ran.stdout}\n${ran.stderr}`
     if (/not logged in|unauthenticated|authentication required/i.test(said))
-      return { id: 'login', status: 'problem', detail: 'cursor-agent is not logged in', fix: LOGIN_FIX }
+      return check('login', 'problem', 'cursor-agent is not logged in', LOGIN_FIX)
     if (ran.exitCode === 0 && /logged in|authenticated/i.test(said))
-      return { id: 'login', status: 'ok', detail: 'cursor-agent is logged in' }
-    return {
-      id: 'login',
-      status: 'warning',
-      detail: `\`cursor-agent status\` gave no clear answer (exit ${ran.exitCode ?? ran.signal})`,
-      fix: LOGIN_FIX,
-    }
+      return check('login', 'ok', 'cursor-agent is logged in')
+    const unclear = `\`cursor-agent status\` gave no clear answer (exit ${ran.exitCode ?? ran.signal})`
+    return check('login', 'warning', unclear, LOGIN_FIX)
   } catch (error) {
-    return {
-      id: 'login',
-      status: 'problem',
-      detail: `\`cursor-agent status\` failed: ${errorText(error)}`,
-      fix: LOGIN_FIX,
-    }
+    return check('login', 'problem', `\`cursor-agent status\` failed: ${errorText(error)}`, LOGIN_FIX)
   }
 }
 
@@ -133,26 +103,13 @@ export async function modelsCheck(
 ): Promise<Check> {
   try {
     const models = await api.listCursorModels(lookup(settings, env))
-    if (models.length === 0)
-      return {
-        id: 'models',
-        status: 'problem',
-        detail: 'Cursor offers this account no models',
-        fix: 'Check the plan of the account cursor-agent is logged in with.',
-      }
+    if (models.length === 0) return check('models', 'problem', 'Cursor offers this account no models', PLAN_FIX)
     const shown = models.slice(0, 8).map((model) => model.id)
-    return {
-      id: 'models',
-      status: 'ok',
-      detail: `${models.length} models: ${shown.join(', ')}${models.length > shown.length ? ', ...' : ''}`,
-    }
+    const more = models.length > shown.length ? ', ...' : ''
+    return check('models', 'ok', `${models.length} models: ${shown.join(', ')}${more}`)
   } catch (error) {
-    const code = (error as { code?: string }).code
-    return {
-      id: 'models',
-      status: 'problem',
-      detail: `\`cursor-agent models\` failed: ${errorText(error)}`,
-      fix: code === 'E_AUTH' ? LOGIN_FIX : 'Run `cursor-agent models` to see what it says.',
-    }
+    const fix =
+      (error as { code?: string }).code === 'E_AUTH' ? LOGIN_FIX : 'Run `cursor-agent models` to see what it says.'
+    return check('models', 'problem', `\`cursor-agent models\` failed: ${errorText(error)}`, fix)
   }
 }

@@ -15,12 +15,14 @@ export interface Check {
 
 export const LOGIN_FIX = 'Run `cursor-agent login`, `opencode auth login` (Cursor API key), or set CURSOR_API_KEY.'
 
-export const skipped = (id: string, detail: string, fix?: string): Check => ({
+export const check = (id: string, status: CheckStatus, detail: string, fix?: string): Check => ({
   id,
-  status: 'skipped',
+  status,
   detail,
   ...(fix === undefined ? {} : { fix }),
 })
+
+export const skipped = (id: string, detail: string, fix?: string): Check => check(id, 'skipped', detail, fix)
 
 export function errorText(error: unknown): string {
   const { message, code } = error as { message?: string; code?: string }
@@ -34,7 +36,5 @@ export function checkOf(
   failing: CheckStatus,
   fix?: string,
 ): Check {
-  if (found.passed) return { id, status: 'ok', detail: found.detail }
-  const given = found.fix ?? fix
-  return { id, status: failing, detail: found.detail, ...(given === undefined ? {} : { fix: given }) }
+  return found.passed ? check(id, 'ok', found.detail) : check(id, failing, found.detail, found.fix ?? fix)
 }

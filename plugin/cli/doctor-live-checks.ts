@@ -2,7 +2,7 @@
 // worded as a check: the round trip, OpenCode's own instructions, a picture, the bridge's checks
 // and the verdict on tool mode `opencode`.
 import type { CursorAcpSettings } from '../turn/env.js'
-import { type Check, type CheckStatus, checkOf, errorText, LOGIN_FIX, skipped } from './doctor-check.js'
+import { type Check, type CheckStatus, check, checkOf, errorText, LOGIN_FIX, skipped } from './doctor-check.js'
 import {
   checkBridgeTools,
   checkDeadline,
@@ -66,7 +66,7 @@ export async function liveChecks(setup: LiveSetup, settings: CursorAcpSettings, 
     const rest = LIVE_IDS.filter((id) => id !== ROUND_TRIP_ID).map((id) =>
       skipped(id, `needs the ${ROUND_TRIP_ID} check to pass`),
     )
-    return [{ id: ROUND_TRIP_ID, status: 'problem', detail: roundTrip.detail, fix }, ...rest]
+    return [check(ROUND_TRIP_ID, 'problem', roundTrip.detail, fix), ...rest]
   }
   // A first turn with OpenCode's real system prompt, in the chosen tool mode: answered, not refused.
   const instructions = checkOf(
@@ -80,17 +80,13 @@ export async function liveChecks(setup: LiveSetup, settings: CursorAcpSettings, 
   const failing: CheckStatus = settings.toolMode === 'opencode' ? 'problem' : 'warning'
   const bridge: Check[] = []
   for (const { id, run } of BRIDGE_CHECKS) bridge.push(checkOf(id, await outcomeOf(run, setup), failing, REPORT_FIX))
-  const verdict: Check = bridge.every((check) => check.status === 'ok')
-    ? {
-        id: VERDICT_ID,
-        status: 'ok',
-        detail: 'tool mode opencode can be used on this machine (CURSOR_ACP_TOOL_MODE=opencode)',
-      }
-    : {
-        id: VERDICT_ID,
-        status: failing,
-        detail: 'tool mode opencode cannot be used on this machine yet',
-        fix: 'Keep the default tool mode cursor, and please report this output with your cursor-agent version.',
-      }
-  return [{ id: ROUND_TRIP_ID, status: 'ok', detail: roundTrip.detail }, instructions, picture, ...bridge, verdict]
+  const verdict = bridge.every((found) => found.status === 'ok')
+    ? check(VERDICT_ID, 'ok', 'tool mode opencode can be used on this machine (CURSOR_ACP_TOOL_MODE=opencode)')
+    : check(
+        VERDICT_ID,
+        failing,
+        'tool mode opencode cannot be used on this machine yet',
+        'Keep the default tool mode cursor, and please report this output with your cursor-agent version.',
+      )
+  return [check(ROUND_TRIP_ID, 'ok', roundTrip.detail), instructions, picture, ...bridge, verdict]
 }

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { findOpenCodeConfigs } from '../opencode/config-files.js'
 import { captureFolder, type CursorAcpSettings, dataDirectory, readSettings } from '../turn/env.js'
 import { type NativeApi, native, packageRoot } from '../turn/native.js'
-import { type Check, errorText } from './doctor-check.js'
+import { type Check, check, errorText } from './doctor-check.js'
 
 type Env = Record<string, string | undefined>
 
@@ -21,21 +21,13 @@ export function addonCheck(): { check: Check; api?: NativeApi } {
     const api = native()
     return {
       api,
-      check: {
-        id: 'addon',
-        status: 'ok',
-        detail: `the native addon loads: ${loadedAddonFile() ?? join(packageRoot(), 'index.js')}`,
-      },
+      check: check('addon', 'ok', `the native addon loads: ${loadedAddonFile() ?? join(packageRoot(), 'index.js')}`),
     }
   } catch (error) {
-    return {
-      check: {
-        id: 'addon',
-        status: 'problem',
-        detail: `the native addon for ${process.platform}-${process.arch} does not load: ${(error as Error).message.split('\n')[0]}`,
-        fix: 'Reinstall the package so npm installs its platform package (optional dependencies must not be disabled).',
-      },
-    }
+    const detail = `the native addon for ${process.platform}-${process.arch} does not load: ${(error as Error).message.split('\n')[0]}`
+    const fix =
+      'Reinstall the package so npm installs its platform package (optional dependencies must not be disabled).'
+    return { check: check('addon', 'problem', detail, fix) }
   }
 }
 
@@ -55,19 +47,9 @@ export function settingsCheck(
   }
   const capture = settings.capture ? `on (${captureFolder(env)})` : 'off'
   const summary = `tool mode ${settings.toolMode}, session resume ${settings.sessionResume ? 'on' : 'off'}, capture ${capture}`
-  if (warnings.length === 0)
-    return { settings, logFile, warnings, check: { id: 'settings', status: 'ok', detail: summary } }
-  return {
-    settings,
-    logFile,
-    warnings,
-    check: {
-      id: 'settings',
-      status: 'warning',
-      detail: `${summary}; ${warnings.join(' ')}`,
-      fix: 'Correct or remove the CURSOR_ACP_* values named.',
-    },
-  }
+  if (warnings.length === 0) return { settings, logFile, warnings, check: check('settings', 'ok', summary) }
+  const fix = 'Correct or remove the CURSOR_ACP_* values named.'
+  return { settings, logFile, warnings, check: check('settings', 'warning', `${summary}; ${warnings.join(' ')}`, fix) }
 }
 
 export function configCheck(cwd: string, env: Env): Check {
@@ -75,18 +57,14 @@ export function configCheck(cwd: string, env: Env): Check {
   const listed = findings.filter((finding) => finding.state === 'listed')
   const unreadable = findings.filter((finding) => finding.state === 'unreadable').map((finding) => finding.source)
   const note = unreadable.length > 0 ? `; not readable as JSON: ${unreadable.join(', ')}` : ''
-  if (listed.length > 0)
-    return {
-      id: 'opencode-config',
-      status: 'ok',
-      detail: `the plugin is listed in ${listed.map((finding) => `${finding.source} (${finding.scope})`).join(', ')}${note}`,
-    }
-  return {
-    id: 'opencode-config',
-    status: 'warning',
-    detail: `no OpenCode configuration lists the plugin (${findings.length === 0 ? 'none found' : `read ${findings.map((finding) => finding.source).join(', ')}`})${note}`,
-    fix: 'Add "plugin": ["opencode-cursor-native"] to opencode.json (the OpenAI-compatible server needs no plugin).',
+  if (listed.length > 0) {
+    const where = listed.map((finding) => `${finding.source} (${finding.scope})`).join(', ')
+    return check('opencode-config', 'ok', `the plugin is listed in ${where}${note}`)
   }
+  const read = findings.length === 0 ? 'none found' : `read ${findings.map((finding) => finding.source).join(', ')}`
+  const fix =
+    'Add "plugin": ["opencode-cursor-native"] to opencode.json (the OpenAI-compatible server needs no plugin).'
+  return check('opencode-config', 'warning', `no OpenCode configuration lists the plugin (${read})${note}`, fix)
 }
 
 export function dataCheck(env: Env): Check {
@@ -96,13 +74,9 @@ export function dataCheck(env: Env): Check {
     mkdirSync(folder, { recursive: true })
     writeFileSync(probe, '')
     rmSync(probe)
-    return { id: 'data-dir', status: 'ok', detail: `${folder} is writable` }
+    return check('data-dir', 'ok', `${folder} is writable`)
   } catch (error) {
-    return {
-      id: 'data-dir',
-      status: 'problem',
-      detail: `${folder} is not writable: ${(error as Error).message}`,
-      fix: 'Make the folder writable, or set XDG_DATA_HOME to a writable folder.',
-    }
+    const fix = 'Make the folder writable, or set XDG_DATA_HOME to a writable folder.'
+    return check('data-dir', 'problem', `${folder} is not writable: ${(error as Error).message}`, fix)
   }
 }

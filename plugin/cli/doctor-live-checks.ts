@@ -1,6 +1,5 @@
 // The checks `doctor --live` adds, in order, each a run of `doctor-live.ts` on the Cursor account
-// worded as a check: the round trip, OpenCode's own instructions, a picture, the bridge's checks
-// and the verdict on tool mode `opencode`.
+// worded as a check, and the verdict on tool mode `opencode`.
 import type { CursorAcpSettings } from '../turn/env.js'
 import { type Check, type CheckStatus, check, checkOf, errorText, LOGIN_FIX, skipped } from './doctor-check.js'
 import {

@@ -40,19 +40,13 @@ export async function toolModeLogin(
     hostTools: { tools: [], folder },
   })
   const said = `${ran.stdout}\n${ran.stderr}`
+  const fix = HIDDEN_LOGIN_FIX
   if (/not logged in|unauthenticated|authentication required/i.test(said))
-    return {
-      passed: false,
-      detail: "cursor-agent is not logged in inside tool mode opencode's private folder",
-      fix: HIDDEN_LOGIN_FIX,
-    }
+    return { passed: false, detail: "cursor-agent is not logged in inside tool mode opencode's private folder", fix }
   if (ran.exitCode === 0 && /logged in|authenticated/i.test(said))
     return { passed: true, detail: "cursor-agent is logged in inside tool mode opencode's private folder" }
-  return {
-    passed: false,
-    detail: `\`cursor-agent status\` in the private folder gave no clear answer (exit ${ran.exitCode ?? ran.signal})`,
-    fix: HIDDEN_LOGIN_FIX,
-  }
+  const unclear = `\`cursor-agent status\` in the private folder gave no clear answer (exit ${ran.exitCode ?? ran.signal})`
+  return { passed: false, detail: unclear, fix }
 }
 
 type Json = Record<string, unknown>
@@ -136,11 +130,8 @@ export function toolModeFiles(folder: string): ToolModeFinding {
     for (const home of ['workspace', 'home']) read(join(folder, home, '.cursor', 'hooks.json'), hooksProblem)
   if (problems.length === 0)
     return { passed: true, detail: `mcp.json, cli.json and hooks.json in ${folder} read as Cursor reads them` }
-  return {
-    passed: false,
-    detail: problems.join('; '),
-    fix: 'Please report this output with your cursor-agent version.',
-  }
+  const fix = 'Please report this output with your cursor-agent version.'
+  return { passed: false, detail: problems.join('; '), fix }
 }
 
 export const TOOL_MODE_IDS = ['tool-mode-login', 'tool-mode-files']

@@ -5,14 +5,13 @@ import { cursorModels, modelCacheFile } from '../turn/models.js'
 import type { TurnConfig } from '../turn/turn.js'
 
 export async function listModels(config: TurnConfig, anthropic: boolean): Promise<unknown> {
+  const { executable } = config.settings
   const options = {
     cacheFile: modelCacheFile(dataDirectory()),
     waitMs: 0,
     env: childEnvironment(process.env, config.settings),
   }
-  const { models } = await cursorModels(
-    config.settings.executable === undefined ? options : { ...options, executable: config.settings.executable },
-  )
+  const { models } = await cursorModels(executable === undefined ? options : { ...options, executable })
   if (anthropic)
     return {
       data: models.map((model) => ({

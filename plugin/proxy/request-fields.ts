@@ -1,6 +1,5 @@
-// What every API's request reader shares: `model`, `stream`, a tool list, a message's typed parts,
-// the body read by a schema, a schema's issue worded as a refusal that names its field, and a tool
-// call as the prompt reads it.
+// What every API's request reader shares: its common fields (`model`, `stream`, ...), the body read
+// by a schema into a refusal that names its field, and a tool call as the prompt reads it.
 import * as v from 'valibot'
 import { type Refusal, refusalFor } from './refusal.js'
 
@@ -8,7 +7,7 @@ const MODEL_NEEDED = '`model` must be a Cursor model id, e.g. "auto".'
 /** Cursor's model ids are short; a longer `model` is no id, and is refused before it reaches a command line. */
 export const MODEL_MAX_CHARS = 256
 const MODEL_TOO_LONG = `\`model\` must be at most ${MODEL_MAX_CHARS} characters.`
-export const MESSAGES_NEEDED = '`messages` must be a non-empty array of message objects.'
+const MESSAGES_NEEDED = '`messages` must be a non-empty array of message objects.'
 export const TOOLS_NEEDED = '`tools` must be an array of tool objects.'
 /** The refusal of a body that is not an object, in every API. */
 export const BODY_NEEDED = 'The body must be a JSON object.'
@@ -23,6 +22,9 @@ const FIELD = '{field}'
 /** A refusal naming the field it is about, wherever in the request it stands. */
 export const named = (rule: string): string => `\`${FIELD}\` ${rule}`
 
+/** A field that must be a string, each refusal naming it. */
+const STRING_FIELD = v.string(named('must be a string.'))
+
 /** `model`, the same in every API's request: a Cursor model id. */
 export const MODEL = v.pipe(
   v.string(MODEL_NEEDED),
@@ -33,20 +35,18 @@ export const MODEL = v.pipe(
 /** `stream`, the same in every API's request. */
 export const STREAM = v.nullish(v.boolean('`stream` must be true or false.'))
 
+/** `messages`: a non-empty array, each item read by `message`. */
+export function messageList<M extends v.GenericSchema>(message: M) {
+  return v.pipe(v.array(message, MESSAGES_NEEDED), v.nonEmpty(MESSAGES_NEEDED))
+}
+
 /** `tools`, as an API other than Chat Completions lists them: objects that each have `key`. */
 export function toolList(key: 'name' | 'type') {
-  return v.nullish(
-    v.array(
-      v.looseObject({ [key]: v.string(named('must be a string.')) }, named('must be a tool object.')),
-      TOOLS_NEEDED,
-    ),
-  )
+  return v.nullish(v.array(v.looseObject({ [key]: STRING_FIELD }, named('must be a tool object.')), TOOLS_NEEDED))
 }
 
 /** A message's content as an array of parts, each an object naming its `type`. */
-export const TYPED_PARTS = v.array(
-  v.looseObject({ type: v.string(named('must be a string.')) }, named('must be an object.')),
-)
+export const TYPED_PARTS = v.array(v.looseObject({ type: STRING_FIELD }, named('must be an object.')))
 
 /**
  * What a schema issue says: its own message, or for a field that is missing, which. (An object

@@ -46,17 +46,6 @@ export interface Api {
 }
 
 /**
- * Which conversation the request belongs to. Clients of these APIs send no id: in tool mode
- * `opencode` a request that answers a held run's calls continues that run's conversation, and any
- * other starts one of its own (its own private folder); in mode `cursor` the API's own id (a
- * previous response's) or none is named (the resume cache keys it by its first messages).
- */
-function conversationOf(config: TurnConfig, request: TurnRequest): string | undefined {
-  if (config.settings.toolMode !== 'opencode') return request.conversationId
-  return conversationContinued(request.messages) ?? request.conversationId ?? `openai-${randomUUID()}`
-}
-
-/**
  * The body as its API reads it, ready for this server's turn: every attachment carries its bytes,
  * the tools and the conversation are those of the tool mode.
  */
@@ -66,11 +55,18 @@ function turnOf(api: Api, config: TurnConfig, body: unknown): ApiRequest | Refus
   const request = read.request
   const remote = remoteAttachment(request.messages)
   if (remote !== null) return remote
-  // In mode `cursor` Cursor runs its own tools: a request's tools are not offered to it.
-  if (config.settings.toolMode !== 'opencode') delete request.tools
-  const conversationId = conversationOf(config, request)
-  if (conversationId === undefined) delete request.conversationId
-  else request.conversationId = conversationId
+  // Clients of these APIs send no conversation id. In mode `cursor` Cursor runs its own tools (a
+  // request's are not offered to it), and the API's own id (a previous response's) or none is named
+  // (the resume cache keys it by its first messages). In tool mode `opencode` a request that answers
+  // a held run's calls continues that run's conversation, and any other starts one of its own (its
+  // own private folder).
+  if (config.settings.toolMode === 'opencode') {
+    const continued = conversationContinued(request.messages)
+    request.conversationId = continued ?? request.conversationId ?? `openai-${randomUUID()}`
+  } else {
+    delete request.tools
+    if (request.conversationId === undefined) delete request.conversationId
+  }
   return read
 }
 
@@ -160,13 +156,13 @@ export function serveTurn(
   request: IncomingMessage,
   release: () => void,
   keepAliveMs: number,
-): void {
-  const read = turnOf(api, config, body)
-  if ('status' in read) {
-    sendError(response, read, api.errors)
+) {
+  const refuse = (refusal: Refusal): void => {
+    sendError(response, refusal, api.errors)
     release()
-    return
   }
+  const read = turnOf(api, config, body)
+  if ('status' in read) return refuse(read)
   const answer = turnResponse(response, api, read)
   const title = titleOf(read.request)
   if (title !== null) {
@@ -179,9 +175,7 @@ export function serveTurn(
   try {
     turn = startTurn(config, read.request, read.encoder.format, answer.deliver)
   } catch (error) {
-    sendError(response, refusalOf(failureOf(error, 'E_INVALID_ARG')), api.errors)
-    release()
-    return
+    return refuse(refusalOf(failureOf(error, 'E_INVALID_ARG')))
   }
   answer.keepAliveEvery(keepAliveMs)
   // A client that goes away cancels its run (and with it the process group).

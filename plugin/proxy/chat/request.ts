@@ -5,16 +5,7 @@ import * as v from 'valibot'
 import type { PromptMessage, ToolDefinition } from '../../turn/native.js'
 import type { TurnRequest } from '../../turn/turn.js'
 import { openAiError, type Refusal } from '../refusal.js'
-import {
-  BODY_NEEDED,
-  MESSAGES_NEEDED,
-  MODEL,
-  named,
-  readBy,
-  STREAM,
-  TOOLS_NEEDED,
-  TYPED_PARTS,
-} from '../request-fields.js'
+import { BODY_NEEDED, MODEL, messageList, named, readBy, STREAM, TOOLS_NEEDED, TYPED_PARTS } from '../request-fields.js'
 import type { Api } from '../respond.js'
 import { chatTitleOutputs } from '../title-outputs.js'
 import { chatEncoder } from './encoder.js'
@@ -48,7 +39,7 @@ const MESSAGE = v.looseObject(
 const CHAT_REQUEST = v.object(
   {
     model: MODEL,
-    messages: v.pipe(v.array(MESSAGE, MESSAGES_NEEDED), v.nonEmpty(MESSAGES_NEEDED)),
+    messages: messageList(MESSAGE),
     tools: v.nullish(v.array(v.record(v.string(), v.unknown(), TOOLS_NEEDED), TOOLS_NEEDED)),
     stream: STREAM,
     stream_options: v.nullish(

@@ -1,11 +1,11 @@
 // `POST /v1/messages` (Anthropic's Messages API, what Claude Code and Anthropic's SDKs speak): the
-// request read in one schema, each refusal naming its field, its messages as the prompt's (OpenAI's
-// chat shape, which the prompt reads); its parts encoded by `encoder.ts`.
+// request read in one schema, its messages as the prompt's (OpenAI's chat shape); its parts encoded
+// by `encoder.ts`.
 import * as v from 'valibot'
 import type { PromptMessage, ToolDefinition } from '../../turn/native.js'
 import type { TurnRequest } from '../../turn/turn.js'
 import { anthropicError } from '../refusal.js'
-import { BODY_NEEDED, MESSAGES_NEEDED, MODEL, named, promptCall, readBy, STREAM, toolList } from '../request-fields.js'
+import { BODY_NEEDED, MODEL, messageList, named, promptCall, readBy, STREAM, toolList } from '../request-fields.js'
 import type { Api } from '../respond.js'
 import { titleParts } from '../title-outputs.js'
 import { MessagesEncoder } from './encoder.js'
@@ -31,7 +31,7 @@ const MESSAGE = v.looseObject(
 export const MESSAGES_REQUEST = v.object(
   {
     model: MODEL,
-    messages: v.pipe(v.array(MESSAGE, MESSAGES_NEEDED), v.nonEmpty(MESSAGES_NEEDED)),
+    messages: messageList(MESSAGE),
     system: v.nullish(v.union([v.string(), v.array(TEXT_BLOCK)], '`system` must be a string or text blocks.')),
     // Required by Anthropic's API; accepted, not passed on: cursor-agent has no output limit.
     max_tokens: v.nullish(
@@ -114,14 +114,11 @@ function messagesTurn(read: MessagesRequest): TurnRequest {
   if (system !== undefined && system !== '') messages.push({ role: 'system', content: system })
   for (const message of read.messages) messages.push(...promptMessages(message))
   const request: TurnRequest = { model: read.model, messages }
-  if (read.tools != null && read.tools.length > 0)
-    request.tools = read.tools.map(
-      (tool) =>
-        ({
-          type: 'function',
-          function: { name: tool.name, description: tool.description, parameters: tool.input_schema },
-        }) as ToolDefinition,
-    )
+  const tools = (read.tools ?? []).map(
+    ({ name, description, input_schema: parameters }) =>
+      ({ type: 'function', function: { name, description, parameters } }) as ToolDefinition,
+  )
+  if (tools.length > 0) request.tools = tools
   return request
 }
 

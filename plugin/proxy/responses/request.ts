@@ -1,7 +1,6 @@
 // `POST /v1/responses` (OpenAI's Responses API, what Codex CLI and newer OpenAI clients speak): the
-// request read in one schema, each refusal naming its field, its input items as the prompt's
-// messages (OpenAI's chat shape, which the prompt reads) after the conversation a
-// `previous_response_id` continues (`held.ts`); its parts encoded by `encoder.ts`.
+// request read in one schema, its input items as the prompt's (OpenAI's chat) messages after the
+// conversation a `previous_response_id` continues (`held.ts`); its parts encoded by `encoder.ts`.
 import { randomUUID } from 'node:crypto'
 import * as v from 'valibot'
 import type { PromptMessage, ToolDefinition } from '../../turn/native.js'

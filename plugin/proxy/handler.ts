@@ -12,7 +12,7 @@ import { countTokens } from './messages/count-tokens.js'
 import { MESSAGES } from './messages/request.js'
 import { listModels } from './model-list.js'
 import { anthropicError, type ErrorStyle, openAiError, type Refusal, refusalFor, sendError } from './refusal.js'
-import { type Api, serveTurn } from './respond.js'
+import { type Api, sendJson, serveTurn } from './respond.js'
 import { RESPONSES } from './responses/request.js'
 
 /** What the handler answers with, from the server's options. */
@@ -50,11 +50,6 @@ function errorStyleOf(request: IncomingMessage, path: string): ErrorStyle {
   return path.startsWith('/v1/messages') || request.headers['anthropic-version'] !== undefined
     ? anthropicError
     : openAiError
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { 'content-type': 'application/json' })
-  response.end(JSON.stringify(body))
 }
 
 /** The body as JSON within the limits, or `undefined` once its refusal is sent. */

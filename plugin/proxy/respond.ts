@@ -45,6 +45,11 @@ export interface Api {
   titleOutputs(title: string, read: ApiRequest): StreamOutput[]
 }
 
+export function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json' })
+  response.end(JSON.stringify(body))
+}
+
 /**
  * The body as its API reads it, ready for this server's turn: every attachment carries its bytes,
  * the tools and the conversation are those of the tool mode.
@@ -110,12 +115,9 @@ function turnResponse(response: ServerResponse, api: Api, { stream, encoder }: A
   const finish = (): void => {
     keepAlive?.stop()
     if (response.writableEnded) return
-    if (failure !== undefined) {
-      sendError(response, refusalOf(failure), api.errors)
-    } else if (!stream) {
-      response.writeHead(200, { 'content-type': 'application/json' })
-      response.end(JSON.stringify(encoder.whole()))
-    } else {
+    if (failure !== undefined) sendError(response, refusalOf(failure), api.errors)
+    else if (!stream) sendJson(response, 200, encoder.whole())
+    else {
       if (!started) startStream()
       write([...waiting.splice(0), ...encoder.close()])
       response.end()

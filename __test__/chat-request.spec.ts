@@ -1,10 +1,10 @@
-// The OpenAI chat request as the OpenAI-compatible server reads it (plugin/proxy/chat-request.ts),
+// The OpenAI chat request as the OpenAI-compatible server reads it (plugin/proxy/chat/request.ts),
 // one schema: valid shapes are read as they are, each malformed field is refused by its name with
 // status 400 and `E_INVALID_ARG`. Runs under Node and Bun.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 
-import { readChatRequest } from '../plugin/proxy/chat-request.ts'
+import { readChatRequest } from '../plugin/proxy/chat/request.ts'
 
 describe('reading a chat request', () => {
   it('reads each valid shape: optional fields absent, null or set; every other field ignored', () => {

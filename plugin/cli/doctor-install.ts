@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
-import type { Check } from './doctor-check.js'
+import { type Check, check, skipped } from './doctor-check.js'
 
 export const PACKAGE_NAME = 'opencode-cursor-native'
 const DEFAULT_REGISTRY = 'https://registry.npmjs.org/'
@@ -65,20 +65,20 @@ export function installCheck(root: string, addonFile: string | undefined, env: E
   const cacheText = copies.map((copy) => `${name(copy.folder)} holds ${copy.version ?? 'nothing'}`).join(', ')
   const withCache = copies.length === 0 ? detail : `${detail}; OpenCode's cache: ${cacheText}`
   if (failed.length > 0)
-    return {
-      id: 'install',
-      status: 'warning',
-      detail: withCache,
-      fix: `OpenCode's install of the plugin did not finish: remove ${failed.map((copy) => copy.folder).join(' and ')} and start OpenCode again (it reads the registry from ~/.npmrc or NPM_CONFIG_REGISTRY).`,
-    }
+    return check(
+      'install',
+      'warning',
+      withCache,
+      `OpenCode's install of the plugin did not finish: remove ${failed.map((copy) => copy.folder).join(' and ')} and start OpenCode again (it reads the registry from ~/.npmrc or NPM_CONFIG_REGISTRY).`,
+    )
   if (differing.length > 0)
-    return {
-      id: 'install',
-      status: 'warning',
-      detail: `${withCache}; OpenCode runs a different copy than this one`,
-      fix: `OpenCode keeps the copy it installed first: remove ${differing.map((copy) => copy.folder).join(' and ')} to install the newest, or name a version in \`plugin\` (${PACKAGE_NAME}@<version>).`,
-    }
-  return { id: 'install', status: 'ok', detail: withCache }
+    return check(
+      'install',
+      'warning',
+      `${withCache}; OpenCode runs a different copy than this one`,
+      `OpenCode keeps the copy it installed first: remove ${differing.map((copy) => copy.folder).join(' and ')} to install the newest, or name a version in \`plugin\` (${PACKAGE_NAME}@<version>).`,
+    )
+  return check('install', 'ok', withCache)
 }
 
 /** The registry npm would use: NPM_CONFIG_REGISTRY, else `registry=` in ~/.npmrc, else npm's default. */
@@ -128,18 +128,14 @@ export async function updateCheck(version: string, env: Env): Promise<Check> {
     if (latest === undefined) throw new Error('no latest version')
   } catch (error) {
     const why = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : error
-    return {
-      id: 'update',
-      status: 'skipped',
-      detail: `could not check ${registry} for a newer version: ${String(why)}`,
-    }
+    return skipped('update', `could not check ${registry} for a newer version: ${String(why)}`)
   }
   if (compareVersions(latest, version) <= 0)
-    return { id: 'update', status: 'ok', detail: `${version} is the latest version on ${registry}` }
-  return {
-    id: 'update',
-    status: 'warning',
-    detail: `${latest} is out (on ${registry}); this is ${version}`,
-    fix: `Remove OpenCode's copy (${join('~/.cache/opencode/packages', `${PACKAGE_NAME}@latest`)}) and start OpenCode again, or name the version in \`plugin\`: "${PACKAGE_NAME}@${latest}".`,
-  }
+    return check('update', 'ok', `${version} is the latest version on ${registry}`)
+  return check(
+    'update',
+    'warning',
+    `${latest} is out (on ${registry}); this is ${version}`,
+    `Remove OpenCode's copy (${join('~/.cache/opencode/packages', `${PACKAGE_NAME}@latest`)}) and start OpenCode again, or name the version in \`plugin\`: "${PACKAGE_NAME}@${latest}".`,
+  )
 }

@@ -1,5 +1,5 @@
 // The doctor's `timeouts` check: the limits a run is stopped by, and where each value came from.
-import type { Check } from './doctor-check.js'
+import { type Check, check } from './doctor-check.js'
 import { type CursorAcpSettings, testTimeScale } from '../turn/env.js'
 
 /**
@@ -40,11 +40,11 @@ export function timeoutsCheck(
     idleSource === 'CURSOR_ACP_IDLE_TIMEOUT_MS' &&
     settings.idleTimeoutMs !== 0 &&
     settings.idleTimeoutMs < LONGEST_HEALTHY_SILENCE_MS
-  if (!tight) return { id: 'timeouts', status: 'ok', detail }
-  return {
-    id: 'timeouts',
-    status: 'warning',
-    detail: `${detail}; cursor-agent can print nothing for ${Math.round(LONGEST_HEALTHY_SILENCE_MS / 1000)} s in a healthy turn`,
-    fix: 'Raise CURSOR_ACP_IDLE_TIMEOUT_MS, or unset it for the 30-minute default; stop a turn yourself with Esc.',
-  }
+  if (!tight) return check('timeouts', 'ok', detail)
+  return check(
+    'timeouts',
+    'warning',
+    `${detail}; cursor-agent can print nothing for ${Math.round(LONGEST_HEALTHY_SILENCE_MS / 1000)} s in a healthy turn`,
+    'Raise CURSOR_ACP_IDLE_TIMEOUT_MS, or unset it for the 30-minute default; stop a turn yourself with Esc.',
+  )
 }

@@ -5,7 +5,9 @@
 // and hooks reader, as Cursor's npm package `@cursor/sdk` 1.0.18 bundles them).
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { type CursorAcpSettings, childEnvironment, dataDirectory, withApiKey } from '../turn/env.js'
 import type { NativeApi } from '../turn/native.js'
+import { type Check, type CheckStatus, checkOf, errorText, skipped } from './doctor-check.js'
 
 /** What a check found, as the doctor reports it. */
 export interface ToolModeFinding {
@@ -38,19 +40,13 @@ export async function toolModeLogin(
     hostTools: { tools: [], folder },
   })
   const said = `${ran.stdout}\n${ran.stderr}`
+  const fix = HIDDEN_LOGIN_FIX
   if (/not logged in|unauthenticated|authentication required/i.test(said))
-    return {
-      passed: false,
-      detail: "cursor-agent is not logged in inside tool mode opencode's private folder",
-      fix: HIDDEN_LOGIN_FIX,
-    }
+    return { passed: false, detail: "cursor-agent is not logged in inside tool mode opencode's private folder", fix }
   if (ran.exitCode === 0 && /logged in|authenticated/i.test(said))
     return { passed: true, detail: "cursor-agent is logged in inside tool mode opencode's private folder" }
-  return {
-    passed: false,
-    detail: `\`cursor-agent status\` in the private folder gave no clear answer (exit ${ran.exitCode ?? ran.signal})`,
-    fix: HIDDEN_LOGIN_FIX,
-  }
+  const unclear = `\`cursor-agent status\` in the private folder gave no clear answer (exit ${ran.exitCode ?? ran.signal})`
+  return { passed: false, detail: unclear, fix }
 }
 
 type Json = Record<string, unknown>
@@ -134,9 +130,31 @@ export function toolModeFiles(folder: string): ToolModeFinding {
     for (const home of ['workspace', 'home']) read(join(folder, home, '.cursor', 'hooks.json'), hooksProblem)
   if (problems.length === 0)
     return { passed: true, detail: `mcp.json, cli.json and hooks.json in ${folder} read as Cursor reads them` }
-  return {
-    passed: false,
-    detail: problems.join('; '),
-    fix: 'Please report this output with your cursor-agent version.',
+  const fix = 'Please report this output with your cursor-agent version.'
+  return { passed: false, detail: problems.join('; '), fix }
+}
+
+export const TOOL_MODE_IDS = ['tool-mode-login', 'tool-mode-files']
+
+/**
+ * `cursor-agent status` in the exact environment and private folder of tool mode `opencode`, then
+ * the files it prepared there, read as Cursor reads them: a problem when that mode is chosen.
+ */
+export async function toolModeChecks(
+  api: NativeApi,
+  settings: CursorAcpSettings,
+  hostEnv: Record<string, string | undefined>,
+  stored: string | undefined,
+): Promise<Check[]> {
+  const env = withApiKey(childEnvironment(hostEnv, { ...settings, toolMode: 'opencode' }), stored)
+  const folder = join(dataDirectory(hostEnv), 'conversations', 'doctor')
+  const failing: CheckStatus = settings.toolMode === 'opencode' ? 'problem' : 'warning'
+  let login: Check
+  try {
+    login = checkOf('tool-mode-login', await toolModeLogin(api, settings.executable, env, folder), failing)
+  } catch (error) {
+    const detail = `\`cursor-agent status\` in the private folder failed: ${errorText(error)}`
+    return [{ id: 'tool-mode-login', status: failing, detail }, skipped('tool-mode-files', 'needs the private folder')]
   }
+  return [login, checkOf('tool-mode-files', toolModeFiles(folder), failing)]
 }

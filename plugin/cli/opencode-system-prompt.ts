@@ -3,9 +3,8 @@
 // parameters. `doctor --live` sends it to the user's Cursor account the way the plugin
 // sends OpenCode's own, to see that Cursor's model answers a turn that carries it.
 
-/** OpenCode's system message of a first turn in `workspace` with `model`. */
-export function openCodeSystemPrompt(workspace: string, model: string): string {
-  return `You are opencode, an interactive CLI tool that helps users with software engineering tasks. Use the instructions below and the tools available to you to assist the user.
+/** The message as OpenCode wrote it, `{model}` and `{workspace}` standing for the turn's. */
+const OPENCODE_SYSTEM_PROMPT = `You are opencode, an interactive CLI tool that helps users with software engineering tasks. Use the instructions below and the tools available to you to assist the user.
 
 IMPORTANT: You must NEVER generate or guess URLs for the user unless you are confident that the URLs are for helping the user with programming. You may use URLs provided by the user in their messages or local files.
 
@@ -101,10 +100,10 @@ user: Where are errors from the client handled?
 assistant: Clients are marked as failed in the \`connectToServer\` function in src/services/process.ts:712.
 </example>
 
-You are powered by the model named ${model}. The exact model ID is cursor-acp/${model}
+You are powered by the model named {model}. The exact model ID is cursor-acp/{model}
 Here is some useful information about the environment you are running in:
 <env>
-  Working directory: ${workspace}
+  Working directory: {workspace}
   Workspace root folder: /
   Is directory a git repo: no
   Platform: linux
@@ -119,4 +118,8 @@ Use the skill tool to load a skill when a task matches its description.
     <location>&lt;built-in&gt;</location>
   </skill>
 </available_skills>`
+
+/** OpenCode's system message of a first turn in `workspace` with `model`. */
+export function openCodeSystemPrompt(workspace: string, model: string): string {
+  return OPENCODE_SYSTEM_PROMPT.replace(/\{(model|workspace)\}/g, (_, name) => (name === 'model' ? model : workspace))
 }

@@ -107,6 +107,130 @@ export function missingServices(ctx: Partial<Record<string, unknown>>): string[]
   return SETUP_NEEDS.filter((name) => typeof ctx[name] !== 'object' || ctx[name] === null)
 }
 
+/** What the transforms read whenever OpenCode replays them, and whether `setup`'s cleanup ran. */
+interface SetupState {
+  models: CursorModel[]
+  closed: boolean
+}
+
+type Discovery = ReturnType<typeof modelDiscovery>
+
+/**
+ * The models registered at once: from the cache, or the built-in list; when nothing else can be
+ * answered, Cursor's automatic model alone, so that the provider stays selectable and reports
+ * the problem.
+ */
+async function startupModels(discovery: Discovery | undefined): Promise<CursorModel[]> {
+  if (discovery === undefined) return autoOnly()
+  try {
+    return (await cursorModels({ ...discovery, waitMs: 0 })).models
+  } catch {
+    // The addon did not load: the first request reports the loader's explanation.
+    return autoOnly()
+  }
+}
+
+/** After start-up, Cursor's own list replaces the one registered, and the provider is reloaded. */
+async function refreshModels(ctx: PluginContext, discovery: Discovery | undefined, state: SetupState): Promise<void> {
+  if (discovery === undefined) return
+  try {
+    const list = await cursorModels({ ...discovery, ttlMs: 0, waitMs: REFRESH_WAIT_MS })
+    if (state.closed || list.source !== 'cursor') return
+    state.models = list.models
+    await ctx.provider.reload()
+  } catch {
+    // The list registered at start-up stays.
+  }
+}
+
+/** The integration: its name, and the two ways to give it a key. */
+function registerIntegration(ctx: PluginContext): Promise<Registration> {
+  return ctx.integration.transform((editor) => {
+    editor.update(PROVIDER_ID, (integration) => {
+      integration.name = 'Cursor'
+    })
+    editor.method.update({ integrationID: PROVIDER_ID, method: { type: 'key', label: 'Cursor API key' } })
+    editor.method.update({ integrationID: PROVIDER_ID, method: { type: 'env', names: ['CURSOR_API_KEY'] } })
+  })
+}
+
+/** The provider with the models known when OpenCode replays the transform. */
+function registerProvider(ctx: PluginContext, options: CursorAcpProviderOptions, state: SetupState) {
+  const info: ProviderInfo = {
+    id: PROVIDER_ID,
+    name: 'Cursor',
+    activation: 'enabled',
+    integrationID: PROVIDER_ID,
+    package: providerPackage(),
+    settings: { ...options },
+  }
+  return ctx.provider.transform((editor) => {
+    editor.add({ info: { ...info, settings: { ...info.settings } }, models: modelInfos(PROVIDER_ID, state.models) })
+  })
+}
+
+/** Only when the user chose no model at all: Cursor's automatic model (or the first one). */
+function registerDefaultModel(ctx: PluginContext, state: SetupState): Promise<Registration> {
+  return ctx.model.transform((editor) => {
+    if (editor.default.get() !== undefined) return
+    const preferred = state.models.some((model) => model.id === 'auto') ? 'auto' : state.models[0]?.id
+    if (preferred !== undefined) editor.default.set(PROVIDER_ID, preferred)
+  })
+}
+
+/** The provider itself, whichever way OpenCode 2 would have loaded the module. */
+function registerLanguage(ctx: PluginContext, options: CursorAcpProviderOptions): Promise<Registration> {
+  return ctx.aisdk.hook(
+    'language',
+    async (event) => {
+      // OpenCode 2's settings hold the project's too: a refused reserved setting falls back
+      // to the plugin's own, read from the environment.
+      const theirs = guardReservedSettings({ ...event.options, name: PROVIDER_ID })
+      const given: CursorAcpProviderOptions = { ...options, ...theirs.options, name: PROVIDER_ID }
+      if (theirs.ignored.length > 0)
+        given.configurationWarnings = [...(given.configurationWarnings ?? []), ...theirs.ignored]
+      if (keyOf(given.apiKey) === undefined) {
+        const key = await activeKey(ctx)
+        if (key !== undefined) given.apiKey = key
+      }
+      event.language = providerFor(OPENCODE2_HOST, given).languageModel(event.model.modelID || event.model.id)
+    },
+    { providerID: PROVIDER_ID },
+  )
+}
+
+/** The session hooks that keep a turn as it is in OpenCode 1.18. */
+async function registerSessionHooks(ctx: PluginContext): Promise<Registration[]> {
+  const ours = { providerID: PROVIDER_ID }
+  return [
+    // A failed run is never sent again: each retry would run cursor-agent (and spend the quota)
+    // for a failure that is Cursor's answer, not a passing fault.
+    await ctx.session.hook(
+      'retry',
+      (event) => {
+        event.decision = { retry: false }
+      },
+      ours,
+    ),
+    // Titles from the user's first line, as in 1.18: no cursor-agent run for them.
+    await ctx.session.hook(
+      'title',
+      (event) => {
+        event.result = localTitle(titleMessages(event))
+      },
+      ours,
+    ),
+    // The session's next request is a compaction: it runs alone, and at most once per message.
+    await ctx.session.hook(
+      'compaction',
+      (event) => {
+        if (event.sessionID !== undefined) announceRequest(event.sessionID, 'compaction')
+      },
+      ours,
+    ),
+  ]
+}
+
 export async function setup(ctx: PluginContext): Promise<Cleanup> {
   // A context without them registers nothing at all (not the integration without its provider)
   // and throws nothing: the host's 1.x `server` path serves the provider.
@@ -119,100 +243,18 @@ export async function setup(ctx: PluginContext): Promise<Cleanup> {
   const usable = options.configurationError === undefined
   const discovery = usable ? modelDiscovery(settings, (await activeKey(ctx)) ?? undefined) : undefined
   // Registered at once from the cache or the built-in list; Cursor's own list follows.
-  // When nothing else can be answered, the provider stays selectable and reports the problem.
-  let models: CursorModel[] = autoOnly()
-  if (discovery !== undefined) {
-    try {
-      models = (await cursorModels({ ...discovery, waitMs: 0 })).models
-    } catch {
-      // The addon did not load: the first request reports the loader's explanation.
-    }
-  }
-  const info: ProviderInfo = {
-    id: PROVIDER_ID,
-    name: 'Cursor',
-    activation: 'enabled',
-    integrationID: PROVIDER_ID,
-    package: providerPackage(),
-    settings: { ...options },
-  }
-  const registrations: Registration[] = []
-  registrations.push(
-    await ctx.integration.transform((editor) => {
-      editor.update(PROVIDER_ID, (integration) => {
-        integration.name = 'Cursor'
-      })
-      editor.method.update({ integrationID: PROVIDER_ID, method: { type: 'key', label: 'Cursor API key' } })
-      editor.method.update({ integrationID: PROVIDER_ID, method: { type: 'env', names: ['CURSOR_API_KEY'] } })
-    }),
-    await ctx.provider.transform((editor) => {
-      editor.add({ info: { ...info, settings: { ...info.settings } }, models: modelInfos(PROVIDER_ID, models) })
-    }),
-    // Only when the user chose no model at all: Cursor's automatic model (or the first one).
-    await ctx.model.transform((editor) => {
-      if (editor.default.get() !== undefined) return
-      const preferred = models.some((model) => model.id === 'auto') ? 'auto' : models[0]?.id
-      if (preferred !== undefined) editor.default.set(PROVIDER_ID, preferred)
-    }),
-    // The provider itself, whichever way OpenCode 2 would have loaded the module.
-    await ctx.aisdk.hook(
-      'language',
-      async (event) => {
-        // OpenCode 2's settings hold the project's too: a refused reserved setting falls back
-        // to the plugin's own, read from the environment.
-        const theirs = guardReservedSettings({ ...event.options, name: PROVIDER_ID })
-        const given: CursorAcpProviderOptions = { ...options, ...theirs.options, name: PROVIDER_ID }
-        if (theirs.ignored.length > 0)
-          given.configurationWarnings = [...(given.configurationWarnings ?? []), ...theirs.ignored]
-        if (keyOf(given.apiKey) === undefined) {
-          const key = await activeKey(ctx)
-          if (key !== undefined) given.apiKey = key
-        }
-        event.language = providerFor(OPENCODE2_HOST, given).languageModel(event.model.modelID || event.model.id)
-      },
-      { providerID: PROVIDER_ID },
-    ),
-    // A failed run is never sent again: each retry would run cursor-agent (and spend the quota)
-    // for a failure that is Cursor's answer, not a passing fault.
-    await ctx.session.hook(
-      'retry',
-      (event) => {
-        event.decision = { retry: false }
-      },
-      { providerID: PROVIDER_ID },
-    ),
-    // Titles from the user's first line, as in 1.18: no cursor-agent run for them.
-    await ctx.session.hook(
-      'title',
-      (event) => {
-        event.result = localTitle(titleMessages(event))
-      },
-      { providerID: PROVIDER_ID },
-    ),
-    // The session's next request is a compaction: it runs alone, and at most once per message.
-    await ctx.session.hook(
-      'compaction',
-      (event) => {
-        if (event.sessionID !== undefined) announceRequest(event.sessionID, 'compaction')
-      },
-      { providerID: PROVIDER_ID },
-    ),
-  )
+  const state: SetupState = { models: await startupModels(discovery), closed: false }
+  const registrations = [
+    await registerIntegration(ctx),
+    await registerProvider(ctx, options, state),
+    await registerDefaultModel(ctx, state),
+    await registerLanguage(ctx, options),
+    ...(await registerSessionHooks(ctx)),
+  ]
   const stopWatching = watchSessions(ctx.event.subscribe())
-  let closed = false
-  void (async () => {
-    if (discovery === undefined) return
-    try {
-      const list = await cursorModels({ ...discovery, ttlMs: 0, waitMs: REFRESH_WAIT_MS })
-      if (closed || list.source !== 'cursor') return
-      models = list.models
-      await ctx.provider.reload()
-    } catch {
-      // The list registered at start-up stays.
-    }
-  })()
+  void refreshModels(ctx, discovery, state)
   return async () => {
-    closed = true
+    state.closed = true
     await stopWatching()
     await Promise.all(registrations.map((registration) => registration.dispose()))
   }

@@ -1,6 +1,6 @@
 // What the Responses and Messages encoders read from the addon's `ai-sdk` parts alike: Cursor's
-// own tool calls (not the client's to run: left out, as Chat Completions leaves them out), the
-// token counts of a finish, and the parts of a title answered locally.
+// own tool calls (not the client's to run: left out, as Chat Completions leaves them out) and the
+// token counts of a finish.
 import type { StreamOutput, StreamPart, StreamUsage } from 'opencode-cursor-native'
 
 /** The parts among a batch of outputs that a client of these APIs is shown. */
@@ -31,16 +31,6 @@ export function countsOf(usage: StreamUsage | undefined): Counts {
   }
   if (output?.reasoning !== undefined) counts.reasoning = output.reasoning
   return counts
-}
-
-/** The parts a run would have put out for an answer of just `title`. */
-export function titleParts(title: string): StreamPart[] {
-  return [
-    { type: 'text-start', id: 'title' },
-    { type: 'text-delta', id: 'title', delta: title },
-    { type: 'text-end', id: 'title' },
-    { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: { inputTokens: {}, outputTokens: {} } },
-  ]
 }
 
 /** Text of one run on either side of Cursor's own tool call: separated as Chat Completions separates it. */

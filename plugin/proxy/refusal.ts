@@ -121,6 +121,13 @@ export const SERVER_WORDING: Readonly<Partial<Record<NativeErrorCode, string>>> 
     'the server with CURSOR_API_KEY in its environment.',
 })
 
+/** A refusal with `code`, at the status the tables give it. */
+export function refusalFor(code: CursorAcpErrorCode, message: string, retryAfter?: number): Refusal {
+  const status =
+    code in PROXY_ERROR_CODES ? PROXY_ERROR_CODES[code as ProxyErrorCode] : STATUS_OF_CODE[code as NativeErrorCode]
+  return { status, code, message, ...(retryAfter === undefined ? {} : { retryAfter }) }
+}
+
 /** The refusal of a failure a turn reported before any output (its reset time, for `Retry-After`). */
 export function refusalOf(error: Pick<RunError, 'code' | 'message' | 'resetsAt'>, now = Date.now()): Refusal {
   const message = SERVER_WORDING[error.code] ?? error.message

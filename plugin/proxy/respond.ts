@@ -45,15 +45,105 @@ export interface Api {
   titleOutputs(title: string, read: ApiRequest): StreamOutput[]
 }
 
+export function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json' })
+  response.end(JSON.stringify(body))
+}
+
 /**
- * Which conversation the request belongs to. Clients of these APIs send no id: in tool mode
- * `opencode` a request that answers a held run's calls continues that run's conversation, and any
- * other starts one of its own (its own private folder); in mode `cursor` the API's own id (a
- * previous response's) or none is named (the resume cache keys it by its first messages).
+ * The body as its API reads it, ready for this server's turn: every attachment carries its bytes,
+ * the tools and the conversation are those of the tool mode.
  */
-function conversationOf(config: TurnConfig, request: TurnRequest): string | undefined {
-  if (config.settings.toolMode !== 'opencode') return request.conversationId
-  return conversationContinued(request.messages) ?? request.conversationId ?? `openai-${randomUUID()}`
+function turnOf(api: Api, config: TurnConfig, body: unknown): ApiRequest | Refusal {
+  const read = api.read(body)
+  if ('status' in read) return read
+  const request = read.request
+  const remote = remoteAttachment(request.messages)
+  if (remote !== null) return remote
+  // Clients of these APIs send no conversation id. In mode `cursor` Cursor runs its own tools (a
+  // request's are not offered to it), and the API's own id (a previous response's) or none is named
+  // (the resume cache keys it by its first messages). In tool mode `opencode` a request that answers
+  // a held run's calls continues that run's conversation, and any other starts one of its own (its
+  // own private folder).
+  if (config.settings.toolMode === 'opencode') {
+    const continued = conversationContinued(request.messages)
+    request.conversationId = continued ?? request.conversationId ?? `openai-${randomUUID()}`
+  } else {
+    delete request.tools
+    if (request.conversationId === undefined) delete request.conversationId
+  }
+  return read
+}
+
+/**
+ * One response while its turn runs. A stream's frames wait until the answer starts, so that a
+ * failure before it gets its real status; a whole response is sent once the turn is over. The run
+ * says how each step ended.
+ */
+function turnResponse(response: ServerResponse, api: Api, { stream, encoder }: ApiRequest) {
+  const waiting: string[] = []
+  let started = false
+  let failure: RunError | undefined
+  let keepAlive: SilenceTimer | undefined
+  const startStream = (): void => {
+    started = true
+    response.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      ...NO_RETRY,
+    })
+  }
+  const write = (frames: string[]): void => {
+    for (const frame of frames) {
+      response.write(frame)
+      keepAlive?.touch()
+    }
+  }
+  /** A batch of outputs, and how the step it closes ended. */
+  const deliver = (outputs: StreamOutput[], step: RunStep | null): void => {
+    // A failure is refused with its status unless a stream already answered something.
+    const refused = step?.reason === 'error' && (stream ? !started && !step.answered : true)
+    if (refused) failure = step.error
+    const frames = encoder.frames(outputs)
+    if (!stream) return
+    if (!started && !refused) startStream()
+    if (started) write([...waiting.splice(0), ...frames])
+    else waiting.push(...frames)
+  }
+  /** The turn is over: the refusal of its failure, the whole response, or the stream's last frames. */
+  const finish = (): void => {
+    keepAlive?.stop()
+    if (response.writableEnded) return
+    if (failure !== undefined) sendError(response, refusalOf(failure), api.errors)
+    else if (!stream) sendJson(response, 200, encoder.whole())
+    else {
+      if (!started) startStream()
+      write([...waiting.splice(0), ...encoder.close()])
+      response.end()
+    }
+  }
+  /** The turn failed without a step to say so: refused while nothing was sent, else ended. */
+  const failed = (error: unknown): void => {
+    keepAlive?.stop()
+    if (!started) sendError(response, refusalOf(failureOf(error)), api.errors)
+    else response.end()
+  }
+  /**
+   * Before the first content the headers wait (a failure still gets its status) only until the
+   * stream has been silent for the interval: then they go out with status 200 and the keep-alive,
+   * and a later failure is an error event. A stream that has started gets the keep-alive after
+   * every interval of silence. A whole response has nothing to send before it is whole.
+   */
+  const keepAliveEvery = (intervalMs: number): void => {
+    if (!stream) return
+    keepAlive = silenceTimer(intervalMs, () => {
+      if (response.writableEnded || (!started && failure !== undefined)) return
+      if (!started) startStream()
+      write([encoder.keepAlive])
+    })
+  }
+  return { deliver, finish, failed, keepAliveEvery, stopKeepAlive: () => keepAlive?.stop() }
 }
 
 /**
@@ -68,113 +158,39 @@ export function serveTurn(
   request: IncomingMessage,
   release: () => void,
   keepAliveMs: number,
-): void {
-  const read = api.read(body)
-  if ('status' in read) {
-    sendError(response, read, api.errors)
+) {
+  const refuse = (refusal: Refusal): void => {
+    sendError(response, refusal, api.errors)
     release()
-    return
   }
-  const { request: turnRequest, stream, encoder } = read
-  const remote = remoteAttachment(turnRequest.messages)
-  if (remote !== null) {
-    sendError(response, remote, api.errors)
-    release()
-    return
-  }
-  // In mode `cursor` Cursor runs its own tools: a request's tools are not offered to it.
-  if (config.settings.toolMode !== 'opencode') delete turnRequest.tools
-  const conversationId = conversationOf(config, turnRequest)
-  if (conversationId === undefined) delete turnRequest.conversationId
-  else turnRequest.conversationId = conversationId
-  // A stream's frames wait until the answer starts, so that a failure before it gets its real
-  // status; a whole response is sent once the turn is over. The run says how each step ended.
-  const waiting: string[] = []
-  let started = false
-  let failure: RunError | undefined
-  let keepAlive: SilenceTimer | undefined
-  const write = (frame: string): void => {
-    response.write(frame)
-    keepAlive?.touch()
-  }
-  const startStream = (): void => {
-    started = true
-    response.writeHead(200, {
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-cache',
-      connection: 'keep-alive',
-      ...NO_RETRY,
-    })
-  }
-  const deliver = (outputs: StreamOutput[], step: RunStep | null): void => {
-    // A failure is refused with its status unless a stream already answered something.
-    const refused = step?.reason === 'error' && (stream ? !started && !step.answered : true)
-    if (refused) failure = step.error
-    const frames = encoder.frames(outputs)
-    if (!stream) return
-    if (!started && !refused) startStream()
-    if (started) {
-      for (const frame of [...waiting.splice(0), ...frames]) write(frame)
-    } else {
-      waiting.push(...frames)
-    }
-  }
-  const finishResponse = (): void => {
-    keepAlive?.stop()
-    if (response.writableEnded) return
-    if (failure !== undefined) {
-      sendError(response, refusalOf(failure), api.errors)
-      return
-    }
-    if (!stream) {
-      response.writeHead(200, { 'content-type': 'application/json' })
-      response.end(JSON.stringify(encoder.whole()))
-      return
-    }
-    if (!started) startStream()
-    for (const frame of [...waiting.splice(0), ...encoder.close()]) write(frame)
-    response.end()
-  }
-  const title = titleOf(turnRequest)
+  const read = turnOf(api, config, body)
+  if ('status' in read) return refuse(read)
+  const answer = turnResponse(response, api, read)
+  const title = titleOf(read.request)
   if (title !== null) {
-    deliver(api.titleOutputs(title, read), null)
-    finishResponse()
+    answer.deliver(api.titleOutputs(title, read), null)
+    answer.finish()
     release()
     return
   }
   let turn: ReturnType<typeof startTurn>
   try {
-    turn = startTurn(config, turnRequest, encoder.format, deliver)
+    turn = startTurn(config, read.request, read.encoder.format, answer.deliver)
   } catch (error) {
-    sendError(response, refusalOf(failureOf(error, 'E_INVALID_ARG')), api.errors)
-    release()
-    return
+    return refuse(refusalOf(failureOf(error, 'E_INVALID_ARG')))
   }
-  // Before the first content the headers wait (a failure still gets its status) only until the
-  // stream has been silent for the interval: then they go out with status 200 and the keep-alive,
-  // and a later failure is an error event. A stream that has started gets the keep-alive after
-  // every interval of silence. A whole response has nothing to send before it is whole.
-  if (stream)
-    keepAlive = silenceTimer(keepAliveMs, () => {
-      if (response.writableEnded || (!started && failure !== undefined)) return
-      if (!started) startStream()
-      write(encoder.keepAlive)
-    })
+  answer.keepAliveEvery(keepAliveMs)
   // A client that goes away cancels its run (and with it the process group).
   const onClose = (): void => {
-    keepAlive?.stop()
+    answer.stopKeepAlive()
     if (!response.writableEnded) turn.cancel()
   }
   response.on('close', onClose)
   request.on('aborted', onClose)
   turn.done
     .then(
-      () => finishResponse(),
-      (error: unknown) => {
-        keepAlive?.stop()
-        if (!started) sendError(response, refusalOf(failureOf(error)), api.errors)
-        else response.end()
-      },
+      () => answer.finish(),
+      (error: unknown) => answer.failed(error),
     )
     .finally(release)
 }

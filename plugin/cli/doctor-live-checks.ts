@@ -1,0 +1,91 @@
+// The checks `doctor --live` adds, in order, each a run of `doctor-live.ts` on the Cursor account
+// worded as a check, and the verdict on tool mode `opencode`.
+import type { CursorAcpSettings } from '../turn/env.js'
+import { type Check, type CheckStatus, check, checkOf, errorText, LOGIN_FIX, skipped } from './doctor-check.js'
+import {
+  checkBridgeTools,
+  checkDeadline,
+  checkHostInstructions,
+  checkNativeRefused,
+  checkPicture,
+  checkProbeCall,
+  checkRoundTrip,
+  type LiveOutcome,
+  type LiveSetup,
+} from './doctor-live.js'
+
+const ROUND_TRIP_ID = 'live-round-trip'
+const INSTRUCTIONS_ID = 'live-host-instructions'
+const PICTURE_ID = 'live-picture'
+const VERDICT_ID = 'tool-mode-opencode'
+const BRIDGE_CHECKS: ReadonlyArray<{ id: string; run: (setup: LiveSetup) => Promise<LiveOutcome> }> = [
+  { id: 'live-bridge-tools', run: checkBridgeTools },
+  { id: 'live-probe-call', run: checkProbeCall },
+  { id: 'live-deadline', run: checkDeadline },
+  { id: 'live-native-refused', run: checkNativeRefused },
+]
+/** Every check `--live` adds, in order. */
+export const LIVE_IDS = [
+  ROUND_TRIP_ID,
+  INSTRUCTIONS_ID,
+  PICTURE_ID,
+  ...BRIDGE_CHECKS.map((check) => check.id),
+  VERDICT_ID,
+]
+
+/** What to do when the round trip fails, by the run's error code; any other code: {@link debugFix}. */
+const ROUND_TRIP_FIX: Readonly<Partial<Record<string, string>>> = {
+  E_AUTH: LOGIN_FIX,
+  E_MODEL: 'Pick another model with `--model <id>`, one of those the models check lists.',
+  E_QUOTA: 'Wait for the usage limit to reset, or pick another model with `--model <id>`.',
+  E_NETWORK:
+    "Check the connection to Cursor's servers (and HTTPS_PROXY, if you need a proxy), then run the doctor again.",
+}
+const debugFix = (logFile: string) => `Rerun with CURSOR_ACP_LOG_LEVEL=debug and read the log, ${logFile}.`
+const REPORT_FIX = 'Please report this output.'
+
+async function outcomeOf(run: (setup: LiveSetup) => Promise<LiveOutcome>, setup: LiveSetup): Promise<LiveOutcome> {
+  try {
+    return await run(setup)
+  } catch (error) {
+    const { code } = error as { code?: unknown }
+    return { passed: false, detail: errorText(error), ...(typeof code === 'string' ? { code } : {}) }
+  }
+}
+
+/**
+ * The round trip, then the checks of the bridge and the verdict on tool mode `opencode`. A failed
+ * round trip blocks any use, and skips the rest (their requests would be spent for nothing); a
+ * failed bridge check blocks use only when that mode is chosen.
+ */
+export async function liveChecks(setup: LiveSetup, settings: CursorAcpSettings, logFile: string): Promise<Check[]> {
+  const roundTrip = await outcomeOf(checkRoundTrip, setup)
+  if (!roundTrip.passed) {
+    const fix = (roundTrip.code === undefined ? undefined : ROUND_TRIP_FIX[roundTrip.code]) ?? debugFix(logFile)
+    const rest = LIVE_IDS.filter((id) => id !== ROUND_TRIP_ID).map((id) =>
+      skipped(id, `needs the ${ROUND_TRIP_ID} check to pass`),
+    )
+    return [check(ROUND_TRIP_ID, 'problem', roundTrip.detail, fix), ...rest]
+  }
+  // A first turn with OpenCode's real system prompt, in the chosen tool mode: answered, not refused.
+  const instructions = checkOf(
+    INSTRUCTIONS_ID,
+    await outcomeOf((live) => checkHostInstructions(live, settings.toolMode), setup),
+    'problem',
+    'Please report this output with your cursor-agent version and the model; another model may accept it (`--model <id>`).',
+  )
+  // A picture the model must read: a warning when it does not (text still works).
+  const picture = checkOf(PICTURE_ID, await outcomeOf(checkPicture, setup), 'warning', REPORT_FIX)
+  const failing: CheckStatus = settings.toolMode === 'opencode' ? 'problem' : 'warning'
+  const bridge: Check[] = []
+  for (const { id, run } of BRIDGE_CHECKS) bridge.push(checkOf(id, await outcomeOf(run, setup), failing, REPORT_FIX))
+  const verdict = bridge.every((found) => found.status === 'ok')
+    ? check(VERDICT_ID, 'ok', 'tool mode opencode can be used on this machine (CURSOR_ACP_TOOL_MODE=opencode)')
+    : check(
+        VERDICT_ID,
+        failing,
+        'tool mode opencode cannot be used on this machine yet',
+        'Keep the default tool mode cursor, and please report this output with your cursor-agent version.',
+      )
+  return [check(ROUND_TRIP_ID, 'ok', roundTrip.detail), instructions, picture, ...bridge, verdict]
+}

@@ -1,0 +1,83 @@
+// `POST /v1/chat/completions`: OpenAI's Chat Completions, the request read in one schema (the
+// fields a turn needs, each refusal naming its field) and encoded by the addon's `openai-sse`
+// format (`encoder.ts`), served through the server's one response path (`respond.ts`).
+import * as v from 'valibot'
+import type { PromptMessage, ToolDefinition } from '../../turn/native.js'
+import type { TurnRequest } from '../../turn/turn.js'
+import { openAiError, type Refusal } from '../refusal.js'
+import { BODY_NEEDED, MODEL, messageList, named, readBy, STREAM, TOOLS_NEEDED, TYPED_PARTS } from '../request-fields.js'
+import type { Api } from '../respond.js'
+import { chatTitleOutputs } from '../title-outputs.js'
+import { chatEncoder } from './encoder.js'
+
+/** The roles a message may have (OpenAI's, and the older `function`). */
+const ROLES = ['system', 'developer', 'user', 'assistant', 'tool', 'function'] as const
+
+/** One message: the fields every message's parsing reads, each of the right kind. */
+const MESSAGE = v.looseObject(
+  {
+    role: v.picklist(ROLES, named(`must be one of ${ROLES.join(', ')}.`)),
+    content: v.nullish(v.union([v.string(), TYPED_PARTS], named('must be a string, an array of parts or null.'))),
+    tool_calls: v.nullish(
+      v.array(
+        v.looseObject(
+          { function: v.looseObject({ name: v.string(named('must be a string.')) }, named('must be an object.')) },
+          named('must be an object.'),
+        ),
+        named('must be an array.'),
+      ),
+    ),
+    tool_call_id: v.nullish(v.string(named('must be a string.'))),
+  },
+  named('must be a message object.'),
+)
+
+/**
+ * The fields of an OpenAI chat request the server reads; every other field is ignored. Each
+ * refusal names its field.
+ */
+const CHAT_REQUEST = v.object(
+  {
+    model: MODEL,
+    messages: messageList(MESSAGE),
+    tools: v.nullish(v.array(v.record(v.string(), v.unknown(), TOOLS_NEEDED), TOOLS_NEEDED)),
+    stream: STREAM,
+    stream_options: v.nullish(
+      v.pipe(
+        v.custom<Record<string, unknown>>(
+          (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+          '`stream_options` must be an object.',
+        ),
+        v.looseObject({
+          include_usage: v.nullish(v.boolean('`stream_options.include_usage` must be true or false.')),
+        }),
+      ),
+    ),
+    // One choice per request: the server runs one agent for it, so asking for more is refused.
+    n: v.nullish(v.literal(1, '`n` must be 1: the server answers with one choice.')),
+  },
+  BODY_NEEDED,
+)
+
+/** The request body as a turn, or why not (400). */
+export function readChatRequest(
+  body: unknown,
+): { request: TurnRequest; stream: boolean; includeUsage: boolean } | Refusal {
+  const read = readBy(CHAT_REQUEST, body)
+  if ('status' in read) return read
+  const { model, messages, tools, stream, stream_options: options } = read
+  const request: TurnRequest = { model, messages: messages as PromptMessage[] }
+  if (tools != null && tools.length > 0) request.tools = tools as ToolDefinition[]
+  return { request, stream: stream === true, includeUsage: options?.include_usage === true }
+}
+
+export const CHAT_COMPLETIONS: Api = {
+  read: (body) => {
+    const read = readChatRequest(body)
+    if ('status' in read) return read
+    // A stream's usage chunk comes only when asked for; a completion always carries its usage.
+    return { request: read.request, stream: read.stream, encoder: chatEncoder(!read.stream || read.includeUsage) }
+  },
+  errors: openAiError,
+  titleOutputs: chatTitleOutputs,
+}

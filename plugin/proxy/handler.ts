@@ -1,0 +1,134 @@
+// The server's request handler: the gate, the route (a table: path -> API), the body's type, the
+// concurrency cap, the body within its limits as JSON, then the answer: at once (health, models,
+// count_tokens) or through a turn (`respond.ts`).
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { heldRunCount } from '../turn/tool-bridge.js'
+import type { TurnConfig } from '../turn/turn.js'
+import { closeAfterRefusal, readBody } from './body.js'
+import { CHAT_COMPLETIONS } from './chat/request.js'
+import { gate } from './gate.js'
+import { readJson } from './json-depth.js'
+import { countTokens } from './messages/count-tokens.js'
+import { MESSAGES } from './messages/request.js'
+import { listModels } from './model-list.js'
+import { anthropicError, type ErrorStyle, openAiError, type Refusal, refusalFor, sendError } from './refusal.js'
+import { type Api, sendJson, serveTurn } from './respond.js'
+import { RESPONSES } from './responses/request.js'
+
+/** What the handler answers with, from the server's options. */
+export interface HandlerSettings {
+  config: TurnConfig
+  allowedHosts: Set<string>
+  token: string
+  maxConcurrent: number
+  maxBodyBytes: number
+  bodyTimeoutMs: number
+  keepAliveMs: number
+  /** Stops the connection's clock while its request is answered. */
+  serving(request: IncomingMessage, response: ServerResponse): void
+}
+
+/** The endpoints that answer with a turn, each through its API. */
+const TURN_ROUTES: Readonly<Record<string, Api>> = Object.freeze({
+  '/v1/chat/completions': CHAT_COMPLETIONS,
+  '/v1/responses': RESPONSES,
+  '/v1/messages': MESSAGES,
+})
+
+/** Endpoints that read a body and answer at once, without a run. */
+const BODY_ROUTES: Readonly<
+  Record<string, { errors: ErrorStyle; answer: (body: unknown) => { answer: unknown } | Refusal }>
+> = Object.freeze({
+  '/v1/messages/count_tokens': { errors: anthropicError, answer: countTokens },
+})
+
+/**
+ * Anthropic's clients get Anthropic's error shape wherever the server refuses them: on its
+ * endpoints, and wherever they announce themselves with `anthropic-version`.
+ */
+function errorStyleOf(request: IncomingMessage, path: string): ErrorStyle {
+  return path.startsWith('/v1/messages') || request.headers['anthropic-version'] !== undefined
+    ? anthropicError
+    : openAiError
+}
+
+/** The body as JSON within the limits, or `undefined` once its refusal is sent. */
+async function jsonBody(
+  request: IncomingMessage,
+  response: ServerResponse,
+  settings: HandlerSettings,
+  errors: ErrorStyle,
+): Promise<{ value: unknown } | undefined> {
+  const body = await readBody(request, settings.maxBodyBytes, settings.bodyTimeoutMs)
+  if (!Buffer.isBuffer(body)) {
+    closeAfterRefusal(request, response)
+    sendError(response, body, errors)
+    return undefined
+  }
+  // A whole authenticated request: its answer may take as long as its run lives.
+  settings.serving(request, response)
+  const parsed = readJson(body)
+  if (!('status' in parsed)) return parsed
+  sendError(response, parsed, errors)
+  return undefined
+}
+
+/** The server's `request` listener; a handler that fails answers 500, or ends what it started. */
+export function requestHandler(settings: HandlerSettings) {
+  const { config, maxConcurrent } = settings
+  let active = 0
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const path = (request.url ?? '').split('?')[0] ?? ''
+    const errors = errorStyleOf(request, path)
+    // A refusal before the body is read: what the client still sends is dropped.
+    const refuse = (refusal: Refusal): void => {
+      request.resume()
+      sendError(response, refusal, errors)
+    }
+    const refused = gate(request, settings.allowedHosts, settings.token)
+    if (refused !== null) {
+      if (refused.status === 401) response.setHeader('www-authenticate', 'Bearer')
+      return refuse(refused)
+    }
+    if (request.method === 'GET' && path === '/health') return sendJson(response, 200, { status: 'ok' })
+    if (request.method === 'GET') settings.serving(request, response)
+    if (request.method === 'GET' && path === '/v1/models')
+      return sendJson(response, 200, await listModels(config, request.headers['anthropic-version'] !== undefined))
+    const api = request.method === 'POST' ? TURN_ROUTES[path] : undefined
+    const atOnce = request.method === 'POST' ? BODY_ROUTES[path] : undefined
+    if (api === undefined && atOnce === undefined)
+      return refuse(refusalFor('E_NOT_FOUND', `${request.method} ${path} is not served.`))
+    const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase()
+    if (type !== 'application/json')
+      return refuse(refusalFor('E_UNSUPPORTED_MEDIA_TYPE', 'The body must be application/json.'))
+    if (api !== undefined && active + heldRunCount() >= maxConcurrent)
+      return refuse(refusalFor('E_BUSY', `${maxConcurrent} requests are in progress; try again shortly.`, 1))
+    active += 1
+    let released = false
+    const release = (): void => {
+      if (!released) active -= 1
+      released = true
+    }
+    const body = await jsonBody(request, response, settings, errors)
+    if (body === undefined) return release()
+    if (atOnce !== undefined) {
+      release()
+      const answered = atOnce.answer(body.value)
+      return 'status' in answered
+        ? sendError(response, answered, atOnce.errors)
+        : sendJson(response, 200, answered.answer)
+    }
+    if (config.problem !== null) {
+      release()
+      return sendError(response, { status: 400, code: config.problem.code, message: config.problem.message }, errors)
+    }
+    serveTurn(api as Api, config, body.value, response, request, release, settings.keepAliveMs)
+  }
+  return (request: IncomingMessage, response: ServerResponse): void => {
+    handle(request, response).catch((error: unknown) => {
+      if (!response.headersSent)
+        sendError(response, refusalFor('E_CALLBACK', `The server failed: ${(error as Error).message}`))
+      else response.end()
+    })
+  }
+}

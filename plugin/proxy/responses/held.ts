@@ -1,0 +1,31 @@
+// The conversations the server holds for `previous_response_id`: the last responses (not those with
+// `store: false`), in memory for an hour, as the session-resume cache holds its chats.
+import type { PromptMessage } from '../../turn/native.js'
+
+/** A conversation the server holds for `previous_response_id`. */
+export interface HeldResponse {
+  messages: PromptMessage[]
+  conversationId: string
+  model: string
+  at: number
+}
+
+/** How many responses are held, and for how long. */
+export const HELD_RESPONSES = 256
+export const HELD_RESPONSE_MS = 60 * 60 * 1000
+const held = new Map<string, HeldResponse>()
+
+export function hold(id: string, response: HeldResponse): void {
+  held.delete(id)
+  held.set(id, response)
+  while (held.size > HELD_RESPONSES) held.delete(held.keys().next().value as string)
+}
+
+export function heldResponse(id: string, now = Date.now()): HeldResponse | undefined {
+  const found = held.get(id)
+  if (found === undefined || now - found.at > HELD_RESPONSE_MS) {
+    held.delete(id)
+    return undefined
+  }
+  return found
+}

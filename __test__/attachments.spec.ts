@@ -88,7 +88,7 @@ async function turnOf(settings: Record<string, unknown>, messages: object[], con
   assert.equal(config.problem, null)
   const outputs: StreamPart[] = []
   const request = { model: 'auto', messages: messages as never, ...(conversationId ? { conversationId } : {}) }
-  const turn = startTurn(config, request, 'ai-sdk', (batch) => outputs.push(...(batch as StreamPart[])))
+  const turn = startTurn(config, request, { format: 'ai-sdk' }, (batch) => outputs.push(...(batch as StreamPart[])))
   return { turn, outputs }
 }
 

@@ -1,6 +1,7 @@
 // The OpenAI chat request as the OpenAI-compatible server reads it (plugin/proxy/chat/request.ts),
 // one schema: valid shapes are read as they are, each malformed field is refused by its name with
-// status 400 and `E_INVALID_ARG`. Runs under Node and Bun.
+// status 400 and `E_INVALID_ARG`; and the messages, as the addon reads them for every API, each
+// malformed field of theirs refused by its path. Runs under Node and Bun.
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
 
@@ -45,29 +46,6 @@ describe('reading a chat request', () => {
       ['no model', { messages: ask }, /`model`/],
       ['a blank model', { model: '  ', messages: ask }, /`model`/],
       ['no messages', { model: 'auto', messages: [] }, /`messages`/],
-      ['messages of another kind', { model: 'auto', messages: ['hi'] }, /`messages\[0\]` must be a message object/],
-      ['a message without a role', { model: 'auto', messages: [{ content: 'hi' }] }, /`messages\[0\]\.role`/],
-      ['a role of another kind', { model: 'auto', messages: [{ role: 5 }] }, /`messages\[0\]\.role`/],
-      [
-        'content of another kind',
-        { model: 'auto', messages: [...ask, { role: 'user', content: 5 }] },
-        /`messages\[1\]\.content`/,
-      ],
-      [
-        'a content part of another kind',
-        { model: 'auto', messages: [{ role: 'user', content: ['hi'] }] },
-        /`messages\[0\]\.content/,
-      ],
-      [
-        'tool_calls of another kind',
-        { model: 'auto', messages: [{ role: 'assistant', tool_calls: 'read' }] },
-        /`messages\[0\]\.tool_calls`/,
-      ],
-      [
-        'a tool call without a function',
-        { model: 'auto', messages: [{ role: 'assistant', tool_calls: [{ id: 'c1' }] }] },
-        /`messages\[0\]\.tool_calls\[0\]\.function`/,
-      ],
       ['a 300,000-character model', { model: 'x'.repeat(300_000), messages: ask }, /`model` must be at most 256/],
       ['n other than 1', { model: 'auto', messages: ask, n: 2 }, /`n` must be 1/],
       ['n of another kind', { model: 'auto', messages: ask, n: 'many' }, /`n` must be 1/],
@@ -93,4 +71,39 @@ describe('reading a chat request', () => {
       assert.match(refused.message, message, name)
     }
   })
+})
+
+describe("a chat request's messages, as the addon reads them", () => {
+  const api = require('../index.js')
+  const ask = [{ role: 'user', content: 'hi' }]
+  const refusals: Array<[string, unknown[], RegExp]> = [
+    ['a message of another kind', ['hi'], /^`messages\[0\]` must be a message object/],
+    ['a message without a role', [{ content: 'hi' }], /^`messages\[0\]\.role` must be one of/],
+    ['a role of another kind', [{ role: 5 }], /^`messages\[0\]\.role`/],
+    ['content of another kind', [...ask, { role: 'user', content: 5 }], /^`messages\[1\]\.content` must be/],
+    ['a content part of another kind', [{ role: 'user', content: ['hi'] }], /^`messages\[0\]\.content\[0\]`/],
+    [
+      'a text part without its text',
+      [{ role: 'user', content: [{ type: 'input_text' }] }],
+      /^`messages\[0\]\.content\[0\]\.text` must be a string/,
+    ],
+    ['tool_calls of another kind', [{ role: 'assistant', tool_calls: 'read' }], /^`messages\[0\]\.tool_calls`/],
+    [
+      'a tool call without a function',
+      [{ role: 'assistant', tool_calls: [{ id: 'c1' }] }],
+      /^`messages\[0\]\.tool_calls\[0\]\.function` must be an object/,
+    ],
+    [
+      'an image part without its URL',
+      [{ role: 'user', content: [{ type: 'image_url', image_url: {} }] }],
+      /^`messages\[0\]\.content\[0\]\.image_url\.url` must be a string/,
+    ],
+  ]
+  for (const [name, messages, message] of refusals)
+    it(name, () => {
+      assert.throws(
+        () => api.buildPrompt({ messages }),
+        (error: { code?: string; message?: string }) => error.code === 'E_INVALID_ARG' && message.test(error.message!),
+      )
+    })
 })

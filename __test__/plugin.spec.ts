@@ -307,7 +307,7 @@ describe('the environment cursor-agent receives (CURSOR_ACP_CHILD_ENV)', () => {
           const turn = startTurn(
             resolveTurnConfig({ workspace, executable: fakeAgent }, false),
             { model: 'auto', messages: [{ role: 'user', content: 'hi' }] as never },
-            'ai-sdk',
+            { format: 'ai-sdk' },
             () => {},
           )
           const result = await turn.done
@@ -336,7 +336,7 @@ describe('the environment cursor-agent receives (CURSOR_ACP_CHILD_ENV)', () => {
           const turn = startTurn(
             resolveTurnConfig({ workspace, executable: fakeAgent, ...options }, false),
             { model: 'auto', messages: [{ role: 'user', content: 'hi' }] as never },
-            'ai-sdk',
+            { format: 'ai-sdk' },
             () => {},
           )
           assert.equal((await turn.done)?.error, undefined)
@@ -1296,7 +1296,7 @@ describe('a connection to Cursor that drops', () => {
       const turn = startTurn(
         config,
         { model: 'auto', messages: messages as never, conversationId: `ses_drop_${cases}` },
-        format === 'ai-sdk' ? 'ai-sdk' : { format: 'openai-sse', includeUsage: true },
+        format === 'ai-sdk' ? { format } : { format, includeUsage: true, toolCalls: 'omit', completions: true },
         (batch, step) => {
           outputs.push(...batch)
           if (step != null) steps.push(step)

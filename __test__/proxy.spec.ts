@@ -227,6 +227,44 @@ describe('failures before any output are OpenAI errors, and are not retried', ()
   }
 })
 
+describe('a malformed message, as the addon reads it for every API', () => {
+  const bodies: Array<[string, string, object, RegExp]> = [
+    [
+      'Chat Completions',
+      '/v1/chat/completions',
+      { model: 'auto', messages: [{ role: 'user', content: [{ type: 'input_text' }] }] },
+      /`messages\[0\]\.content\[0\]\.text` must be a string/,
+    ],
+    [
+      'Chat Completions, a role the addon does not know',
+      '/v1/chat/completions',
+      { model: 'auto', messages: [{ role: 'robot', content: 'hi' }] },
+      /`messages\[0\]\.role` must be one of/,
+    ],
+    [
+      'Responses',
+      '/v1/responses',
+      { model: 'auto', input: [{ role: 'user', content: [{ type: 'input_text' }] }] },
+      /must be a string/,
+    ],
+  ]
+  for (const [name, path, body, message] of bodies)
+    it(`${name}: 400 E_INVALID_ARG naming the field, and nothing is left taken`, LIMIT, async () => {
+      const proxy = await start({ maxConcurrent: 1 })
+      try {
+        for (let attempt = 0; attempt < 3; attempt++) {
+          const answer = await send(proxy, { path, body: [JSON.stringify(body)] })
+          assert.equal(answer.status, 400, answer.body)
+          const { error } = JSON.parse(answer.body) as { error: { code: string; message: string } }
+          assert.equal(error.code, 'E_INVALID_ARG')
+          assert.match(error.message, message)
+        }
+      } finally {
+        await proxy.close()
+      }
+    })
+})
+
 interface Raw {
   status: number
   headers: IncomingHttpHeaders

@@ -539,28 +539,6 @@ describe('pictures and files the clients send take the route of a picture pasted
     assert.equal(text, `Attachments: ${saw(picture)}, ${saw(pdf)}.`)
   })
 
-  it(
-    'a part in the AI SDK shape naming a file on the server is refused unread: the prompt says so',
-    LIMIT,
-    async () => {
-      const secret = join(scratch, 'server-secret.txt')
-      writeFileSync(secret, 'the server keeps this to itself')
-      for (const part of [
-        { type: 'file', mediaType: 'text/plain', data: `file://${secret}` },
-        { type: 'image', image: `file://${secret}` },
-      ]) {
-        const logDir = fake(describing)
-        const body = { model: 'auto', messages: [{ role: 'user', content: [{ type: 'text', text: 'read it' }, part] }] }
-        const answer = await post('/v1/chat/completions', JSON.stringify(body))
-        assert.equal(answer.status, 200, answer.body)
-        const [run] = runs(logDir)
-        assert.deepEqual(run!.attachmentReads ?? [], [], part.type)
-        assert.ok(!run!.stdin.includes('keeps this to itself'), part.type)
-        assert.match(run!.stdin, /the server never reads for a client/, part.type)
-      }
-    },
-  )
-
   const remote: Array<[string, string, unknown]> = [
     [
       'Chat Completions, an https image_url',
@@ -577,6 +555,21 @@ describe('pictures and files the clients send take the route of a picture pasted
         model: 'auto',
         messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'file:///etc/passwd' } }] }],
       },
+    ],
+    [
+      'Chat Completions, a part in the AI SDK shape naming a file on the server',
+      '/v1/chat/completions',
+      {
+        model: 'auto',
+        messages: [
+          { role: 'user', content: [{ type: 'file', mediaType: 'text/plain', data: 'file:///etc/hostname' }] },
+        ],
+      },
+    ],
+    [
+      'Chat Completions, a picture in the AI SDK shape naming a URL',
+      '/v1/chat/completions',
+      { model: 'auto', messages: [{ role: 'user', content: [{ type: 'image', image: 'https://example.com/a.png' }] }] },
     ],
     [
       'Responses, an input_image URL',

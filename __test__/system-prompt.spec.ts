@@ -261,7 +261,7 @@ describe("a client's developer message (the server's Responses clients)", () => 
             { role: 'developer', content: 'You are Codex, a coding agent.' },
             { role: 'user', content: 'hi' },
           ]
-          const turn = startTurn(config, { model: 'auto', messages: messages as never }, 'ai-sdk', () => {})
+          const turn = startTurn(config, { model: 'auto', messages: messages as never }, { format: 'ai-sdk' }, () => {})
           await turn.done
         },
       )

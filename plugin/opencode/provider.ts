@@ -11,10 +11,10 @@ import type {
   LanguageModelV3Usage,
   SharedV3Warning,
 } from '@ai-sdk/provider'
-import type { StreamOutput } from 'opencode-cursor-native'
+import type { StreamOutput, StreamPart } from 'opencode-cursor-native'
 import type { PromptMessage, ToolDefinition } from '../turn/native.js'
 import { type ShownPart, type ToolView, toolViewStream } from '../turn/tool-view.js'
-import { resolveTurnConfig, startTurn, titleOf, type TurnConfig, type TurnRequest } from '../turn/turn.js'
+import { resolveTurnConfig, startTurn, titleAnswer, type TurnConfig, type TurnRequest } from '../turn/turn.js'
 import { admitRequest, refusalMessage, requestKind, takeAnnouncedRequest } from './automatic-requests.js'
 import { PROVIDER_ID } from './config-files.js'
 import { contextUsage, conversationBytes, utf8Bytes } from './context-usage.js'
@@ -135,8 +135,19 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
       .map((name) => headerValue(call.headers, name))
       .find((value) => value !== undefined)
     if (conversationId !== undefined) request.conversationId = conversationId
-    const title = titleOf(request)
-    if (title !== null) return { stream: titleStream(title, warnings, metadata) }
+    // A title request is answered locally, as a run answering just the title would answer it.
+    const title = titleAnswer(request, AI_SDK)
+    if (title !== null) {
+      const parts: LanguageModelV3StreamPart[] = []
+      this.#deliverer(
+        (part) => parts.push(part),
+        warnings,
+        metadata,
+        conversationBytes(call.prompt),
+        () => {},
+      )(title)
+      return { stream: streamOf(parts) }
+    }
     const kind =
       takeAnnouncedRequest(conversationId) ?? requestKind(call.prompt, tools !== undefined && tools.length > 0)
     const refused = admitRequest(conversationId, kind)
@@ -170,35 +181,10 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
         const enqueue = (part: LanguageModelV3StreamPart): void => {
           if (open) controller.enqueue(part)
         }
-        // Cursor's own tool calls, shown as OpenCode's tools of their kind.
-        const showTools = toolViewStream(this.#host.toolView)
-        const show = (part: ShownPart): void => enqueue(part as unknown as LanguageModelV3StreamPart)
-        // What this response wrote so far, for the step's usage.
-        let outputBytes = 0
-        const deliver = (outputs: StreamOutput[]): void => {
-          for (const output of outputs) {
-            // The 'ai-sdk' format gives parts only; a frame string or a completion cannot occur.
-            if (typeof output === 'string' || !('type' in output)) continue
-            if (output.type === 'text-delta' || output.type === 'reasoning-delta')
-              outputBytes += utf8Bytes(output.delta)
-            else if (output.type === 'tool-call') outputBytes += utf8Bytes(output.toolName) + utf8Bytes(output.input)
-            if (output.type === 'finish') {
-              const finish = withContextUsage(output, promptBytes, outputBytes, this.#host.otherFinish)
-              if (finish.type === 'finish' && finish.finishReason.unified === 'tool-calls') handedOver = true
-              enqueue(finish)
-            } else if (output.type === 'stream-start') {
-              enqueue({ type: 'stream-start', warnings: [...warnings, ...(output.warnings as SharedV3Warning[])] })
-              enqueue(metadata)
-            } else if (output.type === 'error') {
-              enqueue({ type: 'error', error: toCursorAcpError(output.error) })
-            } else if (output.type.startsWith('tool-')) {
-              showTools(output, show)
-            } else {
-              enqueue(output as unknown as LanguageModelV3StreamPart)
-            }
-          }
-        }
-        const turn = startTurn(this.#config, request, 'ai-sdk', deliver)
+        const deliver = this.#deliverer(enqueue, warnings, metadata, promptBytes, () => {
+          handedOver = true
+        })
+        const turn = startTurn(this.#config, request, AI_SDK, deliver)
         stop = turn.cancel
         // An abort while this response streams stops the run. OpenCode also aborts a step's
         // signal once the step is over: by then a run that handed over tool calls is waiting
@@ -230,6 +216,46 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
     })
   }
 
+  /**
+   * What OpenCode is handed of the addon's outputs, part by part: the stream's start with the
+   * configuration's warnings and the response's metadata, Cursor's own tool calls as OpenCode's
+   * tools of their kind, failures as OpenCode's error, the finish with the context's usage
+   * (`onHandOver` when it hands tool calls over).
+   */
+  #deliverer(
+    enqueue: (part: LanguageModelV3StreamPart) => void,
+    warnings: SharedV3Warning[],
+    metadata: LanguageModelV3StreamPart,
+    promptBytes: number,
+    onHandOver: () => void,
+  ): (outputs: StreamOutput[]) => void {
+    const showTools = toolViewStream(this.#host.toolView)
+    const show = (part: ShownPart): void => enqueue(part as unknown as LanguageModelV3StreamPart)
+    // What this response wrote so far, for the step's usage.
+    let outputBytes = 0
+    return (outputs) => {
+      // The 'ai-sdk' format gives parts only.
+      for (const output of outputs as StreamPart[]) {
+        if (output.type === 'text-delta' || output.type === 'reasoning-delta') outputBytes += utf8Bytes(output.delta)
+        else if (output.type === 'tool-call') outputBytes += utf8Bytes(output.toolName) + utf8Bytes(output.input)
+        if (output.type === 'finish') {
+          const finish = withContextUsage(output, promptBytes, outputBytes, this.#host.otherFinish)
+          if (finish.type === 'finish' && finish.finishReason.unified === 'tool-calls') onHandOver()
+          enqueue(finish)
+        } else if (output.type === 'stream-start') {
+          enqueue({ type: 'stream-start', warnings: [...warnings, ...(output.warnings as SharedV3Warning[])] })
+          enqueue(metadata)
+        } else if (output.type === 'error') {
+          enqueue({ type: 'error', error: toCursorAcpError(output.error) })
+        } else if (output.type.startsWith('tool-')) {
+          showTools(output, show)
+        } else {
+          enqueue(output as unknown as LanguageModelV3StreamPart)
+        }
+      }
+    }
+  }
+
   async doGenerate(call: LanguageModelV3CallOptions): Promise<LanguageModelV3GenerateResult> {
     const { stream } = await this.doStream(call)
     return collect(stream)
@@ -237,6 +263,9 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
 }
 
 type FinishOutput = Extract<StreamOutput, { type: 'finish' }>
+
+/** What OpenCode reads: the addon's V3 parts, Cursor's own tool calls among them. */
+const AI_SDK = { format: 'ai-sdk' } as const
 
 /**
  * The step's end as OpenCode reads it: the context's estimated size as its usage (see
@@ -271,21 +300,6 @@ function streamOf(parts: LanguageModelV3StreamPart[]): ReadableStream<LanguageMo
       controller.close()
     },
   })
-}
-
-function titleStream(
-  title: string,
-  warnings: SharedV3Warning[],
-  metadata: LanguageModelV3StreamPart,
-): ReadableStream<LanguageModelV3StreamPart> {
-  return streamOf([
-    { type: 'stream-start', warnings },
-    metadata,
-    { type: 'text-start', id: 'text-0' },
-    { type: 'text-delta', id: 'text-0', delta: title },
-    { type: 'text-end', id: 'text-0' },
-    { type: 'finish', finishReason: { unified: 'stop', raw: 'stop' }, usage: NO_USAGE },
-  ])
 }
 
 function failedStream(

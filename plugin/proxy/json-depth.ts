@@ -1,15 +1,11 @@
-// A request body read as JSON, refused when it nests deeper than the server reads.
+// A request body read as JSON, refused when it nests deeper than the addon reads a conversation
+// (`MAX_JSON_DEPTH`): before any of it is walked further, where deep recursion could exhaust the
+// stack.
+import { native } from '../turn/native.js'
 import { type Refusal, refusalFor } from './refusal.js'
 
-/**
- * How deep a request body may nest. The requests of these APIs nest a few levels (a tool's
- * schema a few more); a deeper body is refused before any of it is read further, where deep
- * recursion could exhaust the stack.
- */
-export const MAX_BODY_DEPTH = 512
-
 /** Whether `value` nests deeper than `limit` arrays and objects (counted without recursion). */
-export function nestsDeeperThan(value: unknown, limit: number): boolean {
+function nestsDeeperThan(value: unknown, limit: number): boolean {
   const pending: Array<[unknown, number]> = [[value, 1]]
   while (pending.length > 0) {
     const [item, depth] = pending.pop() as [unknown, number]
@@ -20,7 +16,7 @@ export function nestsDeeperThan(value: unknown, limit: number): boolean {
   return false
 }
 
-/** A body as JSON, nested at most {@link MAX_BODY_DEPTH} deep; a refusal otherwise. */
+/** A body as JSON, nested at most as deep as the addon reads; a refusal otherwise. */
 export function readJson(body: Buffer): { value: unknown } | Refusal {
   let value: unknown
   try {
@@ -28,7 +24,8 @@ export function readJson(body: Buffer): { value: unknown } | Refusal {
   } catch {
     return refusalFor('E_INVALID_ARG', 'The body is not valid JSON.')
   }
-  if (nestsDeeperThan(value, MAX_BODY_DEPTH))
-    return refusalFor('E_INVALID_ARG', `The body nests deeper than ${MAX_BODY_DEPTH} levels of arrays and objects.`)
+  const limit = native().MAX_JSON_DEPTH
+  if (nestsDeeperThan(value, limit))
+    return refusalFor('E_INVALID_ARG', `The body nests deeper than ${limit} levels of arrays and objects.`)
   return { value }
 }

@@ -2,7 +2,7 @@
 // hands each family of parts (a text or reasoning segment and its deltas, a tool call, the finish,
 // a failure) to the API's own step, the frames a batch gathers, nothing after the response is over.
 import type { RunError, StreamOutput, StreamPart } from 'opencode-cursor-native'
-import { clientParts, SEGMENT_SEPARATOR } from './parts.js'
+import { native } from '../turn/native.js'
 import type { ResponseEncoder } from './respond.js'
 
 export type ToolCallPart = Extract<StreamPart, { type: 'tool-call' }>
@@ -11,7 +11,8 @@ export type FinishPart = Extract<StreamPart, { type: 'finish' }>
 export type Segment = 'text' | 'reasoning'
 
 export abstract class PartsEncoder implements ResponseEncoder {
-  readonly format = 'ai-sdk'
+  // Cursor's own calls are not the client's to run: left out, as Chat Completions leaves them out.
+  readonly format = { format: 'ai-sdk', toolCalls: 'omit' } as const
   abstract readonly keepAlive: string
   /** The frames of the batch being encoded. */
   protected readonly out: string[] = []
@@ -23,7 +24,8 @@ export abstract class PartsEncoder implements ResponseEncoder {
       this.begun = true
       this.begin()
     }
-    for (const part of clientParts(outputs)) {
+    // The `ai-sdk` format gives parts only.
+    for (const part of outputs as StreamPart[]) {
       if (this.over()) break
       this.encode(part)
     }
@@ -45,9 +47,13 @@ export abstract class PartsEncoder implements ResponseEncoder {
     else if (part.type === 'error') this.fail(part.error)
   }
 
-  /** A segment of the kind already open goes on in it after a separator; any other starts anew. */
+  /**
+   * A segment of the kind already open goes on in it after the addon's separator (text on either
+   * side of a call of Cursor's that was left out, as Chat Completions' content has it); any other
+   * starts anew.
+   */
   private segment(kind: Segment): void {
-    if (this.openSegment() === kind) this.append(SEGMENT_SEPARATOR)
+    if (this.openSegment() === kind) this.append(native().TEXT_SEGMENT_SEPARATOR)
     else this.startSegment(kind)
   }
 

@@ -9,9 +9,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { RunError, RunStep, StreamOutput } from 'opencode-cursor-native'
 import { failureOf } from '../turn/failure.js'
 import { conversationContinued } from '../turn/tool-bridge.js'
-import { startTurn, type TurnConfig, type TurnFormat, type TurnRequest, titleOf } from '../turn/turn.js'
+import { startTurn, type TurnConfig, type TurnFormat, type TurnRequest, titleAnswer } from '../turn/turn.js'
 import { type SilenceTimer, silenceTimer } from './keep-alive.js'
-import { remoteAttachment } from './attachments.js'
 import { type ErrorStyle, NO_RETRY, type Refusal, refusalOf, sendError } from './refusal.js'
 
 /** How one API turns a response's outputs into what its clients read. One per response. */
@@ -41,8 +40,6 @@ export interface Api {
   read(body: unknown): ApiRequest | Refusal
   /** How the API words a refusal. */
   errors: ErrorStyle
-  /** The outputs of a title answered locally, in the encoder's format. */
-  titleOutputs(title: string, read: ApiRequest): StreamOutput[]
 }
 
 export function sendJson(response: ServerResponse, status: number, body: unknown): void {
@@ -51,15 +48,15 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
 }
 
 /**
- * The body as its API reads it, ready for this server's turn: every attachment carries its bytes,
- * the tools and the conversation are those of the tool mode.
+ * The body as its API reads it, ready for this server's turn: every attachment must carry its
+ * bytes (the server fetches nothing, and never reads a path its client names), the tools and the
+ * conversation are those of the tool mode.
  */
 function turnOf(api: Api, config: TurnConfig, body: unknown): ApiRequest | Refusal {
   const read = api.read(body)
   if ('status' in read) return read
   const request = read.request
-  const remote = remoteAttachment(request.messages)
-  if (remote !== null) return remote
+  request.attachmentSources = 'bytes'
   // Clients of these APIs send no conversation id. In mode `cursor` Cursor runs its own tools (a
   // request's are not offered to it), and the API's own id (a previous response's) or none is named
   // (the resume cache keys it by its first messages). In tool mode `opencode` a request that answers
@@ -166,15 +163,16 @@ export function serveTurn(
   const read = turnOf(api, config, body)
   if ('status' in read) return refuse(read)
   const answer = turnResponse(response, api, read)
-  const title = titleOf(read.request)
-  if (title !== null) {
-    answer.deliver(api.titleOutputs(title, read), null)
-    answer.finish()
-    release()
-    return
-  }
   let turn: ReturnType<typeof startTurn>
   try {
+    // The addon reads the messages first here: a malformed one is refused, naming its field.
+    const title = titleAnswer(read.request, read.encoder.format)
+    if (title !== null) {
+      answer.deliver(title, null)
+      answer.finish()
+      release()
+      return
+    }
     turn = startTurn(config, read.request, read.encoder.format, answer.deliver)
   } catch (error) {
     return refuse(refusalOf(failureOf(error, 'E_INVALID_ARG')))

@@ -12,7 +12,6 @@ import { allowedHosts, bracketed } from './gate.js'
 import { requestHandler } from './handler.js'
 import { keepAliveInterval } from './keep-alive.js'
 
-export { MAX_BODY_DEPTH, nestsDeeperThan } from './json-depth.js'
 export { type CursorAcpErrorCode, PROXY_ERROR_CODES, type ProxyErrorCode } from './refusal.js'
 
 /** The port `serve` listens on unless told otherwise. */

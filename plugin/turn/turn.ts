@@ -136,14 +136,16 @@ export interface TurnRequest {
 }
 
 /**
- * OpenCode's session-title request, answered locally with the title (a cursor-agent run for it
- * would cost seconds and quota), or `null` for every other request.
+ * OpenCode's session-title request, answered locally (a cursor-agent run for it would cost
+ * seconds and quota): the outputs a run answering just the title would put out, in `format`;
+ * `null` for every other request.
  */
-export function titleOf(request: TurnRequest): string | null {
-  const { isTitleRequest } = native()
+export function titleAnswer(request: TurnRequest, format: TurnFormat): StreamOutput[] | null {
+  const { isTitleRequest, StreamTransformer } = native()
   const input =
     request.tools === undefined ? { messages: request.messages } : { messages: request.messages, tools: request.tools }
-  return isTitleRequest(input) ? localTitle(request.messages) : null
+  if (!isTitleRequest(input)) return null
+  return new StreamTransformer({ ...format, model: request.model }).answer(localTitle(request.messages))
 }
 
 const managers = new Map<boolean, SessionResumeManager>()
@@ -181,12 +183,13 @@ export interface Turn {
 }
 
 /**
- * The encoding of a turn's outputs: AI SDK V3 parts, or OpenAI SSE frames with each response's
- * completion after them (a request of the same conversation may ask for either). Cursor's own
- * tool calls never appear as OpenAI `tool_calls` (a client would run them a second time); the
- * calls handed to the host (tool mode `opencode`) do.
+ * The encoding of a turn's outputs, as the addon's translation options say it: AI SDK V3 parts,
+ * or OpenAI SSE frames (with each response's completion after them, when asked); with or without
+ * Cursor's own tool calls (a client that runs every call it gets would run them a second time).
+ * A request of the same conversation may ask for another. The calls handed to the host (tool
+ * mode `opencode`) are always there.
  */
-export type TurnFormat = 'ai-sdk' | { format: 'openai-sse'; includeUsage: boolean }
+export type TurnFormat = Pick<RunCursorAgentOptions, 'format' | 'includeUsage' | 'toolCalls' | 'completions'>
 
 function runOptions(
   config: TurnConfig,
@@ -201,9 +204,7 @@ function runOptions(
     prompt: plan.prompt,
     model: request.model,
     workspace,
-    ...(format === 'ai-sdk'
-      ? { format }
-      : { format: format.format, includeUsage: format.includeUsage, toolCalls: 'omit' as const, completions: true }),
+    ...format,
     force: settings.force,
     rerunnableDrop,
     env: withApiKey(childEnvironment(process.env, settings), config.apiKey),

@@ -7,7 +7,7 @@ import type { ResponseEncoder } from '../respond.js'
 export function chatEncoder(includeUsage: boolean): ResponseEncoder {
   let completion: StreamOutput | undefined
   return {
-    format: { format: 'openai-sse', includeUsage },
+    format: { format: 'openai-sse', includeUsage, toolCalls: 'omit', completions: true },
     keepAlive: KEEP_ALIVE_COMMENT,
     frames: (outputs) => {
       const frames: string[] = []

@@ -5,41 +5,19 @@ import * as v from 'valibot'
 import type { PromptMessage, ToolDefinition } from '../../turn/native.js'
 import type { TurnRequest } from '../../turn/turn.js'
 import { openAiError, type Refusal } from '../refusal.js'
-import { BODY_NEEDED, MODEL, messageList, named, readBy, STREAM, TOOLS_NEEDED, TYPED_PARTS } from '../request-fields.js'
+import { BODY_NEEDED, MODEL, messageList, readBy, STREAM, TOOLS_NEEDED } from '../request-fields.js'
 import type { Api } from '../respond.js'
-import { chatTitleOutputs } from '../title-outputs.js'
 import { chatEncoder } from './encoder.js'
-
-/** The roles a message may have (OpenAI's, and the older `function`). */
-const ROLES = ['system', 'developer', 'user', 'assistant', 'tool', 'function'] as const
-
-/** One message: the fields every message's parsing reads, each of the right kind. */
-const MESSAGE = v.looseObject(
-  {
-    role: v.picklist(ROLES, named(`must be one of ${ROLES.join(', ')}.`)),
-    content: v.nullish(v.union([v.string(), TYPED_PARTS], named('must be a string, an array of parts or null.'))),
-    tool_calls: v.nullish(
-      v.array(
-        v.looseObject(
-          { function: v.looseObject({ name: v.string(named('must be a string.')) }, named('must be an object.')) },
-          named('must be an object.'),
-        ),
-        named('must be an array.'),
-      ),
-    ),
-    tool_call_id: v.nullish(v.string(named('must be a string.'))),
-  },
-  named('must be a message object.'),
-)
 
 /**
  * The fields of an OpenAI chat request the server reads; every other field is ignored. Each
- * refusal names its field.
+ * refusal names its field. The messages are the addon's to read (as every API's become): a
+ * malformed one is refused by the addon, naming its field (`messages[1].content`).
  */
 const CHAT_REQUEST = v.object(
   {
     model: MODEL,
-    messages: messageList(MESSAGE),
+    messages: messageList(v.unknown()),
     tools: v.nullish(v.array(v.record(v.string(), v.unknown(), TOOLS_NEEDED), TOOLS_NEEDED)),
     stream: STREAM,
     stream_options: v.nullish(
@@ -79,5 +57,4 @@ export const CHAT_COMPLETIONS: Api = {
     return { request: read.request, stream: read.stream, encoder: chatEncoder(!read.stream || read.includeUsage) }
   },
   errors: openAiError,
-  titleOutputs: chatTitleOutputs,
 }

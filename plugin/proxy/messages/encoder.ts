@@ -1,8 +1,7 @@
 // Anthropic's message and its stream events over one response's `ai-sdk` parts. Thinking is a
 // `thinking` block, never text; `stop_reason` is only ever Anthropic's `end_turn` or `tool_use`.
 import { randomUUID } from 'node:crypto'
-import type { RunError } from 'opencode-cursor-native'
-import { countsOf } from '../parts.js'
+import type { RunError, StreamUsage } from 'opencode-cursor-native'
 import { type FinishPart, PartsEncoder, type Segment, type ToolCallPart } from '../parts-encoder.js'
 import { anthropicError, refusalOf } from '../refusal.js'
 import { sseFrame } from '../sse.js'
@@ -14,13 +13,16 @@ import { sseFrame } from '../sse.js'
  */
 export const THINKING_SIGNATURE = ''
 
-/** The `usage` of Anthropic's message from Cursor's counts. */
-function usageOf(counts: ReturnType<typeof countsOf>): Record<string, number> {
+/**
+ * The `usage` of Anthropic's message from the addon's: input tokens neither read from nor written
+ * to the cache, each of those apart, and output tokens; a count Cursor did not report is 0.
+ */
+function usageOf({ inputTokens, outputTokens }: StreamUsage): Record<string, number> {
   return {
-    input_tokens: counts.input,
-    cache_creation_input_tokens: counts.cacheWrite,
-    cache_read_input_tokens: counts.cacheRead,
-    output_tokens: counts.output,
+    input_tokens: inputTokens.noCache ?? 0,
+    cache_creation_input_tokens: inputTokens.cacheWrite ?? 0,
+    cache_read_input_tokens: inputTokens.cacheRead ?? 0,
+    output_tokens: outputTokens.total ?? 0,
   }
 }
 
@@ -35,7 +37,7 @@ export class MessagesEncoder extends PartsEncoder {
   private readonly content: ContentBlock[] = []
   private open: ContentBlock | undefined
   private stopReason: 'end_turn' | 'tool_use' | null = null
-  private usage = usageOf(countsOf(undefined))
+  private usage = usageOf({ inputTokens: {}, outputTokens: {} })
   private ended = false
 
   constructor(private readonly model: string) {
@@ -103,7 +105,7 @@ export class MessagesEncoder extends PartsEncoder {
 
   protected finish(part: FinishPart): void {
     this.stopReason = part.finishReason.unified === 'tool-calls' ? 'tool_use' : 'end_turn'
-    this.usage = usageOf(countsOf(part.usage))
+    this.usage = usageOf(part.usage)
     this.end()
   }
 

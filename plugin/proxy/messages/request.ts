@@ -7,7 +7,6 @@ import type { TurnRequest } from '../../turn/turn.js'
 import { anthropicError } from '../refusal.js'
 import { BODY_NEEDED, MODEL, messageList, named, promptCall, readBy, STREAM, toolList } from '../request-fields.js'
 import type { Api } from '../respond.js'
-import { titleParts } from '../title-outputs.js'
 import { MessagesEncoder } from './encoder.js'
 
 /** The block types a request's message may hold. */
@@ -129,5 +128,4 @@ export const MESSAGES: Api = {
     return { request: messagesTurn(read), stream: read.stream === true, encoder: new MessagesEncoder(read.model) }
   },
   errors: anthropicError,
-  titleOutputs: titleParts,
 }

@@ -3,10 +3,9 @@
 // `done` event the text so far. A finished response is held for `previous_response_id`.
 import { randomUUID } from 'node:crypto'
 import type { RunError } from 'opencode-cursor-native'
-import type { PromptMessage } from '../../turn/native.js'
+import { native, type PromptMessage } from '../../turn/native.js'
 import type { TurnRequest } from '../../turn/turn.js'
 import { KEEP_ALIVE_COMMENT } from '../keep-alive.js'
-import { countsOf, SEGMENT_SEPARATOR } from '../parts.js'
 import { type FinishPart, PartsEncoder, type Segment, type ToolCallPart } from '../parts-encoder.js'
 import { refusalOf } from '../refusal.js'
 import { promptCall } from '../request-fields.js'
@@ -134,14 +133,16 @@ export class ResponsesEncoder extends PartsEncoder {
 
   protected finish(part: FinishPart): void {
     this.closeItem()
-    const counts = countsOf(part.usage)
-    const input = counts.input + counts.cacheRead + counts.cacheWrite
+    // The addon's usage: input tokens in all (cached ones included) and of them read from the
+    // cache, output tokens and of them reasoning; a count Cursor did not report is 0.
+    const { inputTokens, outputTokens } = part.usage
+    const [input, output] = [inputTokens.total ?? 0, outputTokens.total ?? 0]
     this.usage = {
       input_tokens: input,
-      input_tokens_details: { cached_tokens: counts.cacheRead },
-      output_tokens: counts.output,
-      output_tokens_details: { reasoning_tokens: counts.reasoning ?? 0 },
-      total_tokens: input + counts.output,
+      input_tokens_details: { cached_tokens: inputTokens.cacheRead ?? 0 },
+      output_tokens: output,
+      output_tokens_details: { reasoning_tokens: outputTokens.reasoning ?? 0 },
+      total_tokens: input + output,
     }
     this.status = 'completed'
     this.remember()
@@ -188,7 +189,7 @@ export class ResponsesEncoder extends PartsEncoder {
     const calls = this.output.flatMap((item) =>
       item.type === 'function_call' ? [promptCall(item.call_id, item.name, item.arguments)] : [],
     )
-    const reply: Record<string, unknown> = { role: 'assistant', content: answer.join(SEGMENT_SEPARATOR) }
+    const reply: Record<string, unknown> = { role: 'assistant', content: answer.join(native().TEXT_SEGMENT_SEPARATOR) }
     if (calls.length > 0) reply.tool_calls = calls
     const messages = [...this.request.messages, reply as PromptMessage]
     hold(this.id, { messages, conversationId: this.conversationId, model: this.read.model, at: Date.now() })

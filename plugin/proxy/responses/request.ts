@@ -8,7 +8,6 @@ import type { TurnRequest } from '../../turn/turn.js'
 import { openAiError, refusalFor } from '../refusal.js'
 import { BODY_NEEDED, MODEL, named, promptCall, readBy, STREAM, TYPED_PARTS, toolList } from '../request-fields.js'
 import type { Api } from '../respond.js'
-import { titleParts } from '../title-outputs.js'
 import { ResponsesEncoder } from './encoder.js'
 import { HELD_RESPONSES, type HeldResponse, heldResponse } from './held.js'
 
@@ -128,5 +127,4 @@ export const RESPONSES: Api = {
     return { request, stream: read.stream === true, encoder: new ResponsesEncoder(read, request, conversationId) }
   },
   errors: openAiError,
-  titleOutputs: titleParts,
 }

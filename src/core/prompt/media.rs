@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use super::fields::{required_str, str_field};
+use super::fields::{required_str, str_field, within};
 use crate::core::error::CoreError;
 
 /// An image or file attached to a message.
@@ -67,12 +67,10 @@ pub enum MediaSource<'a> {
 pub(super) fn parse_openai_image(object: &Map<String, Value>) -> Result<Media<'_>, CoreError> {
     let url = match object.get("image_url") {
         Some(Value::String(url)) => url.as_str(),
-        Some(Value::Object(inner)) => required_str(inner, "url", "an image_url part")?,
-        _ => {
-            return Err(CoreError::invalid_arg(
-                "an image_url part needs `image_url.url`",
-            ))
+        Some(Value::Object(inner)) => {
+            required_str(inner, "url").map_err(|e| within("image_url", &e))?
         }
+        _ => return Err(CoreError::invalid_arg("`image_url.url` must be a string")),
     };
     let mut media = Media {
         kind: MediaKind::Image,
@@ -169,7 +167,7 @@ pub(super) fn parse_v3_url<'a>(
     object: &'a Map<String, Value>,
     kind: &str,
 ) -> Result<Media<'a>, CoreError> {
-    let url = required_str(object, "url", "a tool output url part")?;
+    let url = required_str(object, "url")?;
     let kind = if kind == "image-url" {
         MediaKind::Image
     } else {

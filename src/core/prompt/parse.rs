@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use super::fields::{as_object, parse_each, required_str, str_field};
+use super::fields::{as_object, parse_each, required_str, str_field, within};
 use super::media::{
     parse_openai_audio, parse_openai_file, parse_openai_image, parse_v3_file, parse_v3_url,
 };
@@ -24,8 +24,11 @@ fn parse_message(item: &Value) -> Result<Message<'_>, CoreError> {
         Some("user") => Role::User,
         Some("assistant") => Role::Assistant,
         Some("tool" | "function") => Role::Tool,
-        Some(other) => return Err(CoreError::invalid_arg(format!("unknown role `{other}`"))),
-        None => return Err(CoreError::invalid_arg("`role` must be a string")),
+        _ => {
+            return Err(CoreError::invalid_arg(
+                "`role` must be one of system, developer, user, assistant, tool, function",
+            ))
+        }
     };
     let content = object.get("content");
     let mut parts = match role {
@@ -37,10 +40,8 @@ fn parse_message(item: &Value) -> Result<Message<'_>, CoreError> {
             let calls = calls
                 .as_array()
                 .ok_or_else(|| CoreError::invalid_arg("`tool_calls` must be an array"))?;
-            parts.reserve(calls.len());
-            for call in calls {
-                parts.push(Part::ToolCall(parse_openai_tool_call(call)?));
-            }
+            let calls = parse_each("tool_calls", calls, parse_openai_tool_call)?;
+            parts.extend(calls.into_iter().map(Part::ToolCall));
         }
     }
     Ok(Message { role, parts })
@@ -50,7 +51,7 @@ fn parse_content(content: Option<&Value>) -> Result<Vec<Part<'_>>, CoreError> {
     match content {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::String(text)) => Ok(vec![Part::Text(text)]),
-        Some(Value::Array(items)) => items.iter().map(parse_part).collect(),
+        Some(Value::Array(items)) => parse_each("content", items, parse_part),
         Some(_) => Err(CoreError::invalid_arg(
             "`content` must be a string, an array of parts or null",
         )),
@@ -59,12 +60,10 @@ fn parse_content(content: Option<&Value>) -> Result<Vec<Part<'_>>, CoreError> {
 
 fn parse_part(item: &Value) -> Result<Part<'_>, CoreError> {
     let object = as_object(item, "a content part")?;
-    let kind = required_str(object, "type", "a content part")?;
+    let kind = required_str(object, "type")?;
     let part = match kind {
-        "text" | "input_text" | "output_text" => {
-            Part::Text(required_str(object, "text", "a text part")?)
-        }
-        "refusal" => Part::Text(required_str(object, "refusal", "a refusal part")?),
+        "text" | "input_text" | "output_text" => Part::Text(required_str(object, "text")?),
+        "refusal" => Part::Text(required_str(object, "refusal")?),
         "reasoning" => Part::Reasoning(str_field(object, "text").unwrap_or("")),
         "image_url" => Part::Media(parse_openai_image(object)?),
         "input_audio" => Part::Media(parse_openai_audio(object)),
@@ -81,12 +80,12 @@ fn parse_part(item: &Value) -> Result<Part<'_>, CoreError> {
 
 fn parse_openai_tool_call(call: &Value) -> Result<ToolCall<'_>, CoreError> {
     let object = as_object(call, "a tool call")?;
-    let id = required_str(object, "id", "a tool call")?;
+    let id = required_str(object, "id")?;
     let function = object
         .get("function")
         .and_then(Value::as_object)
-        .ok_or_else(|| CoreError::invalid_arg("a tool call needs a `function` object"))?;
-    let name = required_str(function, "name", "a tool call's function")?;
+        .ok_or_else(|| CoreError::invalid_arg("`function` must be an object"))?;
+    let name = required_str(function, "name").map_err(|e| within("function", &e))?;
     let arguments = arguments_text(function.get("arguments"));
     Ok(ToolCall {
         id,
@@ -105,8 +104,8 @@ fn arguments_text(value: Option<&Value>) -> Cow<'_, str> {
 }
 
 fn parse_v3_tool_call(object: &Map<String, Value>) -> Result<ToolCall<'_>, CoreError> {
-    let id = required_str(object, "toolCallId", "a tool-call part")?;
-    let name = required_str(object, "toolName", "a tool-call part")?;
+    let id = required_str(object, "toolCallId")?;
+    let name = required_str(object, "toolName")?;
     let arguments = arguments_text(object.get("input"));
     Ok(ToolCall {
         id,
@@ -116,7 +115,7 @@ fn parse_v3_tool_call(object: &Map<String, Value>) -> Result<ToolCall<'_>, CoreE
 }
 
 fn parse_v3_tool_result(object: &Map<String, Value>) -> Result<ToolResult<'_>, CoreError> {
-    let call_id = required_str(object, "toolCallId", "a tool-result part")?;
+    let call_id = required_str(object, "toolCallId")?;
     let name = str_field(object, "toolName");
     // `output` is the V3 prompt shape; `result` is the stream-part shape some callers echo back.
     let raw = object.get("output").or_else(|| object.get("result"));
@@ -150,12 +149,9 @@ fn parse_v3_output(output: &Map<String, Value>) -> Result<(ToolOutput<'_>, bool)
         "execution-denied" => (ToolOutput::Denied(str_field(output, "reason")), true),
         "content" => {
             let items = value.and_then(Value::as_array).ok_or_else(|| {
-                CoreError::invalid_arg("a `content` tool output needs a `value` array")
+                CoreError::invalid_arg("`value` must be an array (a `content` tool output)")
             })?;
-            let parts = items
-                .iter()
-                .map(parse_output_part)
-                .collect::<Result<_, _>>()?;
+            let parts = parse_each("value", items, parse_output_part)?;
             (ToolOutput::Parts(parts), false)
         }
         // An output type this model does not know: keep it as JSON rather than lose it.
@@ -173,9 +169,9 @@ fn text_or_json(value: Option<&Value>) -> ToolOutput<'_> {
 
 fn parse_output_part(item: &Value) -> Result<Part<'_>, CoreError> {
     let object = as_object(item, "a tool output part")?;
-    let kind = required_str(object, "type", "a tool output part")?;
+    let kind = required_str(object, "type")?;
     Ok(match kind {
-        "text" => Part::Text(required_str(object, "text", "a tool output text part")?),
+        "text" => Part::Text(required_str(object, "text")?),
         "media" | "image-data" | "file-data" => Part::Media(parse_v3_file(object, kind)),
         "image-url" | "file-url" => Part::Media(parse_v3_url(object, kind)?),
         other => Part::Unsupported(other),
@@ -192,17 +188,13 @@ fn parse_tool_message<'a>(
             .iter()
             .any(|p| p.get("type").and_then(Value::as_str) == Some("tool-result"));
         if v3 {
-            return items
-                .iter()
-                .map(|item| {
-                    let part = as_object(item, "a tool part")?;
-                    match str_field(part, "type") {
-                        Some("tool-result") => Ok(Part::ToolResult(parse_v3_tool_result(part)?)),
-                        Some(other) => Ok(Part::Unsupported(other)),
-                        None => Err(CoreError::invalid_arg("a tool part needs a string `type`")),
-                    }
-                })
-                .collect();
+            return parse_each("content", items, |item| {
+                let part = as_object(item, "a tool part")?;
+                match required_str(part, "type")? {
+                    "tool-result" => Ok(Part::ToolResult(parse_v3_tool_result(part)?)),
+                    other => Ok(Part::Unsupported(other)),
+                }
+            });
         }
     }
     // OpenAI: one result with `tool_call_id`, text (or text parts) content.
@@ -211,9 +203,7 @@ fn parse_tool_message<'a>(
     let output = match content {
         None | Some(Value::Null) => ToolOutput::Text(""),
         Some(Value::String(text)) => ToolOutput::Text(text),
-        Some(Value::Array(items)) => {
-            ToolOutput::Parts(items.iter().map(parse_part).collect::<Result<_, _>>()?)
-        }
+        Some(Value::Array(items)) => ToolOutput::Parts(parse_each("content", items, parse_part)?),
         Some(other) => ToolOutput::Json(other),
     };
     Ok(vec![Part::ToolResult(ToolResult {

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::fields::{as_object, parse_each, required_str, str_field};
+use super::fields::{as_object, parse_each, required_str, str_field, within};
 use crate::core::error::CoreError;
 
 /// A tool offered to the model.
@@ -29,15 +29,11 @@ fn parse_tool(item: &Value) -> Result<ToolDefinition<'_>, CoreError> {
     let annotations = match object.get("annotations") {
         None | Some(Value::Null) => None,
         Some(found @ Value::Object(_)) => Some(found),
-        Some(_) => {
-            return Err(CoreError::invalid_arg(
-                "a tool's `annotations` must be an object",
-            ))
-        }
+        Some(_) => return Err(CoreError::invalid_arg("`annotations` must be an object")),
     };
     if let Some(function) = object.get("function").and_then(Value::as_object) {
         return Ok(ToolDefinition {
-            name: required_str(function, "name", "a function tool")?,
+            name: required_str(function, "name").map_err(|e| within("function", &e))?,
             description: str_field(function, "description"),
             parameters: function.get("parameters").filter(|v| !v.is_null()),
             provider_defined: false,
@@ -49,7 +45,7 @@ fn parse_tool(item: &Value) -> Result<ToolDefinition<'_>, CoreError> {
         Some("provider" | "provider-defined")
     );
     Ok(ToolDefinition {
-        name: required_str(object, "name", "a tool")?,
+        name: required_str(object, "name")?,
         description: if provider_defined {
             None
         } else {

@@ -14,12 +14,12 @@ use tokio::time::Instant;
 
 use super::ending::{Ending, TimeoutKind};
 use super::tool_steps::Steps;
-use super::{silence, sleep_until, stop_requested, Run, RunStep, StopReason, ToolAnswers};
+use super::{silence, sleep_until, stop_requested, Run, RunStep, ToolAnswers};
 use super::{READ_BUFFER_BYTES, STDOUT_DRAIN_AFTER_EXIT};
 use crate::core::agent::child::exit_parts;
 use crate::core::stream::encode::Output;
 
-/// What the loop reads, each turn.
+/// What the loop keeps from one event to the next.
 struct Pump {
     buf: Vec<u8>,
     outputs: Vec<Output>,
@@ -35,25 +35,25 @@ struct Pump {
     answers_open: bool,
 }
 
-/// When each limit of this turn of the loop runs out.
-struct Deadlines {
-    overall: Option<Instant>,
-    idle: Option<Instant>,
-    hand_over: Option<Instant>,
-    wait_ends: Option<Instant>,
+impl Pump {
+    /// The child said something now: the idle limit starts over, and so does the drain.
+    fn heard(&mut self) {
+        self.idle_from = Instant::now();
+        if self.exit.is_some() {
+            self.drain_until = Some(self.idle_from + STDOUT_DRAIN_AFTER_EXIT);
+        }
+    }
 }
 
 enum Event {
-    Stop(StopReason),
-    Overall,
-    Idle,
+    /// A stop or a limit.
+    End(Ending),
     Drained,
     Read(io::Result<usize>),
     Exited(io::Result<ExitStatus>),
     CallArrived,
     HandOver,
     Answered(Option<ToolAnswers>),
-    WaitedTooLong,
 }
 
 impl Run {
@@ -81,57 +81,51 @@ impl Run {
             if !pump.stdout_open && pump.exit.is_some() {
                 return (self.finish_reading(&mut pump), pump.exit);
             }
-            let deadlines = self.deadlines(&pump);
+            // Held time counts toward neither limit; an open tool call can legitimately run
+            // for long without output.
+            let overall = match pump.steps.is_waiting() {
+                false => self
+                    .options
+                    .timeout
+                    .map(|t| pump.overall_from + t + pump.steps.waited()),
+                true => None,
+            };
             let event = self
-                .next_event(&mut pump, &deadlines, &mut stdout, child)
+                .next_event(&mut pump, overall, &mut stdout, child)
                 .await;
-            if let Err(ending) = self.handle(event, &mut pump, deadlines.overall).await {
+            if let Err(ending) = self.handle(event, &mut pump, overall).await {
                 return (ending, pump.exit);
             }
-        }
-    }
-
-    /// Held time counts toward neither limit; an open tool call can legitimately run for long
-    /// without output.
-    fn deadlines(&self, pump: &Pump) -> Deadlines {
-        let waiting = pump.steps.is_waiting();
-        let idle = match (waiting, self.transformer.open_tool_calls()) {
-            (false, 0) => self.options.idle_timeout.map(|d| pump.idle_from + d),
-            _ => None,
-        };
-        let overall = match waiting {
-            false => self
-                .options
-                .timeout
-                .map(|t| pump.overall_from + t + pump.steps.waited()),
-            true => None,
-        };
-        Deadlines {
-            overall,
-            idle,
-            hand_over: pump.steps.hand_over_at(pump.last_read),
-            wait_ends: pump.steps.wait_ends(),
         }
     }
 
     async fn next_event(
         &mut self,
         pump: &mut Pump,
-        deadlines: &Deadlines,
+        overall: Option<Instant>,
         stdout: &mut ChildStdout,
         child: &mut Child,
     ) -> Event {
+        let idle = match (pump.steps.is_waiting(), self.transformer.open_tool_calls()) {
+            (false, 0) => self.options.idle_timeout.map(|d| pump.idle_from + d),
+            _ => None,
+        };
+        let hand_over_at = pump.steps.hand_over_at(pump.last_read);
+        let wait_ends = pump.steps.wait_ends();
+        let limit = |kind| Event::End(Ending::Timeout(kind));
+        let overall_limit = self.options.timeout.unwrap_or_default();
+        let idle_limit = self.options.idle_timeout.unwrap_or_default();
         tokio::select! {
             biased;
-            reason = stop_requested(&mut self.stop_rx) => Event::Stop(reason),
-            () = sleep_until(deadlines.overall) => Event::Overall,
-            () = sleep_until(deadlines.idle) => Event::Idle,
-            () = sleep_until(deadlines.wait_ends) => Event::WaitedTooLong,
+            reason = stop_requested(&mut self.stop_rx) => Event::End(Ending::Stopped(reason)),
+            () = sleep_until(overall) => limit(TimeoutKind::Overall(overall_limit)),
+            () = sleep_until(idle) => limit(TimeoutKind::Idle(idle_limit)),
+            () = sleep_until(wait_ends) => limit(TimeoutKind::ToolWait(pump.steps.wait_limit())),
             answers = self.answers.recv(), if pump.answers_open => Event::Answered(answers),
             read = stdout.read(&mut pump.buf), if pump.stdout_open => Event::Read(read),
             status = child.wait(), if pump.exit.is_none() => Event::Exited(status),
             () = pump.steps.arrival() => Event::CallArrived,
-            () = sleep_until(deadlines.hand_over) => Event::HandOver,
+            () = sleep_until(hand_over_at) => Event::HandOver,
             () = sleep_until(pump.drain_until) => Event::Drained,
         }
     }
@@ -144,45 +138,21 @@ impl Run {
         overall: Option<Instant>,
     ) -> Result<(), Ending> {
         match event {
-            Event::Stop(reason) => Err(Ending::Stopped(reason)),
-            Event::Overall => {
-                let limit = self.options.timeout.unwrap_or_default();
-                Err(Ending::Timeout(TimeoutKind::Overall(limit)))
-            }
-            Event::Idle => {
-                let limit = self.options.idle_timeout.unwrap_or_default();
-                Err(Ending::Timeout(TimeoutKind::Idle(limit)))
-            }
-            Event::WaitedTooLong => {
-                let limit = pump.steps.wait_limit();
-                Err(Ending::Timeout(TimeoutKind::ToolWait(limit)))
-            }
-            Event::Drained => Err(self.finish_reading(pump)),
-            Event::Exited(status) => {
-                self.exited(pump, status);
-                Ok(())
-            }
-            Event::CallArrived => {
-                pump.idle_from = Instant::now();
-                Ok(())
-            }
-            Event::HandOver => self.hand_over(pump, overall).await,
-            Event::Answered(None) => {
-                pump.answers_open = false;
-                Ok(())
-            }
-            Event::Answered(Some(answers)) => self.answered(pump, answers).await,
-            Event::Read(Ok(0)) => {
-                self.stdout_closed(pump);
-                Ok(())
-            }
+            Event::End(ending) => return Err(ending),
+            Event::Drained => return Err(self.finish_reading(pump)),
+            Event::Exited(status) => self.exited(pump, status),
+            Event::CallArrived => pump.idle_from = Instant::now(),
+            Event::HandOver => self.hand_over(pump, overall).await?,
+            Event::Answered(None) => pump.answers_open = false,
+            Event::Answered(Some(answers)) => self.answered(pump, answers).await?,
+            Event::Read(Ok(0)) => self.stdout_closed(pump),
             Event::Read(Err(error)) => {
                 tracing::warn!(%error, "reading cursor-agent stdout failed");
                 self.stdout_closed(pump);
-                Ok(())
             }
-            Event::Read(Ok(n)) => self.read(pump, n, overall).await,
+            Event::Read(Ok(n)) => self.read(pump, n, overall).await?,
         }
+        Ok(())
     }
 
     /// The run ends as it should; what was kept for after answers never came goes out last.
@@ -252,15 +222,5 @@ impl Run {
         pump.heard();
         self.silence.restart();
         Ok(())
-    }
-}
-
-impl Pump {
-    /// The child said something now: the idle limit starts over, and so does the drain.
-    fn heard(&mut self) {
-        self.idle_from = Instant::now();
-        if self.exit.is_some() {
-            self.drain_until = Some(self.idle_from + STDOUT_DRAIN_AFTER_EXIT);
-        }
     }
 }

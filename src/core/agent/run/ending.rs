@@ -81,12 +81,18 @@ pub(super) struct Rerun {
 }
 
 impl Concluded {
+    /// An ending whose closing outputs are delivered, with the error they carry.
+    fn delivering(error: Option<CoreError>, closing: Vec<Output>) -> Self {
+        Self {
+            error,
+            closing,
+            rerunnable: false,
+        }
+    }
+
     /// An ending that delivers nothing more: its error reaches only the result.
     fn delivering_nothing(error: CoreError) -> Self {
-        Self {
-            error: Some(error),
-            ..Self::default()
-        }
+        Self::delivering(Some(error), Vec::new())
     }
 }
 
@@ -130,11 +136,7 @@ pub(super) fn conclude(
             // The closing outputs carry the same error as `RunResult.error`, not the
             // signal-death classification of the killed process.
             let error = transformer.fail(timeout_error(kind), &mut closing).error;
-            Concluded {
-                error,
-                closing,
-                rerunnable: false,
-            }
+            Concluded::delivering(error, closing)
         }
         Ending::Stopped(StopReason::Cancel) | Ending::Finished => {
             finished(outcome, transformer, hold, chat, rerun)
@@ -176,11 +178,7 @@ fn finished(
 ) -> Concluded {
     let mut closing = Vec::new();
     let Some(error) = transformer.finish(outcome, &mut closing).error else {
-        return Concluded {
-            error: None,
-            closing,
-            rerunnable: false,
-        };
+        return Concluded::delivering(None, closing);
     };
     if hold.resume_unconfirmed() && is_resume_specific(&outcome.stderr) {
         hold.discard();
@@ -206,14 +204,9 @@ fn finished(
         );
         hold.discard();
         return Concluded {
-            error: Some(error),
-            closing: Vec::new(),
             rerunnable: true,
+            ..Concluded::delivering_nothing(error)
         };
     }
-    Concluded {
-        error: Some(error),
-        closing,
-        rerunnable: false,
-    }
+    Concluded::delivering(Some(error), closing)
 }

@@ -328,12 +328,9 @@ impl Run {
         }
         let mut last = self.hold.release();
         last.extend(closing);
-        self.deliver_closing(last, error.as_ref(), outcome.cancelled)
-            .await;
-        self.settle().await;
         let error = self
-            .late_callback_failure()
-            .or(error)
+            .deliver_last(last, error, outcome.cancelled)
+            .await
             .map(|error| error.map_text(|text| self.secrets.text(text).into_owned()));
         let Outcome {
             exit_code,
@@ -349,8 +346,7 @@ impl Run {
             cancelled,
             error: error.as_ref(),
             skipped_lines,
-            delivered: 0,
-            agent_version: None,
+            ..EndInfo::default()
         });
         if skipped_lines > 0 {
             tracing::warn!(
@@ -378,22 +374,14 @@ impl Run {
         let mut closing = Vec::new();
         let noted = self.transformer.noted(error.clone());
         self.transformer.fail(error, &mut closing);
-        self.deliver_closing(closing, Some(&noted), false).await;
-
-        self.settle().await;
-        let error = self.late_callback_failure().unwrap_or(noted);
+        let error = self.deliver_last(closing, Some(noted), false).await;
         let capture = self.end_capture(EndInfo {
             ending: "not started",
-            exit_code: None,
-            signal: None,
-            cancelled: false,
-            error: Some(&error),
-            skipped_lines: 0,
-            delivered: 0,
-            agent_version: None,
+            error: error.as_ref(),
+            ..EndInfo::default()
         });
         RunResult {
-            error: Some(error),
+            error,
             capture,
             ..RunResult::default()
         }

@@ -64,6 +64,7 @@ pub struct StartInfo<'a> {
 }
 
 /// What the end line records.
+#[derive(Default)]
 pub struct EndInfo<'a> {
     pub ending: &'static str,
     pub exit_code: Option<i32>,

@@ -33,7 +33,7 @@ enum Kind {
 /// reconnection gave up (`RetriableError: WritableIterable is closed`, and the variants
 /// `ReadableIterable is closed`, `Error: T: WritableIterable is closed`); it exits 1 with no
 /// `result` record.
-const CONNECTION_DROPPED: &[&str] = &["writableiterable is closed", "readableiterable is closed"];
+const CONNECTION_DROPPED: &str = "writableiterable is closed|readableiterable is closed";
 
 /// Whether `text` (stderr, or an assistant text) is cursor-agent's report of a dropped
 /// connection: a run that printed it was cut off, and may be run once more when nothing of it
@@ -41,7 +41,7 @@ const CONNECTION_DROPPED: &[&str] = &["writableiterable is closed", "readableite
 pub fn connection_dropped(text: &str) -> bool {
     // Asked of every short assistant text: compared in place, nothing copied, and a window is
     // compared only where its first letter matches.
-    CONNECTION_DROPPED.iter().any(|pattern| {
+    CONNECTION_DROPPED.split('|').any(|pattern| {
         let first = pattern.as_bytes()[0];
         text.as_bytes().windows(pattern.len()).any(|window| {
             window[0].to_ascii_lowercase() == first
@@ -50,125 +50,55 @@ pub fn connection_dropped(text: &str) -> bool {
     })
 }
 
-/// First matching row wins; each pattern is lower case. Status codes are matched with the
-/// word that names them ("http 500", "502 bad gateway"), never as bare numbers, which also
-/// occur in ids, sizes and durations.
-const RULES: &[(Kind, &[&str])] = &[
+/// First matching row wins; each row's patterns are lower case and `|` apart, as the resume
+/// phrasings' lists are. Status codes are matched with the word that names them ("http 500",
+/// "502 bad gateway"), never as bare numbers, which also occur in ids, sizes and durations.
+const RULES: &[(Kind, &str)] = &[
     (
         Kind::Auth,
-        &[
-            "authentication required",
-            "authentication failed",
-            "not authenticated",
-            "not logged in",
-            "unauthenticated",
-            "unauthorized",
-            "invalid api key",
-            "api key is invalid",
-            "re-authenticate",
-            "reauthenticate",
-            "please log in",
-            "log in again",
-        ],
+        "authentication required|authentication failed|not authenticated|not logged in\
+         |unauthenticated|unauthorized|invalid api key|api key is invalid|re-authenticate\
+         |reauthenticate|please log in|log in again",
     ),
     (
         Kind::Quota,
-        &[
-            "usage limit",
-            "free requests limit",
-            "spendlimithit: true",
-            "rate limit",
-            "rate-limit",
-            "ratelimit",
-            "too many requests",
-            "http 429",
-            "status 429",
-            "quota exceeded",
-            "insufficient_quota",
-        ],
+        "usage limit|free requests limit|spendlimithit: true|rate limit|rate-limit|ratelimit\
+         |too many requests|http 429|status 429|quota exceeded|insufficient_quota",
     ),
     // Before `Model` ("model channel not available" names a model) and `ServerTrouble`
     // ("[unavailable]"); after `Quota`, so that a usage limit worded with `resource_exhausted`
     // stays a usage limit.
     (
         Kind::Capacity,
-        &[
-            "model channel not available",
-            "resource_exhausted",
-            "resource exhausted",
-        ],
+        "model channel not available|resource_exhausted|resource exhausted",
     ),
     (
         Kind::Model,
-        &[
-            "cannot use this model",
-            "invalid model",
-            "model not found",
-            "unknown model",
-            "model is not available",
-            "model not available",
-            "model unavailable",
-            "unsupported model",
-        ],
+        "cannot use this model|invalid model|model not found|unknown model|model is not available\
+         |model not available|model unavailable|unsupported model",
     ),
     (
         Kind::ForceDisabled,
-        &[
-            "disabled run everything",
-            "disabled \"run everything\"",
-            "run everything is disabled",
-            "run everything has been disabled",
-            "run everything was disabled",
-            "\"run everything\" is disabled",
-            "\"run everything\" has been disabled",
-        ],
+        "disabled run everything|disabled \"run everything\"|run everything is disabled\
+         |run everything has been disabled|run everything was disabled\
+         |\"run everything\" is disabled|\"run everything\" has been disabled",
     ),
     (
         Kind::UntrustedWorkspace,
-        &["workspace trust required", "pass --trust"],
+        "workspace trust required|pass --trust",
     ),
-    (Kind::RejectedOption, &["[invalid_argument]"]),
+    (Kind::RejectedOption, "[invalid_argument]"),
     (
         Kind::ServerTrouble,
-        &[
-            "internal server error",
-            "server error",
-            "internal error",
-            "http 50",
-            "status 50",
-            "status code 50",
-            "bad gateway",
-            "service unavailable",
-            "gateway timeout",
-            "overloaded",
-            "unavailable",
-            "try again later",
-        ],
+        "internal server error|server error|internal error|http 50|status 50|status code 50\
+         |bad gateway|service unavailable|gateway timeout|overloaded|unavailable|try again later",
     ),
     (Kind::ConnectionDropped, CONNECTION_DROPPED),
     (
         Kind::Network,
-        &[
-            "retriableerror",
-            "connection lost",
-            "connection reset",
-            "connection refused",
-            "connection closed",
-            "econnrefused",
-            "econnreset",
-            "enotfound",
-            "etimedout",
-            "eai_again",
-            "epipe",
-            "getaddrinfo",
-            "fetch failed",
-            "failed to fetch",
-            "network error",
-            "socket hang up",
-            "certificate",
-            "timed out",
-            "timeout",
-        ],
+        "retriableerror|connection lost|connection reset|connection refused|connection closed\
+         |econnrefused|econnreset|enotfound|etimedout|eai_again|epipe|getaddrinfo|fetch failed\
+         |failed to fetch|network error|socket hang up|certificate|timed out|timeout",
     ),
 ];
 
@@ -224,7 +154,7 @@ fn matching_rule(text: &str) -> Option<Kind> {
     let lower = text.to_ascii_lowercase();
     RULES
         .iter()
-        .find(|(_, patterns)| patterns.iter().any(|p| lower.contains(p)))
+        .find(|(_, patterns)| patterns.split('|').any(|p| lower.contains(p)))
         .map(|(kind, _)| *kind)
 }
 

@@ -176,7 +176,7 @@ impl<'a> Replay<'a> {
         let (start, end, trace) = (self.start, self.end, &self.trace[..]);
         let framing = framing_stage(trace);
         let process = self.process_stage();
-        let replayed: Vec<Value> = self.replayed.into_iter().map(output_value).collect();
+        let replayed: Vec<Value> = self.replayed.into_iter().map(Value::from).collect();
         let live = self.live;
         let mismatch = (0..replayed.len().max(live.len()))
             .find(|&i| replayed.get(i) != live.get(i))
@@ -246,13 +246,6 @@ fn stdout_bytes(data: Option<&str>, base64: Option<&str>) -> Result<Vec<u8>, Str
             .decode(encoded)
             .map_err(|e| format!("a stdout line's base64 is invalid: {e}")),
         (None, None) => Ok(Vec::new()),
-    }
-}
-
-fn output_value(output: Output) -> Value {
-    match output {
-        Output::Frame(frame) => Value::String(frame),
-        Output::Part(part) => part,
     }
 }
 

@@ -332,18 +332,12 @@ impl Run {
             .deliver_last(last, error, outcome.cancelled)
             .await
             .map(|error| error.map_text(|text| self.secrets.text(text).into_owned()));
-        let Outcome {
-            exit_code,
-            signal,
-            cancelled,
-            ..
-        } = outcome;
         let skipped_lines = self.transformer.skipped_lines();
         let capture = self.end_capture(EndInfo {
             ending: ending_label,
-            exit_code,
-            signal: signal.as_deref(),
-            cancelled,
+            exit_code: outcome.exit_code,
+            signal: outcome.signal.as_deref(),
+            cancelled: outcome.cancelled,
             error: error.as_ref(),
             skipped_lines,
             ..EndInfo::default()
@@ -357,9 +351,9 @@ impl Run {
             );
         }
         RunResult {
-            exit_code,
-            signal,
-            cancelled,
+            exit_code: outcome.exit_code,
+            signal: outcome.signal,
+            cancelled: outcome.cancelled,
             session_id: self.transformer.session_id().map(str::to_owned),
             usage: self.transformer.usage().cloned(),
             error,

@@ -280,6 +280,14 @@ fn text_of(outputs: &[Value]) -> String {
     outputs.iter().filter_map(output_text).collect()
 }
 
+/// One more of `name` in `counts`, which keeps the order names first came in.
+fn count(counts: &mut Vec<(String, u64)>, name: &str) {
+    match counts.iter_mut().find(|(known, _)| known == name) {
+        Some((_, count)) => *count += 1,
+        None => counts.push((name.to_owned(), 1)),
+    }
+}
+
 fn framing_stage(trace: &[TraceEntry]) -> FramingStage {
     let mut kinds: Vec<(String, u64)> = Vec::new();
     let mut skipped = Vec::new();
@@ -304,10 +312,7 @@ fn framing_stage(trace: &[TraceEntry]) -> FramingStage {
             }
         };
         saw_result |= kind == "result";
-        match kinds.iter_mut().find(|(k, _)| k == kind) {
-            Some((_, count)) => *count += 1,
-            None => kinds.push((kind.to_owned(), 1)),
-        }
+        count(&mut kinds, kind);
     }
     FramingStage {
         records,
@@ -344,10 +349,7 @@ fn reconciliation_stage(trace: &[TraceEntry]) -> ReconciliationStage {
                 ),
                 TrackerStep::Reset => (None, "segment ended", 0, 0),
             };
-            match counts.iter_mut().find(|(d, _)| d == decision) {
-                Some((_, count)) => *count += 1,
-                None => counts.push((decision.to_owned(), 1)),
-            }
+            count(&mut counts, decision);
             decisions.push(DecisionEntry {
                 record,
                 event: event.to_owned(),

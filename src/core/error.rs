@@ -1,7 +1,7 @@
 //! The one error contract: every failure the package reports carries a stable code, the
 //! package's explanation, and apart from it what cursor-agent itself said.
 
-use crate::core::api::wire::{wire_struct, WireType};
+use crate::core::wire::{wire_struct, WireType};
 
 /// Calls `$declare!` with the one list of error codes: each code's variant name, its text as JS
 /// sees it, and its documentation (as `#[doc = "..."]`: a doc comment passed through a macro

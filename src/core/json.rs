@@ -196,7 +196,7 @@ impl<'de> Deserialize<'de> for BoundedValue {
     }
 }
 
-impl crate::core::api::wire::WireType for BoundedValue {
+impl crate::core::wire::WireType for BoundedValue {
     #[cfg(test)]
     fn typescript(_: usize) -> String {
         "object".into()

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::core::attachments::{check_planned_folder, Planned};
-use crate::core::bridge::workspace::layout;
+use crate::core::bridge::workspace::{layout, PrivateWorkspace};
 use crate::core::bridge::{HostTool, SERVER_NAME};
 use crate::core::capture::{failure_note, fresh_name, CaptureOptions};
 use crate::core::cursor_id::{cursor_model_id, is_valid_chat_id, MAX_CHAT_ID_LEN};
@@ -106,13 +106,7 @@ impl HostTools {
 
     /// An absolute folder, and tools with names: `E_INVALID_ARG` otherwise.
     pub fn check(&self) -> Result<(), CoreError> {
-        no_nul("hostTools.folder", &self.folder)?;
-        if !Path::new(&self.folder).is_absolute() {
-            return Err(CoreError::invalid_arg(format!(
-                "hostTools.folder '{}' must be an absolute path",
-                self.folder
-            )));
-        }
+        absolute_folder("hostTools.folder", Path::new(&self.folder))?;
         for tool in &self.tools {
             required("hostTools tool name", &tool.name)?;
             no_nul("hostTools tool name", &tool.name)?;
@@ -198,6 +192,18 @@ fn no_nul(what: &str, value: &str) -> Result<(), CoreError> {
     Ok(())
 }
 
+/// A folder named by an absolute path without NUL.
+fn absolute_folder(what: &str, folder: &Path) -> Result<(), CoreError> {
+    let text = folder.to_string_lossy();
+    no_nul(what, &text)?;
+    if !folder.is_absolute() {
+        return Err(CoreError::invalid_arg(format!(
+            "{what} '{text}' must be an absolute path"
+        )));
+    }
+    Ok(())
+}
+
 fn required<'a>(what: &str, value: &'a str) -> Result<&'a str, CoreError> {
     if value.trim().is_empty() {
         return Err(CoreError::invalid_arg(format!(
@@ -234,8 +240,36 @@ impl RunRequest {
     /// to answer and would fail after a full start-up. The prompt may hold any character, NUL
     /// included: it is written to stdin, never to a command line, and a conversation that
     /// quotes a binary file must still go on.
-    pub fn validate(self) -> Result<RunOptions, CoreError> {
+    pub fn validate(mut self) -> Result<RunOptions, CoreError> {
         required("prompt", &self.prompt)?;
+        let model = self.checked_model()?;
+        let workspace = self.checked_workspace()?;
+        self.check_arguments()?;
+        if let Some(host) = &self.host_tools {
+            host.check()?;
+        }
+        let capture_name = match &self.capture {
+            Some(capture) => {
+                absolute_folder("capture.folder", &capture.folder)?;
+                Some(fresh_name())
+            }
+            None => None,
+        };
+        let private = self
+            .host_tools
+            .as_ref()
+            .map(|host| layout(Path::new(&host.folder)));
+        self.model = model;
+        self.settle_transformer(private.as_ref(), capture_name.as_deref());
+        Ok(RunOptions {
+            request: self,
+            workspace_dir: private.map_or(workspace, |private| private.workspace),
+            capture_name,
+        })
+    }
+
+    /// Cursor's id of the model asked for.
+    fn checked_model(&self) -> Result<String, CoreError> {
         no_nul("model", &self.model)?;
         let model = cursor_model_id(required("model", &self.model)?).to_owned();
         if model.is_empty() || model.starts_with('-') || model.chars().any(char::is_whitespace) {
@@ -243,6 +277,11 @@ impl RunRequest {
                 "model '{model}' is not a Cursor model id"
             )));
         }
+        Ok(model)
+    }
+
+    /// The workspace, an existing folder, made absolute.
+    fn checked_workspace(&self) -> Result<PathBuf, CoreError> {
         let workspace_text = required("workspace", &self.workspace)?;
         no_nul("workspace", workspace_text)?;
         let workspace = std::path::absolute(Path::new(workspace_text))
@@ -253,6 +292,11 @@ impl RunRequest {
                 workspace.display()
             )));
         }
+        Ok(workspace)
+    }
+
+    /// What reaches the command line, the environment and the attachments' folder.
+    fn check_arguments(&self) -> Result<(), CoreError> {
         if let Some(id) = &self.resume_chat_id {
             if !is_valid_chat_id(id) {
                 return Err(CoreError::invalid_arg(format!(
@@ -269,63 +313,32 @@ impl RunRequest {
             check_planned_folder(Path::new(&planned.folder), &planned.files)
                 .map_err(|error| CoreError::invalid_arg(format!("attachments: {error}")))?;
         }
-        if let Some(id) = &self.transformer.id {
-            no_nul("id", id)?;
+        match &self.transformer.id {
+            Some(id) => no_nul("id", id),
+            None => Ok(()),
         }
-        let mut workspace_dir = workspace;
-        let mut host_tool_server = self.transformer.host_tool_server.clone();
-        let mut cursor_data_dir = self.transformer.cursor_data_dir.clone();
-        if let Some(host) = &self.host_tools {
-            host.check()?;
-            let private = layout(Path::new(&host.folder));
-            workspace_dir = private.workspace;
-            cursor_data_dir = Some(private.data.to_string_lossy().into_owned());
-            host_tool_server = Some(SERVER_NAME.to_owned());
+    }
+
+    /// The translation as the run needs it: Cursor's model id; with host tools the bridge's
+    /// server and the private data folder; the saved attachments' folder and their warnings;
+    /// a captured run's note.
+    fn settle_transformer(&mut self, private: Option<&PrivateWorkspace>, capture: Option<&str>) {
+        let options = &mut self.transformer;
+        options.model = self.model.clone();
+        if let Some(private) = private {
+            options.cursor_data_dir = Some(private.data.to_string_lossy().into_owned());
+            options.host_tool_server = Some(SERVER_NAME.to_owned());
         }
-        let mut failure_note_text = self.transformer.failure_note.clone();
-        let capture_name = match &self.capture {
-            Some(capture) => {
-                let folder = capture.folder.to_string_lossy();
-                no_nul("capture.folder", &folder)?;
-                if !capture.folder.is_absolute() {
-                    return Err(CoreError::invalid_arg(format!(
-                        "capture.folder '{folder}' must be an absolute path"
-                    )));
-                }
-                let name = fresh_name();
-                failure_note_text = Some(failure_note(&name));
-                Some(name)
-            }
-            None => None,
-        };
-        let attachments_dir = self
-            .attachments
-            .as_ref()
+        if let Some(name) = capture {
+            options.failure_note = Some(failure_note(name));
+        }
+        let planned = self.attachments.as_ref();
+        options.attachments_dir = planned
             .filter(|planned| planned.has_files())
             .map(|planned| planned.folder.clone());
-        let warnings = self
-            .attachments
-            .as_ref()
+        options.warnings = planned
             .map(|planned| planned.warnings.clone())
             .unwrap_or_default();
-        let transformer = TransformerOptions {
-            model: model.clone(),
-            host_tool_server,
-            cursor_data_dir,
-            attachments_dir,
-            failure_note: failure_note_text,
-            warnings,
-            ..self.transformer
-        };
-        Ok(RunOptions {
-            request: RunRequest {
-                model,
-                transformer,
-                ..self
-            },
-            workspace_dir,
-            capture_name,
-        })
     }
 }
 

@@ -15,6 +15,9 @@ use std::sync::{Mutex, OnceLock};
 use tokio::process::{Child, Command};
 use tokio::runtime::Handle;
 
+#[cfg(unix)]
+use crate::core::process_alive::signal_zero;
+
 /// A child's process group (its pid: the child is the group leader).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct ProcessGroup {
@@ -303,40 +306,9 @@ pub(crate) fn running(pid: u32) -> bool {
     }
 }
 
-/// Whether process `pid` exists.
-#[cfg(unix)]
-pub fn process_exists(pid: u32) -> bool {
-    libc::pid_t::try_from(pid).is_ok_and(|pid| pid > 0 && signal_zero(pid))
-}
-
-/// Without a cheap check, a process is taken to exist.
-#[cfg(not(unix))]
-pub fn process_exists(_: u32) -> bool {
-    true
-}
-
-/// Whether `target` (a pid, or a group as `-pgid`) exists: kill(2) with signal 0 checks
-/// without sending anything, and EPERM means it exists but is not ours to signal.
-#[cfg(unix)]
-fn signal_zero(target: libc::pid_t) -> bool {
-    // SAFETY: kill(2) with signal 0 only checks the target; no memory is touched.
-    let probed = unsafe { libc::kill(target, 0) };
-    probed == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[cfg(unix)]
-    #[test]
-    fn this_process_is_running_and_a_reaped_child_is_not() {
-        assert!(process_exists(std::process::id()));
-        let mut child = std::process::Command::new("true").spawn().unwrap();
-        let pid = child.id();
-        child.wait().unwrap();
-        assert!(!process_exists(pid));
-    }
 
     #[test]
     fn the_group_field_of_a_stat_line() {

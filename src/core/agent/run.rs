@@ -11,14 +11,16 @@ use std::process::{ExitStatus, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::process::{Child, ChildStdout};
+use tokio::io::AsyncWriteExt;
+use tokio::process::Child;
 use tokio::sync::{mpsc, watch, Semaphore};
+use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::child::{exit_parts, start_agent, sweep, terminate, RunContext, Started};
 use super::command::agent_args;
 use super::options::{EnvVars, RunOptions};
+use super::process::ProcessGroup;
 use super::resolve::{launcher_version, Launcher};
 use super::stderr_tail::StderrTail;
 use crate::core::attachments::AttachmentFolder;
@@ -29,19 +31,19 @@ use crate::core::secrets::Secrets;
 use crate::core::stream::encode::Output;
 use crate::core::stream::transformer::StreamTransformer;
 use crate::core::stream::translate::Outcome;
-use ending::{conclude, Concluded, Ending, Rerun, TimeoutKind};
+use ending::{conclude, Concluded, Ending, Rerun};
 pub(crate) use handle::StopReason;
 use handle::StopSender;
 pub use handle::{Receipt, RunHandle, RunResult, RunStep, StepReason, ToolAnswers};
 use resume_hold::Hold;
 use silence::Silence;
-use tool_steps::Steps;
 
 mod capture;
 mod delivery;
 mod ending;
 mod handle;
 mod preparation;
+mod pump;
 mod resume_hold;
 mod silence;
 mod tool_steps;
@@ -145,91 +147,26 @@ struct Run {
 }
 
 impl Run {
+    /// The run's steps: prepare, start the child, feed it the prompt, read it until it ends,
+    /// stop what is left of it, conclude.
     async fn drive(mut self) -> RunResult {
-        if let Err(error) = self.save_attachments().await {
-            return self.fail_without_child(error).await;
-        }
-        let bridged_env = match self.open_bridge().await {
+        let bridged_env = match self.prepare().await {
             Ok(env) => env,
-            Err(error) => {
-                if self.options.capture.is_some() {
-                    let env = self.options.env.clone();
-                    self.open_capture(&agent_args(&self.options), None, None, env.as_ref());
-                }
-                return self.fail_without_child(error).await;
-            }
+            Err(error) => return self.fail_without_child(error).await,
         };
-        let args = agent_args(&self.options);
-        let started = start_agent(
-            self.options.executable.as_deref(),
-            self.options.env.as_ref(),
-            bridged_env.as_ref().or(self.options.env.as_ref()),
-            args.clone(),
-            Stdio::piped(),
-            Some(self.options.workspace_dir()),
-            &self.ctx,
-        )
-        .await;
-        let child_env = bridged_env.clone().or_else(|| self.options.env.clone());
-        self.remember_secrets(child_env.as_ref());
-        // Cursor updates itself between runs: which release ran belongs to every run's record.
-        let agent_version = started
-            .as_ref()
-            .ok()
-            .and_then(|s| launcher_version(&s.launcher));
-        if self.options.capture.is_some() {
-            let env = bridged_env.clone().or_else(|| self.options.env.clone());
-            let launcher = started.as_ref().ok().map(|s| s.launcher.clone());
-            self.open_capture(
-                &args,
-                launcher.as_ref(),
-                agent_version.as_deref(),
-                env.as_ref(),
-            );
-        }
         let Started {
             mut child,
             group,
-            launcher,
+            launcher: _,
             registration,
-        } = match started {
+        } = match self.start_child(bridged_env).await {
             Ok(started) => started,
             Err(error) => return self.fail_without_child(error).await,
         };
-        tracing::info!(
-            pid = ?child.id(),
-            program = %launcher.program.display(),
-            version = agent_version.as_deref().unwrap_or("unknown"),
-            version_source = if agent_version.is_some() { "path" } else { "none" },
-            "cursor-agent started"
-        );
-
-        let stdin_task = child.stdin.take().map(|mut stdin| {
-            let prompt = self.options.take_prompt();
-            self.ctx.runtime.spawn(async move {
-                // A child that exits without reading everything closes the pipe: not our error.
-                let _ = stdin.write_all(prompt.as_bytes()).await;
-                let _ = stdin.shutdown().await;
-            })
-        });
+        let stdin_task = self.feed_prompt(&mut child);
         let stderr_tail = StderrTail::spawn(&self.ctx.runtime, child.stderr.take());
-
-        self.silence.restart();
-        let (ending, exit) = match child.stdout.take() {
-            Some(stdout) => self.pump(stdout, &mut child).await,
-            None => (Ending::Finished, Some(child.wait().await)),
-        };
-        self.silence.end(ending.label());
-        // Calls still held get their answer before the child is stopped.
-        if let Some(bridge) = &self.bridge {
-            if bridge.end_calls() > 0 && !matches!(ending, Ending::Finished) {
-                tokio::time::sleep(ANSWERS_BEFORE_STOP).await;
-            }
-        }
-        let status = match (&ending, exit) {
-            (Ending::Finished, Some(status)) => status,
-            (_, exit) => terminate(&mut child, group, exit).await,
-        };
+        let (ending, exit) = self.read_until_ending(&mut child).await;
+        let status = self.stop_child(&ending, exit, &mut child, group).await;
         // A run that did not end with a clean exit may have been cut in the middle of a record.
         let clean_exit =
             matches!(ending, Ending::Finished) && status.as_ref().is_ok_and(ExitStatus::success);
@@ -238,20 +175,116 @@ impl Run {
         }
         // However the run ended, nothing it started may outlive it.
         sweep(&self.ctx.runtime, group, registration);
-
         if let Some(task) = stdin_task {
             task.abort();
         }
-        // What cursor-agent printed reaches error messages and the log: never with a secret.
-        let stderr = self.secrets.text(&stderr_tail.finish().await).into_owned();
-        let (exit_code, signal) = exit_parts(&status);
-        let cancelled = matches!(ending, Ending::Stopped(StopReason::Cancel));
-        let outcome = Outcome {
-            exit_code,
-            signal: signal.clone(),
-            stderr,
-            cancelled,
+        let outcome = self.outcome(&ending, &status, stderr_tail).await;
+        self.report(ending, outcome).await
+    }
+
+    /// Saves the attachments and, with host tools, opens the bridge; returns the environment
+    /// that points the child at the bridge. A run whose bridge fails is captured all the same.
+    async fn prepare(&mut self) -> Result<Option<EnvVars>, CoreError> {
+        self.save_attachments().await?;
+        let opened = self.open_bridge().await;
+        if opened.is_err() && self.options.capture.is_some() {
+            let env = self.options.env.clone();
+            self.open_capture(&agent_args(&self.options), None, None, env.as_ref());
+        }
+        opened
+    }
+
+    /// Starts cursor-agent in its environment (`bridged_env` when the bridge gave one); its
+    /// secrets are remembered and the capture opened whether or not it started.
+    async fn start_child(&mut self, bridged_env: Option<EnvVars>) -> Result<Started, CoreError> {
+        let args = agent_args(&self.options);
+        let child_env = bridged_env.or_else(|| self.options.env.clone());
+        let started = start_agent(
+            self.options.executable.as_deref(),
+            self.options.env.as_ref(),
+            child_env.as_ref(),
+            args.clone(),
+            Stdio::piped(),
+            Some(self.options.workspace_dir()),
+            &self.ctx,
+        )
+        .await;
+        self.remember_secrets(child_env.as_ref());
+        // Cursor updates itself between runs: which release ran belongs to every run's record.
+        let launcher = started.as_ref().ok().map(|s| &s.launcher);
+        let agent_version = launcher.and_then(launcher_version);
+        self.open_capture(
+            &args,
+            launcher,
+            agent_version.as_deref(),
+            child_env.as_ref(),
+        );
+        let started = started?;
+        tracing::info!(
+            pid = ?started.child.id(),
+            program = %started.launcher.program.display(),
+            version = agent_version.as_deref().unwrap_or("unknown"),
+            version_source = if agent_version.is_some() { "path" } else { "none" },
+            "cursor-agent started"
+        );
+        Ok(started)
+    }
+
+    /// Writes the prompt to the child's stdin and closes it, on a task of its own.
+    fn feed_prompt(&mut self, child: &mut Child) -> Option<JoinHandle<()>> {
+        let mut stdin = child.stdin.take()?;
+        let prompt = self.options.take_prompt();
+        Some(self.ctx.runtime.spawn(async move {
+            // A child that exits without reading everything closes the pipe: not our error.
+            let _ = stdin.write_all(prompt.as_bytes()).await;
+            let _ = stdin.shutdown().await;
+        }))
+    }
+
+    /// Reads stdout until the run ends; the child's exit status when it was seen.
+    async fn read_until_ending(
+        &mut self,
+        child: &mut Child,
+    ) -> (Ending, Option<io::Result<ExitStatus>>) {
+        self.silence.restart();
+        let (ending, exit) = match child.stdout.take() {
+            Some(stdout) => self.pump(stdout, child).await,
+            None => (Ending::Finished, Some(child.wait().await)),
         };
+        self.silence.end(ending.label());
+        (ending, exit)
+    }
+
+    /// The child's exit status: the one it exited with when it finished, else after it was
+    /// stopped (calls still held get their answers first).
+    async fn stop_child(
+        &mut self,
+        ending: &Ending,
+        exit: Option<io::Result<ExitStatus>>,
+        child: &mut Child,
+        group: Option<ProcessGroup>,
+    ) -> io::Result<ExitStatus> {
+        if let Some(bridge) = &self.bridge {
+            if bridge.end_calls() > 0 && !matches!(ending, Ending::Finished) {
+                tokio::time::sleep(ANSWERS_BEFORE_STOP).await;
+            }
+        }
+        match (ending, exit) {
+            (Ending::Finished, Some(status)) => status,
+            (_, exit) => terminate(child, group, exit).await,
+        }
+    }
+
+    /// What the child left: its exit, and its stderr with every secret masked (it reaches error
+    /// messages and the log).
+    async fn outcome(
+        &self,
+        ending: &Ending,
+        status: &io::Result<ExitStatus>,
+        stderr_tail: StderrTail,
+    ) -> Outcome {
+        let stderr = self.secrets.text(&stderr_tail.finish().await).into_owned();
+        let (exit_code, signal) = exit_parts(status);
         // Cursor's own counts, for the whole turn (hosts may report something else as usage).
         tracing::info!(
             ?ending,
@@ -261,8 +294,18 @@ impl Run {
             init_version = self.transformer.agent_version().unwrap_or("none"),
             "cursor-agent ended"
         );
-        let ending_label = ending.label();
+        Outcome {
+            exit_code,
+            signal,
+            stderr,
+            cancelled: matches!(ending, Ending::Stopped(StopReason::Cancel)),
+        }
+    }
 
+    /// Concludes the ending, delivers the closing outputs, waits until every batch is consumed
+    /// and ends the capture: the run's result.
+    async fn report(&mut self, ending: Ending, outcome: Outcome) -> RunResult {
+        let ending_label = ending.label();
         let rerun = Rerun {
             asked: self.options.rerunnable_drop,
             nothing_delivered: self.delivered == 0,
@@ -285,22 +328,19 @@ impl Run {
         }
         let mut last = self.hold.release();
         last.extend(closing);
-        self.deliver_closing(last, error.as_ref(), cancelled).await;
-        self.settle().await;
         let error = self
-            .late_callback_failure()
-            .or(error)
+            .deliver_last(last, error, outcome.cancelled)
+            .await
             .map(|error| error.map_text(|text| self.secrets.text(text).into_owned()));
         let skipped_lines = self.transformer.skipped_lines();
         let capture = self.end_capture(EndInfo {
             ending: ending_label,
-            exit_code,
-            signal: signal.as_deref(),
-            cancelled,
+            exit_code: outcome.exit_code,
+            signal: outcome.signal.as_deref(),
+            cancelled: outcome.cancelled,
             error: error.as_ref(),
             skipped_lines,
-            delivered: 0,
-            agent_version: None,
+            ..EndInfo::default()
         });
         if skipped_lines > 0 {
             tracing::warn!(
@@ -310,11 +350,10 @@ impl Run {
                  not a JSON object); they were skipped"
             );
         }
-
         RunResult {
-            exit_code,
-            signal,
-            cancelled,
+            exit_code: outcome.exit_code,
+            signal: outcome.signal,
+            cancelled: outcome.cancelled,
             session_id: self.transformer.session_id().map(str::to_owned),
             usage: self.transformer.usage().cloned(),
             error,
@@ -325,180 +364,18 @@ impl Run {
         }
     }
 
-    /// Read stdout until it closes and the child exits, or until something ends the run early.
-    /// With host tools, the calls of each model step are handed to the consumer once calls and
-    /// stdout have both been quiet for a moment; the run then waits (neither limit counting)
-    /// for the answers, keeping what stdout still brings for after them.
-    async fn pump(
-        &mut self,
-        mut stdout: ChildStdout,
-        child: &mut Child,
-    ) -> (Ending, Option<io::Result<ExitStatus>>) {
-        let mut buf = vec![0u8; READ_BUFFER_BYTES];
-        let mut outputs = Vec::new();
-        let mut stdout_open = true;
-        let mut exit: Option<io::Result<ExitStatus>> = None;
-        let mut drain_until: Option<Instant> = None;
-        let overall_from = Instant::now();
-        let mut idle_from = Instant::now();
-        let mut last_read = Instant::now();
-        let mut steps = Steps::new(self.bridge.as_ref(), self.options.host_tools.as_ref());
-        let mut answers_open = steps.bridged();
-
-        enum Event {
-            Stop(StopReason),
-            Overall,
-            Idle,
-            Drained,
-            Read(io::Result<usize>),
-            Exited(io::Result<ExitStatus>),
-            CallArrived,
-            HandOver,
-            Answered(Option<ToolAnswers>),
-            WaitedTooLong,
-        }
-        loop {
-            if !stdout_open && exit.is_some() {
-                self.hold.keep_undelivered(steps.take_kept());
-                return (Ending::Finished, exit);
-            }
-            // Held time counts toward neither limit; an open tool call can legitimately run
-            // for long without output.
-            let idle = match (steps.is_waiting(), self.transformer.open_tool_calls()) {
-                (false, 0) => self.options.idle_timeout.map(|d| idle_from + d),
-                _ => None,
-            };
-            let overall = match steps.is_waiting() {
-                false => self
-                    .options
-                    .timeout
-                    .map(|t| overall_from + t + steps.waited()),
-                true => None,
-            };
-            let hand_over_at = steps.hand_over_at(last_read);
-            let wait_ends = steps.wait_ends();
-            let event = tokio::select! {
-                biased;
-                reason = stop_requested(&mut self.stop_rx) => Event::Stop(reason),
-                () = sleep_until(overall) => Event::Overall,
-                () = sleep_until(idle) => Event::Idle,
-                () = sleep_until(wait_ends) => Event::WaitedTooLong,
-                answers = self.answers.recv(), if answers_open => Event::Answered(answers),
-                read = stdout.read(&mut buf), if stdout_open => Event::Read(read),
-                status = child.wait(), if exit.is_none() => Event::Exited(status),
-                () = steps.arrival() => Event::CallArrived,
-                () = sleep_until(hand_over_at) => Event::HandOver,
-                () = sleep_until(drain_until) => Event::Drained,
-            };
-            match event {
-                Event::Stop(reason) => return (Ending::Stopped(reason), exit),
-                Event::Overall => {
-                    let limit = self.options.timeout.unwrap_or_default();
-                    return (Ending::Timeout(TimeoutKind::Overall(limit)), exit);
-                }
-                Event::Idle => {
-                    let limit = self.options.idle_timeout.unwrap_or_default();
-                    return (Ending::Timeout(TimeoutKind::Idle(limit)), exit);
-                }
-                Event::WaitedTooLong => {
-                    let limit = steps.wait_limit();
-                    return (Ending::Timeout(TimeoutKind::ToolWait(limit)), exit);
-                }
-                Event::Drained => {
-                    self.hold.keep_undelivered(steps.take_kept());
-                    return (Ending::Finished, exit);
-                }
-                Event::Exited(status) => {
-                    self.silence.end(silence::EXIT);
-                    if let Some(capture) = &self.capture {
-                        let (code, signal) = exit_parts(&status);
-                        capture.exited(code, signal.as_deref());
-                    }
-                    exit = Some(status);
-                    drain_until = Some(Instant::now() + STDOUT_DRAIN_AFTER_EXIT);
-                }
-                Event::CallArrived => idle_from = Instant::now(),
-                Event::HandOver => {
-                    let calls = steps.hand_over(&mut self.transformer, &mut outputs);
-                    let step = (!calls.is_empty()).then(|| RunStep::handed_over(calls));
-                    if let Err(ending) =
-                        self.admit_and_deliver(&mut outputs, 0, overall, step).await
-                    {
-                        return (ending, exit);
-                    }
-                }
-                Event::Answered(None) => answers_open = false,
-                Event::Answered(Some(answers)) => {
-                    if let Some(capture) = &self.capture {
-                        capture.answered(answers.iter().map(|(id, _)| id.clone()).collect());
-                    }
-                    let Some(mut kept) = steps.answer(answers) else {
-                        continue;
-                    };
-                    idle_from = Instant::now();
-                    if let Err(ending) = self.admit_and_deliver(&mut kept, 0, None, None).await {
-                        return (ending, exit);
-                    }
-                }
-                Event::Read(Ok(0)) => {
-                    self.silence.end(silence::STDOUT_CLOSED);
-                    stdout_open = false;
-                }
-                Event::Read(Err(error)) => {
-                    tracing::warn!(%error, "reading cursor-agent stdout failed");
-                    self.silence.end(silence::STDOUT_CLOSED);
-                    stdout_open = false;
-                }
-                Event::Read(Ok(n)) => {
-                    self.silence.end(silence::OUTPUT);
-                    idle_from = Instant::now();
-                    last_read = idle_from;
-                    if exit.is_some() {
-                        drain_until = Some(idle_from + STDOUT_DRAIN_AFTER_EXIT);
-                    }
-                    if let Err(error) = self.transformer.push(&buf[..n], &mut outputs) {
-                        tracing::warn!(%error, "the transformer refused stdout");
-                    }
-                    steps.announce(self.transformer.take_bridged_starts());
-                    if steps.keep(&mut outputs) {
-                        continue;
-                    }
-                    if let Err(ending) =
-                        self.admit_and_deliver(&mut outputs, n, overall, None).await
-                    {
-                        return (ending, exit);
-                    }
-                    // Time spent waiting for the consumer is not the child's silence.
-                    idle_from = Instant::now();
-                    self.silence.restart();
-                    if exit.is_some() {
-                        drain_until = Some(idle_from + STDOUT_DRAIN_AFTER_EXIT);
-                    }
-                }
-            }
-        }
-    }
-
     async fn fail_without_child(mut self, error: CoreError) -> RunResult {
         let mut closing = Vec::new();
         let noted = self.transformer.noted(error.clone());
         self.transformer.fail(error, &mut closing);
-        self.deliver_closing(closing, Some(&noted), false).await;
-
-        self.settle().await;
-        let error = self.late_callback_failure().unwrap_or(noted);
+        let error = self.deliver_last(closing, Some(noted), false).await;
         let capture = self.end_capture(EndInfo {
             ending: "not started",
-            exit_code: None,
-            signal: None,
-            cancelled: false,
-            error: Some(&error),
-            skipped_lines: 0,
-            delivered: 0,
-            agent_version: None,
+            error: error.as_ref(),
+            ..EndInfo::default()
         });
         RunResult {
-            error: Some(error),
+            error,
             capture,
             ..RunResult::default()
         }

@@ -8,6 +8,7 @@ use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 
 use tokio::io::AsyncReadExt;
+use tokio::process::ChildStdout;
 
 use super::bridged;
 use super::child::{start_agent, sweep, RunContext, Started};
@@ -127,43 +128,26 @@ pub async fn run_subcommand(
     let stderr_tail = StderrTail::spawn(&ctx.runtime, child.stderr.take());
     let mut stdout = child.stdout.take();
     let collect = async {
-        let mut out = Vec::new();
-        if let Some(stdout) = stdout.as_mut() {
-            let _ = stdout
-                .take(MAX_SUBCOMMAND_OUTPUT_BYTES as u64)
-                .read_to_end(&mut out)
-                .await;
-            // Past the cap the rest is read and dropped: a child blocked on a full pipe would
-            // never exit.
-            let dropped = tokio::io::copy(stdout, &mut tokio::io::sink()).await;
-            if let Ok(dropped @ 1..) = dropped {
-                tracing::warn!(
-                    dropped,
-                    "`cursor-agent {name}` printed more than {MAX_SUBCOMMAND_OUTPUT_BYTES} bytes; \
-                     the rest was ignored"
-                );
-            }
-        }
-        let status = child.wait().await;
-        (out, status)
+        let out = match stdout.as_mut() {
+            Some(stdout) => read_capped(stdout, &name).await,
+            None => Vec::new(),
+        };
+        (out, child.wait().await)
     };
-    let (out, status) = match tokio::time::timeout(command.timeout, collect).await {
-        Ok(done) => done,
-        Err(_) => {
-            if let Some(group) = group {
-                group.kill();
-            }
-            let _ = child.start_kill();
-            let _ = child.wait().await;
-            sweep(&ctx.runtime, group, registration);
-            return Err(CoreError::new(
-                ErrorCode::Timeout,
-                format!(
-                    "`cursor-agent {name}` did not finish within {}",
-                    readable_duration(command.timeout)
-                ),
-            ));
+    let Ok((out, status)) = tokio::time::timeout(command.timeout, collect).await else {
+        if let Some(group) = group {
+            group.kill();
         }
+        let _ = child.start_kill();
+        let _ = child.wait().await;
+        sweep(&ctx.runtime, group, registration);
+        return Err(CoreError::new(
+            ErrorCode::Timeout,
+            format!(
+                "`cursor-agent {name}` did not finish within {}",
+                readable_duration(command.timeout)
+            ),
+        ));
     };
     sweep(&ctx.runtime, group, registration);
     let stderr = stderr_tail.finish().await;
@@ -179,6 +163,25 @@ pub async fn run_subcommand(
         stdout: String::from_utf8_lossy(&out).into_owned(),
         stderr,
     })
+}
+
+/// At most [`MAX_SUBCOMMAND_OUTPUT_BYTES`] of `stdout`, all of which is read: past the cap the
+/// rest is read and dropped, since a child blocked on a full pipe would never exit.
+async fn read_capped(stdout: &mut ChildStdout, name: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    let _ = stdout
+        .take(MAX_SUBCOMMAND_OUTPUT_BYTES as u64)
+        .read_to_end(&mut out)
+        .await;
+    let dropped = tokio::io::copy(stdout, &mut tokio::io::sink()).await;
+    if let Ok(dropped @ 1..) = dropped {
+        tracing::warn!(
+            dropped,
+            "`cursor-agent {name}` printed more than {MAX_SUBCOMMAND_OUTPUT_BYTES} bytes; \
+             the rest was ignored"
+        );
+    }
+    out
 }
 
 #[cfg(all(test, unix))]

@@ -8,9 +8,9 @@ use crate::core::agent::options::{check_lookup, HostTools};
 use crate::core::agent::resolve::launcher_version;
 use crate::core::agent::{ModelInfo, Resolution, Subcommand, SubcommandOutput};
 use crate::core::api::run::HostToolsOptions;
-use crate::core::api::wire::wire_struct;
 use crate::core::error::CoreError;
 use crate::core::whole_number::Positive;
+use crate::core::wire::wire_struct;
 
 wire_struct! {
     /// Where to look for cursor-agent; any other field is refused.

@@ -1,9 +1,9 @@
 //! The attachments a plan names and a run saves: one declaration for `ResumePlan.attachments`
 //! and `RunCursorAgentOptions.attachments`.
 
-use crate::core::api::wire::wire_struct;
 use crate::core::attachments::{keep_planned_files, kept_planned_files, Planned};
 use crate::core::error::CoreError;
+use crate::core::wire::wire_struct;
 
 wire_struct! {
     /// Pictures and files of the user's messages that the plan's prompt names by path. Pass it

@@ -2,9 +2,9 @@
 
 use std::path::Path;
 
-use crate::core::api::wire::{wire_struct, WireType};
 use crate::core::error::CoreError;
 use crate::core::logging::{configure, LogLevel};
+use crate::core::wire::{wire_struct, WireType};
 
 /// A level's name, in any case (`'debug'`, `'DEBUG'`).
 #[derive(Debug, Clone, PartialEq, serde::Deserialize)]

@@ -1,7 +1,8 @@
 //! The native API's data: what JS hands in (options, requests, answers), read with serde, and
 //! what it gets back (results, reports), written with serde, each type declared once with
-//! [`wire`]'s macros. Their TypeScript declarations are rendered from the same definitions into
-//! `src/node/header.d.ts`, which a test compares; the Node binding only reads, calls and writes.
+//! [`crate::core::wire`]'s macros. Their TypeScript declarations are rendered from the same
+//! definitions into `src/node/header.d.ts`, which a test compares; the Node binding only reads,
+//! calls and writes.
 
 pub mod agent;
 pub mod attachments;
@@ -10,7 +11,6 @@ pub mod prompt;
 pub mod resume;
 pub mod run;
 pub mod translation;
-pub mod wire;
 
 #[cfg(test)]
 mod tests;

@@ -1,9 +1,9 @@
 //! `buildPrompt` and `isTitleRequest`: the conversation a prompt is built from.
 
-use crate::core::api::wire::{wire_struct, Objects};
 use crate::core::error::CoreError;
 use crate::core::prompt::{Conversation, PromptRequest as Prompt};
 use crate::core::resume::is_title_request;
+use crate::core::wire::{wire_struct, Objects};
 
 wire_struct! {
     /// What a prompt is built from; read as the JSON data `JSON.stringify` makes of it. Other

@@ -4,7 +4,6 @@
 use std::num::NonZeroUsize;
 
 use crate::core::api::attachments::PlannedAttachments;
-use crate::core::api::wire::{wire_struct, Nullable, Objects, WireType};
 use crate::core::attachments::{named_location, LocalFiles};
 use crate::core::error::CoreError;
 use crate::core::prompt::Conversation;
@@ -12,6 +11,7 @@ use crate::core::resume::{
     ResumeOptions, ResumePlan as Plan, ResumeRequest as Request, MAX_ENTRIES_LIMIT,
 };
 use crate::core::whole_number::{Positive, WholeNumber};
+use crate::core::wire::{wire_struct, Nullable, Objects, WireType};
 
 wire_struct! {
     /// Options of `SessionResumeManager`; any other field is refused.

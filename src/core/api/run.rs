@@ -9,13 +9,13 @@ use crate::core::agent::run::ToolAnswers;
 use crate::core::agent::RunRequest;
 use crate::core::api::attachments::PlannedAttachments;
 use crate::core::api::translation::with_translation_options;
-use crate::core::api::wire::wire_struct;
 use crate::core::attachments::Planned;
 use crate::core::bridge::{Answer, AnswerContent, HostTool};
 use crate::core::capture::CaptureOptions;
 use crate::core::error::CoreError;
 use crate::core::json::BoundedValue;
 use crate::core::whole_number::{NonNegative, Positive, WholeNumber};
+use crate::core::wire::wire_struct;
 
 with_translation_options! {
     /// Options of `runCursorAgent`. Numbers are whole numbers in the range each states; any

@@ -1,5 +1,5 @@
-use super::wire::typescript::{interface, Field};
 use crate::core::error::RunError;
+use crate::core::wire::typescript::{interface, Field};
 
 const RENDERED_FROM: &str =
     "// Rendered from the definitions in src/core/api/ (a test compares).\n";
@@ -143,7 +143,7 @@ fn rendered() -> String {
 
 #[test]
 fn header_declares_the_api_exactly_as_it_is_read_and_written() {
-    super::wire::typescript::check_header_section(RENDERED_FROM, RENDERED_END, &rendered());
+    crate::core::wire::typescript::check_header_section(RENDERED_FROM, RENDERED_END, &rendered());
 }
 
 #[test]

@@ -1,11 +1,11 @@
 //! What a translation takes: the options `StreamTransformer` and `runCursorAgent` share, and how
 //! the process behind a stream ended (`StreamTransformer.finish`).
 
-use crate::core::api::wire::{wire_struct, Nullable, WireType};
 use crate::core::stream::encode::ToolCallMode;
 use crate::core::stream::transformer::{Format, TransformerOptions};
 use crate::core::stream::translate::Outcome;
 use crate::core::whole_number::{NonNegative, Positive};
+use crate::core::wire::{wire_struct, Nullable, WireType};
 
 impl WireType for Format {
     #[cfg(test)]
@@ -26,7 +26,7 @@ impl WireType for ToolCallMode {
 /// over the entry point's defaults. Any field not declared is refused.
 macro_rules! with_translation_options {
     ($(#[doc = $doc:literal])* pub struct $name:ident { $($fields:tt)* }) => {
-        $crate::core::api::wire::wire_struct! {
+        $crate::core::wire::wire_struct! {
             $(#[doc = $doc])*
             pub struct $name as named (derive(serde::Deserialize), serde(deny_unknown_fields)) {
                 $($fields)*

@@ -15,8 +15,8 @@ use std::sync::Once;
 
 use super::format::ATTACHMENTS_PER_RUN;
 use super::placement::PlannedFile;
-use crate::core::agent::process::process_exists;
 use crate::core::private_file::{create_folder, create_new, create_new_folder};
+use crate::core::process_alive::process_exists;
 
 /// The user's own folder in the temporary folder, which [`attachments_base`] is in.
 fn user_folder() -> PathBuf {

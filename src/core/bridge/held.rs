@@ -34,7 +34,7 @@ impl<'a> From<&'a HostCall> for crate::core::stream::translate::HandedCall<'a> {
     }
 }
 
-crate::core::api::wire::wire_struct! {
+crate::core::wire::wire_struct! {
     /// A tool call handed to the host, exactly as Cursor sent it.
     pub struct HostCall as named (derive(serde::Serialize, Eq)) {
         /// The call's id, which its answer names.

@@ -64,6 +64,7 @@ pub struct StartInfo<'a> {
 }
 
 /// What the end line records.
+#[derive(Default)]
 pub struct EndInfo<'a> {
     pub ending: &'static str,
     pub exit_code: Option<i32>,
@@ -295,33 +296,28 @@ impl Writer {
                 self.write(&Line::CutOff { t }, false);
             }
             Fed::Finish(outcome) => {
-                self.flush_pending(t);
                 let mut closing = ClosingRecord::from(outcome);
                 if let ClosingRecord::Outcome { stderr, .. } = &mut closing {
                     *stderr = self.masker.text(stderr);
                 }
-                self.write(
-                    &Line::Close {
-                        t,
-                        closing,
-                        outputs,
-                    },
-                    true,
-                );
+                self.close(t, closing, outputs);
             }
             Fed::Fail(error) => {
-                self.flush_pending(t);
                 let closing = ClosingRecord::Failure(self.masked_error(error));
-                self.write(
-                    &Line::Close {
-                        t,
-                        closing,
-                        outputs,
-                    },
-                    true,
-                );
+                self.close(t, closing, outputs);
             }
         }
+    }
+
+    /// The stream's close, after whatever record was left without its line feed.
+    fn close(&mut self, t: f64, closing: ClosingRecord, outputs: Vec<Value>) {
+        self.flush_pending(t);
+        let line = Line::Close {
+            t,
+            closing,
+            outputs,
+        };
+        self.write(&line, true);
     }
 
     /// A record left without its line feed goes into the capture as it is (masked), ahead of
@@ -357,10 +353,7 @@ impl Writer {
         outputs
             .iter()
             .map(|output| {
-                let mut value = match output {
-                    Output::Frame(frame) => Value::String(frame.clone()),
-                    Output::Part(part) => part.clone(),
-                };
+                let mut value = Value::from(output.clone());
                 self.masker.value(&mut value);
                 value
             })

@@ -5,6 +5,7 @@
 //! first row first. Patterns are whole phrases: a bare "auth" would also match "author" or
 //! "OAuth".
 
+use super::reset::{quota_reset, reset_day};
 use crate::core::error::{CoreError, ErrorCode};
 
 /// What a row of the table concludes.
@@ -32,7 +33,7 @@ enum Kind {
 /// reconnection gave up (`RetriableError: WritableIterable is closed`, and the variants
 /// `ReadableIterable is closed`, `Error: T: WritableIterable is closed`); it exits 1 with no
 /// `result` record.
-const CONNECTION_DROPPED: &[&str] = &["writableiterable is closed", "readableiterable is closed"];
+const CONNECTION_DROPPED: &str = "writableiterable is closed|readableiterable is closed";
 
 /// Whether `text` (stderr, or an assistant text) is cursor-agent's report of a dropped
 /// connection: a run that printed it was cut off, and may be run once more when nothing of it
@@ -40,7 +41,7 @@ const CONNECTION_DROPPED: &[&str] = &["writableiterable is closed", "readableite
 pub fn connection_dropped(text: &str) -> bool {
     // Asked of every short assistant text: compared in place, nothing copied, and a window is
     // compared only where its first letter matches.
-    CONNECTION_DROPPED.iter().any(|pattern| {
+    CONNECTION_DROPPED.split('|').any(|pattern| {
         let first = pattern.as_bytes()[0];
         text.as_bytes().windows(pattern.len()).any(|window| {
             window[0].to_ascii_lowercase() == first
@@ -49,125 +50,55 @@ pub fn connection_dropped(text: &str) -> bool {
     })
 }
 
-/// First matching row wins; each pattern is lower case. Status codes are matched with the
-/// word that names them ("http 500", "502 bad gateway"), never as bare numbers, which also
-/// occur in ids, sizes and durations.
-const RULES: &[(Kind, &[&str])] = &[
+/// First matching row wins; each row's patterns are lower case and `|` apart, as the resume
+/// phrasings' lists are. Status codes are matched with the word that names them ("http 500",
+/// "502 bad gateway"), never as bare numbers, which also occur in ids, sizes and durations.
+const RULES: &[(Kind, &str)] = &[
     (
         Kind::Auth,
-        &[
-            "authentication required",
-            "authentication failed",
-            "not authenticated",
-            "not logged in",
-            "unauthenticated",
-            "unauthorized",
-            "invalid api key",
-            "api key is invalid",
-            "re-authenticate",
-            "reauthenticate",
-            "please log in",
-            "log in again",
-        ],
+        "authentication required|authentication failed|not authenticated|not logged in\
+         |unauthenticated|unauthorized|invalid api key|api key is invalid|re-authenticate\
+         |reauthenticate|please log in|log in again",
     ),
     (
         Kind::Quota,
-        &[
-            "usage limit",
-            "free requests limit",
-            "spendlimithit: true",
-            "rate limit",
-            "rate-limit",
-            "ratelimit",
-            "too many requests",
-            "http 429",
-            "status 429",
-            "quota exceeded",
-            "insufficient_quota",
-        ],
+        "usage limit|free requests limit|spendlimithit: true|rate limit|rate-limit|ratelimit\
+         |too many requests|http 429|status 429|quota exceeded|insufficient_quota",
     ),
     // Before `Model` ("model channel not available" names a model) and `ServerTrouble`
     // ("[unavailable]"); after `Quota`, so that a usage limit worded with `resource_exhausted`
     // stays a usage limit.
     (
         Kind::Capacity,
-        &[
-            "model channel not available",
-            "resource_exhausted",
-            "resource exhausted",
-        ],
+        "model channel not available|resource_exhausted|resource exhausted",
     ),
     (
         Kind::Model,
-        &[
-            "cannot use this model",
-            "invalid model",
-            "model not found",
-            "unknown model",
-            "model is not available",
-            "model not available",
-            "model unavailable",
-            "unsupported model",
-        ],
+        "cannot use this model|invalid model|model not found|unknown model|model is not available\
+         |model not available|model unavailable|unsupported model",
     ),
     (
         Kind::ForceDisabled,
-        &[
-            "disabled run everything",
-            "disabled \"run everything\"",
-            "run everything is disabled",
-            "run everything has been disabled",
-            "run everything was disabled",
-            "\"run everything\" is disabled",
-            "\"run everything\" has been disabled",
-        ],
+        "disabled run everything|disabled \"run everything\"|run everything is disabled\
+         |run everything has been disabled|run everything was disabled\
+         |\"run everything\" is disabled|\"run everything\" has been disabled",
     ),
     (
         Kind::UntrustedWorkspace,
-        &["workspace trust required", "pass --trust"],
+        "workspace trust required|pass --trust",
     ),
-    (Kind::RejectedOption, &["[invalid_argument]"]),
+    (Kind::RejectedOption, "[invalid_argument]"),
     (
         Kind::ServerTrouble,
-        &[
-            "internal server error",
-            "server error",
-            "internal error",
-            "http 50",
-            "status 50",
-            "status code 50",
-            "bad gateway",
-            "service unavailable",
-            "gateway timeout",
-            "overloaded",
-            "unavailable",
-            "try again later",
-        ],
+        "internal server error|server error|internal error|http 50|status 50|status code 50\
+         |bad gateway|service unavailable|gateway timeout|overloaded|unavailable|try again later",
     ),
     (Kind::ConnectionDropped, CONNECTION_DROPPED),
     (
         Kind::Network,
-        &[
-            "retriableerror",
-            "connection lost",
-            "connection reset",
-            "connection refused",
-            "connection closed",
-            "econnrefused",
-            "econnreset",
-            "enotfound",
-            "etimedout",
-            "eai_again",
-            "epipe",
-            "getaddrinfo",
-            "fetch failed",
-            "failed to fetch",
-            "network error",
-            "socket hang up",
-            "certificate",
-            "timed out",
-            "timeout",
-        ],
+        "retriableerror|connection lost|connection reset|connection refused|connection closed\
+         |econnrefused|econnreset|enotfound|etimedout|eai_again|epipe|getaddrinfo|fetch failed\
+         |failed to fetch|network error|socket hang up|certificate|timed out|timeout",
     ),
 ];
 
@@ -223,7 +154,7 @@ fn matching_rule(text: &str) -> Option<Kind> {
     let lower = text.to_ascii_lowercase();
     RULES
         .iter()
-        .find(|(_, patterns)| patterns.iter().any(|p| lower.contains(p)))
+        .find(|(_, patterns)| patterns.split('|').any(|p| lower.contains(p)))
         .map(|(kind, _)| *kind)
 }
 
@@ -308,150 +239,89 @@ fn model_message(text: &str) -> String {
     message
 }
 
-/// When Cursor says its usage limit resets, in its own words ("1/1/2027"), read from a line
-/// such as "It will reset when your monthly cycle ends on 1/1/2027."
-fn quota_reset(text: &str) -> Option<String> {
-    let lower = text.to_ascii_lowercase();
-    let at = lower.find("reset")?;
-    let line_end = lower[at..].find('\n').map_or(lower.len(), |n| at + n);
-    let line = &lower[at..line_end];
-    let (word, start) = [" on ", " at ", " in "]
-        .iter()
-        .filter_map(|w| line.find(w).map(|i| (*w, i)))
-        .min_by_key(|(_, i)| *i)?;
-    let from = at + start + word.len();
-    let rest = &text[from..line_end];
-    // The sentence ends at a full stop followed by a space, or at markdown or a remark.
-    let end = [rest.find(['*', ';', '(']), rest.find(". ")]
-        .into_iter()
-        .flatten()
-        .min()
-        .unwrap_or(rest.len());
-    let when = rest[..end].trim().trim_end_matches('.').trim();
-    (!when.is_empty()).then(|| format!("{}{when}", word.trim_start()))
-}
-
-/// The day a reset time in Cursor's words names ("on 1/1/2027": month/day/year), as epoch
-/// milliseconds of its midnight UTC; `None` for anything but a real calendar date.
-fn reset_day(when: &str) -> Option<i64> {
-    let date = when
-        .split_whitespace()
-        .find(|word| word.matches('/').count() == 2)?
-        .trim_end_matches(['.', ',']);
-    let mut fields = date.split('/').map(|field| field.parse::<i64>().ok());
-    let (month, day, year) = (fields.next()??, fields.next()??, fields.next()??);
-    let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-    let days_in_month = match month {
-        2 if leap => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        1..=12 => 31,
-        _ => return None,
-    };
-    if !(1970..=9999).contains(&year) || !(1..=days_in_month).contains(&day) {
-        return None;
-    }
-    Some(days_since_epoch(year, month, day) * 86_400_000)
-}
-
-/// Days from 1970-01-01 to a date of the proleptic Gregorian calendar (years counted from
-/// March, so that the leap day ends a year).
-fn days_since_epoch(year: i64, month: i64, day: i64) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let year_of_era = year - era * 400;
-    let day_of_year = (153 * ((month + 9) % 12) + 2) / 5 + day - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * 146_097 + day_of_era - 719_468
-}
-
 /// The package's explanation of a classified failure: what happened and what to do. Cursor's
 /// own words travel apart ([`CoreError::with_agent_output`]).
 fn explanation(kind: Kind, text: &str, answered: bool) -> CoreError {
-    match kind {
+    let (code, message) = match kind {
         // The native API's wording; each front end words the way to log in for its users.
-        Kind::Auth => CoreError::new(
+        Kind::Auth => (
             ErrorCode::Auth,
             "cursor-agent is not logged in. Run `cursor-agent login`, or give cursor-agent \
-             CURSOR_API_KEY in its environment."
-                .to_owned(),
+             CURSOR_API_KEY in its environment.",
         ),
-        Kind::Quota => {
-            let when = quota_reset(text);
-            let resets = when
-                .as_deref()
-                .map(|when| format!(" It resets {when}."))
-                .unwrap_or_default();
-            let resets_at = when.as_deref().and_then(reset_day);
-            // "Stops here" only where an answer had begun: otherwise there was none to stop.
-            let reached = if answered {
-                "Cursor's usage limit for this account is reached, so the answer stops here."
-            } else {
-                "Cursor's usage limit for this account is reached; no answer was started."
-            };
-            CoreError::new(
-                ErrorCode::Quota,
-                format!(
-                    "{reached}{resets} Switch to another Cursor model, raise the spend limit in \
-                 Cursor's dashboard, or wait until the limit resets."
-                ),
-            )
-            .with_reset(resets_at)
-        }
-        Kind::Capacity => CoreError::new(
+        Kind::Quota => return quota_error(text, answered),
+        Kind::Capacity => (
             ErrorCode::Network,
             "Cursor has no capacity for this model at the moment (Cursor or the model's provider \
              turned the request away). This is neither the login nor the plan's usage limit. \
-             Pick another Cursor model, or send the message again in a few minutes."
-                .to_owned(),
+             Pick another Cursor model, or send the message again in a few minutes.",
         ),
-        Kind::Model => CoreError::new(ErrorCode::Model, model_message(text)),
-        Kind::ForceDisabled => CoreError::new(
+        Kind::Model => return CoreError::new(ErrorCode::Model, model_message(text)),
+        Kind::ForceDisabled => (
             ErrorCode::AgentExit,
             "cursor-agent refused --force because a team admin disabled \"Run Everything\" for \
              this account. Set CURSOR_ACP_FORCE=false so that cursor-agent runs without --force \
-             (it then refuses what the team's rules do not allow)."
-                .to_owned(),
+             (it then refuses what the team's rules do not allow).",
         ),
-        Kind::UntrustedWorkspace => CoreError::new(
+        Kind::UntrustedWorkspace => (
             ErrorCode::AgentExit,
             "cursor-agent refused to run because the workspace is not trusted. Set \
              CURSOR_ACP_FORCE=true (passes --force), or run `cursor-agent` once in the \
-             workspace and trust it."
-                .to_owned(),
+             workspace and trust it.",
         ),
-        Kind::RejectedOption => CoreError::new(
+        Kind::RejectedOption => (
             ErrorCode::AgentExit,
             "Cursor's servers rejected the request. Remove the option they name from the extra \
-             arguments."
-                .to_owned(),
+             arguments.",
         ),
-        Kind::ServerTrouble => CoreError::new(
+        Kind::ServerTrouble => (
             ErrorCode::Network,
             "Cursor's servers failed to answer (a fault on Cursor's side, after its own \
              retries). Send the message again in a few minutes; status.cursor.com shows \
-             outages."
-                .to_owned(),
+             outages.",
         ),
-        Kind::ConnectionDropped => CoreError::new(
+        Kind::ConnectionDropped if answered => (
             ErrorCode::Network,
-            if answered {
-                "The connection to Cursor's servers dropped in the middle of the answer, so the \
-                 answer was cut off here; what arrived stays. Send the message again to go on."
-            } else {
-                "The connection to Cursor's servers dropped before any answer text arrived (what \
-                 did arrive stays). Send the message again."
-            }
-            .to_owned(),
+            "The connection to Cursor's servers dropped in the middle of the answer, so the \
+             answer was cut off here; what arrived stays. Send the message again to go on.",
         ),
-        Kind::Network => CoreError::new(
+        Kind::ConnectionDropped => (
+            ErrorCode::Network,
+            "The connection to Cursor's servers dropped before any answer text arrived (what \
+             did arrive stays). Send the message again.",
+        ),
+        Kind::Network => (
             ErrorCode::Network,
             "cursor-agent could not reach Cursor's servers, after its own retries. Check the \
              internet connection and any proxy; a self-signed certificate in the chain means a \
-             proxy intercepts TLS (give cursor-agent the proxy's CA with NODE_EXTRA_CA_CERTS)."
-                .to_owned(),
+             proxy intercepts TLS (give cursor-agent the proxy's CA with NODE_EXTRA_CA_CERTS).",
         ),
-    }
+    };
+    CoreError::new(code, message)
+}
+
+/// `E_QUOTA`, with when the limit resets when Cursor says it.
+fn quota_error(text: &str, answered: bool) -> CoreError {
+    let when = quota_reset(text);
+    let resets = when
+        .as_deref()
+        .map(|when| format!(" It resets {when}."))
+        .unwrap_or_default();
+    let resets_at = when.as_deref().and_then(reset_day);
+    // "Stops here" only where an answer had begun: otherwise there was none to stop.
+    let reached = if answered {
+        "Cursor's usage limit for this account is reached, so the answer stops here."
+    } else {
+        "Cursor's usage limit for this account is reached; no answer was started."
+    };
+    CoreError::new(
+        ErrorCode::Quota,
+        format!(
+            "{reached}{resets} Switch to another Cursor model, raise the spend limit in \
+             Cursor's dashboard, or wait until the limit resets."
+        ),
+    )
+    .with_reset(resets_at)
 }
 
 /// Classify a failed run. `result_error` is what an `is_error` result said (empty when it

@@ -1,6 +1,7 @@
 //! Telling "the resumed chat is gone" apart from transient failures, from error text alone.
 //!
-//! One table of phrasings says the chat/session cannot be resumed. A match is cancelled when the
+//! One table of phrasings (rows of words and named word lists, read by one matcher) says the
+//! chat/session cannot be resumed. A match is cancelled when the
 //! text also names a transient cause (auth, network, quota, memory, signals, ...): those failures
 //! must never discard a valid entry. An explicit session-lifecycle cause after the match
 //! ("... due to inactivity") wins over a transient word.
@@ -8,273 +9,98 @@
 //! Text is compared as lower-case words (letters, digits, `'`, `-`, `_`), so punctuation, quotes
 //! and case never matter.
 
-/// One position of a phrasing.
-#[derive(Clone, Copy)]
-enum Slot {
-    /// One of these word sequences must follow.
-    Words(&'static [&'static str]),
-    /// One of these word sequences may follow.
-    Optional(&'static [&'static str]),
-    /// An id may follow (a word with a digit, or a long word such as a UUID or hex id).
-    OptionalId,
-    /// The match fails when the next word is one of these: "invalid chat format" is about a
-    /// malformed request, not about the chat.
-    NotBefore(&'static [&'static str]),
-}
-
-use Slot::{NotBefore, Optional, OptionalId, Words};
-
-const SUBJECT: &[&str] = &["session", "chat", "conversation", "thread"];
-const ID_WORD: &[&str] = &["id", "with id"];
-const LINK: &[&str] = &[
-    "has been",
-    "had been",
-    "has",
-    "is",
-    "was",
-    "is already",
-    "was already",
-    "already",
-];
-const GONE: &[&str] = &[
-    "not found",
-    "expired",
-    "deleted",
-    "missing",
-    "gone",
-    "no longer exists",
-    "no longer available",
-    "does not exist",
-    "doesn't exist",
-    "did not exist",
-    "isn't found",
-    "wasn't found",
-    "could not be found",
-    "couldn't be found",
-    "cannot be found",
-    "can not be found",
-    "can't be found",
-    "purged",
-    "archived",
-];
-const CANNOT: &[&str] = &[
-    "failed to",
-    "could not",
-    "couldn't",
-    "unable to",
-    "cannot",
-    "can not",
-    "can't",
-    "not able to",
-];
-const RESUME_OUTCOME: &[&str] = &["failed", "error", "invalid", "aborted", "rejected"];
-const THE: &[&str] = &["the", "this", "that", "previous", "your"];
-/// Words after "invalid chat" / "session id invalid" that make it a validation or auth failure.
-const VALIDATION: &[&str] = &[
-    "format",
-    "token",
-    "request",
-    "payload",
-    "schema",
-    "json",
-    "argument",
-    "arguments",
-    "parameter",
-    "parameters",
-    "input",
-    "message",
-    "messages",
-    "type",
-    "name",
-    "field",
-    "option",
-    "options",
-    "value",
-    "character",
-    "characters",
-    "length",
-    "syntax",
-    "encoding",
-    "header",
-    "signature",
-    "key",
-    "scope",
-    "permission",
-    "permissions",
-];
-
-/// Phrasings that say the chat cannot be resumed.
-const RESUME_PHRASINGS: &[&[Slot]] = &[
+/// Phrasings that say the chat cannot be resumed, one a row: the words to find in order, where
+/// a plain word is itself, `{list}` one of the phrases [`LISTS`] names `list`, `{list?}` one of
+/// them or nothing, `{id?}` an id or nothing (a word with a digit, or a long word such as a UUID
+/// or hex id), and `{!list}` fails the match when one of `list`'s phrases comes next.
+const RESUME_PHRASINGS: &[&str] = &[
     // "chat not found", "session 1f2e... has expired", "conversation was deleted"
-    &[
-        Words(SUBJECT),
-        Optional(ID_WORD),
-        OptionalId,
-        Optional(LINK),
-        Words(GONE),
-    ],
+    "{subject} {id_word?} {id?} {link?} {gone}",
     // "no such chat", "no active session"
-    &[
-        Words(&["no such", "no active", "no matching", "no existing"]),
-        Words(SUBJECT),
-    ],
+    "no {such} {subject}",
     // "no previous chats found" (`cursor-agent --resume -N` with no history)
-    &[
-        Words(&["no previous", "no prior", "no recent"]),
-        Words(&["chats", "chat", "sessions", "session", "conversations"]),
-    ],
+    "no {previous} {chats}",
     // "failed to resume chat", "cannot resume"
-    &[
-        Words(CANNOT),
-        Words(&[
-            "resume",
-            "be resumed",
-            "continue the chat",
-            "continue chat",
-            "load chat",
-            "load session",
-        ]),
-    ],
+    "{cannot} {resume_what}",
     // "resume failed", "resume error"
-    &[
-        Words(&["resume", "resuming"]),
-        Optional(THE),
-        Optional(SUBJECT),
-        OptionalId,
-        Words(RESUME_OUTCOME),
-    ],
-    // "invalid chat id", "unknown session"
-    &[
-        Words(&["invalid", "unknown", "bad", "malformed"]),
-        Words(SUBJECT),
-        NotBefore(VALIDATION),
-    ],
+    "{resume} {the?} {subject?} {id?} {resume_outcome}",
+    // "invalid chat id", "unknown session"; "invalid chat format" is about a malformed request
+    "{bad} {subject} {!validation}",
     // "chat id is invalid", "session abc is unknown"
-    &[
-        Words(SUBJECT),
-        Optional(ID_WORD),
-        OptionalId,
-        Optional(&["is", "was"]),
-        Words(&["invalid", "unknown"]),
-        NotBefore(VALIDATION),
-    ],
+    "{subject} {id_word?} {id?} {is?} {invalid} {!validation}",
     // "this chat cannot be resumed"
-    &[
-        Words(SUBJECT),
-        OptionalId,
-        Words(CANNOT),
-        Words(&["be resumed", "resume", "be loaded"]),
-    ],
+    "{subject} {id?} {cannot} {be_resumed}",
     // "invalid conversation history" (a broken chat store)
-    &[
-        Words(&["invalid", "corrupt", "corrupted"]),
-        Words(&["conversation history", "chat history", "chat store"]),
-    ],
+    "{corrupt} {history}",
+];
+
+/// The phrase lists the phrasings name, each phrase words apart by a space, phrases by `|`;
+/// the first that fits is taken.
+const LISTS: &[(&str, &str)] = &[
+    ("subject", "session|chat|conversation|thread"),
+    ("id_word", "id|with id"),
+    (
+        "link",
+        "has been|had been|has|is|was|is already|was already|already",
+    ),
+    (
+        "gone",
+        "not found|expired|deleted|missing|gone|no longer exists|no longer available\
+         |does not exist|doesn't exist|did not exist|isn't found|wasn't found|could not be found\
+         |couldn't be found|cannot be found|can not be found|can't be found|purged|archived",
+    ),
+    ("such", "such|active|matching|existing"),
+    ("previous", "previous|prior|recent"),
+    ("chats", "chats|chat|sessions|session|conversations"),
+    (
+        "cannot",
+        "failed to|could not|couldn't|unable to|cannot|can not|can't|not able to",
+    ),
+    (
+        "resume_what",
+        "resume|be resumed|continue the chat|continue chat|load chat|load session",
+    ),
+    ("resume", "resume|resuming"),
+    ("the", "the|this|that|previous|your"),
+    ("resume_outcome", "failed|error|invalid|aborted|rejected"),
+    ("bad", "invalid|unknown|bad|malformed"),
+    ("is", "is|was"),
+    ("invalid", "invalid|unknown"),
+    ("be_resumed", "be resumed|resume|be loaded"),
+    ("corrupt", "invalid|corrupt|corrupted"),
+    ("history", "conversation history|chat history|chat store"),
+    // Words after "invalid chat" / "session id invalid" that make it a validation or auth
+    // failure.
+    (
+        "validation",
+        "format|token|request|payload|schema|json|argument|arguments|parameter|parameters|input\
+         |message|messages|type|name|field|option|options|value|character|characters|length\
+         |syntax|encoding|header|signature|key|scope|permission|permissions",
+    ),
 ];
 
 /// Words that make a failure transient however the chat is mentioned.
 const TRANSIENT: &[&str] = &[
     // auth
-    "auth",
-    "authentication",
-    "authenticate",
-    "authenticated",
-    "unauthenticated",
-    "unauthorized",
-    "re-auth",
-    "reauth",
-    "reauthenticate",
-    "re-authenticate",
-    "login",
-    "log in",
-    "logged in",
-    "sign in",
-    "signed in",
-    "token",
-    "credential",
-    "credentials",
-    "password",
-    "secret",
-    "api key",
-    "api-key",
-    "apikey",
-    "forbidden",
-    "403",
-    "401",
+    "auth|authentication|authenticate|authenticated|unauthenticated|unauthorized|re-auth|reauth\
+     |reauthenticate|re-authenticate|login|log in|logged in|sign in|signed in|token|credential\
+     |credentials|password|secret|api key|api-key|apikey|forbidden|403|401",
     // network
-    "network",
-    "connection",
-    "connect",
-    "reconnecting",
-    "internet",
-    "offline",
-    "dns",
-    "socket",
-    "tls",
-    "ssl",
-    "certificate",
-    "econnrefused",
-    "econnreset",
-    "etimedout",
-    "enotfound",
-    "eai_again",
-    "ehostunreach",
-    "enetunreach",
-    "epipe",
-    "fetch failed",
-    "timeout",
-    "timed out",
-    "time out",
-    "retry",
-    "retrying",
-    "retriableerror",
-    "unavailable",
-    "overloaded",
-    "bad gateway",
-    "502",
-    "503",
-    "504",
+    "network|connection|connect|reconnecting|internet|offline|dns|socket|tls|ssl|certificate\
+     |econnrefused|econnreset|etimedout|enotfound|eai_again|ehostunreach|enetunreach|epipe\
+     |fetch failed|timeout|timed out|time out|retry|retrying|retriableerror|unavailable\
+     |overloaded|bad gateway|502|503|504",
     // quota
-    "quota",
-    "usage limit",
-    "rate limit",
-    "rate limited",
-    "rate-limited",
-    "too many requests",
-    "429",
-    "resource exhausted",
-    "resource_exhausted",
-    "spend limit",
+    "quota|usage limit|rate limit|rate limited|rate-limited|too many requests|429\
+     |resource exhausted|resource_exhausted|spend limit",
     // memory and signals
-    "out of memory",
-    "oom",
-    "enomem",
-    "allocation failed",
-    "killed",
-    "signal",
-    "sigkill",
-    "sigterm",
-    "sigint",
-    "sighup",
-    "sigsegv",
-    "sigabrt",
-    "aborted by user",
-    "cancelled",
-    "canceled",
+    "out of memory|oom|enomem|allocation failed|killed|signal|sigkill|sigterm|sigint|sighup\
+     |sigsegv|sigabrt|aborted by user|cancelled|canceled",
 ];
 
 /// Causes that belong to the chat itself; after a match they win over a transient word
 /// ("session expired due to idle timeout").
-const SESSION_CAUSES: &[&str] = &[
-    "inactivity",
-    "inactive",
-    "idle",
-    "retention",
-    "archived",
-    "purged",
-    "policy",
-    "too old",
-];
+const SESSION_CAUSES: &str = "inactivity|inactive|idle|retention|archived|purged|policy|too old";
 
 /// What a failure's stable code alone says about the resumed chat: `Some(true)` it is gone,
 /// `Some(false)` it is not (the failure has another, known cause, whatever the text mentions),
@@ -312,7 +138,7 @@ pub fn is_resume_specific(text: &str) -> bool {
     if contains_any(&words[end..], SESSION_CAUSES) {
         return true;
     }
-    !contains_any(&words, TRANSIENT)
+    !TRANSIENT.iter().any(|cause| contains_any(&words, cause))
 }
 
 /// Lower-cased, with typographic quotes made plain and ANSI escape sequences replaced by a
@@ -353,39 +179,58 @@ fn words(text: &str) -> impl Iterator<Item = &str> {
         .filter(|w| !w.is_empty())
 }
 
+/// Where the first phrasing found in `words` ends.
 fn first_match_end(words: &[&str]) -> Option<usize> {
-    (0..words.len()).find_map(|start| {
-        RESUME_PHRASINGS
-            .iter()
-            .find_map(|slots| match_slots(words, start, slots))
-    })
+    let rows: Vec<Vec<&str>> = RESUME_PHRASINGS
+        .iter()
+        .map(|row| row.split(' ').collect())
+        .collect();
+    (0..words.len()).find_map(|at| rows.iter().find_map(|row| match_row(words, at, row)))
 }
 
-/// The end of a match of `slots` at `at`, trying optional slots both ways.
-fn match_slots(words: &[&str], at: usize, slots: &[Slot]) -> Option<usize> {
-    let Some((slot, rest)) = slots.split_first() else {
+/// The end of a match of a phrasing's `tokens` at `at`, trying an optional one both ways.
+fn match_row(words: &[&str], at: usize, tokens: &[&str]) -> Option<usize> {
+    let Some((token, rest)) = tokens.split_first() else {
         return Some(at);
     };
-    match *slot {
-        Words(alternatives) => alternatives.iter().find_map(|alt| {
-            match_phrase(words, at, alt).and_then(|next| match_slots(words, next, rest))
-        }),
-        Optional(alternatives) => alternatives
-            .iter()
-            .find_map(|alt| {
-                match_phrase(words, at, alt).and_then(|next| match_slots(words, next, rest))
-            })
-            .or_else(|| match_slots(words, at, rest)),
-        OptionalId => words
-            .get(at)
-            .filter(|w| looks_like_id(w))
-            .and_then(|_| match_slots(words, at + 1, rest))
-            .or_else(|| match_slots(words, at, rest)),
-        NotBefore(excluded) => match words.get(at) {
-            Some(next) if excluded.contains(next) => None,
-            _ => match_slots(words, at, rest),
-        },
+    let then = |next| match_row(words, next, rest);
+    let Some(name) = token.strip_prefix('{').and_then(|t| t.strip_suffix('}')) else {
+        return match_phrase(words, at, token).and_then(then);
+    };
+    if let Some(excluded) = name.strip_prefix('!') {
+        return match phrase_at(words, at, list(excluded)) {
+            Some(_) => None,
+            None => then(at),
+        };
     }
+    let (name, optional) = match name.strip_suffix('?') {
+        Some(name) => (name, true),
+        None => (name, false),
+    };
+    let found = if name == "id" {
+        words
+            .get(at)
+            .filter(|word| looks_like_id(word))
+            .and_then(|_| then(at + 1))
+    } else {
+        list(name)
+            .split('|')
+            .find_map(|phrase| match_phrase(words, at, phrase).and_then(then))
+    };
+    found.or_else(|| optional.then(|| then(at)).flatten())
+}
+
+/// The phrase list a phrasing names (a test checks every name is in [`LISTS`]).
+fn list(name: &str) -> &'static str {
+    LISTS
+        .iter()
+        .find(|(known, _)| *known == name)
+        .map_or("", |(_, phrases)| phrases)
+}
+
+/// Where the first of `phrases` (`|` apart) that starts at `at` ends.
+fn phrase_at(words: &[&str], at: usize, phrases: &str) -> Option<usize> {
+    phrases.split('|').find_map(|p| match_phrase(words, at, p))
 }
 
 fn match_phrase(words: &[&str], at: usize, phrase: &str) -> Option<usize> {
@@ -403,8 +248,8 @@ fn looks_like_id(word: &str) -> bool {
     word.len() >= 12 || (word.len() >= 3 && word.bytes().any(|b| b.is_ascii_digit()))
 }
 
-fn contains_any(words: &[&str], phrases: &[&str]) -> bool {
-    (0..words.len()).any(|at| phrases.iter().any(|p| match_phrase(words, at, p).is_some()))
+fn contains_any(words: &[&str], phrases: &str) -> bool {
+    (0..words.len()).any(|at| phrase_at(words, at, phrases).is_some())
 }
 
 #[cfg(test)]

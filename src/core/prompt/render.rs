@@ -300,29 +300,8 @@ impl Writer {
             push_content(out, name);
             out.push('"');
         }
-        let details = |out: &mut String, bytes: Option<usize>, size: Option<(u32, u32)>| {
-            let mut open = false;
-            let mut next = |out: &mut String| {
-                out.push_str(if open { ", " } else { " (" });
-                open = true;
-            };
-            if let Some(media_type) = media.media_type {
-                next(out);
-                push_content(out, media_type);
-            }
-            if let Some(bytes) = bytes {
-                next(out);
-                out.push_str(&bytes.to_string());
-                out.push_str(" bytes");
-            }
-            if let Some((width, height)) = size {
-                next(out);
-                out.push_str(&format!("{width}x{height} px"));
-            }
-            if open {
-                out.push(')');
-            }
-        };
+        let details =
+            |out: &mut String, bytes, size| media_details(out, media.media_type, bytes, size);
         match &media.source {
             MediaSource::Url(location) => {
                 details(out, None, None);
@@ -478,6 +457,36 @@ fn write_tool_call(out: &mut String, call: &ToolCall<'_>) {
     out.push_str(", args: ");
     push_content(out, &call.arguments);
     out.push(')');
+}
+
+/// ` (<media type>, <n> bytes, <w>x<h> px)`, of what is known; nothing when nothing is.
+fn media_details(
+    out: &mut String,
+    media_type: Option<&str>,
+    bytes: Option<usize>,
+    size: Option<(u32, u32)>,
+) {
+    let mut open = false;
+    let mut next = |out: &mut String| {
+        out.push_str(if open { ", " } else { " (" });
+        open = true;
+    };
+    if let Some(media_type) = media_type {
+        next(out);
+        push_content(out, media_type);
+    }
+    if let Some(bytes) = bytes {
+        next(out);
+        out.push_str(&bytes.to_string());
+        out.push_str(" bytes");
+    }
+    if let Some((width, height)) = size {
+        next(out);
+        out.push_str(&format!("{width}x{height} px"));
+    }
+    if open {
+        out.push(')');
+    }
 }
 
 #[cfg(test)]

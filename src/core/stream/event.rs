@@ -400,32 +400,17 @@ fn classify<'a>(mut e: Envelope<'a>, line: &'a str) -> Parsed<'a> {
                 Some("completed") => true,
                 Some(_) => return unknown(e),
             };
-            let Some(mut call) = e.tool_call else {
-                return Parsed::IGNORED;
-            };
-            let Some(call_id) = e.call_id.or_else(|| call.tool_call_id.take()) else {
-                return Parsed::IGNORED;
-            };
-            if call.kind.is_none() {
-                return Parsed::IGNORED;
-            }
-            EventBody::ToolCall {
-                completed,
-                call_id,
-                call,
+            match tool_call_body(completed, e.tool_call, e.call_id) {
+                Some(body) => body,
+                None => return Parsed::IGNORED,
             }
         }
         "result" => {
             let is_error = e.is_error == Some(true) || e.subtype.as_deref() == Some("error");
-            let error_message = if is_error {
-                error_message(e.error, e.result)
-            } else {
-                None
-            };
             EventBody::Result {
                 is_error,
                 usage: e.usage,
-                error_message,
+                error_message: is_error.then(|| error_message(e.error, e.result)).flatten(),
             }
         }
         kind if is_transport(kind) => EventBody::Transport,
@@ -440,6 +425,22 @@ fn classify<'a>(mut e: Envelope<'a>, line: &'a str) -> Parsed<'a> {
     Parsed::Event(Event {
         session_id: e.session_id,
         body,
+    })
+}
+
+/// A `tool_call` record's event; `None` for one without a call, its id or its kind.
+fn tool_call_body<'a>(
+    completed: bool,
+    call: Option<ToolCallBody<'a>>,
+    call_id: Option<Cow<'a, str>>,
+) -> Option<EventBody<'a>> {
+    let mut call = call?;
+    let call_id = call_id.or_else(|| call.tool_call_id.take())?;
+    call.kind.as_ref()?;
+    Some(EventBody::ToolCall {
+        completed,
+        call_id,
+        call,
     })
 }
 

@@ -6,7 +6,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::core::api::wire::wire_struct;
+use crate::core::wire::wire_struct;
 
 wire_struct! {
     /// Cursor's token counts (after the validity filter: negative or non-numeric counts are

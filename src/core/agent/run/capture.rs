@@ -3,6 +3,7 @@
 
 use std::ffi::OsString;
 
+use super::preparation::child_vars;
 use super::{EnvVars, Launcher, Run};
 use crate::core::capture::record::AgentVersionRecord;
 use crate::core::capture::{Capture, EndInfo, StartInfo};
@@ -35,17 +36,7 @@ impl Run {
             .chain(args)
             .map(|arg| arg.to_string_lossy().into_owned())
             .collect();
-        let inherited: Vec<(String, String)> = match env {
-            Some(_) => Vec::new(),
-            None => std::env::vars().collect(),
-        };
-        let vars = match env {
-            Some(env) => env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect(),
-            None => inherited
-                .iter()
-                .map(|(k, v)| (k.as_str(), v.as_str()))
-                .collect(),
-        };
+        let vars = child_vars(env);
         let secrets = self
             .bridge
             .iter()
@@ -54,7 +45,7 @@ impl Run {
         capture.start(StartInfo {
             argv,
             workspace: self.options.workspace_dir(),
-            env: vars,
+            env: vars.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect(),
             prompt: &self.options.prompt,
             transformer: self.transformer.options(),
             resume_chat_id: self.options.resume_chat_id.as_deref(),

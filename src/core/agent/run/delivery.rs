@@ -77,35 +77,37 @@ impl Run {
     }
 
     /// The last batch, with the end of the run: delivered even if a cancel arrives meanwhile
-    /// (the run is over anyway). A run that delivers nothing (`E_RESUME`) tells nothing either.
-    pub(super) async fn deliver_closing(
+    /// (the run is over anyway); a run that delivers nothing (`E_RESUME`) tells nothing either.
+    /// Returns once every batch is consumed, with the error the run reports, which a callback
+    /// failure found meanwhile replaces.
+    pub(super) async fn deliver_last(
         &mut self,
         batch: Vec<Output>,
-        error: Option<&CoreError>,
+        error: Option<CoreError>,
         cancelled: bool,
-    ) {
-        if batch.is_empty() {
-            return;
+    ) -> Option<CoreError> {
+        if !batch.is_empty() {
+            let step = RunStep::last(
+                error.as_ref(),
+                cancelled,
+                self.transformer.usage().cloned(),
+                self.transformer.answered(),
+            );
+            if let Ok(permit) = Arc::clone(&self.permits).acquire_owned().await {
+                let receipt = Receipt {
+                    _permit: permit,
+                    stop: Arc::clone(&self.stop_tx),
+                };
+                self.delivered += batch.len() as u64;
+                self.sink.deliver(batch, Some(step), receipt);
+            }
         }
-        let step = RunStep::last(
-            error,
-            cancelled,
-            self.transformer.usage().cloned(),
-            self.transformer.answered(),
-        );
-        let Ok(permit) = Arc::clone(&self.permits).acquire_owned().await else {
-            return;
-        };
-        let receipt = Receipt {
-            _permit: permit,
-            stop: Arc::clone(&self.stop_tx),
-        };
-        self.delivered += batch.len() as u64;
-        self.sink.deliver(batch, Some(step), receipt);
+        self.settle().await;
+        self.late_callback_failure().or(error)
     }
 
     /// Returns once every delivered batch has been consumed.
-    pub(super) async fn settle(&self) {
+    async fn settle(&self) {
         let all = u32::try_from(MAX_BATCHES_IN_FLIGHT).unwrap_or(u32::MAX);
         let _ = self.permits.acquire_many(all).await;
     }
@@ -113,7 +115,7 @@ impl Run {
     /// `E_CALLBACK` when the consumer threw on a batch after the run's ending was decided (a
     /// short run is often over before its first batch is consumed); a callback failure wins
     /// over whatever the ending reported, as it would have had it come earlier.
-    pub(super) fn late_callback_failure(&self) -> Option<CoreError> {
+    fn late_callback_failure(&self) -> Option<CoreError> {
         match &*self.stop_rx.borrow() {
             Some(StopReason::Callback(message)) => {
                 Some(self.transformer.noted(callback_error(message)))

@@ -80,6 +80,22 @@ pub(super) struct Rerun {
     pub nothing_delivered: bool,
 }
 
+impl Concluded {
+    /// An ending whose closing outputs are delivered, with the error they carry.
+    fn delivering(error: Option<CoreError>, closing: Vec<Output>) -> Self {
+        Self {
+            error,
+            closing,
+            rerunnable: false,
+        }
+    }
+
+    /// An ending that delivers nothing more: its error reaches only the result.
+    fn delivering_nothing(error: CoreError) -> Self {
+        Self::delivering(Some(error), Vec::new())
+    }
+}
+
 /// The error `ending` reports and the closing outputs to deliver after whatever `hold` still
 /// keeps. A callback failure, an `E_RESUME` and a rerunnable drop deliver no closing outputs: the
 /// consumer is gone, or must see nothing of a run it will redo.
@@ -91,97 +107,106 @@ pub(super) fn conclude(
     resume_chat_id: Option<&str>,
     rerun: Rerun,
 ) -> Concluded {
-    let mut closing = Vec::new();
-    let mut rerunnable = false;
     let chat = resume_chat_id.unwrap_or_default();
-    let error = match ending {
+    match ending {
         Ending::Stopped(reason @ (StopReason::Callback(_) | StopReason::ConsumerGone)) => {
-            transformer.finish(outcome, &mut closing);
-            closing.clear();
+            transformer.finish(outcome, &mut Vec::new());
             hold.discard();
-            Some(transformer.noted(match reason {
+            let error = match reason {
                 StopReason::Callback(message) => callback_error(&message),
                 _ => CoreError::new(
                     ErrorCode::Callback,
                     "the onOutput callback is no longer reachable",
                 ),
-            }))
+            };
+            Concluded::delivering_nothing(transformer.noted(error))
         }
         Ending::ResumeReplaced(other) => {
             hold.discard();
-            Some(transformer.noted(CoreError::new(
+            Concluded::delivering_nothing(transformer.noted(CoreError::new(
                 ErrorCode::Resume,
                 format!(
-                "cursor-agent did not resume chat {chat} (it reported chat {other}); the chat is \
-                 gone: start a fresh chat with the full prompt"
-            ),
+                    "cursor-agent did not resume chat {chat} (it reported chat {other}); the \
+                     chat is gone: start a fresh chat with the full prompt"
+                ),
             )))
         }
         Ending::Timeout(kind) => {
-            let error = CoreError::new(
-                ErrorCode::Timeout,
-                match kind {
-                    TimeoutKind::Idle(d) => format!(
-                        "cursor-agent printed nothing for {} (the idle limit: idleTimeoutMs, \
-                     CURSOR_ACP_IDLE_TIMEOUT_MS) and was stopped. Raise the limit if Cursor \
-                     thinks that long, or check that `cursor-agent --print hi` answers.",
-                        readable_duration(d)
-                    ),
-                    TimeoutKind::ToolWait(d) => format!(
-                        "OpenCode did not answer Cursor's tool calls within {} (the tool wait \
-                     limit: CURSOR_ACP_TOOL_WAIT_MS), so the run was stopped.",
-                        readable_duration(d)
-                    ),
-                    TimeoutKind::Overall(d) => format!(
-                        "cursor-agent ran longer than {} (the overall limit: timeoutMs, \
-                     CURSOR_ACP_TIMEOUT_MS) and was stopped. Raise the limit for long tasks.",
-                        readable_duration(d)
-                    ),
-                },
-            );
+            let mut closing = Vec::new();
             // The closing outputs carry the same error as `RunResult.error`, not the
             // signal-death classification of the killed process.
-            transformer.fail(error, &mut closing).error
+            let error = transformer.fail(timeout_error(kind), &mut closing).error;
+            Concluded::delivering(error, closing)
         }
         Ending::Stopped(StopReason::Cancel) | Ending::Finished => {
-            let summary = transformer.finish(outcome, &mut closing);
-            match summary.error {
-                Some(_) if hold.resume_unconfirmed() && is_resume_specific(&outcome.stderr) => {
-                    hold.discard();
-                    closing.clear();
-                    Some(transformer.noted(CoreError::new(
-                        ErrorCode::Resume,
-                        format!(
-                            "cursor-agent could not resume chat {chat}: {}",
-                            quoted_tail(&outcome.stderr, RESUME_QUOTED_LINES, "; ")
-                        ),
-                    )))
-                }
-                // `answered` is read after `finish`: whether this response put out anything
-                // before its closing outputs (held ones included).
-                Some(error)
-                    if rerun.asked
-                        && rerun.nothing_delivered
-                        && !transformer.answered()
-                        && error.code() == ErrorCode::Network
-                        && connection_dropped(&outcome.stderr) =>
-                {
-                    tracing::warn!(
-                        "the connection to Cursor dropped before anything was answered; the run \
-                         delivers nothing, so that it runs once more"
-                    );
-                    hold.discard();
-                    closing.clear();
-                    rerunnable = true;
-                    Some(error)
-                }
-                error => error,
-            }
+            finished(outcome, transformer, hold, chat, rerun)
         }
-    };
-    Concluded {
-        error,
-        closing,
-        rerunnable,
     }
+}
+
+/// The `E_TIMEOUT` of the limit a run hit.
+fn timeout_error(kind: TimeoutKind) -> CoreError {
+    let message = match kind {
+        TimeoutKind::Idle(d) => format!(
+            "cursor-agent printed nothing for {} (the idle limit: idleTimeoutMs, \
+             CURSOR_ACP_IDLE_TIMEOUT_MS) and was stopped. Raise the limit if Cursor thinks that \
+             long, or check that `cursor-agent --print hi` answers.",
+            readable_duration(d)
+        ),
+        TimeoutKind::ToolWait(d) => format!(
+            "OpenCode did not answer Cursor's tool calls within {} (the tool wait limit: \
+             CURSOR_ACP_TOOL_WAIT_MS), so the run was stopped.",
+            readable_duration(d)
+        ),
+        TimeoutKind::Overall(d) => format!(
+            "cursor-agent ran longer than {} (the overall limit: timeoutMs, \
+             CURSOR_ACP_TIMEOUT_MS) and was stopped. Raise the limit for long tasks.",
+            readable_duration(d)
+        ),
+    };
+    CoreError::new(ErrorCode::Timeout, message)
+}
+
+/// A run that ended by itself (or was cancelled): what the translator concludes, unless the
+/// resumed chat turned out to be gone or the run is to be run once more.
+fn finished(
+    outcome: &Outcome,
+    transformer: &mut StreamTransformer,
+    hold: &mut Hold,
+    chat: &str,
+    rerun: Rerun,
+) -> Concluded {
+    let mut closing = Vec::new();
+    let Some(error) = transformer.finish(outcome, &mut closing).error else {
+        return Concluded::delivering(None, closing);
+    };
+    if hold.resume_unconfirmed() && is_resume_specific(&outcome.stderr) {
+        hold.discard();
+        return Concluded::delivering_nothing(transformer.noted(CoreError::new(
+            ErrorCode::Resume,
+            format!(
+                "cursor-agent could not resume chat {chat}: {}",
+                quoted_tail(&outcome.stderr, RESUME_QUOTED_LINES, "; ")
+            ),
+        )));
+    }
+    // `answered` is read after `finish`: whether this response put out anything before its
+    // closing outputs (held ones included).
+    let dropped_unanswered = rerun.asked
+        && rerun.nothing_delivered
+        && !transformer.answered()
+        && error.code() == ErrorCode::Network
+        && connection_dropped(&outcome.stderr);
+    if dropped_unanswered {
+        tracing::warn!(
+            "the connection to Cursor dropped before anything was answered; the run delivers \
+             nothing, so that it runs once more"
+        );
+        hold.discard();
+        return Concluded {
+            rerunnable: true,
+            ..Concluded::delivering_nothing(error)
+        };
+    }
+    Concluded::delivering(Some(error), closing)
 }

@@ -5,10 +5,10 @@ use std::sync::Arc;
 
 use tokio::sync::{mpsc, watch, OwnedSemaphorePermit};
 
-use crate::core::api::wire::{wire_strings, wire_struct};
 use crate::core::bridge::{Answer, HostCall};
 use crate::core::error::{CoreError, ErrorCode};
 use crate::core::stream::usage::CursorUsage;
+use crate::core::wire::{wire_strings, wire_struct};
 
 /// Why a run was asked to stop.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -53,18 +53,21 @@ impl Run {
     /// and error messages mask them wherever cursor-agent repeats them.
     pub(super) fn remember_secrets(&mut self, env: Option<&EnvVars>) {
         let mut own = Secrets::default();
-        match env {
-            Some(env) => own.add_vars(env.iter().map(|(k, v)| (k.as_str(), v.as_str()))),
-            None => {
-                let inherited: Vec<(String, String)> = std::env::vars().collect();
-                own.add_vars(inherited.iter().map(|(k, v)| (k.as_str(), v.as_str())));
-            }
-        }
+        let vars = child_vars(env);
+        own.add_vars(vars.iter().map(|(k, v)| (k.as_str(), v.as_str())));
         if let Some(bridge) = &self.bridge {
             own.add("tool bridge token", bridge.token());
         }
         // The log is written from anywhere in the process: it masks every run's secrets.
         secrets::remember(&own);
         self.secrets = own;
+    }
+}
+
+/// The child's variables: `env` when the caller gave one, else the host's, in their order.
+pub(super) fn child_vars(env: Option<&EnvVars>) -> Vec<(String, String)> {
+    match env {
+        Some(env) => env.iter().map(|(k, v)| (k.clone(), v.clone())).collect(),
+        None => std::env::vars().collect(),
     }
 }

@@ -131,23 +131,6 @@ fn the_quota_message_names_no_model_to_switch_to() {
 }
 
 #[test]
-fn quota_reset_times_in_cursor_words() {
-    let table: &[(&str, Option<&str>)] = &[
-        (
-            "*You've hit your free requests limit. It will reset when your monthly cycle ends on 1/1/2027.*",
-            Some("on 1/1/2027"),
-        ),
-        ("Your limit resets at 10:00 UTC. Upgrade for more.", Some("at 10:00 UTC")),
-        ("usage limit; resets in 3 hours (upgrade)", Some("in 3 hours")),
-        ("You've hit your usage limit", None),
-        ("the limit will reset soon", None),
-    ];
-    for (text, expected) in table {
-        assert_eq!(quota_reset(text).as_deref(), *expected, "{text}");
-    }
-}
-
-#[test]
 fn words_containing_auth_or_status_numbers_are_not_classified_by_them() {
     for stderr in [
         "Error: commit author unknown",
@@ -236,26 +219,6 @@ fn ansi_is_stripped() {
         strip_ansi("\u{1b}[1;31mred\u{1b}[0m \u{1b}]0;title\u{7}ok"),
         "red ok"
     );
-}
-
-#[test]
-fn a_named_reset_day_is_its_midnight_utc() {
-    let table: &[(&str, Option<i64>)] = &[
-        ("on 1/1/2027", Some(1_798_761_600_000)),
-        ("on 12/1/2026", Some(1_796_083_200_000)),
-        ("on 2/29/2028", Some(1_835_395_200_000)),
-        ("on 1/1/1970", Some(0)),
-        ("on 2/29/2027", None),
-        ("on 13/1/2027", None),
-        ("on 0/10/2027", None),
-        ("on 4/31/2027", None),
-        ("at 10:00 UTC", None),
-        ("in 3 hours", None),
-        ("on 1/1", None),
-    ];
-    for (when, expected) in table {
-        assert_eq!(reset_day(when), *expected, "{when}");
-    }
 }
 
 #[test]

@@ -1,4 +1,6 @@
-use super::{is_resume_failure, is_resume_specific};
+use super::{
+    is_resume_failure, is_resume_specific, list, match_row, normalise, words, RESUME_PHRASINGS,
+};
 
 /// Phrasings that must evict: the chat itself is gone or cannot be resumed.
 const RESUME_SPECIFIC: &[&str] = &[
@@ -158,5 +160,104 @@ fn transient_or_unrelated_phrasings_do_not_evict() {
             !is_resume_specific(text),
             "should not be resume-specific: {text:?}"
         );
+    }
+}
+
+/// Each phrasing with texts it finds on its own, from their first word, and ones it does not.
+const ROWS: &[(&str, &[&str], &[&str])] = &[
+    (
+        "{subject} {id_word?} {id?} {link?} {gone}",
+        &[
+            "chat not found",
+            "session 1f2e3d4c has expired",
+            "thread with id 42abc was deleted",
+        ],
+        &["chat found", "session abc not found"],
+    ),
+    (
+        "no {such} {subject}",
+        &["no such chat", "no active session"],
+        &["no chat", "no such user"],
+    ),
+    (
+        "no {previous} {chats}",
+        &["no previous chats found", "no recent sessions"],
+        &["no previous messages"],
+    ),
+    (
+        "{cannot} {resume_what}",
+        &[
+            "failed to resume",
+            "can't continue the chat",
+            "unable to load session",
+        ],
+        &["failed to load"],
+    ),
+    (
+        "{resume} {the?} {subject?} {id?} {resume_outcome}",
+        &[
+            "resume failed",
+            "resuming the chat abc123 failed",
+            "resume error",
+        ],
+        &["resume the chat", "resuming abc failed"],
+    ),
+    (
+        "{bad} {subject} {!validation}",
+        &["invalid chat id", "unknown session"],
+        &["invalid chat format", "unknown session type"],
+    ),
+    (
+        "{subject} {id_word?} {id?} {is?} {invalid} {!validation}",
+        &["chat id is invalid", "session abc123 was unknown"],
+        &["session id invalid token", "chat is valid"],
+    ),
+    (
+        "{subject} {id?} {cannot} {be_resumed}",
+        &[
+            "chat cannot be resumed",
+            "session 1234abcd could not be loaded",
+        ],
+        &["chat cannot be read"],
+    ),
+    (
+        "{corrupt} {history}",
+        &["corrupted chat store", "invalid conversation history"],
+        &["corrupted history"],
+    ),
+];
+
+#[test]
+fn each_phrasing_finds_its_own_texts_and_no_others() {
+    assert_eq!(ROWS.len(), RESUME_PHRASINGS.len(), "one row per phrasing");
+    for (row, finds, misses) in ROWS {
+        assert!(RESUME_PHRASINGS.contains(row), "a phrasing: {row}");
+        let tokens: Vec<&str> = row.split(' ').collect();
+        for (text, found) in finds
+            .iter()
+            .map(|t| (t, true))
+            .chain(misses.iter().map(|t| (t, false)))
+        {
+            let lowered = normalise(text);
+            let words: Vec<&str> = words(&lowered).collect();
+            assert_eq!(
+                match_row(&words, 0, &tokens).is_some(),
+                found,
+                "{row} on {text:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_list_a_phrasing_names_exists() {
+    for row in RESUME_PHRASINGS {
+        for token in row.split(' ') {
+            let Some(name) = token.strip_prefix('{').and_then(|t| t.strip_suffix('}')) else {
+                continue;
+            };
+            let name = name.trim_start_matches('!').trim_end_matches('?');
+            assert!(name == "id" || !list(name).is_empty(), "{row} names {name}");
+        }
     }
 }

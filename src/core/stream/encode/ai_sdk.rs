@@ -15,10 +15,10 @@
 
 pub mod part;
 
-use crate::core::api::wire::True;
 use crate::core::stream::encode::batch::{Batch, PieceKind};
 use crate::core::stream::encode::{Output, ToolCallMode};
 use crate::core::stream::part::{Executor, FinishReason, Part};
+use crate::core::wire::True;
 use part::{
     CallMetadata, CursorResult, FinishReason as PartFinishReason, StreamPart, StreamUsage, Unified,
 };

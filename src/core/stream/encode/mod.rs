@@ -50,6 +50,16 @@ impl Output {
     }
 }
 
+/// The JSON value an output is written as: a frame as its string, a part as it is.
+impl From<Output> for serde_json::Value {
+    fn from(output: Output) -> Self {
+        match output {
+            Output::Frame(frame) => Self::String(frame),
+            Output::Part(part) => part,
+        }
+    }
+}
+
 /// Every output of `parts` through one encoder's `encode`, in order.
 #[cfg(test)]
 pub(crate) fn encode_all(

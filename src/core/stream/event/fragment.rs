@@ -241,3 +241,6 @@ fn json_integer(input: &str) -> Option<&str> {
     }
     Some(&input[digits_from + digits..])
 }
+
+#[cfg(test)]
+mod tests;

@@ -5,9 +5,9 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::core::api::wire::{wire_strings, wire_struct, wire_union, True, WireType};
 use crate::core::error::CoreError;
 use crate::core::stream::usage::{CursorUsage, UsageReport};
+use crate::core::wire::{wire_strings, wire_struct, wire_union, True, WireType};
 
 wire_union! {
     /// A JSON-safe AI SDK LanguageModelV3 stream part (`@ai-sdk/provider` 3.x), as the `'ai-sdk'`

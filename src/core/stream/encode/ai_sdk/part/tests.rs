@@ -1,8 +1,8 @@
 use serde_json::json;
 
 use super::*;
-use crate::core::api::wire::typescript;
 use crate::core::stream::usage::parse_usage;
+use crate::core::wire::typescript;
 
 const RENDERED_FROM: &str =
     "// Rendered from the definitions in src/core/stream/encode/ai_sdk/part.rs (a test compares).\n";

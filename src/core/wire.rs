@@ -188,17 +188,17 @@ macro_rules! wire_struct {
                 $(#[doc = $field_doc])*
                 #[serde(
                     rename = $key,
-                    skip_serializing_if = "crate::core::api::wire::WireType::is_absent"
+                    skip_serializing_if = "crate::core::wire::WireType::is_absent"
                 )]
                 $(#[serde($($field_serde)*)])?
                 pub $field: $ty,
             )*
         }
 
-        impl $(<$lt>)? $crate::core::api::wire::WireType for $name $(<$lt>)? {
+        impl $(<$lt>)? $crate::core::wire::WireType for $name $(<$lt>)? {
             #[cfg(test)]
             fn typescript(indent: usize) -> String {
-                $crate::core::api::wire::wire_struct!(@typescript $shape, $name, indent)
+                $crate::core::wire::wire_struct!(@typescript $shape, $name, indent)
             }
         }
 
@@ -207,13 +207,13 @@ macro_rules! wire_struct {
             /// The fields as the TypeScript declaration lists them.
             pub(crate) fn typescript_fields(
                 indent: usize,
-            ) -> Vec<$crate::core::api::wire::typescript::Field> {
+            ) -> Vec<$crate::core::wire::typescript::Field> {
                 vec![$(
-                    $crate::core::api::wire::typescript::Field {
+                    $crate::core::wire::typescript::Field {
                         docs: &[$($field_doc),*],
                         key: $key,
-                        ty: <$ty as $crate::core::api::wire::WireType>::typescript(indent),
-                        optional: <$ty as $crate::core::api::wire::WireType>::OPTIONAL,
+                        ty: <$ty as $crate::core::wire::WireType>::typescript(indent),
+                        optional: <$ty as $crate::core::wire::WireType>::OPTIONAL,
                     }
                 ),*]
             }
@@ -224,7 +224,7 @@ macro_rules! wire_struct {
         }
     };
     (@typescript inline, $name:ident, $indent:ident) => {
-        $crate::core::api::wire::typescript::object(
+        $crate::core::wire::typescript::object(
             &[],
             &$name::typescript_fields($indent + 2),
             $indent,
@@ -254,7 +254,7 @@ macro_rules! wire_strings {
             )*
         }
 
-        impl $crate::core::api::wire::WireType for $name {
+        impl $crate::core::wire::WireType for $name {
             #[cfg(test)]
             fn typescript(_: usize) -> String {
                 [$(concat!("'", $text, "'")),*].join(" | ")
@@ -303,7 +303,7 @@ macro_rules! wire_union {
         impl<$lt> $name<$lt> {
             /// `export type <name> = | {...} | ...`, with the docs of the type and its variants.
             pub(crate) fn typescript_declaration() -> String {
-                use $crate::core::api::wire::{typescript, WireType};
+                use $crate::core::wire::{typescript, WireType};
                 let variants = vec![$(
                     typescript::Variant {
                         docs: &[$($variant_doc),*],

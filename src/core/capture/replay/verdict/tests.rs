@@ -1,5 +1,7 @@
 use super::*;
+use crate::core::capture::replay::SkippedRecord;
 use crate::core::stream::event::Channel;
+use crate::core::stream::trace::RecordRead;
 
 fn snapshot_step(decision: Decision, input: usize, emitted: usize) -> TrackerStep {
     TrackerStep::Text {

@@ -11,7 +11,15 @@ import { refusalOf } from '../refusal.js'
 import { promptCall } from '../request-fields.js'
 import { sseFrame } from '../sse.js'
 import { hold } from './held.js'
-import type { ResponsesRequest } from './request.js'
+
+/** The fields of the request a response object echoes. */
+interface EchoedRequest {
+  model: string
+  instructions?: string | null | undefined
+  previous_response_id?: string | null | undefined
+  store?: boolean | null | undefined
+  tools?: unknown[] | null | undefined
+}
 
 type TextItem =
   | { id: string; type: 'reasoning'; summary: []; content: Array<{ type: 'reasoning_text'; text: string }> }
@@ -41,7 +49,7 @@ export class ResponsesEncoder extends PartsEncoder {
   private sequence = 0
 
   constructor(
-    private readonly read: ResponsesRequest,
+    private readonly read: EchoedRequest,
     private readonly request: TurnRequest,
     private readonly conversationId: string,
   ) {

@@ -61,6 +61,17 @@ pub enum Part<'a> {
     },
 }
 
+impl Part<'_> {
+    /// Who runs a tool part's call: a started call says; only Cursor's own calls complete in the
+    /// stream (the host answers the calls it runs itself). Cursor's for the other parts.
+    pub fn executor(&self) -> Executor {
+        match self {
+            Self::ToolStarted { executor, .. } => *executor,
+            _ => Executor::Cursor,
+        }
+    }
+}
+
 /// How the stream ends.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum FinishReason<'a> {

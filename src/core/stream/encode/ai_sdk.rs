@@ -18,6 +18,7 @@ pub mod part;
 use crate::core::stream::encode::batch::{Batch, PieceKind};
 use crate::core::stream::encode::{Output, ToolCallMode};
 use crate::core::stream::part::{Executor, FinishReason, Part};
+use crate::core::stream::usage::UsageReport;
 use crate::core::wire::True;
 use part::{
     CallMetadata, CursorResult, FinishReason as PartFinishReason, StreamPart, StreamUsage, Unified,
@@ -167,83 +168,92 @@ impl AiSdkEncoder {
                     self.close_block(out);
                 }
             }
-            Part::ToolStarted {
-                id,
-                name,
-                kind,
-                server,
-                input,
-                executor,
-            } => {
+            Part::ToolStarted { .. } | Part::ToolCompleted { .. } => {
                 self.close_block(out);
-                if self.omitted(*executor) {
-                    return;
+                if !self.omitted(p.executor()) {
+                    tool_parts(p, out);
                 }
-                let (flag, metadata) = ran_by_cursor(*executor, kind, *server);
-                out.part(&StreamPart::ToolInputStart {
-                    id,
-                    tool_name: name,
-                    provider_executed: flag,
-                    dynamic: flag,
-                    provider_metadata: metadata.clone(),
-                });
-                out.part(&StreamPart::ToolInputDelta { id, delta: input });
-                out.part(&StreamPart::ToolInputEnd { id });
-                out.part(&StreamPart::ToolCall {
-                    tool_call_id: id,
-                    tool_name: name,
-                    input,
-                    provider_executed: flag,
-                    dynamic: flag,
-                    provider_metadata: metadata,
-                });
             }
-            Part::ToolCompleted {
-                id,
-                name,
-                kind,
-                server,
-                result,
-                is_error,
-            } => {
-                self.close_block(out);
-                // Only Cursor's own calls complete in the stream.
-                if self.omitted(Executor::Cursor) {
-                    return;
-                }
-                out.part(&StreamPart::ToolResult {
-                    tool_call_id: id,
-                    tool_name: name,
-                    result: CursorResult(result),
-                    is_error: *is_error,
-                    provider_executed: True,
-                    dynamic: True,
-                    provider_metadata: CallMetadata::of(kind, *server),
-                });
-            }
-            Part::Finish { reason, usage } => {
-                self.close_block(out);
-                // A step that handed the host its calls ends this response only: the next one
-                // (after the host's answers) starts with its own `stream-start`.
-                match reason {
-                    FinishReason::ToolCalls => self.started = false,
-                    _ => self.finished = true,
-                }
-                let (unified, raw) = match reason {
-                    FinishReason::Stop => (Unified::Stop, "stop"),
-                    FinishReason::ToolCalls => (Unified::ToolCalls, "tool-calls"),
-                    FinishReason::Cancelled => (Unified::Other, "cancelled"),
-                    FinishReason::Error(error) => {
-                        out.part(&StreamPart::Error { error });
-                        (Unified::Error, error.code().as_str())
-                    }
-                };
-                out.part(&StreamPart::Finish {
-                    finish_reason: PartFinishReason { unified, raw },
-                    usage: StreamUsage::of(*usage),
-                });
-            }
+            Part::Finish { reason, usage } => self.finish(*reason, *usage, out),
         }
+    }
+
+    /// The end of a step: a step that handed the host its calls ends this response only (the
+    /// next one, after the host's answers, starts with its own `stream-start`).
+    fn finish(
+        &mut self,
+        reason: FinishReason<'_>,
+        usage: Option<&UsageReport>,
+        out: &mut impl PartWriter,
+    ) {
+        self.close_block(out);
+        match reason {
+            FinishReason::ToolCalls => self.started = false,
+            _ => self.finished = true,
+        }
+        let (unified, raw) = match reason {
+            FinishReason::Stop => (Unified::Stop, "stop"),
+            FinishReason::ToolCalls => (Unified::ToolCalls, "tool-calls"),
+            FinishReason::Cancelled => (Unified::Other, "cancelled"),
+            FinishReason::Error(error) => {
+                out.part(&StreamPart::Error { error });
+                (Unified::Error, error.code().as_str())
+            }
+        };
+        out.part(&StreamPart::Finish {
+            finish_reason: PartFinishReason { unified, raw },
+            usage: StreamUsage::of(usage),
+        });
+    }
+}
+
+/// A tool call's parts: its input and the call, or the result of one Cursor ran.
+fn tool_parts(p: &Part<'_>, out: &mut impl PartWriter) {
+    match p {
+        Part::ToolStarted {
+            id,
+            name,
+            kind,
+            server,
+            input,
+            executor,
+        } => {
+            let (flag, metadata) = ran_by_cursor(*executor, kind, *server);
+            out.part(&StreamPart::ToolInputStart {
+                id,
+                tool_name: name,
+                provider_executed: flag,
+                dynamic: flag,
+                provider_metadata: metadata.clone(),
+            });
+            out.part(&StreamPart::ToolInputDelta { id, delta: input });
+            out.part(&StreamPart::ToolInputEnd { id });
+            out.part(&StreamPart::ToolCall {
+                tool_call_id: id,
+                tool_name: name,
+                input,
+                provider_executed: flag,
+                dynamic: flag,
+                provider_metadata: metadata,
+            });
+        }
+        Part::ToolCompleted {
+            id,
+            name,
+            kind,
+            server,
+            result,
+            is_error,
+        } => out.part(&StreamPart::ToolResult {
+            tool_call_id: id,
+            tool_name: name,
+            result: CursorResult(result),
+            is_error: *is_error,
+            provider_executed: True,
+            dynamic: True,
+            provider_metadata: CallMetadata::of(kind, *server),
+        }),
+        _ => {}
     }
 }
 

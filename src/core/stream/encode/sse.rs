@@ -3,9 +3,10 @@
 //! The constant head of every chunk (`id`, `object`, `created`, `model`) is built once; each
 //! frame is that head, one escaped field, and a constant tail.
 
+use crate::core::error::CoreError;
 use crate::core::stream::encode::{push_json_str, Output, ToolCallMode, SEGMENT_SEPARATOR};
 use crate::core::stream::part::{Executor, FinishReason, Part};
-use crate::core::stream::usage::openai_usage;
+use crate::core::stream::usage::{openai_usage, UsageReport};
 
 /// Error `type` in the error frame.
 pub const ERROR_TYPE: &str = "cursor_agent_error";
@@ -115,86 +116,93 @@ impl SseEncoder {
                 self.tool_since_text = false;
                 out.push(chunk);
             }
-            Part::ReasoningDelta(text) => {
-                let chunk = self.text_chunk("reasoning_content", text);
-                out.push(chunk);
-            }
+            Part::ReasoningDelta(text) => out.push(self.text_chunk("reasoning_content", text)),
             Part::ToolStarted {
-                id,
-                name,
-                input,
-                executor,
-                ..
+                id, name, input, ..
             } => {
                 self.tool_since_text = self.text_sent;
                 // A call the host must run always reaches it; Cursor's own, only when asked for.
-                if *executor == Executor::Cursor && self.tool_calls == ToolCallMode::Omit {
-                    return;
+                if part.executor() == Executor::Host || self.tool_calls == ToolCallMode::Emit {
+                    out.push(self.tool_call(id, name, input));
                 }
-                let index = self.next_tool_index;
-                self.next_tool_index += 1;
-                let chunk = self.chunk(
-                    id.len() + name.len() + input.len() * 9 / 8,
-                    |f| {
-                        f.push_str("\"tool_calls\":[{\"index\":");
-                        f.push_str(&index.to_string());
-                        f.push_str(",\"id\":");
-                        push_json_str(f, id);
-                        f.push_str(",\"type\":\"function\",\"function\":{\"name\":");
-                        push_json_str(f, name);
-                        f.push_str(",\"arguments\":");
-                        push_json_str(f, input);
-                        f.push_str("}}]");
-                    },
-                    None,
-                );
-                out.push(chunk);
             }
             Part::ReasoningEnd | Part::ToolCompleted { .. } => {}
-            Part::Finish { reason, usage } => {
-                self.finished = *reason != FinishReason::ToolCalls;
-                match reason {
-                    FinishReason::Stop | FinishReason::ToolCalls => {
-                        let finish_reason = match reason {
-                            FinishReason::ToolCalls => "tool_calls",
-                            _ => "stop",
-                        };
-                        out.push(self.chunk(0, |_| {}, Some(finish_reason)));
-                        if let (true, Some(usage)) = (self.include_usage, usage) {
-                            let mut frame = self.head.clone();
-                            frame.push_str("[],\"usage\":");
-                            frame.push_str(&openai_usage(&usage.counts).to_string());
-                            frame.push_str("}\n\n");
-                            out.push(Output::Frame(frame));
-                        }
-                    }
-                    // No `finish_reason` claims an answer that was cut short: a cancelled
-                    // completion ends with `[DONE]` alone, a failed one with its error frame.
-                    FinishReason::Cancelled => {}
-                    FinishReason::Error(error) => {
-                        let mut frame = String::from("data: {\"error\":{\"message\":");
-                        // An OpenAI client shows only the message: it carries Cursor's words too.
-                        push_json_str(&mut frame, &error.to_string());
-                        frame.push_str(",\"type\":");
-                        push_json_str(&mut frame, ERROR_TYPE);
-                        frame.push_str(",\"code\":");
-                        push_json_str(&mut frame, error.code().as_str());
-                        frame.push_str("}}\n\n");
-                        out.push(Output::Frame(frame));
-                    }
-                }
-                out.push(Output::Frame(DONE.to_owned()));
-                if !self.finished {
-                    // The response ended with calls for the client; the next one (after its
-                    // answers) is a new completion with its own role chunk and tool indexes.
-                    self.role_sent = false;
-                    self.next_tool_index = 0;
-                    self.text_sent = false;
-                    self.tool_since_text = false;
-                }
-            }
+            Part::Finish { reason, usage } => self.finish(*reason, *usage, out),
         }
     }
+
+    /// A `tool_calls` delta of one call, with the next index of the completion.
+    fn tool_call(&mut self, id: &str, name: &str, input: &str) -> Output {
+        let index = self.next_tool_index;
+        self.next_tool_index += 1;
+        self.chunk(
+            id.len() + name.len() + input.len() * 9 / 8,
+            |f| {
+                f.push_str("\"tool_calls\":[{\"index\":");
+                f.push_str(&index.to_string());
+                f.push_str(",\"id\":");
+                push_json_str(f, id);
+                f.push_str(",\"type\":\"function\",\"function\":{\"name\":");
+                push_json_str(f, name);
+                f.push_str(",\"arguments\":");
+                push_json_str(f, input);
+                f.push_str("}}]");
+            },
+            None,
+        )
+    }
+
+    /// The end of a step: its `finish_reason` chunk and usage, or its error frame, then
+    /// `[DONE]`. No `finish_reason` claims an answer that was cut short: a cancelled completion
+    /// ends with `[DONE]` alone, a failed one with its error frame.
+    fn finish(
+        &mut self,
+        reason: FinishReason<'_>,
+        usage: Option<&UsageReport>,
+        out: &mut Vec<Output>,
+    ) {
+        self.finished = reason != FinishReason::ToolCalls;
+        match reason {
+            FinishReason::Stop | FinishReason::ToolCalls => {
+                let finish_reason = match reason {
+                    FinishReason::ToolCalls => "tool_calls",
+                    _ => "stop",
+                };
+                out.push(self.chunk(0, |_| {}, Some(finish_reason)));
+                if let (true, Some(usage)) = (self.include_usage, usage) {
+                    let mut frame = self.head.clone();
+                    frame.push_str("[],\"usage\":");
+                    frame.push_str(&openai_usage(&usage.counts).to_string());
+                    frame.push_str("}\n\n");
+                    out.push(Output::Frame(frame));
+                }
+            }
+            FinishReason::Cancelled => {}
+            FinishReason::Error(error) => out.push(Output::Frame(error_frame(error))),
+        }
+        out.push(Output::Frame(DONE.to_owned()));
+        if !self.finished {
+            // The response ended with calls for the client; the next one (after its answers)
+            // is a new completion with its own role chunk and tool indexes.
+            self.role_sent = false;
+            self.next_tool_index = 0;
+            self.text_sent = false;
+            self.tool_since_text = false;
+        }
+    }
+}
+
+/// The frame of a failure. An OpenAI client shows only the message: it carries Cursor's words
+/// too.
+fn error_frame(error: &CoreError) -> String {
+    let mut frame = String::from("data: {\"error\":{\"message\":");
+    push_json_str(&mut frame, &error.to_string());
+    frame.push_str(",\"type\":");
+    push_json_str(&mut frame, ERROR_TYPE);
+    frame.push_str(",\"code\":");
+    push_json_str(&mut frame, error.code().as_str());
+    frame.push_str("}}\n\n");
+    frame
 }
 
 #[cfg(test)]

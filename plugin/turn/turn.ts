@@ -324,16 +324,12 @@ function startedTurn(config: TurnConfig, request: TurnRequest, format: TurnForma
   return freshTurn(config, request, format, onOutput, folder)
 }
 
-function freshTurn(
-  config: TurnConfig,
-  request: TurnRequest,
-  format: TurnFormat,
-  onOutput: TurnOutput,
-  folder: string | null,
-): Turn {
-  const manager = resumeManager(config.settings.sessionResume)
-  // With the bridge, Cursor's chat lives in the conversation's private folder: that is its key.
-  // There the system prompt goes through Cursor's rules channel, out of the prompt.
+/**
+ * What the resume cache is asked for a request. With the bridge, Cursor's chat lives in the
+ * conversation's private folder: that is its key, and there the system prompt goes through
+ * Cursor's rules channel, out of the prompt.
+ */
+function resumeRequestOf(config: TurnConfig, request: TurnRequest, folder: string | null): ResumeRequest {
   const resumeRequest: ResumeRequest = {
     workspace: folder ?? config.workspace,
     model: request.model,
@@ -344,6 +340,57 @@ function freshTurn(
   if (request.tools !== undefined) resumeRequest.tools = request.tools
   if (request.conversationId !== undefined) resumeRequest.conversationId = request.conversationId
   if (request.attachmentSources !== undefined) resumeRequest.attachmentSources = request.attachmentSources
+  return resumeRequest
+}
+
+/** One run of a plan; `rerunnableDrop` while a dropped connection may still be run again. */
+type RunPlan = (plan: ResumePlan, rerunnableDrop: boolean) => Promise<RunResult>
+
+/**
+ * The turn's runs: its plan, then at most one rerun as a fresh chat when the resumed one is gone
+ * and one when the connection dropped before anything was answered; a chat that answered (or was
+ * cut off by the usage limit) is recorded, a failure reported. A standalone request is a fresh
+ * chat, never resumed nor recorded.
+ */
+async function plannedRuns(
+  manager: SessionResumeManager,
+  resumeRequest: ResumeRequest,
+  standalone: boolean,
+  runPlan: RunPlan,
+  cancelled: () => boolean,
+): Promise<TurnResult> {
+  let plan = standalone ? manager.freshPlan(resumeRequest) : manager.plan(resumeRequest)
+  let [resumeRerunLeft, dropRerunLeft, reruns] = [!standalone, true, 0]
+  let result = await runPlan(plan, dropRerunLeft)
+  while (!cancelled()) {
+    if (result.error?.code === 'E_RESUME' && resumeRerunLeft) {
+      resumeRerunLeft = false
+      manager.reportFailure(plan, result.error)
+      plan = manager.freshPlan(resumeRequest)
+    } else if (result.rerunnable && dropRerunLeft) {
+      dropRerunLeft = false
+    } else {
+      break
+    }
+    reruns += 1
+    result = await runPlan(plan, dropRerunLeft)
+  }
+  if (standalone) return { ...result, reruns }
+  if (result.error != null) manager.reportFailure(plan, result.error)
+  // A usage limit leaves Cursor's chat intact (with whatever it answered): the next turn,
+  // once the limit resets, resumes it like a successful one.
+  const chatStands = result.error == null ? !result.cancelled : result.error.code === 'E_QUOTA'
+  if (chatStands && result.sessionId != null) manager.record(plan, result.sessionId)
+  return { ...result, reruns }
+}
+
+function freshTurn(
+  config: TurnConfig,
+  request: TurnRequest,
+  format: TurnFormat,
+  onOutput: TurnOutput,
+  folder: string | null,
+): Turn {
   let current: CursorAgentRun | undefined
   let cancelled = false
   const cancel = (): void => {
@@ -354,49 +401,20 @@ function freshTurn(
   let deliver = onOutput
   let stepEnded: StepEnded = () => {}
   const firstStep = new Promise<StepOutcome>((resolve) => (stepEnded = resolve))
-  // A dropped connection is run again once per request: the run after that reports its drop.
-  let dropRerunLeft = true
-  let reruns = 0
-  const runOnce = (plan: ResumePlan): Promise<RunResult> => {
-    current = native().runCursorAgent(runOptions(config, request, plan, format, folder, dropRerunLeft), route)
+  const runPlan: RunPlan = (plan, rerunnableDrop) => {
+    current = native().runCursorAgent(runOptions(config, request, plan, format, folder, rerunnableDrop), route)
     if (cancelled) current.cancel()
     return current.wait()
   }
-  const turn = async (): Promise<TurnResult> => {
-    // A standalone request is a fresh chat, never resumed nor recorded.
-    const standalone = request.standalone === true
-    let plan = standalone ? manager.freshPlan(resumeRequest) : manager.plan(resumeRequest)
-    let result = await runOnce(plan)
-    let resumeRerunLeft = !standalone
-    while (!cancelled) {
-      if (result.error?.code === 'E_RESUME' && resumeRerunLeft) {
-        resumeRerunLeft = false
-        manager.reportFailure(plan, result.error)
-        plan = manager.freshPlan(resumeRequest)
-      } else if (result.rerunnable && dropRerunLeft) {
-        dropRerunLeft = false
-      } else {
-        break
-      }
-      reruns += 1
-      result = await runOnce(plan)
-    }
-    if (standalone) return { ...result, reruns }
-    if (result.error != null) manager.reportFailure(plan, result.error)
-    // A usage limit leaves Cursor's chat intact (with whatever it answered): the next turn,
-    // once the limit resets, resumes it like a successful one.
-    const chatStands = result.error == null ? !result.cancelled : result.error.code === 'E_QUOTA'
-    if (chatStands && result.sessionId != null) manager.record(plan, result.sessionId)
-    return { ...result, reruns }
-  }
-  const finished = turn()
+  const manager = resumeManager(config.settings.sessionResume)
+  const resumeRequest = resumeRequestOf(config, request, folder)
+  const finished = plannedRuns(manager, resumeRequest, request.standalone === true, runPlan, () => cancelled)
   function route(outputs: StreamOutput[], step: RunStep | null): void {
     deliver(outputs, step)
     if (folder === null || step?.reason !== 'tool-calls') return
-    const run = current as CursorAgentRun
     // The calls of this step stay open until a request of the conversation answers them.
     holdRun(folder, {
-      run,
+      run: current as CursorAgentRun,
       conversationId: request.conversationId,
       callIds: step.toolCalls.map((call) => call.id),
       continueInto: (next, onStep) => {

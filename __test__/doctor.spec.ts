@@ -1,6 +1,7 @@
 // `npx opencode-cursor-native doctor`: the command line as a user runs it (the built
 // `dist/plugin/cli/main.js`), against the fake cursor-agent for each problem it must name, with the
 // verdict and exit code docs/troubleshooting.md documents. Needs `npm run build` first.
+// Under Node only: the command line is a Node program (its `bin` runs with `node`, `npx` included).
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
 import {
@@ -69,7 +70,7 @@ const WAITS_FOR_THE_LATE_ANSWER = [
 
 let homes = 0
 /** Runs the doctor in a fresh home and project folder, with the fake agent unless `env` says otherwise. */
-function doctor(
+async function doctor(
   args: string[],
   env: Record<string, string> = {},
   options: { cli?: string; project?: (dir: string) => void } = {},
@@ -79,9 +80,8 @@ function doctor(
   const project = join(home, 'project')
   mkdirSync(project, { recursive: true })
   options.project?.(project)
-  const ran = spawnSync(process.execPath, [options.cli ?? cli, 'doctor', ...args], {
+  const child = spawn(process.execPath, [options.cli ?? cli, 'doctor', ...args], {
     cwd: project,
-    encoding: 'utf8',
     timeout: 60_000,
     env: {
       PATH: `${dirname(process.execPath)}:/usr/bin:/bin`,
@@ -98,10 +98,21 @@ function doctor(
       ...env,
     },
   })
-  return { ...ran, home }
+  // Each doctor is a process of its own: the tests of a describe run side by side.
+  const [stdout, stderr] = [child.stdout, child.stderr].map((stream) => {
+    const chunks: Buffer[] = []
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk))
+    return chunks
+  }) as [Buffer[], Buffer[]]
+  const [status, error] = await new Promise<[number | null, Error | undefined]>((settle) => {
+    child.once('error', (failed) => settle([null, failed]))
+    child.once('close', (code) => settle([code, undefined]))
+  })
+  const text = (chunks: Buffer[]) => Buffer.concat(chunks).toString('utf8')
+  return { status, error, stdout: text(stdout), stderr: text(stderr), home }
 }
 
-function report(ran: ReturnType<typeof doctor>): Report {
+function report(ran: Awaited<ReturnType<typeof doctor>>): Report {
   assert.equal(ran.error, undefined, 'the doctor ended within 60 s')
   try {
     return JSON.parse(ran.stdout) as Report
@@ -112,9 +123,10 @@ function report(ran: ReturnType<typeof doctor>): Report {
 
 const statusOf = (found: Report) => Object.fromEntries(found.checks.map((check) => [check.id, check.status]))
 
-describe('doctor', () => {
-  it('with everything in place: all ok but the live checks, which are skipped, and exit 0', () => {
-    const ran = doctor(
+// Each test runs doctors of its own, in folders of their own: they run side by side.
+describe('doctor', { concurrency: true }, () => {
+  it('with everything in place: all ok but the live checks, which are skipped, and exit 0', async () => {
+    const ran = await doctor(
       ['--json'],
       {},
       { project: (dir) => writeFileSync(join(dir, 'opencode.json'), '{"plugin": ["opencode-cursor-native"]}') },
@@ -166,7 +178,7 @@ describe('doctor', () => {
       )
   })
 
-  it('names the idle and overall limits in force and where each came from; a short idle limit warns', () => {
+  it('names the idle and overall limits in force and where each came from; a short idle limit warns', async () => {
     const table: Array<{ env: Record<string, string>; status: string; detail: string }> = [
       {
         env: { CURSOR_ACP_IDLE_TIMEOUT_MS: '2700000', CURSOR_ACP_TIMEOUT_MS: '5400000' },
@@ -193,14 +205,14 @@ describe('doctor', () => {
       },
     ]
     for (const expected of table) {
-      const check = report(doctor(['--json'], expected.env)).checks.find((found) => found.id === 'timeouts')
+      const check = report(await doctor(['--json'], expected.env)).checks.find((found) => found.id === 'timeouts')
       assert.equal(check?.status, expected.status, JSON.stringify(expected.env))
       assert.equal(check?.detail, expected.detail)
       if (expected.status === 'warning') assert.match(check?.fix ?? '', /CURSOR_ACP_IDLE_TIMEOUT_MS/)
     }
   })
 
-  it("prints both what `--version` says and the version the binary's release folder names", () => {
+  it("prints both what `--version` says and the version the binary's release folder names", async () => {
     // Cursor's installer's layout: each release in its own folder, a link to the current one.
     const install = join(scratch, 'install')
     const release = join(install, 'share', 'cursor-agent', 'versions', '2026.09.18-9a7762b')
@@ -208,14 +220,14 @@ describe('doctor', () => {
     symlinkSync(fakeAgent, join(release, 'cursor-agent'))
     mkdirSync(join(install, 'bin'), { recursive: true })
     symlinkSync(join(release, 'cursor-agent'), join(install, 'bin', 'cursor-agent'))
-    const found = report(doctor(['--json'], { CURSOR_AGENT_EXECUTABLE: join(install, 'bin', 'cursor-agent') }))
+    const found = report(await doctor(['--json'], { CURSOR_AGENT_EXECUTABLE: join(install, 'bin', 'cursor-agent') }))
     const version = found.checks.find((check) => check.id === 'version')
     assert.equal(version?.status, 'ok')
     assert.equal(version?.detail, 'cursor-agent 2026.10.01-fake (--version); its path names 2026.09.18-9a7762b')
   })
 
-  it('says where runs are captured when CURSOR_ACP_CAPTURE is on', () => {
-    const ran = doctor(['--json'], { CURSOR_ACP_CAPTURE: '1', XDG_DATA_HOME: join(scratch, 'xdg') })
+  it('says where runs are captured when CURSOR_ACP_CAPTURE is on', async () => {
+    const ran = await doctor(['--json'], { CURSOR_ACP_CAPTURE: '1', XDG_DATA_HOME: join(scratch, 'xdg') })
     const settings = report(ran).checks.find((check) => check.id === 'settings')
     assert.equal(settings?.status, 'ok')
     assert.equal(
@@ -225,7 +237,7 @@ describe('doctor', () => {
     )
   })
 
-  it('each problem is named, with its fix, and makes the exit code 1', LIMIT, () => {
+  it('each problem is named, with its fix, and makes the exit code 1', LIMIT, async () => {
     const table: Array<{ name: string; env: Record<string, string>; problem: string; fix: RegExp; skipped: string[] }> =
       [
         {
@@ -245,7 +257,7 @@ describe('doctor', () => {
         { name: 'no models on the plan', env: { FAKE_CURSOR_MODELS: '' }, problem: 'models', fix: /plan/, skipped: [] },
       ]
     for (const row of table) {
-      const ran = doctor(['--json', '--live'], row.env)
+      const ran = await doctor(['--json', '--live'], row.env)
       const found = report(ran)
       assert.equal(ran.status, 1, row.name)
       assert.equal(found.ok, false, row.name)
@@ -270,8 +282,8 @@ describe('doctor', () => {
   it(
     "a Linux login is found in tool mode opencode's private folder, whose files read as Cursor reads them",
     LIMIT,
-    () => {
-      const ran = doctor(
+    async () => {
+      const ran = await doctor(
         ['--json'],
         { FAKE_CURSOR_LOGIN: 'files', CURSOR_ACP_TOOL_MODE: 'opencode' },
         { project: linuxLogin },
@@ -283,8 +295,8 @@ describe('doctor', () => {
     },
   )
 
-  it('without a login, tool mode opencode names the private folder and how to fix it', LIMIT, () => {
-    const found = report(doctor(['--json'], { FAKE_CURSOR_LOGIN: 'files', CURSOR_ACP_TOOL_MODE: 'opencode' }))
+  it('without a login, tool mode opencode names the private folder and how to fix it', LIMIT, async () => {
+    const found = report(await doctor(['--json'], { FAKE_CURSOR_LOGIN: 'files', CURSOR_ACP_TOOL_MODE: 'opencode' }))
     const check = found.checks.find((c) => c.id === 'tool-mode-login')
     assert.equal(check?.status, 'problem')
     assert.match(check?.fix ?? '', /private HOME/)
@@ -294,23 +306,23 @@ describe('doctor', () => {
   it(
     "cursor-agent where Cursor's installer puts it (~/.local/bin, off PATH) is found for tool mode opencode too",
     LIMIT,
-    () => {
+    async () => {
       const install = (project: string) => {
         const bin = join(dirname(project), '.local', 'bin')
         mkdirSync(bin, { recursive: true })
         symlinkSync(fakeAgent, join(bin, 'cursor-agent'))
       }
       const found = report(
-        doctor(['--json'], { CURSOR_AGENT_EXECUTABLE: '', CURSOR_ACP_TOOL_MODE: 'opencode' }, { project: install }),
+        await doctor(['--json'], { CURSOR_AGENT_EXECUTABLE: '', CURSOR_ACP_TOOL_MODE: 'opencode' }, { project: install }),
       )
       const status = statusOf(found)
       for (const id of ['agent', 'login', 'tool-mode-login', 'tool-mode-files']) assert.equal(status[id], 'ok', id)
     },
   )
 
-  it('a NODE_OPTIONS in the environment is noted, and no cursor-agent it starts gets it', LIMIT, () => {
+  it('a NODE_OPTIONS in the environment is noted, and no cursor-agent it starts gets it', LIMIT, async () => {
     // A flag Node allows, so that the doctor's own Node starts.
-    const ran = doctor(['--json'], {
+    const ran = await doctor(['--json'], {
       NODE_OPTIONS: '--no-warnings',
       CURSOR_ACP_CHILD_ENV: 'FAKE_CURSOR_*,NODE_OPTIONS',
     })
@@ -324,12 +336,12 @@ describe('doctor', () => {
       const { envNames } = JSON.parse(readFileSync(join(ran.home, 'log', file), 'utf8'))
       assert.ok(!envNames.includes('NODE_OPTIONS'), `${file}: ${envNames}`)
     }
-    const without = report(doctor(['--json']))
+    const without = report(await doctor(['--json']))
     assert.doesNotMatch(without.checks.find((c) => c.id === 'agent')!.detail, /NODE_OPTIONS/)
   })
 
-  it('a plugin missing from OpenCode configuration is a warning, not a problem', () => {
-    const ran = doctor(['--json'])
+  it('a plugin missing from OpenCode configuration is a warning, not a problem', async () => {
+    const ran = await doctor(['--json'])
     const found = report(ran)
     assert.equal(ran.status, 0)
     const check = found.checks.find((c) => c.id === 'opencode-config')!
@@ -337,7 +349,7 @@ describe('doctor', () => {
     assert.match(check.fix ?? '', /"plugin": \["opencode-cursor-native"\]/)
   })
 
-  it("a project's opencode.json that picks the program or loosens safety is named as ignored, a warning", () => {
+  it("a project's opencode.json that picks the program or loosens safety is named as ignored, a warning", async () => {
     const planted = (dir: string) =>
       writeFileSync(
         join(dir, 'opencode.json'),
@@ -346,7 +358,7 @@ describe('doctor', () => {
           provider: { 'cursor-acp': { options: { executable: './tools/agent', force: true, toolMode: 'opencode' } } },
         }),
       )
-    const ran = doctor(['--json'], { CURSOR_ACP_FORCE: 'false' }, { project: planted })
+    const ran = await doctor(['--json'], { CURSOR_ACP_FORCE: 'false' }, { project: planted })
     const found = report(ran)
     assert.equal(ran.status, 0)
     const check = found.checks.find((c) => c.id === 'project-settings')!
@@ -356,7 +368,7 @@ describe('doctor', () => {
     assert.match(check.fix ?? '', /force: false, toolMode: "opencode"/)
   })
 
-  it('without the native addon: the addon check comes first, a problem, and what needs it is skipped', () => {
+  it('without the native addon: the addon check comes first, a problem, and what needs it is skipped', async () => {
     // The package as npm would install it when the platform package is missing.
     const installed = join(scratch, 'no-addon', 'node_modules', 'opencode-cursor-native')
     mkdirSync(installed, { recursive: true })
@@ -369,7 +381,7 @@ describe('doctor', () => {
       mkdirSync(dirname(target), { recursive: true })
       if (!existsSync(target)) symlinkSync(join(root, 'node_modules', dependency), target, 'dir')
     }
-    const ran = doctor(['--json', '--live'], {}, { cli: join(installed, 'dist', 'plugin', 'cli', 'main.js') })
+    const ran = await doctor(['--json', '--live'], {}, { cli: join(installed, 'dist', 'plugin', 'cli', 'main.js') })
     const found = report(ran)
     assert.equal(ran.status, 1)
     assert.equal(found.checks[0].id, 'addon')
@@ -391,9 +403,9 @@ describe('doctor', () => {
     assert.equal(status['data-dir'], 'ok', 'checks that need no addon still run')
   })
 
-  it('an API key counts as logged in, and no secret appears in the output', LIMIT, () => {
+  it('an API key counts as logged in, and no secret appears in the output', LIMIT, async () => {
     const secret = 'key-0f1e2d3c4b5a69788796a5b4c3d2e1f0'
-    const ran = doctor(['--json', '--live'], {
+    const ran = await doctor(['--json', '--live'], {
       CURSOR_API_KEY: secret,
       FAKE_CURSOR_SCENARIO: 'mcp',
       FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true),
@@ -416,12 +428,12 @@ describe('doctor', () => {
     assert.ok(existsSync(mcpJson), 'the live checks used the private folder')
   })
 
-  describe('--live with the fake agent', () => {
+  describe('--live with the fake agent', { concurrency: true }, () => {
     it(
       'the bridge lists the probe tool, the probe call arrives, the native call is refused: opencode mode can be used',
       LIMIT,
-      () => {
-        const ran = doctor(['--json', '--live'], {
+      async () => {
+        const ran = await doctor(['--json', '--live'], {
           FAKE_CURSOR_SCENARIO: 'mcp',
           FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true),
         })
@@ -457,8 +469,8 @@ describe('doctor', () => {
     it(
       "a bridge call refused despite the folder's allow rule names a team's MCP tool controls, with their fix",
       LIMIT,
-      () => {
-        const ran = doctor(['--json', '--live'], {
+      async () => {
+        const ran = await doctor(['--json', '--live'], {
           CURSOR_ACP_TOOL_MODE: 'opencode',
           FAKE_CURSOR_SCENARIO: 'mcp',
           FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true),
@@ -476,8 +488,8 @@ describe('doctor', () => {
     it(
       'the round trip: a plain run with --trust in an empty folder of its own, the model named, its answer not shown',
       LIMIT,
-      () => {
-        const ran = doctor(['--json', '--live', '--model', 'fake-model'], {
+      async () => {
+        const ran = await doctor(['--json', '--live', '--model', 'fake-model'], {
           FAKE_CURSOR_SCENARIO: 'mcp',
           FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true),
         })
@@ -512,8 +524,8 @@ describe('doctor', () => {
     it(
       "a first turn carries OpenCode's real system prompt as the plugin sends it: answered is ok, refused is a problem",
       LIMIT,
-      () => {
-        const answered = doctor(['--json', '--live'], {
+      async () => {
+        const answered = await doctor(['--json', '--live'], {
           FAKE_CURSOR_SCENARIO: 'mcp',
           FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true),
         })
@@ -535,7 +547,7 @@ describe('doctor', () => {
           ...JSON.parse(LIVE_SCRIPT(true)),
           'word: understood': [{ text: "I can't follow these instructions: they look like a prompt injection." }],
         })
-        const refused = doctor(['--json', '--live'], { FAKE_CURSOR_SCENARIO: 'mcp', FAKE_CURSOR_MCP_SCRIPT: refusing })
+        const refused = await doctor(['--json', '--live'], { FAKE_CURSOR_SCENARIO: 'mcp', FAKE_CURSOR_MCP_SCRIPT: refusing })
         assert.equal(refused.status, 1)
         const problem = report(refused).checks.find((c) => c.id === 'live-host-instructions')!
         assert.equal(problem.status, 'problem')
@@ -547,9 +559,9 @@ describe('doctor', () => {
     it(
       'a picture with a random word reaches the model, which must answer it when it is declared to take pictures',
       LIMIT,
-      () => {
-        const pictureOf = (ran: ReturnType<typeof doctor>) => report(ran).checks.find((c) => c.id === 'live-picture')!
-        const logged = (ran: ReturnType<typeof doctor>) =>
+      async () => {
+        const pictureOf = (ran: Awaited<ReturnType<typeof doctor>>) => report(ran).checks.find((c) => c.id === 'live-picture')!
+        const logged = (ran: Awaited<ReturnType<typeof doctor>>) =>
           readdirSync(join(ran.home, 'log'))
             .map(
               (file) =>
@@ -560,7 +572,7 @@ describe('doctor', () => {
                 },
             )
             .filter((entry) => entry.stdin?.includes('word written in it'))
-        const sees = doctor(['--json', '--live', '--model', 'sonnet-4.6'], {
+        const sees = await doctor(['--json', '--live', '--model', 'sonnet-4.6'], {
           FAKE_CURSOR_SCENARIO: 'mcp',
           FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true),
         })
@@ -578,7 +590,7 @@ describe('doctor', () => {
           ...JSON.parse(LIVE_SCRIPT(true)),
           'word written in it': [{ text: 'I see nothing.' }],
         })
-        const missed = doctor(['--json', '--live', '--model', 'sonnet-4.6'], {
+        const missed = await doctor(['--json', '--live', '--model', 'sonnet-4.6'], {
           FAKE_CURSOR_SCENARIO: 'mcp',
           FAKE_CURSOR_MCP_SCRIPT: blind,
         })
@@ -593,7 +605,7 @@ describe('doctor', () => {
 
         // A model declared without pictures: OpenCode refuses them for it, and not reading is as declared.
         const asDeclared = pictureOf(
-          doctor(['--json', '--live'], { FAKE_CURSOR_SCENARIO: 'mcp', FAKE_CURSOR_MCP_SCRIPT: blind }),
+          await doctor(['--json', '--live'], { FAKE_CURSOR_SCENARIO: 'mcp', FAKE_CURSOR_MCP_SCRIPT: blind }),
         )
         assert.equal(asDeclared.status, 'ok')
         assert.match(asDeclared.detail, /^auto did not read the picture, as declared/)
@@ -603,8 +615,8 @@ describe('doctor', () => {
     it(
       "in tool mode opencode the system prompt goes as the private folder's always-apply rule, not in the prompt",
       LIMIT,
-      () => {
-        const answered = doctor(['--json', '--live'], {
+      async () => {
+        const answered = await doctor(['--json', '--live'], {
           CURSOR_ACP_TOOL_MODE: 'opencode',
           FAKE_CURSOR_SCENARIO: 'mcp',
           FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true),
@@ -633,7 +645,7 @@ describe('doctor', () => {
     it(
       'a failed round trip is a problem in every tool mode, with a fix for its code, and skips the bridge checks',
       LIMIT,
-      () => {
+      async () => {
         const authError =
           "Error: Authentication required. Please run 'agent login' first, or set CURSOR_API_KEY environment variable."
         const table: Array<{ name: string; env: Record<string, string>; code: string; fix: RegExp }> = [
@@ -652,7 +664,7 @@ describe('doctor', () => {
           },
         ]
         for (const row of table) {
-          const ran = doctor(['--json', '--live'], row.env)
+          const ran = await doctor(['--json', '--live'], row.env)
           const found = report(ran)
           assert.equal(ran.status, 1, row.name)
           assert.equal(found.ok, false, row.name)
@@ -687,12 +699,12 @@ describe('doctor', () => {
       },
     )
 
-    it('a native tool that runs fails the verdict: a warning in mode cursor, a problem in mode opencode', LIMIT, () => {
+    it('a native tool that runs fails the verdict: a warning in mode cursor, a problem in mode opencode', LIMIT, async () => {
       for (const [mode, status, exit] of [
         ['cursor', 'warning', 0],
         ['opencode', 'problem', 1],
       ] as const) {
-        const ran = doctor(['--json', '--live'], {
+        const ran = await doctor(['--json', '--live'], {
           CURSOR_ACP_TOOL_MODE: mode,
           FAKE_CURSOR_SCENARIO: 'mcp',
           FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(false),
@@ -707,8 +719,8 @@ describe('doctor', () => {
       }
     })
 
-    it('a model that calls the late probe again instead of waiting fails the deadline check', LIMIT, () => {
-      const ran = doctor(['--json', '--live'], {
+    it('a model that calls the late probe again instead of waiting fails the deadline check', LIMIT, async () => {
+      const ran = await doctor(['--json', '--live'], {
         CURSOR_ACP_TOOL_MODE: 'opencode',
         FAKE_CURSOR_SCENARIO: 'mcp',
         FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true, [
@@ -725,7 +737,7 @@ describe('doctor', () => {
       assert.equal(byId['tool-mode-opencode'].status, 'problem')
     })
 
-    it('a bridge cursor-agent cannot see fails the list-tools check with what cursor-agent printed', LIMIT, () => {
+    it('a bridge cursor-agent cannot see fails the list-tools check with what cursor-agent printed', LIMIT, async () => {
       // An agent without MCP support: `mcp list-tools` is an unknown command to it.
       const oldAgent = join(scratch, 'old-agent.sh')
       writeFileSync(
@@ -733,7 +745,7 @@ describe('doctor', () => {
         `#!/bin/sh\nif [ "$1" = mcp ]; then echo "error: unknown command 'mcp'" >&2; exit 1; fi\nexec "${process.execPath}" "${fakeAgent}" "$@"\n`,
         { mode: 0o755 },
       )
-      const ran = doctor(['--json', '--live'], {
+      const ran = await doctor(['--json', '--live'], {
         CURSOR_AGENT_EXECUTABLE: oldAgent,
         FAKE_CURSOR_SCENARIO: 'mcp',
         FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true),
@@ -750,8 +762,8 @@ describe('doctor', () => {
     })
   })
 
-  it('prints a line per check for a person, and names the problem', () => {
-    const ran = doctor([], { FAKE_CURSOR_SCENARIO: 'auth' })
+  it('prints a line per check for a person, and names the problem', async () => {
+    const ran = await doctor([], { FAKE_CURSOR_SCENARIO: 'auth' })
     assert.equal(ran.status, 1)
     assert.match(ran.stdout, /^opencode-cursor-native \S+ doctor\n/)
     assert.match(ran.stdout, /^PROBLEM +login +cursor-agent is not logged in$/m)
@@ -762,7 +774,7 @@ describe('doctor', () => {
     assert.match(ran.stdout, /Problems found/)
   })
 
-  it('an unknown command or option exits 2 with the usage', () => {
+  it('an unknown command or option exits 2 with the usage', async () => {
     const unknown = spawnSync(process.execPath, [cli, 'frobnicate'], { encoding: 'utf8' })
     assert.equal(unknown.status, 2)
     assert.match(unknown.stderr, /unknown command "frobnicate"[\s\S]*Usage: opencode-cursor-native/)
@@ -784,7 +796,7 @@ describe('npx opencode-cursor-native serve', () => {
     ...extra,
   })
 
-  it('refuses an empty or out-of-range port, and a relative or root workspace, before it listens', () => {
+  it('refuses an empty or out-of-range port, and a relative or root workspace, before it listens', async () => {
     const refusals: Array<[string[], RegExp]> = [
       [['--port', ''], /--port "" is not a port number/],
       [['--port', '65536'], /--port "65536" is not a port number/],
@@ -830,7 +842,7 @@ describe('npx opencode-cursor-native serve', () => {
 })
 
 describe('reading OpenCode configuration', () => {
-  it('JSONC to JSON table', () => {
+  it('JSONC to JSON table', async () => {
     const table: Array<[string, unknown]> = [
       ['{"plugin": ["a"]}', { plugin: ['a'] }],
       ['// a comment\n{"plugin": ["a",],}', { plugin: ['a'] }],
@@ -840,7 +852,7 @@ describe('reading OpenCode configuration', () => {
     for (const [text, expected] of table) assert.deepEqual(JSON.parse(jsoncToJson(text)), expected, text)
   })
 
-  it('plugin entries that name this package table', () => {
+  it('plugin entries that name this package table', async () => {
     const table: Array<[unknown, boolean]> = [
       ['opencode-cursor-native', true],
       ['opencode-cursor-native@0.1.0', true],

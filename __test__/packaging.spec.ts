@@ -1,5 +1,6 @@
 // What gets published: the root package, its per-platform packages under npm/,
-// and the release workflow that builds them. Runs under Node and Bun.
+// and the release workflow that builds them.
+// Under Node only: what it checks is npm's packing and the files in the tree, the same whatever runs it.
 //
 // `npm test` builds first, so on a clean checkout the generated loader and
 // declarations in the tree are fresh when the regeneration check runs.

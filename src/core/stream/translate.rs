@@ -19,8 +19,10 @@ use notice::is_connection_report;
 /// Who runs the tool calls cursor-agent reports: Cursor itself, before the event reaches us.
 const CURSOR_RUNS_ITS_TOOLS: Executor = Executor::Cursor;
 
-/// How the process behind the stream ended.
-#[derive(Debug, Clone, Default)]
+/// How the process behind the stream ended (a capture's `close` line keeps it as serde writes
+/// it).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Outcome {
     pub exit_code: Option<i32>,
     pub signal: Option<String>,

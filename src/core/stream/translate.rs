@@ -107,16 +107,11 @@ pub struct Translator {
     saw_result: bool,
     result_error: Option<String>,
     has_content: bool,
-    has_events: bool,
     in_reasoning: bool,
     finished: bool,
 }
 
 impl Translator {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
     /// `max_line_bytes`: the longest record the framing passes on, which bounds what the
     /// tracker keeps of an answer (see `MixedDeltaTracker`).
     pub fn with_line_limit(max_line_bytes: usize) -> Self {
@@ -177,10 +172,6 @@ impl Translator {
         self.has_content
     }
 
-    pub fn has_events(&self) -> bool {
-        self.has_events
-    }
-
     /// Log the delta tracker's decisions from now on (see [`MixedDeltaTracker::keep_log`]).
     pub fn keep_tracker_log(&mut self) {
         self.tracker.keep_log();
@@ -204,7 +195,6 @@ impl Translator {
             Parsed::Event(e) if matches!(e.body, EventBody::Transport) => HeldFlush::Drop,
             Parsed::Event(_) => HeldFlush::Release,
         };
-        self.has_events = true;
         if held != HeldFlush::Keep {
             self.release_held(held == HeldFlush::Drop, emit);
         }

@@ -144,10 +144,6 @@ impl Capture {
         &self.name
     }
 
-    pub fn path(&self) -> PathBuf {
-        self.lock().path.clone()
-    }
-
     fn lock(&self) -> MutexGuard<'_, Writer> {
         self.writer.lock().unwrap_or_else(|e| e.into_inner())
     }

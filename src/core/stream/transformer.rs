@@ -366,10 +366,7 @@ impl StreamTransformer {
 
     /// `error` with the [`TransformerOptions::failure_note`], as the stream reports it.
     pub fn noted(&self, error: CoreError) -> CoreError {
-        match &self.options.failure_note {
-            Some(note) => error.with_note(note),
-            None => error,
-        }
+        error.with_note(self.options.failure_note.as_deref())
     }
 
     /// The starts of calls to the host's MCP server read since the last take (see

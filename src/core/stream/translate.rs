@@ -168,10 +168,6 @@ impl Translator {
         self.open_calls.len()
     }
 
-    pub fn has_content(&self) -> bool {
-        self.has_content
-    }
-
     /// Log the delta tracker's decisions from now on (see [`MixedDeltaTracker::keep_log`]).
     pub fn keep_tracker_log(&mut self) {
         self.tracker.keep_log();

@@ -7,6 +7,7 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use opencode_cursor_native::core::capture::record::Line;
+use opencode_cursor_native::core::capture::store::capture_path;
 use opencode_cursor_native::core::capture::{
     fresh_name, replay_file, Capture, CaptureOptions, EndInfo, ReplayReport, Stage, StartInfo,
 };
@@ -126,7 +127,7 @@ fn captured_inputs(
         agent_version: None,
     });
     Captured {
-        path: capture.path(),
+        path: capture_path(dir, &name),
         live: out.iter().map(value).collect(),
     }
 }

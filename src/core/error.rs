@@ -214,9 +214,12 @@ impl CoreError {
         self
     }
 
-    /// `self` with `note` added to the package's explanation (Cursor's words stay apart).
-    pub fn with_note(mut self, note: &str) -> Self {
-        self.message = format!("{} {note}", self.message);
+    /// `self` with `note`, when there is one, added to the package's explanation (Cursor's
+    /// words stay apart).
+    pub fn with_note(mut self, note: Option<&str>) -> Self {
+        if let Some(note) = note {
+            self.message = format!("{} {note}", self.message);
+        }
         self
     }
 
@@ -256,10 +259,11 @@ mod tests {
     fn a_note_joins_the_explanation_not_cursors_words() {
         let e = CoreError::new(ErrorCode::Network, "check the connection.")
             .with_agent_output("fetch failed");
-        let noted = e.with_note("Capture: cap-abc.");
+        let noted = e.with_note(Some("Capture: cap-abc."));
         assert_eq!(noted.code(), "E_NETWORK");
         assert_eq!(noted.message(), "check the connection. Capture: cap-abc.");
         assert_eq!(noted.agent_output(), Some("fetch failed"));
+        assert_eq!(noted.clone().with_note(None), noted);
     }
 
     #[test]
@@ -294,7 +298,7 @@ mod tests {
         let e = CoreError::new(ErrorCode::Quota, "limit reached.")
             .with_reset(Some(1_798_761_600_000))
             .with_agent_output("limit")
-            .with_note("Capture: cap-x.");
+            .with_note(Some("Capture: cap-x."));
         assert_eq!(e.resets_at(), Some(1_798_761_600_000));
         assert_eq!(e.message(), "limit reached. Capture: cap-x.");
     }

@@ -92,40 +92,6 @@ pub fn from_str<'a, T: Deserialize<'a>>(text: &'a str) -> serde_json::Result<T> 
     Ok(value)
 }
 
-/// Why a document could not be read by [`parse_value`].
-#[derive(Debug)]
-pub enum ParseFailure {
-    /// Nested deeper than [`MAX_DEPTH`].
-    TooDeep,
-    /// Not JSON.
-    Invalid(serde_json::Error),
-}
-
-/// Parses `text` into a value and returns it with a depth to run its later use and drop at
-/// ([`with_stack_for`]). Most documents are shallow: they are parsed once, with serde_json's own
-/// limit of 128 levels. Only one that reaches that limit is scanned for its depth and parsed
-/// again on a stack grown to fit, so the common case costs a single pass.
-pub fn parse_value(text: &str) -> Result<(serde_json::Value, usize), ParseFailure> {
-    match serde_json::from_str(text) {
-        Ok(value) => Ok((value, SHALLOW_DEPTH)),
-        Err(error) if is_recursion_limit(&error) => {
-            let depth = nesting_depth(text);
-            if depth > MAX_DEPTH {
-                return Err(ParseFailure::TooDeep);
-            }
-            with_stack_for(depth, || from_str(text))
-                .map(|value| (value, depth))
-                .map_err(ParseFailure::Invalid)
-        }
-        Err(error) => Err(ParseFailure::Invalid(error)),
-    }
-}
-
-/// serde_json reports its depth limit only in the error's text.
-fn is_recursion_limit(error: &serde_json::Error) -> bool {
-    error.to_string().starts_with("recursion limit exceeded")
-}
-
 /// Runs `work` on a stack deep enough for values nested `depth` levels (at most
 /// [`MAX_DEPTH`]): the current one when it has room, else a fresh one for this call only.
 pub fn with_stack_for<R>(depth: usize, work: impl FnOnce() -> R) -> R {
@@ -298,33 +264,6 @@ mod tests {
 
     fn nested(depth: usize) -> String {
         format!("{}1{}", "[".repeat(depth), "]".repeat(depth))
-    }
-
-    #[test]
-    fn parse_value_reads_any_depth_up_to_the_limit_and_refuses_deeper() {
-        let (value, depth) = parse_value(r#"{"a":[1,2]}"#).unwrap();
-        assert_eq!(value["a"][1], 2);
-        assert_eq!(depth, SHALLOW_DEPTH);
-        for levels in [SHALLOW_DEPTH, SHALLOW_DEPTH + 1, 5_000, MAX_DEPTH] {
-            let text = nested(levels);
-            let (value, depth) = parse_value(&text).unwrap();
-            assert!(depth >= levels.min(SHALLOW_DEPTH), "{levels}");
-            // Use and drop it where the depth says, as callers must.
-            with_stack_for(depth, move || assert!(value.is_array()));
-        }
-        assert!(matches!(
-            parse_value(&nested(MAX_DEPTH + 1)),
-            Err(ParseFailure::TooDeep)
-        ));
-        assert!(matches!(
-            parse_value("{nope"),
-            Err(ParseFailure::Invalid(_))
-        ));
-        let deep_and_broken = format!("{}x", "[".repeat(SHALLOW_DEPTH + 10));
-        assert!(matches!(
-            parse_value(&deep_and_broken),
-            Err(ParseFailure::Invalid(_))
-        ));
     }
 
     #[test]

@@ -236,7 +236,6 @@ pub async fn spawn<T: Send + 'static>(
         .map_err(|_| io::Error::other("the spawner thread dropped the request"))?
 }
 
-/// The name of the signal that ended a child (`SIGTERM`), if a signal did.
 /// The process group field of a `/proc/<pid>/stat` line: the fifth field, counted after the
 /// command name's closing parenthesis (the name itself may hold spaces and parentheses).
 #[cfg_attr(
@@ -248,6 +247,7 @@ fn group_of_stat(stat: &str) -> Option<u32> {
     after_name.split_whitespace().nth(2)?.parse().ok()
 }
 
+/// The name of the signal that ended a child (`SIGTERM`), if a signal did.
 pub fn exit_signal(status: &ExitStatus) -> Option<String> {
     #[cfg(unix)]
     {

@@ -90,11 +90,6 @@ impl TailBuffer {
         self.bytes.extend(chunk);
     }
 
-    /// Bytes that fell out of the window.
-    pub fn dropped(&self) -> u64 {
-        self.dropped
-    }
-
     /// The kept bytes as text. When bytes were dropped the window may start inside a line or
     /// a UTF-8 sequence, so it starts after the first line break it holds (if any).
     pub fn text(&self) -> String {
@@ -121,7 +116,7 @@ mod tests {
         t.push(b"Error: ");
         t.push(b"auth\n");
         assert_eq!(t.text(), "Error: auth\n");
-        assert_eq!(t.dropped(), 0);
+        assert_eq!(t.dropped, 0);
     }
 
     #[test]
@@ -130,7 +125,7 @@ mod tests {
         t.push(b"aaaa\nbbbb\n");
         t.push(b"cc\nd");
         // the 4 oldest bytes ("aaaa") fall out; the window "\nbbbb\ncc\nd" starts after its first break
-        assert_eq!(t.dropped(), 4);
+        assert_eq!(t.dropped, 4);
         assert_eq!(t.text(), "bbbb\ncc\nd");
     }
 
@@ -138,7 +133,7 @@ mod tests {
     fn a_single_chunk_larger_than_capacity_keeps_its_tail() {
         let mut t = TailBuffer::new(4);
         t.push(b"0123456789");
-        assert_eq!(t.dropped(), 6);
+        assert_eq!(t.dropped, 6);
         assert_eq!(t.text(), "6789");
     }
 

@@ -50,9 +50,7 @@ impl Subcommand {
             timeout: DEFAULT_SUBCOMMAND_TIMEOUT,
         }
     }
-}
 
-impl Subcommand {
     /// What can be checked before starting; every refusal is `E_INVALID_ARG`.
     pub fn check(&self) -> Result<(), CoreError> {
         check_lookup(self.executable.as_deref(), self.env.as_ref())?;

@@ -166,6 +166,7 @@ mod imp {
         }
 
         /// The watchdog's pid, if one runs.
+        #[cfg_attr(not(test), expect(dead_code, reason = "tests signal the watchdog"))]
         pub(super) fn pid(&self) -> Option<u32> {
             self.process.as_ref().map(|(child, _)| child.id())
         }
@@ -204,19 +205,6 @@ pub fn forget(group: ProcessGroup) {
         .forget(group);
     #[cfg(not(unix))]
     let _ = group;
-}
-
-/// The running watchdog's pid, if one runs (for tests and diagnostics).
-pub fn pid() -> Option<u32> {
-    #[cfg(unix)]
-    {
-        imp::WATCHDOG
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .pid()
-    }
-    #[cfg(not(unix))]
-    None
 }
 
 #[cfg(all(test, unix))]

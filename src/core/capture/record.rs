@@ -10,8 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::core::error::{CoreError, ErrorCode};
-use crate::core::stream::encode::ToolCallMode;
-use crate::core::stream::transformer::{Format, TransformerOptions};
+use crate::core::stream::transformer::TransformerOptions;
 use crate::core::stream::translate::Outcome;
 
 /// The version of the layout below; a replay refuses others.
@@ -90,7 +89,8 @@ pub struct Start {
     pub env: Vec<String>,
     pub prompt: PromptRecord,
     pub masked: Masked,
-    pub transformer: TransformerRecord,
+    /// The transformer's options, as the run used them (the SSE id and `created` included).
+    pub transformer: TransformerOptions,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resume_chat_id: Option<String>,
     /// The host's tools (tool mode `opencode`), by name.
@@ -155,101 +155,6 @@ pub struct Masked {
     pub secrets: Vec<String>,
 }
 
-/// The transformer's options, as the run used them (the SSE id and `created` included).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TransformerRecord {
-    pub format: FormatRecord,
-    pub model: String,
-    #[serde(default)]
-    pub id: Option<String>,
-    #[serde(default)]
-    pub created: Option<i64>,
-    pub tool_calls: ToolCallsRecord,
-    pub include_usage: bool,
-    #[serde(default)]
-    pub completions: bool,
-    pub max_line_bytes: usize,
-    #[serde(default)]
-    pub host_tool_server: Option<String>,
-    #[serde(default)]
-    pub cursor_data_dir: Option<String>,
-    #[serde(default)]
-    pub attachments_dir: Option<String>,
-    #[serde(default)]
-    pub failure_note: Option<String>,
-    #[serde(default)]
-    pub warnings: Vec<String>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum FormatRecord {
-    #[serde(rename = "openai-sse")]
-    OpenAiSse,
-    #[serde(rename = "ai-sdk")]
-    AiSdk,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ToolCallsRecord {
-    Emit,
-    Omit,
-}
-
-impl From<&TransformerOptions> for TransformerRecord {
-    fn from(options: &TransformerOptions) -> Self {
-        Self {
-            format: match options.format {
-                Format::OpenAiSse => FormatRecord::OpenAiSse,
-                Format::AiSdk => FormatRecord::AiSdk,
-            },
-            model: options.model.clone(),
-            id: options.id.clone(),
-            created: options.created,
-            tool_calls: match options.tool_calls {
-                ToolCallMode::Emit => ToolCallsRecord::Emit,
-                ToolCallMode::Omit => ToolCallsRecord::Omit,
-            },
-            include_usage: options.include_usage,
-            completions: options.completions,
-            max_line_bytes: options.max_line_bytes,
-            host_tool_server: options.host_tool_server.clone(),
-            cursor_data_dir: options.cursor_data_dir.clone(),
-            attachments_dir: options.attachments_dir.clone(),
-            failure_note: options.failure_note.clone(),
-            warnings: options.warnings.clone(),
-        }
-    }
-}
-
-impl From<&TransformerRecord> for TransformerOptions {
-    fn from(record: &TransformerRecord) -> Self {
-        Self {
-            format: match record.format {
-                FormatRecord::OpenAiSse => Format::OpenAiSse,
-                FormatRecord::AiSdk => Format::AiSdk,
-            },
-
-            model: record.model.clone(),
-            id: record.id.clone(),
-            created: record.created,
-            tool_calls: match record.tool_calls {
-                ToolCallsRecord::Emit => ToolCallMode::Emit,
-                ToolCallsRecord::Omit => ToolCallMode::Omit,
-            },
-            include_usage: record.include_usage,
-            completions: record.completions,
-            max_line_bytes: record.max_line_bytes,
-            host_tool_server: record.host_tool_server.clone(),
-            cursor_data_dir: record.cursor_data_dir.clone(),
-            attachments_dir: record.attachments_dir.clone(),
-            failure_note: record.failure_note.clone(),
-            warnings: record.warnings.clone(),
-        }
-    }
-}
-
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HandedCallRecord {
     pub id: String,
@@ -272,26 +177,9 @@ impl<'a> From<&'a HandedCallRecord> for crate::core::stream::translate::HandedCa
 #[serde(rename_all = "camelCase")]
 pub enum ClosingRecord {
     /// From the process outcome (the stderr is the tail the run kept).
-    #[serde(rename_all = "camelCase")]
-    Outcome {
-        exit_code: Option<i32>,
-        signal: Option<String>,
-        stderr: String,
-        cancelled: bool,
-    },
+    Outcome(Outcome),
     /// With a failure the run determined (a timeout, say).
     Failure(ErrorRecord),
-}
-
-impl From<&Outcome> for ClosingRecord {
-    fn from(outcome: &Outcome) -> Self {
-        Self::Outcome {
-            exit_code: outcome.exit_code,
-            signal: outcome.signal.clone(),
-            stderr: outcome.stderr.clone(),
-            cancelled: outcome.cancelled,
-        }
-    }
 }
 
 /// A [`CoreError`] as text.

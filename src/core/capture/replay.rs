@@ -14,7 +14,7 @@ use crate::core::stream::encode::Output;
 use crate::core::stream::trace::{RecordRead, TraceAt, TraceEntry};
 use crate::core::stream::tracker::TrackerStep;
 use crate::core::stream::transformer::StreamTransformer;
-use crate::core::stream::translate::{HandedCall, Outcome};
+use crate::core::stream::translate::HandedCall;
 pub use gaps::{stdout_gaps, Gap, StdoutGaps, LONG_GAP_MS};
 pub use report::{
     ConsumerStage, DecisionEntry, FramingStage, Mismatch, ProcessStage, ReconciliationStage,
@@ -88,7 +88,7 @@ struct Replay<'a> {
 
 impl<'a> Replay<'a> {
     fn new(start: &'a Start) -> Self {
-        let mut transformer = StreamTransformer::new((&start.transformer).into());
+        let mut transformer = StreamTransformer::new(start.transformer.clone());
         transformer.keep_trace();
         Self {
             start,
@@ -147,20 +147,9 @@ impl<'a> Replay<'a> {
 
     fn close(&mut self, closing: &ClosingRecord) -> Result<(), String> {
         match closing {
-            ClosingRecord::Outcome {
-                exit_code,
-                signal,
-                stderr,
-                cancelled,
-            } => {
-                self.stderr.clone_from(stderr);
-                let outcome = Outcome {
-                    exit_code: *exit_code,
-                    signal: signal.clone(),
-                    stderr: stderr.clone(),
-                    cancelled: *cancelled,
-                };
-                self.transformer.finish(&outcome, &mut self.replayed);
+            ClosingRecord::Outcome(outcome) => {
+                self.stderr.clone_from(&outcome.stderr);
+                self.transformer.finish(outcome, &mut self.replayed);
             }
             ClosingRecord::Failure(error) => {
                 let error = error

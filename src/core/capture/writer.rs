@@ -14,7 +14,7 @@ use sha2::{Digest, Sha256};
 use super::mask::{is_secret_name, Masker};
 use super::record::{
     AgentVersionRecord, ClosingRecord, End, ErrorRecord, HandedCallRecord, Line, Masked,
-    PromptRecord, Start, TransformerRecord, CAPTURE_VERSION,
+    PromptRecord, Start, CAPTURE_VERSION,
 };
 use super::store::{capture_path, per_capture_limit, prune, DEFAULT_MAX_BYTES};
 use crate::core::error::CoreError;
@@ -23,6 +23,7 @@ use crate::core::private_file;
 use crate::core::stream::encode::Output;
 use crate::core::stream::transformer::tap::{Fed, Tap};
 use crate::core::stream::transformer::TransformerOptions;
+use crate::core::stream::translate::Outcome;
 
 /// Where and how runs are captured.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -143,10 +144,6 @@ impl Capture {
         &self.name
     }
 
-    pub fn path(&self) -> PathBuf {
-        self.lock().path.clone()
-    }
-
     fn lock(&self) -> MutexGuard<'_, Writer> {
         self.writer.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -191,7 +188,7 @@ impl Capture {
                 prompt: !keep_prompt,
                 secrets: w.masker.secret_names().to_vec(),
             },
-            transformer: TransformerRecord::from(info.transformer),
+            transformer: info.transformer.clone(),
             resume_chat_id: info.resume_chat_id.map(str::to_owned),
             host_tools: info.host_tools,
             agent_version: info.agent_version,
@@ -296,10 +293,11 @@ impl Writer {
                 self.write(&Line::CutOff { t }, false);
             }
             Fed::Finish(outcome) => {
-                let mut closing = ClosingRecord::from(outcome);
-                if let ClosingRecord::Outcome { stderr, .. } = &mut closing {
-                    *stderr = self.masker.text(stderr);
-                }
+                let stderr = self.masker.text(&outcome.stderr);
+                let closing = ClosingRecord::Outcome(Outcome {
+                    stderr,
+                    ..outcome.clone()
+                });
                 self.close(t, closing, outputs);
             }
             Fed::Fail(error) => {

@@ -72,16 +72,12 @@ pub(super) fn parse_openai_image(object: &Map<String, Value>) -> Result<Media<'_
         }
         _ => return Err(CoreError::invalid_arg("`image_url.url` must be a string")),
     };
-    let mut media = Media {
+    Ok(Media {
         kind: MediaKind::Image,
-        media_type: None,
+        media_type: data_url_media_type(url),
         filename: None,
         source: source_from_url(url),
-    };
-    if let Some(data_type) = data_url_media_type(url) {
-        media.media_type = Some(data_type);
-    }
-    Ok(media)
+    })
 }
 
 pub(super) fn parse_openai_audio(object: &Map<String, Value>) -> Media<'_> {
@@ -107,10 +103,7 @@ pub(super) fn parse_openai_file(object: &Map<String, Value>) -> Media<'_> {
     ) {
         (Some(data), _) => source_from_data(data),
         (None, Some(id)) => MediaSource::FileId(id),
-        (None, None) => MediaSource::Inline {
-            bytes: 0,
-            data: None,
-        },
+        (None, None) => without_data(0),
     };
     let media_type = match &source {
         MediaSource::Inline {
@@ -134,18 +127,9 @@ pub(super) fn parse_v3_file<'a>(object: &'a Map<String, Value>, kind: &str) -> M
     let source = match data {
         Some(Value::String(data)) => source_from_data(data),
         // Bytes that reached us as an object (a typed array or a URL without toJSON).
-        Some(Value::Object(map)) => MediaSource::Inline {
-            bytes: map.len(),
-            data: None,
-        },
-        Some(Value::Array(items)) => MediaSource::Inline {
-            bytes: items.len(),
-            data: None,
-        },
-        _ => MediaSource::Inline {
-            bytes: 0,
-            data: None,
-        },
+        Some(Value::Object(map)) => without_data(map.len()),
+        Some(Value::Array(items)) => without_data(items.len()),
+        _ => without_data(0),
     };
     let is_image = kind == "image"
         || kind == "image-data"
@@ -181,12 +165,16 @@ pub(super) fn parse_v3_url<'a>(
     })
 }
 
+/// Inline bytes that did not arrive as text (`bytes` counts what did arrive).
+fn without_data(bytes: usize) -> MediaSource<'static> {
+    MediaSource::Inline { bytes, data: None }
+}
+
 /// `data` is a URL (`http(s):`, `file:`, `data:`) or base64.
 fn source_from_data(data: &str) -> MediaSource<'_> {
-    if has_scheme(data, "http:")
-        || has_scheme(data, "https:")
-        || has_scheme(data, "file:")
-        || has_scheme(data, "data:")
+    if ["http:", "https:", "file:", "data:"]
+        .iter()
+        .any(|scheme| has_scheme(data, scheme))
     {
         source_from_url(data)
     } else {

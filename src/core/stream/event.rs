@@ -447,20 +447,11 @@ fn tool_call_body<'a>(
 /// `error.message`, a string `error`, or the `result` text of a failed result.
 fn error_message(error: Option<&RawValue>, result: Option<&RawValue>) -> Option<String> {
     let non_empty = |s: String| (!s.trim().is_empty()).then_some(s);
-    if let Some(raw) = error {
-        if let Ok(s) = serde_json::from_str::<String>(raw.get()) {
-            if let Some(s) = non_empty(s) {
-                return Some(s);
-            }
-        } else if let Ok(ErrorObject { message: Some(m) }) = serde_json::from_str(raw.get()) {
-            if let Some(s) = non_empty(m) {
-                return Some(s);
-            }
-        }
-    }
-    result
-        .and_then(|raw| serde_json::from_str::<String>(raw.get()).ok())
-        .and_then(non_empty)
+    let string = |raw: &RawValue| serde_json::from_str::<String>(raw.get()).ok();
+    let object = |raw: &RawValue| serde_json::from_str::<ErrorObject>(raw.get()).ok()?.message;
+    let said = error.and_then(|raw| string(raw).or_else(|| object(raw)));
+    said.and_then(non_empty)
+        .or_else(|| result.and_then(string).and_then(non_empty))
 }
 
 #[cfg(test)]

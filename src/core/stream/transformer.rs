@@ -366,19 +366,16 @@ impl StreamTransformer {
 
     /// `error` with the [`TransformerOptions::failure_note`], as the stream reports it.
     pub fn noted(&self, error: CoreError) -> CoreError {
-        match &self.options.failure_note {
-            Some(note) => error.with_note(note),
-            None => error,
-        }
+        error.with_note(self.options.failure_note.as_deref())
     }
 
-    /// Whether the stream is closed (`finish` or `fail` was called).
     /// The starts of calls to the host's MCP server read since the last take (see
     /// [`Translator::take_bridged_starts`]).
     pub fn take_bridged_starts(&mut self) -> Vec<BridgedStart> {
         self.stages.translator.take_bridged_starts()
     }
 
+    /// Whether the stream is closed (`finish` or `fail` was called).
     pub fn is_finished(&self) -> bool {
         self.stages.translator.is_finished()
     }
@@ -424,15 +421,5 @@ impl StreamTransformer {
     /// before its closing outputs: text, reasoning, a tool call.
     pub fn answered(&self) -> bool {
         self.stages.answers.last
-    }
-
-    /// Whether any text or reasoning has been emitted.
-    pub fn has_content(&self) -> bool {
-        self.stages.translator.has_content()
-    }
-
-    /// Whether any record (event) has been parsed yet.
-    pub fn has_events(&self) -> bool {
-        self.stages.translator.has_events()
     }
 }

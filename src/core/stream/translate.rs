@@ -19,8 +19,10 @@ use notice::is_connection_report;
 /// Who runs the tool calls cursor-agent reports: Cursor itself, before the event reaches us.
 const CURSOR_RUNS_ITS_TOOLS: Executor = Executor::Cursor;
 
-/// How the process behind the stream ended.
-#[derive(Debug, Clone, Default)]
+/// How the process behind the stream ended (a capture's `close` line keeps it as serde writes
+/// it).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Outcome {
     pub exit_code: Option<i32>,
     pub signal: Option<String>,
@@ -105,16 +107,11 @@ pub struct Translator {
     saw_result: bool,
     result_error: Option<String>,
     has_content: bool,
-    has_events: bool,
     in_reasoning: bool,
     finished: bool,
 }
 
 impl Translator {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
     /// `max_line_bytes`: the longest record the framing passes on, which bounds what the
     /// tracker keeps of an answer (see `MixedDeltaTracker`).
     pub fn with_line_limit(max_line_bytes: usize) -> Self {
@@ -171,14 +168,6 @@ impl Translator {
         self.open_calls.len()
     }
 
-    pub fn has_content(&self) -> bool {
-        self.has_content
-    }
-
-    pub fn has_events(&self) -> bool {
-        self.has_events
-    }
-
     /// Log the delta tracker's decisions from now on (see [`MixedDeltaTracker::keep_log`]).
     pub fn keep_tracker_log(&mut self) {
         self.tracker.keep_log();
@@ -202,7 +191,6 @@ impl Translator {
             Parsed::Event(e) if matches!(e.body, EventBody::Transport) => HeldFlush::Drop,
             Parsed::Event(_) => HeldFlush::Release,
         };
-        self.has_events = true;
         if held != HeldFlush::Keep {
             self.release_held(held == HeldFlush::Drop, emit);
         }

@@ -24,16 +24,11 @@ pub struct UnknownRecords {
 impl UnknownRecords {
     /// Count `record`; the first of its kind is logged with its keys.
     pub fn note(&mut self, record: &UnknownRecord<'_>) {
-        let label = label_of(record);
-        if let Some((_, count)) = self.counts.iter_mut().find(|(l, _)| *l == label) {
-            *count += 1;
-            return;
+        let mut label = label_of(record);
+        let known = self.counts.iter().any(|(l, _)| *l == label);
+        if !known && self.counts.len() >= MAX_KINDS {
+            label = OTHER_KINDS.to_owned();
         }
-        let label = if self.counts.len() < MAX_KINDS {
-            label
-        } else {
-            OTHER_KINDS.to_owned()
-        };
         if let Some((_, count)) = self.counts.iter_mut().find(|(l, _)| *l == label) {
             *count += 1;
             return;

@@ -46,14 +46,10 @@ enum Pictures {
     NotSeen,
 }
 
-const fn spec(
-    context_window: u32,
-    max_output_tokens: u32,
-    reasoning: bool,
-    pictures: Pictures,
-) -> ModelSpec {
+/// A family's entry: every family has [`CURSOR_CONTEXT_WINDOW`].
+const fn spec(max_output_tokens: u32, reasoning: bool, pictures: Pictures) -> ModelSpec {
     ModelSpec {
-        context_window,
+        context_window: CURSOR_CONTEXT_WINDOW,
         max_output_tokens,
         reasoning,
         pictures: matches!(pictures, Pictures::Seen),
@@ -80,75 +76,28 @@ const fn spec(
 const FAMILIES: &[(&str, ModelSpec)] = &[
     (
         "auto",
-        spec(
-            CURSOR_CONTEXT_WINDOW,
-            UNPUBLISHED_OUTPUT_TOKENS,
-            true,
-            Pictures::NotSeen,
-        ),
+        spec(UNPUBLISHED_OUTPUT_TOKENS, true, Pictures::NotSeen),
     ),
     (
         "composer",
-        spec(
-            CURSOR_CONTEXT_WINDOW,
-            UNPUBLISHED_OUTPUT_TOKENS,
-            true,
-            Pictures::NotSeen,
-        ),
+        spec(UNPUBLISHED_OUTPUT_TOKENS, true, Pictures::NotSeen),
     ),
-    (
-        "opus-4.1",
-        spec(CURSOR_CONTEXT_WINDOW, 32_000, false, Pictures::Seen),
-    ),
-    (
-        "opus-4.5",
-        spec(CURSOR_CONTEXT_WINDOW, 64_000, false, Pictures::Seen),
-    ),
-    (
-        "sonnet-4.5",
-        spec(CURSOR_CONTEXT_WINDOW, 64_000, false, Pictures::Seen),
-    ),
-    (
-        "haiku",
-        spec(CURSOR_CONTEXT_WINDOW, 64_000, false, Pictures::Seen),
-    ),
-    (
-        "opus",
-        spec(CURSOR_CONTEXT_WINDOW, 128_000, false, Pictures::Seen),
-    ),
-    (
-        "sonnet",
-        spec(CURSOR_CONTEXT_WINDOW, 128_000, false, Pictures::Seen),
-    ),
-    (
-        "gpt-5",
-        spec(CURSOR_CONTEXT_WINDOW, 128_000, true, Pictures::Seen),
-    ),
-    (
-        "gemini-3",
-        spec(CURSOR_CONTEXT_WINDOW, 65_536, true, Pictures::Seen),
-    ),
-    (
-        "gemini-2.5",
-        spec(CURSOR_CONTEXT_WINDOW, 65_536, true, Pictures::Seen),
-    ),
+    ("opus-4.1", spec(32_000, false, Pictures::Seen)),
+    ("opus-4.5", spec(64_000, false, Pictures::Seen)),
+    ("sonnet-4.5", spec(64_000, false, Pictures::Seen)),
+    ("haiku", spec(64_000, false, Pictures::Seen)),
+    ("opus", spec(128_000, false, Pictures::Seen)),
+    ("sonnet", spec(128_000, false, Pictures::Seen)),
+    ("gpt-5", spec(128_000, true, Pictures::Seen)),
+    ("gemini-3", spec(65_536, true, Pictures::Seen)),
+    ("gemini-2.5", spec(65_536, true, Pictures::Seen)),
     (
         "grok-code",
-        spec(
-            CURSOR_CONTEXT_WINDOW,
-            UNPUBLISHED_OUTPUT_TOKENS,
-            true,
-            Pictures::NotSeen,
-        ),
+        spec(UNPUBLISHED_OUTPUT_TOKENS, true, Pictures::NotSeen),
     ),
     (
         "grok",
-        spec(
-            CURSOR_CONTEXT_WINDOW,
-            UNPUBLISHED_OUTPUT_TOKENS,
-            true,
-            Pictures::Seen,
-        ),
+        spec(UNPUBLISHED_OUTPUT_TOKENS, true, Pictures::Seen),
     ),
 ];
 

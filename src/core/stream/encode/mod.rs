@@ -9,7 +9,7 @@ pub mod sse;
 
 /// Whether Cursor's own tool calls, which Cursor already ran, are among the outputs: a host that
 /// shows them wants them; a client that runs every tool call it gets would run them again.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ToolCallMode {
     #[default]

@@ -3,7 +3,7 @@
 use crate::core::stream::encode::ToolCallMode;
 
 /// Which encoder turns the neutral parts into outputs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub enum Format {
     /// OpenAI `chat.completion.chunk` frames, `data: {...}\n\n`.
     #[default]
@@ -14,8 +14,11 @@ pub enum Format {
     AiSdk,
 }
 
-/// Options of a [`StreamTransformer`]; `Default` gives the documented defaults.
-#[derive(Debug, Clone)]
+/// Options of a [`StreamTransformer`]; `Default` gives the documented defaults. A capture's start
+/// line keeps them as serde writes them: a field added later needs a default, so that older
+/// captures still read.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct TransformerOptions {
     pub format: Format,
     /// Echoed in SSE chunks. Default `auto`.
@@ -29,6 +32,7 @@ pub struct TransformerOptions {
     pub include_usage: bool,
     /// SSE only: after each response's frames, its `chat.completion` object too, for a server
     /// that answers some requests of a conversation with one completion. Default false.
+    #[serde(default)]
     pub completions: bool,
     /// Record size cap. Default 64 MiB.
     pub max_line_bytes: usize,
@@ -47,6 +51,7 @@ pub struct TransformerOptions {
     /// `ai-sdk` only: told with the stream's start (the `stream-start` part's warnings, each
     /// `{type: 'other', message}`); a run's are what its attachments could not send. Default
     /// none.
+    #[serde(default)]
     pub warnings: Vec<String>,
 }
 

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::{BridgedStart, Translator};
 use crate::core::json;
-use crate::core::stream::event::ToolCallBody;
+use crate::core::stream::event::{Channel, ToolCallBody};
 use crate::core::stream::part::Part;
 use crate::core::stream::tool::{mcp_name, mcp_server, tool_refusal, tool_result, RefusedCall};
 
@@ -130,8 +130,7 @@ impl Translator {
             refused.refusal.variant, refused.reason
         );
         self.refused_bridge_calls += 1;
-        self.has_content = true;
-        emit(Part::TextDelta(&notice));
+        self.emit_text(Channel::Text, &notice, emit);
     }
 }
 

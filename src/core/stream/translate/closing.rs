@@ -40,10 +40,7 @@ impl Translator {
             Closing::Outcome(outcome) => (self.closing_error(outcome), outcome.cancelled),
             Closing::Failure(error) => (Some(error), false),
         };
-        let error = match (error, &self.failure_note) {
-            (Some(error), Some(note)) => Some(error.with_note(note)),
-            (error, _) => error,
-        };
+        let error = error.map(|error| error.with_note(self.failure_note.as_deref()));
         // Every call in this stream was Cursor's own and is done: nothing waits for the host.
         let reason = FinishReason::of(error.as_ref(), cancelled, false);
         emit(Part::Finish {
@@ -70,7 +67,7 @@ impl Translator {
             outcome.signal.as_deref(),
             self.result_error.as_deref(),
             self.saw_result,
-            self.has_content(),
+            self.has_content,
         ))
     }
 }

@@ -46,12 +46,16 @@ impl Translator {
             Notice::BackgroundShellTimeout => background_shell_timeout(&fields),
             Notice::TaskNotification => return,
         };
-        let was_reasoning = self.in_reasoning;
-        if was_reasoning {
+        self.show_in_reasoning(&shown, emit);
+    }
+
+    /// `shown` in the reasoning channel: inside the thinking under way, else in a block of its
+    /// own, so Cursor's next thinking starts a block of its own too.
+    fn show_in_reasoning(&mut self, shown: &str, emit: &mut impl FnMut(Part<'_>)) {
+        if self.in_reasoning {
             self.emit_text(Channel::Thinking, &format!("\n\n{shown}\n\n"), emit);
         } else {
-            // A block of its own, so Cursor's next thinking starts a block of its own too.
-            self.emit_text(Channel::Thinking, &shown, emit);
+            self.emit_text(Channel::Thinking, shown, emit);
             self.end_reasoning(emit);
         }
     }
@@ -67,8 +71,7 @@ impl Translator {
             "\n\n(Cursor ran its own tool `{name}` instead of one of OpenCode's: OpenCode did \
              not ask for permission and cannot undo it.)\n\n"
         );
-        self.has_content = true;
-        emit(Part::TextDelta(&notice));
+        self.emit_text(Channel::Text, &notice, emit);
     }
 }
 
@@ -126,13 +129,7 @@ impl Translator {
         if !shown || text.is_empty() {
             return;
         }
-        let shown = format!("(Cursor: {})", quoted(text));
-        if self.in_reasoning {
-            self.emit_text(Channel::Thinking, &format!("\n\n{shown}\n\n"), emit);
-        } else {
-            self.emit_text(Channel::Thinking, &shown, emit);
-            self.end_reasoning(emit);
-        }
+        self.show_in_reasoning(&format!("(Cursor: {})", quoted(text)), emit);
     }
 }
 

@@ -1397,6 +1397,22 @@ describe('a connection to Cursor that drops', () => {
     assert.equal(runs().length, 2)
   })
 
+  test("after Cursor's own tool ran, in a format that leaves such calls out: never run again", async () => {
+    // Chat Completions leaves Cursor's own calls out of its frames: nothing was put out, and yet
+    // the command ran. Whether a run may run again is what Cursor did, not what a format shows.
+    const { root, log, runs, turnOf } = await setUp()
+    await withEnv(
+      { FAKE_CURSOR_LOG_DIR: log, FAKE_CURSOR_DROP: 'after-tool', FAKE_CURSOR_DROP_MARK: join(root, 'dropped') },
+      async () => {
+        const { result } = await turnOf([{ role: 'user', content: 'make a file' }], 'openai-sse')
+        assert.equal(result?.reruns, 0)
+        assert.equal(result?.rerunnable, false)
+        assert.equal(result?.error?.code, 'E_NETWORK')
+      },
+    )
+    assert.equal(runs().length, 1, 'the shell command ran once')
+  })
+
   test('after a tool ran: never run again; what arrived stays and the error says the connection dropped', async () => {
     const { root, log, runs, turnOf } = await setUp()
     await withEnv(

@@ -422,4 +422,10 @@ impl StreamTransformer {
     pub fn answered(&self) -> bool {
         self.stages.answers.last
     }
+
+    /// Whether Cursor did anything in the stream so far (text, thinking, a tool call started or
+    /// ran), in whatever format and whether or not it was put out: what must not be done twice.
+    pub fn acted(&self) -> bool {
+        self.stages.answers.acted
+    }
 }

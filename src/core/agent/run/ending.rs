@@ -190,11 +190,11 @@ fn finished(
             ),
         )));
     }
-    // `answered` is read after `finish`: whether this response put out anything before its
-    // closing outputs (held ones included).
+    // Judged by what Cursor did, not by what the format put out: a format without Cursor's own
+    // calls puts out nothing of a shell command that ran, which must not run twice.
     let dropped_unanswered = rerun.asked
         && rerun.nothing_delivered
-        && !transformer.answered()
+        && !transformer.acted()
         && error.code() == ErrorCode::Network
         && connection_dropped(&outcome.stderr);
     if dropped_unanswered {

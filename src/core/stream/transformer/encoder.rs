@@ -68,6 +68,10 @@ pub(super) struct Answers {
     pub(super) current: bool,
     /// The response that ended last did.
     pub(super) last: bool,
+    /// Cursor did anything at all in the stream (text, thinking, a tool call started or ran),
+    /// whether or not the format puts it out (a format without Cursor's own calls leaves them
+    /// out).
+    pub(super) acted: bool,
 }
 
 impl Answers {
@@ -77,8 +81,9 @@ impl Answers {
         encoder.encode(part, sink);
         if let Part::Finish { .. } = part {
             self.last = std::mem::take(&mut self.current);
-        } else if sink.count() > before {
-            self.current = true;
+        } else {
+            self.acted = true;
+            self.current |= sink.count() > before;
         }
     }
 }

@@ -24,7 +24,7 @@ const files = readdirSync(folder)
   .sort()
   .map((file) => `./__test__/${file}`)
 const bun = join(root, 'node_modules', '.bin', process.platform === 'win32' ? 'bun.cmd' : 'bun')
-const ran = spawnSync(bun, ['test', '--timeout', '60000', '--parallel=2', ...process.argv.slice(2), ...files], {
+const ran = spawnSync(bun, ['test', '--timeout', '60000', '--parallel=4', ...process.argv.slice(2), ...files], {
   cwd: root,
   stdio: 'inherit',
   shell: process.platform === 'win32',

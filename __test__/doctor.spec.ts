@@ -123,8 +123,9 @@ function report(ran: Awaited<ReturnType<typeof doctor>>): Report {
 
 const statusOf = (found: Report) => Object.fromEntries(found.checks.map((check) => [check.id, check.status]))
 
-// Each test runs doctors of its own, in folders of their own: they run side by side.
-describe('doctor', { concurrency: true }, () => {
+// Each test runs doctors of its own, in folders of their own: a few run side by side (each
+// `--live` doctor starts several runs of the fake agent).
+describe('doctor', { concurrency: 4 }, () => {
   it('with everything in place: all ok but the live checks, which are skipped, and exit 0', async () => {
     const ran = await doctor(
       ['--json'],
@@ -313,7 +314,11 @@ describe('doctor', { concurrency: true }, () => {
         symlinkSync(fakeAgent, join(bin, 'cursor-agent'))
       }
       const found = report(
-        await doctor(['--json'], { CURSOR_AGENT_EXECUTABLE: '', CURSOR_ACP_TOOL_MODE: 'opencode' }, { project: install }),
+        await doctor(
+          ['--json'],
+          { CURSOR_AGENT_EXECUTABLE: '', CURSOR_ACP_TOOL_MODE: 'opencode' },
+          { project: install },
+        ),
       )
       const status = statusOf(found)
       for (const id of ['agent', 'login', 'tool-mode-login', 'tool-mode-files']) assert.equal(status[id], 'ok', id)
@@ -428,7 +433,7 @@ describe('doctor', { concurrency: true }, () => {
     assert.ok(existsSync(mcpJson), 'the live checks used the private folder')
   })
 
-  describe('--live with the fake agent', { concurrency: true }, () => {
+  describe('--live with the fake agent', { concurrency: 3 }, () => {
     it(
       'the bridge lists the probe tool, the probe call arrives, the native call is refused: opencode mode can be used',
       LIMIT,
@@ -547,7 +552,10 @@ describe('doctor', { concurrency: true }, () => {
           ...JSON.parse(LIVE_SCRIPT(true)),
           'word: understood': [{ text: "I can't follow these instructions: they look like a prompt injection." }],
         })
-        const refused = await doctor(['--json', '--live'], { FAKE_CURSOR_SCENARIO: 'mcp', FAKE_CURSOR_MCP_SCRIPT: refusing })
+        const refused = await doctor(['--json', '--live'], {
+          FAKE_CURSOR_SCENARIO: 'mcp',
+          FAKE_CURSOR_MCP_SCRIPT: refusing,
+        })
         assert.equal(refused.status, 1)
         const problem = report(refused).checks.find((c) => c.id === 'live-host-instructions')!
         assert.equal(problem.status, 'problem')
@@ -560,7 +568,8 @@ describe('doctor', { concurrency: true }, () => {
       'a picture with a random word reaches the model, which must answer it when it is declared to take pictures',
       LIMIT,
       async () => {
-        const pictureOf = (ran: Awaited<ReturnType<typeof doctor>>) => report(ran).checks.find((c) => c.id === 'live-picture')!
+        const pictureOf = (ran: Awaited<ReturnType<typeof doctor>>) =>
+          report(ran).checks.find((c) => c.id === 'live-picture')!
         const logged = (ran: Awaited<ReturnType<typeof doctor>>) =>
           readdirSync(join(ran.home, 'log'))
             .map(
@@ -699,25 +708,29 @@ describe('doctor', { concurrency: true }, () => {
       },
     )
 
-    it('a native tool that runs fails the verdict: a warning in mode cursor, a problem in mode opencode', LIMIT, async () => {
-      for (const [mode, status, exit] of [
-        ['cursor', 'warning', 0],
-        ['opencode', 'problem', 1],
-      ] as const) {
-        const ran = await doctor(['--json', '--live'], {
-          CURSOR_ACP_TOOL_MODE: mode,
-          FAKE_CURSOR_SCENARIO: 'mcp',
-          FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(false),
-        })
-        const found = report(ran)
-        assert.equal(ran.status, exit, mode)
-        const byId = Object.fromEntries(found.checks.map((check) => [check.id, check]))
-        assert.equal(byId['live-native-refused'].status, status, mode)
-        assert.match(byId['live-native-refused'].detail, /Cursor ran shell itself/)
-        assert.equal(byId['tool-mode-opencode'].status, status, mode)
-        assert.match(byId['tool-mode-opencode'].fix ?? '', /report this output/)
-      }
-    })
+    it(
+      'a native tool that runs fails the verdict: a warning in mode cursor, a problem in mode opencode',
+      LIMIT,
+      async () => {
+        for (const [mode, status, exit] of [
+          ['cursor', 'warning', 0],
+          ['opencode', 'problem', 1],
+        ] as const) {
+          const ran = await doctor(['--json', '--live'], {
+            CURSOR_ACP_TOOL_MODE: mode,
+            FAKE_CURSOR_SCENARIO: 'mcp',
+            FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(false),
+          })
+          const found = report(ran)
+          assert.equal(ran.status, exit, mode)
+          const byId = Object.fromEntries(found.checks.map((check) => [check.id, check]))
+          assert.equal(byId['live-native-refused'].status, status, mode)
+          assert.match(byId['live-native-refused'].detail, /Cursor ran shell itself/)
+          assert.equal(byId['tool-mode-opencode'].status, status, mode)
+          assert.match(byId['tool-mode-opencode'].fix ?? '', /report this output/)
+        }
+      },
+    )
 
     it('a model that calls the late probe again instead of waiting fails the deadline check', LIMIT, async () => {
       const ran = await doctor(['--json', '--live'], {
@@ -737,29 +750,33 @@ describe('doctor', { concurrency: true }, () => {
       assert.equal(byId['tool-mode-opencode'].status, 'problem')
     })
 
-    it('a bridge cursor-agent cannot see fails the list-tools check with what cursor-agent printed', LIMIT, async () => {
-      // An agent without MCP support: `mcp list-tools` is an unknown command to it.
-      const oldAgent = join(scratch, 'old-agent.sh')
-      writeFileSync(
-        oldAgent,
-        `#!/bin/sh\nif [ "$1" = mcp ]; then echo "error: unknown command 'mcp'" >&2; exit 1; fi\nexec "${process.execPath}" "${fakeAgent}" "$@"\n`,
-        { mode: 0o755 },
-      )
-      const ran = await doctor(['--json', '--live'], {
-        CURSOR_AGENT_EXECUTABLE: oldAgent,
-        FAKE_CURSOR_SCENARIO: 'mcp',
-        FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true),
-      })
-      const found = report(ran)
-      assert.equal(ran.status, 0, 'mode cursor still works')
-      const byId = Object.fromEntries(found.checks.map((check) => [check.id, check]))
-      assert.equal(byId['live-bridge-tools'].status, 'warning')
-      assert.match(
-        byId['live-bridge-tools'].detail,
-        /exited with 1 without listing opencode_probe: error: unknown command 'mcp'/,
-      )
-      assert.equal(byId['tool-mode-opencode'].status, 'warning')
-    })
+    it(
+      'a bridge cursor-agent cannot see fails the list-tools check with what cursor-agent printed',
+      LIMIT,
+      async () => {
+        // An agent without MCP support: `mcp list-tools` is an unknown command to it.
+        const oldAgent = join(scratch, 'old-agent.sh')
+        writeFileSync(
+          oldAgent,
+          `#!/bin/sh\nif [ "$1" = mcp ]; then echo "error: unknown command 'mcp'" >&2; exit 1; fi\nexec "${process.execPath}" "${fakeAgent}" "$@"\n`,
+          { mode: 0o755 },
+        )
+        const ran = await doctor(['--json', '--live'], {
+          CURSOR_AGENT_EXECUTABLE: oldAgent,
+          FAKE_CURSOR_SCENARIO: 'mcp',
+          FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true),
+        })
+        const found = report(ran)
+        assert.equal(ran.status, 0, 'mode cursor still works')
+        const byId = Object.fromEntries(found.checks.map((check) => [check.id, check]))
+        assert.equal(byId['live-bridge-tools'].status, 'warning')
+        assert.match(
+          byId['live-bridge-tools'].detail,
+          /exited with 1 without listing opencode_probe: error: unknown command 'mcp'/,
+        )
+        assert.equal(byId['tool-mode-opencode'].status, 'warning')
+      },
+    )
   })
 
   it('prints a line per check for a person, and names the problem', async () => {

@@ -921,7 +921,7 @@ describe('the provider over the fake cursor-agent', () => {
     const { cursorModels, FALLBACK_MODELS } = await load.models()
     const { childEnvironment } = await load.env()
     const cacheFile = join(scratch, 'models-cache', 'models.json')
-    const fromCursor = await cursorModels({ cacheFile, executable: fakeAgent, env: childEnvironment() })
+    const fromCursor = await cursorModels({ cacheFile, executable: fakeAgent, env: childEnvironment(), waitMs: 60_000 })
     const fakeList = [
       { id: 'auto', name: 'Auto', contextWindow: 200_000, maxOutputTokens: 32_000, reasoning: true, pictures: false },
       {
@@ -973,7 +973,13 @@ describe('the provider over the fake cursor-agent', () => {
       const victim = join(scratch, 'victim.txt')
       writeFileSync(victim, 'precious', { mode: 0o644 })
       symlinkSync(victim, join(linked, 'models.json'))
-      await cursorModels({ cacheFile: join(linked, 'models.json'), executable: fakeAgent, env: childEnvironment() })
+      // Waits for Cursor's list (however busy the machine), whose cache write is what is checked.
+      await cursorModels({
+        cacheFile: join(linked, 'models.json'),
+        executable: fakeAgent,
+        env: childEnvironment(),
+        waitMs: 60_000,
+      })
       assert.equal(readFileSync(victim, 'utf8'), 'precious')
       assert.equal(statSync(victim).mode & 0o777, 0o644)
       assert.equal(lstatSync(join(linked, 'models.json')).isSymbolicLink(), false)

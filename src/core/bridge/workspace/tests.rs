@@ -311,6 +311,24 @@ fn stale_folders_are_removed_and_others_kept() {
 }
 
 #[test]
+fn a_host_that_keeps_running_looks_for_stale_folders_again_an_hour_later() {
+    let root = temp("sweep-again");
+    let (fresh, old) = (root.join("fresh"), root.join("old"));
+    let now = Instant::now();
+    prepare(&fresh, "u", "t", None, None).unwrap();
+    prepare(&old, "u", "t", None, None).unwrap();
+    let long_ago = SystemTime::now() - STALE_AFTER - Duration::from_secs(60);
+    let last_used = fs::File::options().write(true).open(old.join(LAST_USED));
+    last_used.unwrap().set_modified(long_ago).unwrap();
+    sweep_stale(&root, &fresh, now + SWEEP_EVERY / 2);
+    assert!(old.exists(), "looked over less than an hour ago");
+    sweep_stale(&root, &fresh, now + SWEEP_EVERY + Duration::from_secs(1));
+    assert!(!old.exists(), "a long-running host removes it too");
+    assert!(fresh.exists());
+    fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
 fn the_hosts_instructions_are_an_always_apply_rule_replaced_each_run_and_removed_without() {
     let root = temp("instructions");
     let folder = root.join("c");

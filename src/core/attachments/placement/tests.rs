@@ -180,6 +180,31 @@ fn a_file_that_only_begins_like_a_picture_is_not_saved_as_one() {
 }
 
 #[test]
+fn a_refusal_names_the_attachment_by_what_it_has_and_never_by_an_empty_name() {
+    let part = |name: &str, media_type: &str, data: &[u8]| json!({"type": "file", "mediaType": media_type, "filename": name, "data": b64(data)});
+    let (full, _, planned) = placed(
+        json!([user(vec![
+            part("", "image/png", b"hello"),
+            part("  ", "", b"PK\x03\x04\0\0"),
+            part("a.zip", "", b"PK\x03\x04\0\0"),
+        ])]),
+        Scope::Newest,
+    );
+    assert_eq!(
+        planned.warnings,
+        [
+            "The attached image (image/png) was not sent to Cursor: its bytes are not a PNG, JPEG, \
+             GIF, WebP or BMP picture (the data may be corrupt).",
+            "An attached file was not sent to Cursor: Cursor's Read tool opens pictures, PDFs and \
+             text, not this kind of file.",
+            "The attached file \"a.zip\" was not sent to Cursor: Cursor's Read tool opens pictures, \
+             PDFs and text, not this kind of file.",
+        ]
+    );
+    assert!(!full.contains("\"\"") && !full.contains("(,"), "{full}");
+}
+
+#[test]
 fn pdfs_and_text_files_are_saved_for_read_and_other_files_are_not() {
     let pdf = json!({"type": "file", "mediaType": "application/pdf", "filename": "spec.pdf", "data": b64(b"%PDF-1.7\n...")});
     let text = json!({"type": "file", "mediaType": "text/markdown", "filename": "notes.md", "data": b64("# Notes\né".as_bytes())});

@@ -15,8 +15,6 @@ pub use folder::{
     attachments_base, check as check_planned_folder, new_run_folder, remove_left_behind,
     remove_left_behind_once, AttachmentFolder,
 };
-#[cfg(test)]
-pub(crate) use format::samples as picture_samples;
 pub use format::{
     dimensions, not_a_picture, picture_format, PictureFormat, ATTACHMENTS_PER_RUN, FILE_MAX_BYTES,
     PICTURE_FORMATS, PICTURE_MAX_BYTES,
@@ -25,3 +23,6 @@ pub use pending::{keep as keep_planned_files, kept as kept_planned_files};
 pub use placement::{
     named_location, place, place_for_run, LocalFiles, Planned, PlannedFile, Scope,
 };
+
+#[cfg(test)]
+pub(crate) use format::samples as picture_samples;

@@ -67,16 +67,13 @@ impl Slot {
         let mut changes = self.0.subscribe();
         loop {
             let state = *changes.borrow_and_update();
-            if state.answering > 0 {
-                let _ = changes.changed().await;
-                continue;
-            }
-            if state.evicted {
+            let waiting = state.answering == 0;
+            if waiting && state.evicted {
                 return;
             }
             tokio::select! {
                 _ = changes.changed() => {}
-                () = tokio::time::sleep_until(state.since + idle) => return,
+                () = tokio::time::sleep_until(state.since + idle), if waiting => return,
             }
         }
     }

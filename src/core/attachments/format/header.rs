@@ -26,25 +26,19 @@ pub fn fault(name: &str, bytes: &[u8]) -> Option<Fault> {
     }
 }
 
-fn at<const N: usize>(bytes: &[u8], at: usize) -> Result<[u8; N], Fault> {
-    let end = at.checked_add(N).ok_or(SHORT)?;
-    bytes
-        .get(at..end)
-        .and_then(|b| b.try_into().ok())
-        .ok_or(SHORT)
+/// The unsigned number in `width` bytes at `offset`, big-endian when `big`.
+fn int(bytes: &[u8], offset: usize, width: usize, big: bool) -> Result<u32, Fault> {
+    let field = bytes
+        .get(offset..offset.saturating_add(width))
+        .ok_or(SHORT)?;
+    let next = |n: u32, byte: &u8| n << 8 | u32::from(*byte);
+    Ok(if big {
+        field.iter().fold(0, next)
+    } else {
+        field.iter().rev().fold(0, next)
+    })
 }
-fn be32(bytes: &[u8], offset: usize) -> Result<u32, Fault> {
-    at(bytes, offset).map(u32::from_be_bytes)
-}
-fn be16(bytes: &[u8], offset: usize) -> Result<u32, Fault> {
-    at(bytes, offset).map(|b| u32::from(u16::from_be_bytes(b)))
-}
-fn le32(bytes: &[u8], offset: usize) -> Result<u32, Fault> {
-    at(bytes, offset).map(u32::from_le_bytes)
-}
-fn le16(bytes: &[u8], offset: usize) -> Result<u32, Fault> {
-    at(bytes, offset).map(|b| u32::from(u16::from_le_bytes(b)))
-}
+
 /// A length read from the bytes, as an index (never past them, so sums of it cannot overflow).
 fn length(value: u32, bytes: &[u8]) -> Result<usize, Fault> {
     usize::try_from(value)
@@ -53,44 +47,35 @@ fn length(value: u32, bytes: &[u8]) -> Result<usize, Fault> {
         .ok_or(SHORT)
 }
 
-/// The CRC-32 of PNG's chunks (ISO 3309, the table computed once at build time).
+/// The CRC-32 of a PNG chunk (ISO 3309), bit by bit: only the header chunk's is checked.
 pub(super) fn crc32(bytes: &[u8]) -> u32 {
-    const TABLE: [u32; 256] = {
-        let mut table = [0u32; 256];
-        let mut n = 0;
-        while n < 256 {
-            let mut c = n as u32;
-            let mut k = 0;
-            while k < 8 {
-                c = if c & 1 == 1 {
-                    0xedb8_8320 ^ (c >> 1)
-                } else {
-                    c >> 1
-                };
-                k += 1;
-            }
-            table[n] = c;
-            n += 1;
+    let bit = |c: u32, _| {
+        if c & 1 == 1 {
+            0xedb8_8320 ^ (c >> 1)
+        } else {
+            c >> 1
         }
-        table
     };
-    !bytes.iter().fold(!0u32, |c, &b| {
-        TABLE[((c ^ u32::from(b)) & 0xff) as usize] ^ (c >> 8)
-    })
+    !bytes
+        .iter()
+        .fold(!0, |c, &b| (0..8).fold(c ^ u32::from(b), bit))
 }
 
-/// After the signature, chunks (length, type, data, CRC) up to `IEND`, each whole and its CRC
-/// right: `IHDR` first (13 bytes, the size), an `IDAT` before the end.
+/// After the signature, whole chunks (length, type, data, CRC) up to `IEND`: `IHDR` first (13
+/// bytes, the size, its CRC right), an `IDAT` before the end.
 fn png(bytes: &[u8]) -> Result<(u32, u32), Fault> {
     let (mut offset, mut size, mut data) = (8, None, false);
     loop {
-        let len = length(be32(bytes, offset)?, bytes)?;
+        let len = length(int(bytes, offset, 4, true)?, bytes)?;
         let chunk = bytes.get(offset + 4..offset + 8 + len).ok_or(SHORT)?;
-        if crc32(chunk) != be32(bytes, offset + 8 + len)? {
-            return Err("a chunk's checksum is wrong");
-        }
+        let crc = int(bytes, offset + 8 + len, 4, true)?;
         match (&chunk[..4], size) {
-            (b"IHDR", None) if len == 13 => size = Some((be32(chunk, 4)?, be32(chunk, 8)?)),
+            (b"IHDR", None) if len == 13 && crc != crc32(chunk) => {
+                return Err("its header chunk's checksum is wrong");
+            }
+            (b"IHDR", None) if len == 13 => {
+                size = Some((int(chunk, 4, 4, true)?, int(chunk, 8, 4, true)?))
+            }
             (_, None) => return Err("it does not begin with its header chunk (IHDR)"),
             (b"IDAT", _) => data = true,
             (b"IEND", Some(size)) if data => return Ok(size),
@@ -101,24 +86,23 @@ fn png(bytes: &[u8]) -> Result<(u32, u32), Fault> {
     }
 }
 
-/// After SOI, marker segments, each whole, up to a frame header (SOF0 to SOF15 but DHT, JPG and
-/// DAC), which gives the size; a scan or the end before it means there is no picture.
+/// After SOI, whole marker segments up to a frame header (SOF0 to SOF15 but DHT, JPG and DAC),
+/// which gives the size; a scan or the end before it means there is no picture.
 fn jpeg(bytes: &[u8]) -> Result<(u32, u32), Fault> {
     let mut offset = 2;
     loop {
-        let [mark, marker] = at(bytes, offset)?;
-        match (mark, marker) {
+        match (
+            int(bytes, offset, 1, true)?,
+            int(bytes, offset + 1, 1, true)?,
+        ) {
             (0xff, 0xff) => offset += 1, // fill
             (0xff, 0x01 | 0xd0..=0xd8) => offset += 2,
             (0xff, 0xd9 | 0xda) => return Err("it has no frame header (SOF)"),
-            (0xff, _) => {
-                let len = length(be16(bytes, offset + 2)?, bytes)?;
-                if len < 2 || offset + 2 + len > bytes.len() {
-                    return Err(SHORT);
-                }
+            (0xff, marker) => {
+                let len = length(int(bytes, offset + 2, 2, true)?, bytes)?;
+                let segment = bytes.get(offset + 4..offset + 2 + len).ok_or(SHORT)?;
                 if matches!(marker, 0xc0..=0xcf) && !matches!(marker, 0xc4 | 0xc8 | 0xcc) {
-                    let frame = &bytes[offset + 4..offset + 2 + len];
-                    return Ok((be16(frame, 3)?, be16(frame, 1)?));
+                    return Ok((int(segment, 3, 2, true)?, int(segment, 1, 2, true)?));
                 }
                 offset += 2 + len;
             }
@@ -133,14 +117,14 @@ fn gif(bytes: &[u8]) -> Result<(u32, u32), Fault> {
     if !matches!(bytes.get(..6), Some(b"GIF87a" | b"GIF89a")) {
         return Err("its version is neither 87a nor 89a");
     }
-    let [flags] = at(bytes, 10)?;
+    let flags = int(bytes, 10, 1, true)?;
     let table = if flags & 0x80 == 0 {
         0
     } else {
         3 << ((flags & 7) + 1)
     };
-    match at(bytes, 13 + table)? {
-        [0x2c | 0x21 | 0x3b] => Ok((le16(bytes, 6)?, le16(bytes, 8)?)),
+    match int(bytes, 13 + table as usize, 1, true)? {
+        0x2c | 0x21 | 0x3b => Ok((int(bytes, 6, 2, false)?, int(bytes, 8, 2, false)?)),
         _ => Err("its first block is neither an image, an extension nor the end"),
     }
 }
@@ -148,23 +132,23 @@ fn gif(bytes: &[u8]) -> Result<(u32, u32), Fault> {
 /// `RIFF`, a size within the bytes, `WEBP`, then a first chunk within that size: `VP8 ` (its
 /// start code), `VP8L` (its signature) or `VP8X`, each giving the size.
 fn webp(bytes: &[u8]) -> Result<(u32, u32), Fault> {
-    let riff = length(le32(bytes, 4)?, bytes)?;
+    let riff = length(int(bytes, 4, 4, false)?, bytes)?;
     if riff + 8 > bytes.len() || riff < 12 {
         return Err("the size its RIFF header states does not match its bytes");
     }
-    let len = length(le32(bytes, 16)?, bytes)?;
+    let len = length(int(bytes, 16, 4, false)?, bytes)?;
     let chunk = bytes.get(20..20 + len).filter(|_| 12 + len <= riff);
     let chunk = chunk.ok_or("its first chunk goes past the size its RIFF header states")?;
-    let bits = |offset| at(chunk, offset).map(|[a, b, c]| u32::from_le_bytes([a, b, c, 0]));
+    let le = |offset, width| int(chunk, offset, width, false);
     match &bytes[12..16] {
         b"VP8 " if chunk.get(3..6) == Some(&[0x9d, 0x01, 0x2a]) => {
-            Ok((le16(chunk, 6)? & 0x3fff, le16(chunk, 8)? & 0x3fff))
+            Ok((le(6, 2)? & 0x3fff, le(8, 2)? & 0x3fff))
         }
         b"VP8L" if chunk.first() == Some(&0x2f) => {
-            let size = le32(chunk, 1)?;
+            let size = le(1, 4)?;
             Ok(((size & 0x3fff) + 1, ((size >> 14) & 0x3fff) + 1))
         }
-        b"VP8X" if len >= 10 => Ok((bits(4)? + 1, bits(7)? + 1)),
+        b"VP8X" => Ok((le(4, 3)? + 1, le(7, 3)? + 1)),
         _ => Err("its first chunk is not a VP8, VP8L or VP8X header"),
     }
 }
@@ -172,59 +156,47 @@ fn webp(bytes: &[u8]) -> Result<(u32, u32), Fault> {
 /// `BM`, a file size within the bytes and past the headers, a DIB header of a size BMP knows,
 /// the pixels' offset past the headers and within the file, one plane and a bit depth BMP knows.
 fn bmp(bytes: &[u8]) -> Result<(u32, u32), Fault> {
-    let dib = le32(bytes, 14)?;
+    let le = |offset, width| int(bytes, offset, width, false);
+    let (size, offset, dib) = (le(2, 4)?, le(10, 4)?, le(14, 4)?);
     if !matches!(dib, 12 | 40 | 52 | 56 | 64 | 108 | 124) {
         return Err("its DIB header's size is not one BMP knows");
     }
-    let (size, offset) = (le32(bytes, 2)?, le32(bytes, 10)?);
     if size < 14 + dib || length(size, bytes).is_err() {
         return Err("the file size it states does not match its bytes");
     }
     if offset < 14 + dib || offset > size {
         return Err("its pixels' offset is not within the file");
     }
-    let core = dib == 12;
-    let (width, height) = if core {
-        (le16(bytes, 18)?, le16(bytes, 20)?)
-    } else {
-        let signed = |offset| le32(bytes, offset).map(|v| (v as i32).unsigned_abs());
-        (signed(18)?, signed(22)?)
+    // The core header (12 bytes) has 16-bit sizes; the others signed 32-bit ones.
+    let (width, at) = if dib == 12 { (2, 22) } else { (4, 26) };
+    let side = |offset| {
+        le(offset, width).map(|v| {
+            if width == 4 {
+                (v as i32).unsigned_abs()
+            } else {
+                v
+            }
+        })
     };
-    let (planes, depth) = if core { (22, 24) } else { (26, 28) };
-    if le16(bytes, planes)? != 1 || !matches!(le16(bytes, depth)?, 1 | 4 | 8 | 16 | 24 | 32) {
+    if le(at, 2)? != 1 || !matches!(le(at + 2, 2)?, 1 | 4 | 8 | 16 | 24 | 32) {
         return Err("its planes or bit depth are not a BMP's");
     }
-    Ok((width, height))
+    Ok((side(18)?, side(18 + width)?))
 }
 
 /// The byte order (`II` or `MM`), the first directory's offset within the bytes, its entries
 /// whole, and among them the width (tag 256) and height (tag 257).
 fn tiff(bytes: &[u8]) -> Result<(u32, u32), Fault> {
-    let big = bytes.starts_with(b"MM");
-    let u16_at = |offset| {
-        if big {
-            be16(bytes, offset)
-        } else {
-            le16(bytes, offset)
-        }
-    };
-    let u32_at = |offset| {
-        if big {
-            be32(bytes, offset)
-        } else {
-            le32(bytes, offset)
-        }
-    };
-    let directory = length(u32_at(4)?, bytes)?;
-    let entries = length(u16_at(directory)?, bytes)?;
+    let read = |offset, width| int(bytes, offset, width, bytes.starts_with(b"MM"));
+    let directory = length(read(4, 4)?, bytes)?;
     let (mut width, mut height) = (None, None);
-    for entry in (0..entries).map(|n| directory + 2 + 12 * n) {
-        let value = match u16_at(entry + 2)? {
-            3 => u16_at(entry + 8)?,
-            4 => u32_at(entry + 8)?,
+    for entry in (0..length(read(directory, 2)?, bytes)?).map(|n| directory + 2 + 12 * n) {
+        let value = match read(entry + 2, 2)? {
+            3 => read(entry + 8, 2)?,
+            4 => read(entry + 8, 4)?,
             _ => continue,
         };
-        match u16_at(entry)? {
+        match read(entry, 2)? {
             256 => width = Some(value),
             257 => height = Some(value),
             _ => {}

@@ -4,16 +4,7 @@
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  symlinkSync,
-} from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { after, describe, test } from 'node:test'
@@ -348,40 +339,6 @@ describe('a picture pasted into OpenCode', () => {
       false,
       'and its own run took its folder with it',
     )
-  })
-})
-
-describe('when another local user made the shared folder first', () => {
-  test("the pictures go to a private folder of the user's own, which Cursor may read", {
-    skip: process.platform === 'win32',
-  }, () => {
-    const { root, workspace, log, runs } = place()
-    const [shared, theirs, runtime] = ['tmp', 'theirs', 'runtime'].map((name) => join(root, name))
-    for (const folder of [shared, theirs, runtime]) mkdirSync(folder, { mode: 0o700 })
-    // Another user's `<temp>/opencode-cursor-native-<uid>`: here a link, which is refused alike.
-    symlinkSync(theirs, join(shared, `opencode-cursor-native-${process.getuid!()}`))
-    const host = `
-      const { SessionResumeManager, runCursorAgent } = require(${JSON.stringify(join(repo, 'index.js'))})
-      const [workspace, data, folder] = process.argv.slice(-3)
-      const plan = new SessionResumeManager({ enabled: false }).plan({ workspace, model: 'auto',
-        messages: [{ role: 'user', content: [{ type: 'file', mediaType: 'image/png', data }] }] })
-      runCursorAgent({ prompt: plan.prompt, model: 'auto', workspace, executable: ${JSON.stringify(fakeAgent)},
-        attachments: plan.attachments, hostTools: { tools: [], folder }, env: process.env }, () => {})
-        .wait().then((result) => process.stdout.write(JSON.stringify({ folder: plan.attachments.folder, error: result.error ?? null })))`
-    const env = { ...process.env, TMPDIR: shared, XDG_RUNTIME_DIR: runtime, FAKE_CURSOR_LOG_DIR: log }
-    const args = ['-e', host, workspace, RED_SQUARE.toString('base64'), join(root, 'conversation')]
-    const ran = spawnSync(process.execPath, args, { env, encoding: 'utf8' })
-    assert.equal(ran.status, 0, ran.stderr)
-    const { folder, error } = JSON.parse(ran.stdout)
-    assert.equal(error, null)
-    assert.ok(folder.startsWith(`${runtime}/opencode-cursor-native/attachments/`), folder)
-    const [read] = runs()[0]!.attachmentReads!
-    assert.deepEqual(
-      [read!.verdict, read!.sha256, read!.path.startsWith(`${folder}/`)],
-      ['allowed', sha256(RED_SQUARE), true],
-    )
-    assert.deepEqual(readdirSync(theirs), [], "nothing is written into the other user's folder")
-    assert.equal(existsSync(folder), false, 'the folder went with the run')
   })
 })
 

@@ -111,3 +111,6 @@ pub fn hook_script(data: &Path, url: &str, readable: Option<&Path>) -> String {
     let settings = settings.map(|(name, value)| format!("{name}={}\n", shell_word(&value)));
     include_str!("hook.sh").replacen("@SETTINGS@\n", &settings.concat(), 1)
 }
+
+#[cfg(all(test, unix))]
+mod tests;

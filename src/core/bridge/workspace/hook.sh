@@ -7,8 +7,10 @@
 # event's own top-level fields and its tool_input's own fields judged, a key given twice or input
 # that is not one JSON object denied. A Read's path is judged as the tool opens it: `.`, `..` and
 # repeated slashes resolved. A value with a control character, or one longer than any path, is
-# not read with certainty and is denied. awk, like /bin/sh, is on every system this hook can run
-# on; a JSON reader of its own reads what Cursor sends exactly, with nothing else installed.
+# not read with certainty and is denied; a string the verdict does not use is skipped, not
+# decoded (Cursor's own JSON.stringify wrote it). awk, like /bin/sh, is on every system this hook
+# can run on; a JSON reader of its own reads what Cursor sends exactly, with nothing else
+# installed, in time that grows with the event's length alone.
 @SETTINGS@
 export OCN_DATA OCN_ATTACHMENTS OCN_SERVER OCN_URL OCN_FOLDERS
 LC_ALL=C

@@ -118,11 +118,7 @@ fn gif(bytes: &[u8]) -> Result<(u32, u32), Fault> {
         return Err("its version is neither 87a nor 89a");
     }
     let flags = int(bytes, 10, 1, true)?;
-    let table = if flags & 0x80 == 0 {
-        0
-    } else {
-        3 << ((flags & 7) + 1)
-    };
+    let table = (flags >> 7) * (3 << ((flags & 7) + 1)); // a global colour table, if any
     match int(bytes, 13 + table as usize, 1, true)? {
         0x2c | 0x21 | 0x3b => Ok((int(bytes, 6, 2, false)?, int(bytes, 8, 2, false)?)),
         _ => Err("its first block is neither an image, an extension nor the end"),
@@ -169,15 +165,7 @@ fn bmp(bytes: &[u8]) -> Result<(u32, u32), Fault> {
     }
     // The core header (12 bytes) has 16-bit sizes; the others signed 32-bit ones.
     let (width, at) = if dib == 12 { (2, 22) } else { (4, 26) };
-    let side = |offset| {
-        le(offset, width).map(|v| {
-            if width == 4 {
-                (v as i32).unsigned_abs()
-            } else {
-                v
-            }
-        })
-    };
+    let side = |offset| le(offset, width).map(|v| (v as i32).unsigned_abs());
     if le(at, 2)? != 1 || !matches!(le(at + 2, 2)?, 1 | 4 | 8 | 16 | 24 | 32) {
         return Err("its planes or bit depth are not a BMP's");
     }

@@ -728,8 +728,10 @@ export interface ResumePlan {
  */
 export interface PlannedAttachments {
   /**
-   * A new folder of `<temp>/opencode-cursor-native-<uid>/attachments/`, named by the
-   * plan; any other path is refused with `E_INVALID_ARG`.
+   * A new folder of `<temp>/opencode-cursor-native-<uid>/attachments/` (should another
+   * local user have made that first, of `opencode-cursor-native/attachments/` under
+   * `$XDG_RUNTIME_DIR`, else the user's cache folder), named by the plan; any other path is
+   * refused with `E_INVALID_ARG`.
    */
   folder: string
   /**

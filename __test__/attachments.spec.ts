@@ -228,6 +228,34 @@ describe('a picture pasted into OpenCode', () => {
     })
   })
 
+  test('bytes that only begin like a picture are not one: refused with why, and a text beginning like a BMP goes as text', async () => {
+    const { workspace, log, runs } = place()
+    const garbage = Buffer.concat([RED_SQUARE.subarray(0, 33), Buffer.from('and then anything at all')])
+    const text = Buffer.from('BMW cars, a list:\n1. the 3 series\n')
+    await withEnv({ FAKE_CURSOR_LOG_DIR: log, FAKE_CURSOR_STREAM: 'text:Noted.' }, async () => {
+      const parts = await providerParts(workspace, 'auto', [
+        { type: 'file', mediaType: 'image/png', filename: 'shot.png', data: new Uint8Array(garbage) },
+        { type: 'file', mediaType: 'text/plain', filename: 'cars.txt', data: new Uint8Array(text) },
+      ])
+      const start = parts[0] as { type: string; warnings: Array<{ message: string }> }
+      assert.deepEqual(
+        start.warnings.map((warning) => warning.message),
+        [
+          'The attached image "shot.png" was not sent to Cursor: its bytes begin like a PNG picture but are not one: its structure runs past the end of its bytes.',
+        ],
+      )
+      const [run] = runs()
+      assert.match(
+        run!.stdin,
+        /\[attached image "shot\.png" \(image\/png, 57 bytes\) not sent: its bytes begin like a PNG/,
+      )
+      assert.deepEqual(
+        run!.attachmentReads!.map((read) => [read.path.slice(-4), read.sha256]),
+        [['.txt', sha256(text)]],
+      )
+    })
+  })
+
   test('a fresh chat gets the earlier picture back; a resumed one gets only what the new message adds', async () => {
     const first = [{ role: 'user', content: [{ type: 'text', text: 'see this' }, PICTURE] }]
     const second = [

@@ -870,5 +870,13 @@ for (const line of lines) process.stdout.write(JSON.stringify(line) + '\\n')
     })
     assert.equal(decide(mcp('opencode')), 'allow')
     assert.equal(decide(mcp('planted')), 'deny')
+    // Judged as JSON.parse reads the event: a quote in the path is part of it, `..` is resolved as
+    // the tool resolves it, and only the event's own server name counts, not its arguments'.
+    const tools = join(b.folder, 'cursor-data', 'projects', 'x', 'agent-tools')
+    const read = (path: string) => ({ hook_event_name: 'preToolUse', tool_name: 'Read', tool_input: { path } })
+    assert.equal(decide(read(`${tools}/a"/../../../../etc/passwd`)), 'deny')
+    assert.equal(decide(read(`${tools}/sub/../1.txt`)), 'allow')
+    const planted = { hook_event_name: 'beforeMCPExecution', tool_name: 'read', mcp_server_name: 'planted' }
+    assert.equal(decide({ ...planted, tool_input: { mcp_server_name: 'opencode' } }), 'deny')
   })
 })

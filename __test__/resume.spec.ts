@@ -5,6 +5,8 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 
+import { png } from './support/png.ts'
+
 import { SessionResumeManager, buildPrompt, isTitleRequest, parseSwitch } from '../index.js'
 import type { ResumePlan, ResumeRequest } from '../index.js'
 
@@ -207,18 +209,19 @@ describe('SessionResumeManager: an OpenCode conversation in the AI SDK V3 shape'
   it('resumes when the new user message carries a picture: saved for the run, named by its path, nothing of the rest sent again', () => {
     const manager = enabledManager()
     manager.record(manager.plan(v3Request([system, opener])), 'chatV3')
-    const plan = manager.plan(withAttachment('iVBORw0KGgo='))
+    // A whole PNG: its signature alone is not a picture.
+    const picture = png(1, 1, [0, 0, 0])
+    const plan = manager.plan(withAttachment(picture.toString('base64')))
     assert.equal(plan.resumeChatId, 'chatV3')
     assert.equal(plan.incremental, true)
-    const named =
-      /^this one\n\[attached image \(image\/png, 8 bytes\), saved for you at (\S+): open that file with your Read tool to see it\]$/.exec(
-        plan.prompt,
-      )
+    const named = new RegExp(
+      `^this one\\n\\[attached image \\(image/png, ${picture.length} bytes, 1x1 px\\), saved for you at (\\S+): open that file with your Read tool to see it\\]$`,
+    ).exec(plan.prompt)
     assert.ok(named, plan.prompt)
     const attachments = plan.attachments!
     assert.equal(`${attachments.folder}/${attachments.files[0]!.name}`, named[1])
     // The picture's bytes stay in the addon for the run: the plan names the file and its size.
-    assert.deepEqual(attachments.files, [{ name: attachments.files[0]!.name, bytes: 8 }])
+    assert.deepEqual(attachments.files, [{ name: attachments.files[0]!.name, bytes: picture.length }])
     assert.deepEqual(attachments.warnings, [])
     // A picture that cannot be sent is still named, with why, and the user is told.
     const broken = manager.plan(withAttachment('not base64 at all!'))

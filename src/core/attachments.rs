@@ -16,10 +16,13 @@ pub use folder::{
     remove_left_behind_once, AttachmentFolder,
 };
 pub use format::{
-    dimensions, picture_format, PictureFormat, ATTACHMENTS_PER_RUN, FILE_MAX_BYTES,
+    dimensions, not_a_picture, picture_format, PictureFormat, ATTACHMENTS_PER_RUN, FILE_MAX_BYTES,
     PICTURE_FORMATS, PICTURE_MAX_BYTES,
 };
 pub use pending::{keep as keep_planned_files, kept as kept_planned_files};
 pub use placement::{
     named_location, place, place_for_run, LocalFiles, Planned, PlannedFile, Scope,
 };
+
+#[cfg(test)]
+pub(crate) use format::samples as picture_samples;

@@ -13,8 +13,10 @@ wire_struct! {
     /// folder when it ends, however it ends. A host killed before that leaves it behind: the
     /// next host removes it before its first run.
     pub struct PlannedAttachments as named (derive(serde::Serialize, serde::Deserialize, Default), serde(deny_unknown_fields)) {
-        /// A new folder of `<temp>/opencode-cursor-native-<uid>/attachments/`, named by the
-        /// plan; any other path is refused with `E_INVALID_ARG`.
+        /// A new folder of `<temp>/opencode-cursor-native-<uid>/attachments/` (should another
+        /// local user have made that first, of `opencode-cursor-native/attachments/` under
+        /// `$XDG_RUNTIME_DIR`, else the user's cache folder), named by the plan; any other path is
+        /// refused with `E_INVALID_ARG`.
         folder "folder": String,
         /// The files, at most 8. A picture is PNG, JPEG, GIF, WebP or BMP and at most 10 MiB
         /// (the limit a host tool's picture is held to); a PDF or a text file at most 10 MiB.

@@ -4,9 +4,12 @@
 //! Outside the user's repository (Cursor's workspace in tool mode `cursor`), in the system's
 //! temporary folder, which every Cursor build may read. The parent folders are the user's own
 //! (0700, owned by the user, never a link: another local user cannot pre-create or widen them);
-//! a run's folder is new (0700, created once, never reused) and its files are 0600. The folder is
-//! removed when its run ends, however it ends; a host killed before that leaves it behind, and
-//! the next host removes every folder whose host process is gone, once, before its first run.
+//! should another user have made `<temp>/opencode-cursor-native-<uid>` first, the folder is
+//! `opencode-cursor-native/attachments/` under `$XDG_RUNTIME_DIR`, else the user's cache folder,
+//! held to the same rule. A run's folder is new (0700, created once, never reused) and its files
+//! are 0600. The folder is removed when its run ends, however it ends; a host killed before that
+//! leaves it behind, and the next host removes every folder whose host process is gone, once,
+//! before its first run.
 
 use std::fs;
 use std::io::{self, Write};
@@ -18,14 +21,53 @@ use super::placement::PlannedFile;
 use crate::core::private_file::{create_folder, create_new, create_new_folder};
 use crate::core::process_alive::process_exists;
 
-/// The user's own folder in the temporary folder, which [`attachments_base`] is in.
-fn user_folder() -> PathBuf {
-    std::env::temp_dir().join(format!("opencode-cursor-native-{}", user_id()))
+/// The folders a run's folder may be made in, in the order they are tried: the temporary
+/// folder's, then one only the user can write in (`$XDG_RUNTIME_DIR`, else the cache folder).
+fn bases() -> Vec<PathBuf> {
+    let var = |name| {
+        std::env::var_os(name)
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+    };
+    let private = var("XDG_RUNTIME_DIR")
+        .or_else(|| var("XDG_CACHE_HOME"))
+        .or_else(|| var("HOME").map(|home| home.join(".cache")));
+    let mut bases =
+        vec![std::env::temp_dir().join(format!("opencode-cursor-native-{}", user_id()))];
+    bases.extend(private.map(|folder| folder.join("opencode-cursor-native")));
+    bases
+        .iter()
+        .map(|folder| folder.join("attachments"))
+        .collect()
 }
 
-/// The folder every run's attachments folder is made in.
+/// The folder every run's attachments folder is made in: the first of [`bases`] that is the
+/// user's own with the folder above it (made so when missing).
 pub fn attachments_base() -> PathBuf {
-    user_folder().join("attachments")
+    first_ours(&bases())
+}
+
+/// The first of `bases` that is the user's own with the folder above it, else the first.
+fn first_ours(bases: &[PathBuf]) -> PathBuf {
+    for (at, base) in bases.iter().enumerate() {
+        let Err(error) = make_ours_with_parent(base) else {
+            return base.clone();
+        };
+        if let Some(next) = bases.get(at + 1) {
+            static WARNED: Once = Once::new();
+            WARNED.call_once(|| {
+                tracing::warn!(%error, refused = %base.display(), instead = %next.display(),
+                    "attachments go to a folder of the user's own: another local user may have made the shared one first");
+            });
+        }
+    }
+    bases[0].clone()
+}
+
+/// `base` and the folder above it made the user's own ([`make_ours`]).
+fn make_ours_with_parent(base: &Path) -> io::Result<()> {
+    base.parent().map_or(Ok(()), make_ours)?;
+    make_ours(base)
 }
 
 #[cfg(unix)]
@@ -56,15 +98,13 @@ pub struct AttachmentFolder {
 }
 
 impl AttachmentFolder {
-    /// Creates `path` (which must not exist, and must be a folder of [`attachments_base`]) and
+    /// Creates `path` (which must not exist, and must be a folder of one of [`bases`]) and
     /// writes `files` into it. On any failure nothing is left behind.
     pub fn create(path: &Path, files: &[PlannedFile]) -> io::Result<Self> {
         check(path, files)?;
         // Each folder on the way is ours: the temporary folder is shared, and whoever owns a
         // folder above the run's could swap what Cursor reads.
-        for folder in [user_folder(), attachments_base()] {
-            make_ours(&folder)?;
-        }
+        make_ours_with_parent(path.parent().unwrap_or(path))?;
         // A run's folder is never shared: one already there (or a link) is an error.
         create_new_folder(path)?;
         let folder = Self {
@@ -91,8 +131,8 @@ impl Drop for AttachmentFolder {
     }
 }
 
-/// Refuses a folder other than a plain-named one of [`attachments_base`], a file name that is not
-/// plain (letters, digits, `-` and `.`), and more than [`ATTACHMENTS_PER_RUN`] files.
+/// Refuses a folder other than a plain-named one of [`bases`], a file name that is not plain
+/// (letters, digits, `-` and `.`), and more than [`ATTACHMENTS_PER_RUN`] files.
 pub fn check(path: &Path, files: &[PlannedFile]) -> io::Result<()> {
     let invalid = |message: String| Err(io::Error::new(io::ErrorKind::InvalidInput, message));
     let plain = |name: &str| {
@@ -103,12 +143,12 @@ pub fn check(path: &Path, files: &[PlannedFile]) -> io::Result<()> {
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
     };
-    let base = attachments_base();
+    let bases = bases();
     let folder_name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    if path.parent() != Some(base.as_path()) || !plain(folder_name) {
+    if !bases.iter().any(|base| path.parent() == Some(base)) || !plain(folder_name) {
         return invalid(format!(
             "the attachments folder must be a folder of {}, not {}",
-            base.display(),
+            bases[0].display(),
             path.display()
         ));
     }
@@ -150,15 +190,28 @@ fn owned_by_us(_: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// Once per host process: the folders of hosts that are gone (killed before their runs ended).
+/// Once per host process: the folders of hosts that are gone (killed before their runs ended),
+/// in each of [`bases`] that is the user's own.
 pub fn remove_left_behind_once() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
-        let removed = remove_left_behind(&attachments_base(), process_exists);
+        let removed = remove_left_behind_in(&bases(), process_exists);
         if removed > 0 {
             tracing::debug!(removed, "attachments of ended hosts removed");
         }
     });
+}
+
+/// [`remove_left_behind`] in each of `bases` that is a folder of the user's own with the folder
+/// above it (never through a link: it could lead to any folder of theirs).
+fn remove_left_behind_in(bases: &[PathBuf], running: impl Fn(u32) -> bool) -> usize {
+    let ours = |path: &Path| {
+        fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) && owned_by_us(path).is_ok()
+    };
+    let ours = bases
+        .iter()
+        .filter(|base| base.parent().is_none_or(ours) && ours(base));
+    ours.map(|base| remove_left_behind(base, &running)).sum()
 }
 
 /// Removes the folders under `base` whose host (the pid their name starts with) is not
@@ -207,7 +260,7 @@ mod tests {
             assert_eq!(mode(&path), 0o700);
             assert_eq!(mode(&path.join("a.png")), 0o600);
             assert_eq!(mode(&attachments_base()), 0o700);
-            assert_eq!(mode(&user_folder()), 0o700);
+            assert_eq!(mode(attachments_base().parent().unwrap()), 0o700);
         }
         assert!(
             AttachmentFolder::create(&path, &[]).is_err(),
@@ -283,5 +336,37 @@ mod tests {
         assert!(base.join("notapid").exists(), "not one of ours");
         assert!(base.join(format!("{}-own", std::process::id())).exists());
         fs::remove_dir_all(&base).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_shared_folder_another_user_made_first_gives_way_to_a_private_one_swept_alike() {
+        use std::os::unix::fs::PermissionsExt;
+        let scratch = std::env::temp_dir().join(format!("ocn-fallback-{}", uuid::Uuid::new_v4()));
+        let elsewhere = scratch.join("elsewhere");
+        fs::create_dir_all(elsewhere.join("attachments/111-left")).unwrap();
+        // Made first, as a link to a folder of someone else's choosing.
+        let shared = scratch.join("opencode-cursor-native-0");
+        std::os::unix::fs::symlink(&elsewhere, &shared).unwrap();
+        let private = scratch.join("runtime/opencode-cursor-native/attachments");
+        let bases = [shared.join("attachments"), private.clone()];
+        assert_eq!(first_ours(&bases), private);
+        assert_eq!(
+            fs::metadata(&private).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
+        fs::create_dir_all(private.join("111-left")).unwrap();
+        fs::create_dir_all(private.join("222-running")).unwrap();
+        assert_eq!(remove_left_behind_in(&bases, |pid| pid == 222), 1);
+        assert!(
+            !private.join("111-left").exists(),
+            "a killed host's folder is removed"
+        );
+        assert!(private.join("222-running").exists());
+        assert!(
+            elsewhere.join("attachments/111-left").exists(),
+            "nothing is removed through a link"
+        );
+        fs::remove_dir_all(&scratch).unwrap();
     }
 }

@@ -1,12 +1,15 @@
 //! What Cursor's code opens: the picture formats it decodes, how it tells them (by their first
-//! bytes), the file name extensions its Read tool takes as pictures, and the limits one picture
-//! is held to, wherever it comes from (pasted by the user, or returned by a host tool).
+//! bytes, then their header: [`not_a_picture`]), the file name extensions its Read tool takes as
+//! pictures, and the limits one picture is held to, wherever it comes from (pasted by the user,
+//! or returned by a host tool).
 //!
 //! Sources (`@cursor/sdk` 1.0.32, `dist/esm/34.js`): the Read tool treats a file as a picture by
 //! its extension (`/\.(png|jpg|jpeg|gif|webp|ico|bmp|svg)$/i`) and then shrinks it
 //! (`resizeImageIfNeeded`, with a 3,000 ms budget) to at most 1024 px on the long side and 1 MiB
 //! (`zn=1048576`); PDFs are read as data (`readPdfBinary`); anything else is read as text. MCP
 //! results' pictures are decoded the same way; SVG is not decodable.
+
+mod header;
 
 /// Bytes at an offset that a format's files begin with.
 pub type Mark = (usize, &'static [u8]);
@@ -93,6 +96,17 @@ pub fn picture_format(bytes: &[u8]) -> Option<&'static PictureFormat> {
     })
 }
 
+/// Why `bytes`, which begin like a `format` picture, are not one (its header does not hold
+/// together with the bytes there are, or gives no width and height), worded for the user; `None`
+/// when they are one.
+pub fn not_a_picture(format: &PictureFormat, bytes: &[u8]) -> Option<String> {
+    let fault = header::fault(format.name, bytes)?;
+    let name = format.name.to_ascii_uppercase();
+    Some(format!(
+        "its bytes begin like a {name} picture but are not one: {fault}"
+    ))
+}
+
 /// Width and height when the header says them simply (PNG, GIF, BMP).
 pub fn dimensions(bytes: &[u8]) -> Option<(u32, u32)> {
     let be = |at: usize| Some(u32::from_be_bytes(bytes.get(at..at + 4)?.try_into().ok()?));
@@ -171,5 +185,28 @@ mod tests {
         assert!(is_text("héllo\n".as_bytes()));
         assert!(!is_text(b"a\0b"));
         assert!(!is_text(b"\xff\xfe"));
+    }
+}
+
+/// Pictures for tests, whose headers hold together.
+#[cfg(test)]
+pub(crate) mod samples {
+    /// A PNG of `width` x `height` (its image data is not a real image's).
+    pub fn png(width: u32, height: u32) -> Vec<u8> {
+        let mut header = [width.to_be_bytes(), height.to_be_bytes()].concat();
+        header.extend([8, 6, 0, 0, 0]);
+        let chunks = [
+            (b"IHDR", header),
+            (b"IDAT", vec![0x78, 0x9c, 0x03, 0, 0, 0, 0, 1]),
+            (b"IEND", Vec::new()),
+        ];
+        let mut bytes = b"\x89PNG\r\n\x1a\n".to_vec();
+        for (kind, data) in chunks {
+            let chunk = [kind.as_slice(), &data].concat();
+            bytes.extend(u32::try_from(data.len()).unwrap().to_be_bytes());
+            bytes.extend(&chunk);
+            bytes.extend(super::header::crc32(&chunk).to_be_bytes());
+        }
+        bytes
     }
 }

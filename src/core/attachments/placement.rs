@@ -24,8 +24,8 @@ use std::sync::Arc;
 use base64::Engine;
 
 use super::format::{
-    dimensions, is_pdf, is_text, picture_format, ATTACHMENTS_PER_RUN, FILE_MAX_BYTES,
-    PICTURE_MAX_BYTES,
+    dimensions, is_pdf, is_text, not_a_picture, picture_format, ATTACHMENTS_PER_RUN,
+    FILE_MAX_BYTES, PICTURE_MAX_BYTES,
 };
 use crate::core::prompt::{
     data_url, Conversation, DataUrl, Media, MediaKind, MediaSource, Part, Role,
@@ -278,20 +278,24 @@ fn judge(kind: MediaKind, media_type: Option<&str>, bytes: Vec<u8>) -> Verdict {
         return refuse(&bytes, "it is empty".to_owned());
     }
     if let Some(format) = picture_format(&bytes) {
-        return match format.read_extension {
-            None => refuse(
+        let Some(extension) = format.read_extension else {
+            let name = format.name.to_ascii_uppercase();
+            return refuse(
                 &bytes,
-                format!(
-                    "Cursor's Read tool does not open {} pictures",
-                    format.name.to_ascii_uppercase()
-                ),
-            ),
-            Some(_) if bytes.len() > PICTURE_MAX_BYTES => refuse(
-                &bytes,
-                format!("it is larger than the {PICTURE_MAX_BYTES}-byte limit for a picture"),
-            ),
-            Some(extension) => Verdict::Save { bytes, extension },
+                format!("Cursor's Read tool does not open {name} pictures"),
+            );
         };
+        if bytes.len() > PICTURE_MAX_BYTES {
+            let limit =
+                format!("it is larger than the {PICTURE_MAX_BYTES}-byte limit for a picture");
+            return refuse(&bytes, limit);
+        }
+        match not_a_picture(format, &bytes) {
+            None => return Verdict::Save { bytes, extension },
+            Some(why) if kind == MediaKind::Image => return refuse(&bytes, why),
+            // A file that only begins like a picture (a text starting `BM`) is judged as a file.
+            Some(_) => {}
+        }
     }
     if kind == MediaKind::Image {
         let reason = if media_type.is_some_and(|t| t.eq_ignore_ascii_case("image/svg+xml")) {

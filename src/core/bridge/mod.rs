@@ -13,6 +13,7 @@ use rmcp::model::ToolAnnotations;
 use serde_json::{Map, Value};
 use tokio::sync::watch;
 
+mod connections;
 pub mod held;
 mod http;
 mod mcp;
@@ -117,6 +118,7 @@ impl ToolBridge {
             Arc::clone(&calls),
             Arc::clone(&parked),
             stopped,
+            connections::LIMITS,
         )
         .await
         .map_err(|error| {

@@ -8,13 +8,14 @@
 //! [`BUDGET_BYTES`] UTF-8 bytes (UTF-16 units never outnumber UTF-8 bytes, so 1.0.18's limit holds
 //! too), and what is beyond ends with how to get the rest (`read` again from a later line, or the
 //! paging tool). A failure is marked twice: `isError` (1.0.32 forwards it) and its text's
-//! `Error: ` (1.0.18 dropped `isError`). An image Cursor cannot decode, or one over the limit every picture is held to
+//! `Error: ` (1.0.18 dropped `isError`). An image Cursor cannot decode (its format, or a header
+//! that is not a picture's), or one over the limit every picture is held to
 //! ([`crate::core::attachments`]), becomes a line saying so.
 
 use base64::Engine;
 
 use super::held::{Answer, AnswerContent};
-use crate::core::attachments::{dimensions, picture_format, PICTURE_MAX_BYTES};
+use crate::core::attachments::{dimensions, not_a_picture, picture_format, PICTURE_MAX_BYTES};
 
 /// The UTF-8 bytes of all text of one result, the note on the rest included: under Cursor's
 /// 40,000, with room for what its client adds around them.
@@ -133,13 +134,15 @@ fn image(data: String, mime_type: String) -> AnswerContent {
             "[An image ({mime_type}) was left out: its data is not valid base64.]"
         ));
     };
-    let format = picture_format(&bytes);
-    if format.is_some() && bytes.len() <= PICTURE_MAX_BYTES {
-        return AnswerContent::Image { data, mime_type };
-    }
-    let why = match format {
-        Some(_) => format!("it is larger than {PICTURE_MAX_BYTES} bytes"),
+    let why = match picture_format(&bytes) {
         None => "Cursor cannot decode this format".to_owned(),
+        Some(_) if bytes.len() > PICTURE_MAX_BYTES => {
+            format!("it is larger than {PICTURE_MAX_BYTES} bytes")
+        }
+        Some(format) => match not_a_picture(format, &bytes) {
+            None => return AnswerContent::Image { data, mime_type },
+            Some(why) => why,
+        },
     };
     let size = match dimensions(&bytes) {
         Some((w, h)) => format!("{} bytes, {w}x{h} px", bytes.len()),

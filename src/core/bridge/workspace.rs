@@ -18,13 +18,13 @@
 //! is written whole with its final mode and renamed into place, and no link is followed
 //! ([`crate::core::private_file`]). The folder stays the same for every run of one conversation (Cursor keys its
 //! chats by the workspace path, so `--resume` keeps working); folders unused for [`STALE_AFTER`]
-//! are removed.
+//! are removed, looked for at a run's start at most once per [`SWEEP_EVERY`].
 
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::Value;
 
@@ -168,20 +168,25 @@ pub fn prepare(
     )?;
     write_atomic_with_mode(&folder.join(LAST_USED), b"", FILE_MODE)?;
     if let Some(parent) = folder.parent() {
-        clean_stale_once(parent, folder);
+        sweep_stale(parent, folder, Instant::now());
     }
     Ok(private)
 }
 
-/// Once per parent folder and process: the scan costs a directory listing.
-fn clean_stale_once(parent: &Path, keep: &Path) {
-    static CLEANED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-    let mut cleaned = CLEANED.lock().unwrap_or_else(|p| p.into_inner());
-    if cleaned.iter().any(|p| p == parent) {
-        return;
+/// How often the folders beside a prepared one are looked over again, at a run's start: a host
+/// that runs for weeks (the server) still removes what went unused.
+pub const SWEEP_EVERY: Duration = Duration::from_secs(60 * 60);
+
+/// At most once per [`SWEEP_EVERY`] for each parent folder: the scan costs a directory listing.
+fn sweep_stale(parent: &Path, keep: &Path, now: Instant) {
+    static SWEPT: Mutex<Vec<(PathBuf, Instant)>> = Mutex::new(Vec::new());
+    let mut swept = SWEPT.lock().unwrap_or_else(|p| p.into_inner());
+    match swept.iter_mut().find(|(swept, _)| swept == parent) {
+        Some((_, last)) if now.saturating_duration_since(*last) < SWEEP_EVERY => return,
+        Some((_, last)) => *last = now,
+        None => swept.push((parent.to_owned(), now)),
     }
-    cleaned.push(parent.to_owned());
-    drop(cleaned);
+    drop(swept);
     let removed = remove_stale(parent, keep, SystemTime::now(), STALE_AFTER);
     if removed > 0 {
         tracing::debug!(removed, parent = %parent.display(), "old conversation folders removed");

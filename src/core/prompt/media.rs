@@ -85,7 +85,7 @@ pub(super) fn parse_openai_audio(object: &Map<String, Value>) -> Media<'_> {
     let data = inner.and_then(|i| str_field(i, "data"));
     Media {
         kind: MediaKind::Audio,
-        media_type: inner.and_then(|i| str_field(i, "format")),
+        media_type: inner.and_then(|i| name_field(i, "format")),
         filename: None,
         source: MediaSource::Inline {
             bytes: data.map_or(0, base64_decoded_len),
@@ -96,7 +96,7 @@ pub(super) fn parse_openai_audio(object: &Map<String, Value>) -> Media<'_> {
 
 pub(super) fn parse_openai_file(object: &Map<String, Value>) -> Media<'_> {
     let inner = object.get("file").and_then(Value::as_object);
-    let filename = inner.and_then(|i| str_field(i, "filename"));
+    let filename = inner.and_then(|i| name_field(i, "filename"));
     let source = match (
         inner.and_then(|i| str_field(i, "file_data")),
         inner.and_then(|i| str_field(i, "file_id")),
@@ -122,7 +122,7 @@ pub(super) fn parse_openai_file(object: &Map<String, Value>) -> Media<'_> {
 /// V3 `file` parts (`data`, `mediaType`, `filename`), legacy `image` parts (`image`), and V3 tool
 /// output `media`/`image-data`/`file-data` parts.
 pub(super) fn parse_v3_file<'a>(object: &'a Map<String, Value>, kind: &str) -> Media<'a> {
-    let media_type = str_field(object, "mediaType").or_else(|| str_field(object, "mimeType"));
+    let media_type = name_field(object, "mediaType").or_else(|| name_field(object, "mimeType"));
     let data = object.get("data").or_else(|| object.get("image"));
     let source = match data {
         Some(Value::String(data)) => source_from_data(data),
@@ -141,7 +141,7 @@ pub(super) fn parse_v3_file<'a>(object: &'a Map<String, Value>, kind: &str) -> M
             MediaKind::File
         },
         media_type,
-        filename: str_field(object, "filename"),
+        filename: name_field(object, "filename"),
         source,
     }
 }
@@ -159,10 +159,15 @@ pub(super) fn parse_v3_url<'a>(
     };
     Ok(Media {
         kind,
-        media_type: str_field(object, "mediaType"),
+        media_type: name_field(object, "mediaType"),
         filename: None,
         source: source_from_url(url),
     })
+}
+
+/// A file name or media type: one left empty names nothing, and is never shown.
+fn name_field<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
+    str_field(object, key).filter(|text| !text.trim().is_empty())
 }
 
 /// Inline bytes that did not arrive as text (`bytes` counts what did arrive).

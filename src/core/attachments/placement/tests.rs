@@ -11,11 +11,7 @@ fn b64(bytes: &[u8]) -> String {
 }
 
 fn png(width: u32, height: u32) -> Vec<u8> {
-    let mut bytes = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
-    bytes.extend(width.to_be_bytes());
-    bytes.extend(height.to_be_bytes());
-    bytes.extend([8, 6, 0, 0, 0]);
-    bytes
+    crate::core::attachments::picture_samples::png(width, height)
 }
 
 fn image_part(bytes: &[u8]) -> Value {
@@ -146,6 +142,66 @@ fn what_cannot_be_sent_is_said_in_the_prompt_and_to_the_user() {
         planned.warnings[0].starts_with("The attached image \"logo.svg\" was not sent to Cursor")
     );
     assert!(full.contains("Tell the user it did not reach you, and why"));
+}
+
+#[test]
+fn a_file_that_only_begins_like_a_picture_is_not_saved_as_one() {
+    let mut garbage = png(3, 2)[..33].to_vec();
+    garbage.extend(b"and then anything at all");
+    let text = b"BMW cars, a list:\n1. the 3 series\n2. the 5 series\n";
+    let (full, _, planned) = placed(
+        json!([user(vec![
+            json!({"type": "file", "mediaType": "image/png", "filename": "shot.png", "data": b64(&garbage)}),
+            json!({"type": "file", "mediaType": "text/plain", "filename": "cars.txt", "data": b64(text)}),
+        ])]),
+        Scope::Newest,
+    );
+    let why =
+        "its bytes begin like a PNG picture but are not one: its structure runs past the end \
+               of its bytes";
+    assert_eq!(
+        planned.warnings,
+        [format!(
+            "The attached image \"shot.png\" was not sent to Cursor: {why}."
+        )]
+    );
+    assert!(
+        full.contains(&format!(
+            "[attached image \"shot.png\" (image/png, 57 bytes) not sent: {why}."
+        )),
+        "{full}"
+    );
+    let names: Vec<_> = planned
+        .files
+        .iter()
+        .map(|f| f.name.rsplit('.').next().unwrap())
+        .collect();
+    assert_eq!(names, ["txt"], "a text that begins like a BMP is text");
+}
+
+#[test]
+fn a_refusal_names_the_attachment_by_what_it_has_and_never_by_an_empty_name() {
+    let part = |name: &str, media_type: &str, data: &[u8]| json!({"type": "file", "mediaType": media_type, "filename": name, "data": b64(data)});
+    let (full, _, planned) = placed(
+        json!([user(vec![
+            part("", "image/png", b"hello"),
+            part("  ", "", b"PK\x03\x04\0\0"),
+            part("a.zip", "", b"PK\x03\x04\0\0"),
+        ])]),
+        Scope::Newest,
+    );
+    assert_eq!(
+        planned.warnings,
+        [
+            "The attached image (image/png) was not sent to Cursor: its bytes are not a PNG, JPEG, \
+             GIF, WebP or BMP picture (the data may be corrupt).",
+            "An attached file was not sent to Cursor: Cursor's Read tool opens pictures, PDFs and \
+             text, not this kind of file.",
+            "The attached file \"a.zip\" was not sent to Cursor: Cursor's Read tool opens pictures, \
+             PDFs and text, not this kind of file.",
+        ]
+    );
+    assert!(!full.contains("\"\"") && !full.contains("(,"), "{full}");
 }
 
 #[test]

@@ -134,18 +134,16 @@ fn a_failure_says_so_in_its_text() {
     assert_eq!(texts(&shape(ok(&["fine"]), "bash", "m", || 0)), ["fine"]);
 }
 
+/// A 2 x 2 lossless WebP's header.
+const WEBP: &[u8] = b"RIFF\x1a\0\0\0WEBPVP8L\x0d\0\0\0\x2f\x01\x40\0\0\0\0\0\0\0\0\0\0\0";
+
 #[test]
 fn images_cursor_cannot_take_become_a_line() {
-    let png = {
-        let mut b = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
-        b.extend(640u32.to_be_bytes());
-        b.extend(480u32.to_be_bytes());
-        b
-    };
+    let png = crate::core::attachments::picture_samples::png(640, 480);
     let encode = |b: &[u8]| base64::engine::general_purpose::STANDARD.encode(b);
     let table = [
         (encode(&png), "image/png", None),
-        (encode(b"RIFF\0\0\0\0WEBPVP8 "), "image/webp", None),
+        (encode(WEBP), "image/webp", None),
         (
             encode(b"<svg xmlns='http://www.w3.org/2000/svg'/>"),
             "image/svg+xml",
@@ -174,7 +172,7 @@ fn images_cursor_cannot_take_become_a_line() {
 
 #[test]
 fn a_tools_picture_is_held_to_the_limit_of_a_pasted_one() {
-    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    let mut png = crate::core::attachments::picture_samples::png(1, 1);
     png.resize(crate::core::attachments::PICTURE_MAX_BYTES, 0);
     let answer = |bytes: &[u8]| Answer {
         content: vec![AnswerContent::Image {
@@ -194,5 +192,25 @@ fn a_tools_picture_is_held_to_the_limit_of_a_pasted_one() {
         )),
         "{:?}",
         texts(&over)
+    );
+}
+
+#[test]
+fn a_tools_picture_is_held_to_the_header_rule_of_a_pasted_one() {
+    let mut garbage = crate::core::attachments::picture_samples::png(3, 2)[..33].to_vec();
+    garbage.extend(b"and then anything at all");
+    let answer = Answer {
+        content: vec![AnswerContent::Image {
+            data: base64::engine::general_purpose::STANDARD.encode(&garbage),
+            mime_type: "image/png".to_owned(),
+        }],
+        is_error: false,
+    };
+    assert_eq!(
+        texts(&shape(answer, "read", "m", || 0)),
+        [
+            "[An image was left out (its bytes begin like a PNG picture but are not one: its \
+          structure runs past the end of its bytes): type image/png, 57 bytes, 3x2 px.]"
+        ]
     );
 }

@@ -89,62 +89,28 @@ fn shell_word(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
-/// The hook (a POSIX shell script: the host's runtime is OpenCode's, not a program of ours).
-/// `preToolUse`: calls to MCP tools, Cursor's lookup of them, and Read inside
-/// `<data>/projects/<slug>/{agent-tools,mcps}/` or inside `readable` (the run's saved
-/// attachments: a file directly in it) pass; anything else, or anything unreadable, is denied.
-/// `beforeMCPExecution` (the only hook told the server): the bridge alone passes.
+/// The hook: `hook.sh`, a POSIX shell script whose JSON reader is awk, given its settings. Not a
+/// program of ours (the host's runtime is OpenCode's) nor cursor-agent's own Node: that is known
+/// only where the launcher resolves into a release folder, and would need a second reader for
+/// the rest. `preToolUse`: calls to MCP tools, Cursor's lookup of them, and Read inside
+/// `<data>/projects/<slug>/{agent-tools,mcps}/` or directly inside `readable` (the run's saved
+/// attachments) pass; anything else, or anything unreadable, is denied. `beforeMCPExecution` (the
+/// only hook told the server): the bridge alone passes.
 pub fn hook_script(data: &Path, url: &str, readable: Option<&Path>) -> String {
-    let folders = BOOKKEEPING_FOLDERS
-        .iter()
-        .map(|f| format!("{f}/*"))
-        .collect::<Vec<_>>()
-        .join("|");
-    format!(
-        r#"#!/bin/sh
-# Written by opencode-cursor-native. In this folder OpenCode runs the tools: only calls to its
-# MCP server (and Cursor's lookup of MCP tools, reads of Cursor's own bookkeeping files and of the
-# run's attachments) may pass; anything else, or anything this script cannot read, is denied.
-data={data}
-attachments={attachments}
-server={server}
-url={url}
-input=$(cat)
-allow() {{ printf '%s\n' '{{"permission":"allow"}}'; exit 0; }}
-deny() {{
-  printf '%s\n' '{{"permission":"deny","user_message":"opencode-cursor-native: Cursor tried one of its own tools; OpenCode owns the tools here.","agent_message":"This tool is not available. Use the tools of the opencode MCP server instead."}}'
-  exit 0
-}}
-field() {{ printf '%s' "$input" | sed -n "s/.*\"$1\" *: *\"\([^\"]*\)\".*/\1/p" | head -n 1; }}
-case "$input" in
-  *'"mcp_server_name"'*)
-    [ "$(field mcp_server_name)" = "$server" ] || deny
-    found=$(field mcp_server_url)
-    [ -z "$found" ] || [ "$found" = "$url" ] || deny
-    allow ;;
-  *'"tool_name":"MCP:'* | *'"tool_name": "MCP:'* | *'"tool_name":"'[Gg]et[Mm]cp[Tt]ools* | *'"tool_name": "'[Gg]et[Mm]cp[Tt]ools*)
-    allow ;;
-  *'"tool_name":"Read"'* | *'"tool_name": "Read"'*)
-    path=$(field path)
-    case "$path" in *..*) deny ;; esac
-    if [ -n "$attachments" ]; then
-      file=${{path#"$attachments"/}}
-      if [ "$file" != "$path" ] && [ -n "$file" ]; then
-        case "$file" in */*) deny ;; *) allow ;; esac
-      fi
-    fi
-    rest=${{path#"$data"/projects/}}
-    [ "$rest" != "$path" ] || deny
-    slug=${{rest%%/*}}
-    [ -n "$slug" ] && [ "$slug" != "$rest" ] || deny
-    case "${{rest#*/}}" in {folders}) allow ;; esac
-    deny ;;
-esac
-deny
-"#,
-        data = shell_word(&data.to_string_lossy()),
-        attachments = shell_word(&readable.map(Path::to_string_lossy).unwrap_or_default()),
-        server = shell_word(SERVER_NAME),
-        url = shell_word(url),
-    )
+    let folders = format!("/{}/", BOOKKEEPING_FOLDERS.join("/"));
+    let settings = [
+        ("OCN_DATA", data.to_string_lossy()),
+        (
+            "OCN_ATTACHMENTS",
+            readable.map(Path::to_string_lossy).unwrap_or_default(),
+        ),
+        ("OCN_SERVER", SERVER_NAME.into()),
+        ("OCN_URL", url.into()),
+        ("OCN_FOLDERS", folders.into()),
+    ];
+    let settings = settings.map(|(name, value)| format!("{name}={}\n", shell_word(&value)));
+    include_str!("hook.sh").replacen("@SETTINGS@\n", &settings.concat(), 1)
 }
+
+#[cfg(all(test, unix))]
+mod tests;

@@ -1,14 +1,14 @@
 use super::*;
 use serde_json::json;
 
-fn temp(name: &str) -> PathBuf {
+pub(super) fn temp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("ocn-ws-{name}-{}", std::process::id()));
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).unwrap();
     dir
 }
 
-fn read_json(path: &Path) -> Value {
+pub(super) fn read_json(path: &Path) -> Value {
     serde_json::from_slice(&fs::read(path).unwrap()).unwrap()
 }
 
@@ -103,100 +103,6 @@ fn a_folder_of_an_earlier_release_loses_its_workspace_server() {
     fs::remove_dir_all(&root).unwrap();
 }
 
-#[cfg(unix)]
-#[test]
-fn the_hook_allows_only_the_bridge_cursors_bookkeeping_and_the_runs_attachments_and_fails_closed() {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let root = temp("hook");
-    let url = "http://127.0.0.1:1/m";
-    let attachments = root.join("attachments-run");
-    let ws = prepare(&root.join("c"), url, "t", None, Some(&attachments)).unwrap();
-    let script = ws.workspace.join(".cursor/hooks").join(HOOK_SCRIPT);
-    let data = ws.data.display().to_string();
-    let saved = attachments.display().to_string();
-    let rules = read_json(&ws.workspace.join(".cursor/cli.json"));
-    assert!(
-        rules["permissions"]["allow"]
-            .as_array()
-            .unwrap()
-            .contains(&Value::from(format!("Read({saved}/**)"))),
-        "{rules}"
-    );
-    let read = |path: &str| {
-        format!(
-            r#"{{"hook_event_name":"preToolUse","tool_name":"Read","tool_input":{{"path":"{path}"}}}}"#
-        )
-    };
-    let mcp = |server: &str, found_url: &str| {
-        format!(
-            r#"{{"hook_event_name":"beforeMCPExecution","tool_name":"read","tool_input":"{{}}","mcp_server_name":"{server}","mcp_server_url":"{found_url}"}}"#
-        )
-    };
-    let table = [
-        (
-            r#"{"hook_event_name":"preToolUse","tool_name":"MCP:read","tool_input":{}}"#.to_owned(),
-            "allow",
-        ),
-        (r#"{"tool_name": "MCP:read"}"#.to_owned(), "allow"),
-        (
-            r#"{"tool_name":"getMcpTools","tool_input":{"pattern":"*"}}"#.to_owned(),
-            "allow",
-        ),
-        (
-            r#"{"tool_name":"Shell","tool_input":{"command":"echo \"tool_name\":\"MCP:x\""}}"#
-                .to_owned(),
-            "deny",
-        ),
-        (read("/etc/passwd"), "deny"),
-        (
-            read(&format!("{data}/projects/slug/agent-tools/1.txt")),
-            "allow",
-        ),
-        (
-            read(&format!(
-                "{data}/projects/slug/mcps/opencode/tools/read.json"
-            )),
-            "allow",
-        ),
-        (read(&format!("{data}/projects/slug/other/1.txt")), "deny"),
-        (read(&format!("{data}/projects/agent-tools/1.txt")), "deny"),
-        (
-            read(&format!("{data}/projects/slug/agent-tools/../../../x")),
-            "deny",
-        ),
-        (read(&format!("{data}/mcp-approvals.json")), "deny"),
-        (read(&format!("{saved}/0a1b.png")), "allow"),
-        (read(&format!("{saved}/inner/0a1b.png")), "deny"),
-        (read(&format!("{saved}/../c/home/.cursor/mcp.json")), "deny"),
-        (read(&format!("{saved}-other/0a1b.png")), "deny"),
-        (read(&format!("{saved}/")), "deny"),
-        (mcp("opencode", url), "allow"),
-        (mcp("opencode", "http://127.0.0.1:9/other"), "deny"),
-        (mcp("planted", url), "deny"),
-        (r#"{"tool_name":"Write"}"#.to_owned(), "deny"),
-        ("not json".to_owned(), "deny"),
-        (String::new(), "deny"),
-    ];
-    for (input, verdict) in table {
-        let mut child = Command::new(&script)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
-        let reply: Value = serde_json::from_slice(&out.stdout).unwrap();
-        assert_eq!(reply["permission"], verdict, "{input}");
-    }
-    fs::remove_dir_all(&root).unwrap();
-}
-
 #[test]
 fn stale_folders_are_removed_and_others_kept() {
     let root = temp("stale");
@@ -212,6 +118,24 @@ fn stale_folders_are_removed_and_others_kept() {
         foreign.exists(),
         "a folder not prepared here is not touched"
     );
+    fs::remove_dir_all(&root).unwrap();
+}
+
+#[test]
+fn a_host_that_keeps_running_looks_for_stale_folders_again_an_hour_later() {
+    let root = temp("sweep-again");
+    let (fresh, old) = (root.join("fresh"), root.join("old"));
+    let now = Instant::now();
+    prepare(&fresh, "u", "t", None, None).unwrap();
+    prepare(&old, "u", "t", None, None).unwrap();
+    let long_ago = SystemTime::now() - STALE_AFTER - Duration::from_secs(60);
+    let last_used = fs::File::options().write(true).open(old.join(LAST_USED));
+    last_used.unwrap().set_modified(long_ago).unwrap();
+    sweep_stale(&root, &fresh, now + SWEEP_EVERY / 2);
+    assert!(old.exists(), "looked over less than an hour ago");
+    sweep_stale(&root, &fresh, now + SWEEP_EVERY + Duration::from_secs(1));
+    assert!(!old.exists(), "a long-running host removes it too");
+    assert!(fresh.exists());
     fs::remove_dir_all(&root).unwrap();
 }
 

@@ -313,7 +313,11 @@ describe('doctor', { concurrency: true }, () => {
         symlinkSync(fakeAgent, join(bin, 'cursor-agent'))
       }
       const found = report(
-        await doctor(['--json'], { CURSOR_AGENT_EXECUTABLE: '', CURSOR_ACP_TOOL_MODE: 'opencode' }, { project: install }),
+        await doctor(
+          ['--json'],
+          { CURSOR_AGENT_EXECUTABLE: '', CURSOR_ACP_TOOL_MODE: 'opencode' },
+          { project: install },
+        ),
       )
       const status = statusOf(found)
       for (const id of ['agent', 'login', 'tool-mode-login', 'tool-mode-files']) assert.equal(status[id], 'ok', id)
@@ -547,7 +551,10 @@ describe('doctor', { concurrency: true }, () => {
           ...JSON.parse(LIVE_SCRIPT(true)),
           'word: understood': [{ text: "I can't follow these instructions: they look like a prompt injection." }],
         })
-        const refused = await doctor(['--json', '--live'], { FAKE_CURSOR_SCENARIO: 'mcp', FAKE_CURSOR_MCP_SCRIPT: refusing })
+        const refused = await doctor(['--json', '--live'], {
+          FAKE_CURSOR_SCENARIO: 'mcp',
+          FAKE_CURSOR_MCP_SCRIPT: refusing,
+        })
         assert.equal(refused.status, 1)
         const problem = report(refused).checks.find((c) => c.id === 'live-host-instructions')!
         assert.equal(problem.status, 'problem')
@@ -560,7 +567,8 @@ describe('doctor', { concurrency: true }, () => {
       'a picture with a random word reaches the model, which must answer it when it is declared to take pictures',
       LIMIT,
       async () => {
-        const pictureOf = (ran: Awaited<ReturnType<typeof doctor>>) => report(ran).checks.find((c) => c.id === 'live-picture')!
+        const pictureOf = (ran: Awaited<ReturnType<typeof doctor>>) =>
+          report(ran).checks.find((c) => c.id === 'live-picture')!
         const logged = (ran: Awaited<ReturnType<typeof doctor>>) =>
           readdirSync(join(ran.home, 'log'))
             .map(
@@ -699,25 +707,29 @@ describe('doctor', { concurrency: true }, () => {
       },
     )
 
-    it('a native tool that runs fails the verdict: a warning in mode cursor, a problem in mode opencode', LIMIT, async () => {
-      for (const [mode, status, exit] of [
-        ['cursor', 'warning', 0],
-        ['opencode', 'problem', 1],
-      ] as const) {
-        const ran = await doctor(['--json', '--live'], {
-          CURSOR_ACP_TOOL_MODE: mode,
-          FAKE_CURSOR_SCENARIO: 'mcp',
-          FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(false),
-        })
-        const found = report(ran)
-        assert.equal(ran.status, exit, mode)
-        const byId = Object.fromEntries(found.checks.map((check) => [check.id, check]))
-        assert.equal(byId['live-native-refused'].status, status, mode)
-        assert.match(byId['live-native-refused'].detail, /Cursor ran shell itself/)
-        assert.equal(byId['tool-mode-opencode'].status, status, mode)
-        assert.match(byId['tool-mode-opencode'].fix ?? '', /report this output/)
-      }
-    })
+    it(
+      'a native tool that runs fails the verdict: a warning in mode cursor, a problem in mode opencode',
+      LIMIT,
+      async () => {
+        for (const [mode, status, exit] of [
+          ['cursor', 'warning', 0],
+          ['opencode', 'problem', 1],
+        ] as const) {
+          const ran = await doctor(['--json', '--live'], {
+            CURSOR_ACP_TOOL_MODE: mode,
+            FAKE_CURSOR_SCENARIO: 'mcp',
+            FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(false),
+          })
+          const found = report(ran)
+          assert.equal(ran.status, exit, mode)
+          const byId = Object.fromEntries(found.checks.map((check) => [check.id, check]))
+          assert.equal(byId['live-native-refused'].status, status, mode)
+          assert.match(byId['live-native-refused'].detail, /Cursor ran shell itself/)
+          assert.equal(byId['tool-mode-opencode'].status, status, mode)
+          assert.match(byId['tool-mode-opencode'].fix ?? '', /report this output/)
+        }
+      },
+    )
 
     it('a model that calls the late probe again instead of waiting fails the deadline check', LIMIT, async () => {
       const ran = await doctor(['--json', '--live'], {
@@ -737,29 +749,33 @@ describe('doctor', { concurrency: true }, () => {
       assert.equal(byId['tool-mode-opencode'].status, 'problem')
     })
 
-    it('a bridge cursor-agent cannot see fails the list-tools check with what cursor-agent printed', LIMIT, async () => {
-      // An agent without MCP support: `mcp list-tools` is an unknown command to it.
-      const oldAgent = join(scratch, 'old-agent.sh')
-      writeFileSync(
-        oldAgent,
-        `#!/bin/sh\nif [ "$1" = mcp ]; then echo "error: unknown command 'mcp'" >&2; exit 1; fi\nexec "${process.execPath}" "${fakeAgent}" "$@"\n`,
-        { mode: 0o755 },
-      )
-      const ran = await doctor(['--json', '--live'], {
-        CURSOR_AGENT_EXECUTABLE: oldAgent,
-        FAKE_CURSOR_SCENARIO: 'mcp',
-        FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true),
-      })
-      const found = report(ran)
-      assert.equal(ran.status, 0, 'mode cursor still works')
-      const byId = Object.fromEntries(found.checks.map((check) => [check.id, check]))
-      assert.equal(byId['live-bridge-tools'].status, 'warning')
-      assert.match(
-        byId['live-bridge-tools'].detail,
-        /exited with 1 without listing opencode_probe: error: unknown command 'mcp'/,
-      )
-      assert.equal(byId['tool-mode-opencode'].status, 'warning')
-    })
+    it(
+      'a bridge cursor-agent cannot see fails the list-tools check with what cursor-agent printed',
+      LIMIT,
+      async () => {
+        // An agent without MCP support: `mcp list-tools` is an unknown command to it.
+        const oldAgent = join(scratch, 'old-agent.sh')
+        writeFileSync(
+          oldAgent,
+          `#!/bin/sh\nif [ "$1" = mcp ]; then echo "error: unknown command 'mcp'" >&2; exit 1; fi\nexec "${process.execPath}" "${fakeAgent}" "$@"\n`,
+          { mode: 0o755 },
+        )
+        const ran = await doctor(['--json', '--live'], {
+          CURSOR_AGENT_EXECUTABLE: oldAgent,
+          FAKE_CURSOR_SCENARIO: 'mcp',
+          FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true),
+        })
+        const found = report(ran)
+        assert.equal(ran.status, 0, 'mode cursor still works')
+        const byId = Object.fromEntries(found.checks.map((check) => [check.id, check]))
+        assert.equal(byId['live-bridge-tools'].status, 'warning')
+        assert.match(
+          byId['live-bridge-tools'].detail,
+          /exited with 1 without listing opencode_probe: error: unknown command 'mcp'/,
+        )
+        assert.equal(byId['tool-mode-opencode'].status, 'warning')
+      },
+    )
   })
 
   it('prints a line per check for a person, and names the problem', async () => {

@@ -1,0 +1,98 @@
+// What no client of the server may cost another (docs/server.md, "Safety"; SECURITY.md, "The
+// server"): a malformed field is a 400 naming the client's own field in its API's shape and gives
+// its slot back; a body of many tiny parts is refused before the addon reads it, without holding
+// the event loop; a `previous_response_id` chain obeys the body limit; a request whose body is
+// still arriving is never closed to make room; the server's token never reaches cursor-agent; an
+// attachment is named by what the client sent. Over the fake cursor-agent, whose log counts runs.
+import assert from 'node:assert/strict'
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { request as httpRequest } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { specEnvironment } from './support/env.ts'
+import { fakeRuns } from './support/fake-runs.ts'
+
+type ProxyModule = typeof import('../plugin/proxy/server.ts')
+type RunningProxy = Awaited<ReturnType<ProxyModule['startProxy']>>
+
+const fakeAgent = join(__dirname, 'support', 'agents', 'fake-cursor-agent.mjs')
+// Bun's default limit is 5 s; these only turn a hang into a failure.
+const LIMIT = { timeout: 60_000 }
+const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'ocn-server-limits-spec-')))
+const workspace = join(scratch, 'ws')
+mkdirSync(workspace)
+const { fake, runs } = fakeRuns(scratch)
+const proxies: RunningProxy[] = []
+let startProxy: ProxyModule['startProxy']
+
+specEnvironment({
+  HOME: scratch,
+  XDG_DATA_HOME: join(scratch, 'data'),
+  CURSOR_ACP_WORKSPACE: workspace,
+  CURSOR_AGENT_EXECUTABLE: fakeAgent,
+  CURSOR_ACP_TOOL_MODE: 'cursor',
+})
+before(async () => {
+  ;({ startProxy } = await import('../plugin/proxy/server.ts'))
+})
+after(async () => {
+  await Promise.all(proxies.map((proxy) => proxy.close()))
+  rmSync(scratch, { recursive: true, force: true })
+})
+
+/** A server; in tool mode `opencode` cursor-agent gets the base list and the fake's settings. */
+async function start(options: Parameters<ProxyModule['startProxy']>[0] = {}): Promise<RunningProxy> {
+  if (options.toolMode === 'opencode') process.env.CURSOR_ACP_CHILD_ENV = 'FAKE_CURSOR_*'
+  try {
+    const proxy = await startProxy({ port: 0, ...options })
+    proxies.push(proxy)
+    return proxy
+  } finally {
+    delete process.env.CURSOR_ACP_CHILD_ENV
+  }
+}
+
+interface Answer {
+  status: number
+  body: string
+}
+
+/** A raw POST of `body` (JSON text, or a value made JSON) to `path`, with the token. */
+function post(proxy: RunningProxy, path: string, body: unknown): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      `${proxy.url.replace(/\/v1$/, '')}${path}`,
+      { method: 'POST', headers: { authorization: `Bearer ${proxy.token}`, 'content-type': 'application/json' } },
+      (response) => {
+        let text = ''
+        response.on('data', (chunk: Buffer) => {
+          text += chunk.toString('utf8')
+        })
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }))
+      },
+    )
+    request.on('error', reject)
+    request.end(typeof body === 'string' ? body : JSON.stringify(body))
+  })
+}
+
+const ask = [{ role: 'user', content: 'hi' }]
+describe("the server's token never reaches cursor-agent", () => {
+  for (const mode of ['cursor', 'opencode'] as const)
+    it(`tool mode ${mode}`, LIMIT, async () => {
+      const logDir = fake({ FAKE_CURSOR_STREAM: 'text:No token here.' })
+      process.env.CURSOR_ACP_PROXY_TOKEN = 'the-proxy-token-of-this-test'
+      try {
+        const proxy = await start({ toolMode: mode, workspace })
+        assert.equal(proxy.token, 'the-proxy-token-of-this-test')
+        const answer = await post(proxy, '/v1/chat/completions', { model: 'auto', messages: ask })
+        assert.equal(answer.status, 200, answer.body)
+      } finally {
+        delete process.env.CURSOR_ACP_PROXY_TOKEN
+      }
+      const [run] = runs(logDir)
+      assert.ok(run!.envNames.includes('FAKE_CURSOR_LOG_DIR'), 'the log names the environment')
+      assert.ok(!run!.envNames.includes('CURSOR_ACP_PROXY_TOKEN'), run!.envNames.join(' '))
+    })
+})

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict'
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
+import { connect, type Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -95,4 +96,36 @@ describe("the server's token never reaches cursor-agent", () => {
       assert.ok(run!.envNames.includes('FAKE_CURSOR_LOG_DIR'), 'the log names the environment')
       assert.ok(!run!.envNames.includes('CURSOR_ACP_PROXY_TOKEN'), run!.envNames.join(' '))
     })
+})
+
+describe('at the connection cap', () => {
+  function open(proxy: RunningProxy): Promise<Socket> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(proxy.port, '127.0.0.1', () => resolve(socket))
+      socket.on('error', reject)
+    })
+  }
+
+  it('a request whose body is still arriving is not closed to make room for idle connections', LIMIT, async () => {
+    fake({ FAKE_CURSOR_STREAM: 'text:Arrived whole.' })
+    const proxy = await start({ maxConnections: 3, requestTimeoutMs: 60_000 })
+    const body = JSON.stringify({ model: 'auto', messages: ask })
+    const sending = await open(proxy)
+    let reply = ''
+    sending.on('data', (chunk: Buffer) => (reply += chunk.toString('utf8')))
+    const closed = new Promise<void>((resolve) => sending.once('close', () => resolve()))
+    sending.write(
+      `POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:${proxy.port}\r\nAuthorization: Bearer ${proxy.token}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, 10)}`,
+    )
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    const idle = [await open(proxy), await open(proxy), await open(proxy), await open(proxy)]
+    for (const socket of idle) socket.on('error', () => {})
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    sending.write(body.slice(10))
+    await closed
+    assert.match(reply, /^HTTP\/1\.1 200/, reply.slice(0, 200))
+    assert.match(reply, /Arrived whole\./)
+    for (const socket of idle) socket.destroy()
+  })
 })

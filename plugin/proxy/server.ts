@@ -100,6 +100,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
   const connections = connectionCap(settings.maxConnections, settings.requestTimeoutMs)
   const server = createServer(requestHandler({ ...settings, serving: connections.serving }))
   server.on('connection', connections.accept)
+  server.on('request', connections.begun)
   const port = await listen(server, options.port ?? DEFAULT_PORT, settings.host)
   return {
     url: `http://${bracketed(settings.host)}:${port}/v1`,

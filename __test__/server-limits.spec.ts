@@ -79,6 +79,177 @@ function post(proxy: RunningProxy, path: string, body: unknown): Promise<Answer>
 }
 
 const ask = [{ role: 'user', content: 'hi' }]
+describe('a malformed field is a 400 naming the client’s own field, and gives its slot back', () => {
+  /** The refusal's code and message, read from the API's own error shape. */
+  function refusal(path: string, answer: Answer): { code: string; message: string } {
+    const parsed = JSON.parse(answer.body)
+    if (!path.startsWith('/v1/messages')) return parsed.error
+    assert.equal(parsed.type, 'error', `Anthropic's error shape: ${answer.body}`)
+    assert.equal(parsed.error.type, 'invalid_request_error', answer.body)
+    return parsed.error
+  }
+
+  /** An object JSON carries that cannot be made text: `String()` of it throws. */
+  const UNPRINTABLE = '{"toString":1}'
+  const textOf = (body: object, field: string, raw: string): string =>
+    JSON.stringify(body).replace(`"${field}":"@"`, `"${field}":${raw}`)
+
+  const messages = (content: unknown[]) => ({ model: 'auto', max_tokens: 8, messages: [{ role: 'user', content }] })
+  const input = (content: unknown[]) => ({ model: 'auto', input: [{ role: 'user', content }] })
+  const result = { type: 'tool_result', tool_use_id: 'c1', content: 'done' }
+  const rows: Array<[string, string, unknown, RegExp, ('cursor' | 'opencode')?]> = [
+    [
+      'an input_text part without text',
+      '/v1/responses',
+      input([{ type: 'input_text' }]),
+      /^`input\[0\]\.content\[0\]\.text` must be a string/,
+    ],
+    [
+      'an input_image part without its URL',
+      '/v1/responses',
+      input([{ type: 'input_image' }]),
+      /^`input\[0\]\.content\[0\]\.image_url` is required/,
+    ],
+    [
+      'an image URL that is no text',
+      '/v1/responses',
+      textOf(input([{ type: 'input_image', image_url: '@' }]), 'image_url', UNPRINTABLE),
+      /^`input\[0\]\.content\[0\]\.image_url` must be a string/,
+    ],
+    [
+      'a refusal part without its text',
+      '/v1/responses',
+      { model: 'auto', input: [{ role: 'assistant', content: [{ type: 'refusal' }] }] },
+      /^`input\[0\]\.content\[0\]\.refusal` must be a string/,
+    ],
+    [
+      'an AI SDK tool-call part',
+      '/v1/responses',
+      input([{ type: 'tool-call' }]),
+      /^`input\[0\]\.content\[0\]\.toolCallId` must be a string/,
+    ],
+    [
+      'an AI SDK tool-result part',
+      '/v1/responses',
+      input([{ type: 'tool-result' }]),
+      /^`input\[0\]\.content\[0\]\.toolCallId` must be a string/,
+    ],
+    [
+      'a second item without text',
+      '/v1/responses',
+      {
+        model: 'auto',
+        input: [
+          { role: 'user', content: 'hi' },
+          { role: 'user', content: [{ type: 'input_text', text: 5 }] },
+        ],
+      },
+      /^`input\[1\]\.content\[0\]\.text` must be a string/,
+    ],
+    [
+      'a function call without its name',
+      '/v1/responses',
+      { model: 'auto', input: [{ type: 'function_call', call_id: 'c1', arguments: '{}' }] },
+      /^`input\[0\]\.name` is required/,
+    ],
+    [
+      'a function call whose name is no text',
+      '/v1/responses',
+      textOf({ model: 'auto', input: [{ type: 'function_call', call_id: 'c1', name: '@' }] }, 'name', UNPRINTABLE),
+      /^`input\[0\]\.name` must be a string/,
+    ],
+    [
+      'a file name that is no text',
+      '/v1/responses',
+      input([{ type: 'input_file', file_data: 'data:text/plain;base64,aGk=', filename: { a: 1 } }]),
+      /^`input\[0\]\.content\[0\]\.filename` must be a string/,
+    ],
+    [
+      'a function tool without a name',
+      '/v1/responses',
+      { model: 'auto', input: 'hi', tools: [{ type: 'web_search' }, { type: 'function' }] },
+      /^`tools\[1\]\.name` must be a string/,
+      'opencode',
+    ],
+    [
+      'a text block without text, after a tool result',
+      '/v1/messages',
+      messages([result, { type: 'text', text: 5 }]),
+      /^`messages\[0\]\.content\[1\]\.text` must be a string/,
+    ],
+    [
+      'a text block whose text is no text',
+      '/v1/messages',
+      textOf(messages([{ type: 'text', text: '@' }]), 'text', UNPRINTABLE),
+      /^`messages\[0\]\.content\[0\]\.text` must be a string/,
+    ],
+    [
+      'an image block without a source',
+      '/v1/messages',
+      messages([{ type: 'image' }]),
+      /^`messages\[0\]\.content\[0\]\.source` is required/,
+    ],
+    [
+      'a media type that is no text',
+      '/v1/messages',
+      textOf(
+        messages([{ type: 'image', source: { type: 'base64', media_type: '@', data: 'aGk=' } }]),
+        'media_type',
+        UNPRINTABLE,
+      ),
+      /^`messages\[0\]\.content\[0\]\.source\.media_type` must be a string/,
+    ],
+    [
+      'a tool_use block without its name',
+      '/v1/messages',
+      {
+        model: 'auto',
+        max_tokens: 8,
+        messages: [...ask, { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', input: {} }] }],
+      },
+      /^`messages\[1\]\.content\[0\]\.name` is required/,
+    ],
+    [
+      'a tool without a name',
+      '/v1/messages',
+      { model: 'auto', max_tokens: 8, messages: ask, tools: [{ input_schema: {} }] },
+      /^`tools\[0\]\.name` is required/,
+    ],
+    [
+      'an image_url part without its URL',
+      '/v1/chat/completions',
+      { model: 'auto', messages: [{ role: 'user', content: [{ type: 'image_url', image_url: {} }] }] },
+      /^`messages\[0\]\.content\[0\]\.image_url\.url` must be a string/,
+    ],
+    [
+      'a function tool without a name',
+      '/v1/chat/completions',
+      { model: 'auto', messages: ask, tools: [{ type: 'function', function: {} }] },
+      /^`tools\[0\]\.function\.name` must be a string/,
+      'opencode',
+    ],
+  ]
+  for (const mode of ['cursor', 'opencode'] as const)
+    it(`tool mode ${mode}: 20 of each at maxConcurrent 2, then a good request is served`, LIMIT, async () => {
+      const logDir = fake({ FAKE_CURSOR_STREAM: 'text:Still served.' })
+      const proxy = await start({ maxConcurrent: 2, toolMode: mode, workspace })
+      for (const [name, path, body, message, only] of rows) {
+        if (only !== undefined && only !== mode) continue
+        for (let attempt = 0; attempt < 20; attempt++) {
+          const answer = await post(proxy, path, body)
+          assert.equal(answer.status, 400, `${name}: ${answer.body}`)
+          const { code, message: said } = refusal(path, answer)
+          assert.equal(code, 'E_INVALID_ARG', name)
+          assert.match(said, message, name)
+        }
+      }
+      assert.deepEqual(runs(logDir), [], 'no cursor-agent ran')
+      const served = await post(proxy, '/v1/chat/completions', { model: 'auto', messages: ask })
+      assert.equal(served.status, 200, served.body)
+      assert.equal(JSON.parse(served.body).choices[0].message.content, 'Still served.')
+    })
+})
+
 describe("the server's token never reaches cursor-agent", () => {
   for (const mode of ['cursor', 'opencode'] as const)
     it(`tool mode ${mode}`, LIMIT, async () => {

@@ -73,13 +73,19 @@ async function jsonBody(
   return undefined
 }
 
-/** The server's `request` listener; a handler that fails answers 500, or ends what it started. */
+/**
+ * The server's `request` listener. Whatever a request took is given back however its handling
+ * ends; a handler that fails answers 500 in the API's shape, or ends what it started.
+ */
 export function requestHandler(settings: HandlerSettings) {
   const { config, maxConcurrent } = settings
   let active = 0
-  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    const path = (request.url ?? '').split('?')[0] ?? ''
-    const errors = errorStyleOf(request, path)
+  const handle = async (
+    request: IncomingMessage,
+    response: ServerResponse,
+    path: string,
+    errors: ErrorStyle,
+  ): Promise<void> => {
     // A refusal before the body is read: what the client still sends is dropped.
     const refuse = (refusal: Refusal): void => {
       request.resume()
@@ -104,30 +110,28 @@ export function requestHandler(settings: HandlerSettings) {
     if (api !== undefined && active + heldRunCount() >= maxConcurrent)
       return refuse(refusalFor('E_BUSY', `${maxConcurrent} requests are in progress; try again shortly.`, 1))
     active += 1
-    let released = false
-    const release = (): void => {
-      if (!released) active -= 1
-      released = true
+    try {
+      const body = await jsonBody(request, response, settings, errors)
+      if (body === undefined) return
+      if (atOnce !== undefined) {
+        const answered = atOnce.answer(body.value)
+        return 'status' in answered
+          ? sendError(response, answered, atOnce.errors)
+          : sendJson(response, 200, answered.answer)
+      }
+      if (config.problem !== null)
+        return sendError(response, { status: 400, code: config.problem.code, message: config.problem.message }, errors)
+      await serveTurn(api as Api, config, body.value, response, request, settings.keepAliveMs)
+    } finally {
+      active -= 1
     }
-    const body = await jsonBody(request, response, settings, errors)
-    if (body === undefined) return release()
-    if (atOnce !== undefined) {
-      release()
-      const answered = atOnce.answer(body.value)
-      return 'status' in answered
-        ? sendError(response, answered, atOnce.errors)
-        : sendJson(response, 200, answered.answer)
-    }
-    if (config.problem !== null) {
-      release()
-      return sendError(response, { status: 400, code: config.problem.code, message: config.problem.message }, errors)
-    }
-    serveTurn(api as Api, config, body.value, response, request, release, settings.keepAliveMs)
   }
   return (request: IncomingMessage, response: ServerResponse): void => {
-    handle(request, response).catch((error: unknown) => {
+    const path = (request.url ?? '').split('?')[0] ?? ''
+    const errors = errorStyleOf(request, path)
+    handle(request, response, path, errors).catch((error: unknown) => {
       if (!response.headersSent)
-        sendError(response, refusalFor('E_CALLBACK', `The server failed: ${(error as Error).message}`))
+        sendError(response, refusalFor('E_CALLBACK', `The server failed: ${(error as Error).message}`), errors)
       else response.end()
     })
   }

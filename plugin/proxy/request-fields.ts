@@ -23,7 +23,7 @@ const FIELD = '{field}'
 export const named = (rule: string): string => `\`${FIELD}\` ${rule}`
 
 /** A field that must be a string, each refusal naming it. */
-const STRING_FIELD = v.string(named('must be a string.'))
+export const STRING_FIELD = v.string(named('must be a string.'))
 
 /** `model`, the same in every API's request: a Cursor model id. */
 export const MODEL = v.pipe(
@@ -49,13 +49,28 @@ export function toolList(key: 'name' | 'type') {
 export const TYPED_PARTS = v.array(v.looseObject({ type: STRING_FIELD }, named('must be an object.')))
 
 /**
- * What a schema issue says: its own message, or for a field that is missing, which. (An object
- * reports a missing field as its own issue, with no value; a field of the wrong type has one.)
+ * What a schema issue says: for a union, the issue of the option that got as far as a field of
+ * its own (a part of the array it was); its own message, or for a field that is missing, which.
+ * (An object or a variant reports a missing field as its own issue, with no value; a field of the
+ * wrong type has one.)
  */
 export function refusalText(issue: v.BaseIssue<unknown>): string {
+  const inner = issue.type === 'union' ? issue.issues?.find((nested) => nested.path !== undefined) : undefined
+  if (inner?.path !== undefined) return refusalText({ ...inner, path: [...(issue.path ?? []), ...inner.path] })
   const path = v.getDotPath(issue)
-  const missing = issue.type === 'object' && issue.input === undefined && path !== null
+  const missing = /object|variant/.test(issue.type) && issue.input === undefined && path !== null
   return missing ? `\`${fieldOf(issue)}\` is required.` : issue.message.replace(FIELD, fieldOf(issue))
+}
+
+/**
+ * A field of a turn (the addon names the prompt's messages and tools) as the client wrote it:
+ * `messages[2].content[0].text` is `input[3].content[0].text` when the third message came from
+ * `origins[2]`, the fourth input item; `tools` holds each tool's index in the client's list.
+ */
+export function clientField(field: string, origins: readonly string[], tools: readonly number[]): string {
+  return field
+    .replace(/^messages\[(\d+)\]/, (whole, message: string) => origins[Number(message)] ?? whole)
+    .replace(/^tools\[(\d+)\]/, (_, tool: string) => `tools[${tools[Number(tool)] ?? tool}]`)
 }
 
 /** The body as `schema` reads it, or the refusal (400) of its first issue. */

@@ -32,6 +32,8 @@ export interface ApiRequest {
   request: TurnRequest
   stream: boolean
   encoder: ResponseEncoder
+  /** A field of the turn (`messages[2].content`) as the client named it, where the two differ. */
+  clientField?: (field: string) => string
 }
 
 /** One API the server speaks. */
@@ -144,24 +146,18 @@ function turnResponse(response: ServerResponse, api: Api, { stream, encoder }: A
 }
 
 /**
- * Serves one request of `api`. `release` is called once the response is over (the turn ended,
- * handed over tool calls, or was cancelled because the client went away).
+ * Answers one request of `api` with its turn; settles once the response is over (the turn ended,
+ * handed over tool calls, which it resolves `true` for, or was cancelled because the client went
+ * away). A field the addon refuses is named as the client wrote it.
  */
-export function serveTurn(
+async function answerTurn(
   api: Api,
   config: TurnConfig,
-  body: unknown,
+  read: ApiRequest,
   response: ServerResponse,
   request: IncomingMessage,
-  release: () => void,
   keepAliveMs: number,
-) {
-  const refuse = (refusal: Refusal): void => {
-    sendError(response, refusal, api.errors)
-    release()
-  }
-  const read = turnOf(api, config, body)
-  if ('status' in read) return refuse(read)
+): Promise<boolean> {
   const answer = turnResponse(response, api, read)
   let turn: ReturnType<typeof startTurn>
   try {
@@ -170,12 +166,15 @@ export function serveTurn(
     if (title !== null) {
       answer.deliver(title, null)
       answer.finish()
-      release()
-      return
+      return false
     }
     turn = startTurn(config, read.request, read.encoder.format, answer.deliver)
   } catch (error) {
-    return refuse(refusalOf(failureOf(error, 'E_INVALID_ARG')))
+    const refusal = refusalOf(failureOf(error, 'E_INVALID_ARG'))
+    const named = refusal.code === 'E_INVALID_ARG' ? read.clientField : undefined
+    if (named) refusal.message = refusal.message.replace(/^`([^`]*)`/, (_, field: string) => `\`${named(field)}\``)
+    sendError(response, refusal, api.errors)
+    return false
   }
   answer.keepAliveEvery(keepAliveMs)
   // A client that goes away cancels its run (and with it the process group).
@@ -185,10 +184,26 @@ export function serveTurn(
   }
   response.on('close', onClose)
   request.on('aborted', onClose)
-  turn.done
-    .then(
-      () => answer.finish(),
-      (error: unknown) => answer.failed(error),
-    )
-    .finally(release)
+  try {
+    const handedOver = (await turn.done) === null
+    answer.finish()
+    return handedOver
+  } catch (error) {
+    answer.failed(error)
+    return false
+  }
+}
+
+/** Serves one request of `api`; settles once its response is over. */
+export async function serveTurn(
+  api: Api,
+  config: TurnConfig,
+  body: unknown,
+  response: ServerResponse,
+  request: IncomingMessage,
+  keepAliveMs: number,
+): Promise<void> {
+  const read = turnOf(api, config, body)
+  if ('status' in read) return sendError(response, read, api.errors)
+  await answerTurn(api, config, read, response, request, keepAliveMs)
 }

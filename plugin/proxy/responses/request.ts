@@ -6,21 +6,63 @@ import * as v from 'valibot'
 import type { PromptMessage, ToolDefinition } from '../../turn/native.js'
 import type { TurnRequest } from '../../turn/turn.js'
 import { openAiError, refusalFor } from '../refusal.js'
-import { BODY_NEEDED, MODEL, named, promptCall, readBy, STREAM, TYPED_PARTS, toolList } from '../request-fields.js'
+import {
+  BODY_NEEDED,
+  clientField,
+  MODEL,
+  named,
+  promptCall,
+  readBy,
+  STREAM,
+  STRING_FIELD,
+  TYPED_PARTS,
+  toolList,
+} from '../request-fields.js'
 import type { Api } from '../respond.js'
 import { ResponsesEncoder } from './encoder.js'
 import { HELD_RESPONSES, type HeldResponse, heldResponse } from './held.js'
 
 const ROLES = ['user', 'assistant', 'system', 'developer'] as const
 const ITEM_TYPES = ['message', 'function_call', 'function_call_output', 'reasoning'] as const
+const PARTS_OR_TEXT = named('must be a string or an array of content parts.')
+const OPTIONAL_TEXT = v.optional(STRING_FIELD)
 
-const ITEM = v.looseObject(
-  {
-    type: v.optional(v.picklist(ITEM_TYPES, named(`must be one of ${ITEM_TYPES.join(', ')}.`))),
-    role: v.optional(v.picklist(ROLES, named(`must be one of ${ROLES.join(', ')}.`))),
-    content: v.optional(v.union([v.string(), TYPED_PARTS], named('must be a string or an array of content parts.'))),
-  },
-  named('must be an input item object.'),
+/** A picture or a file, made the prompt's `image_url` or `file` part; any other part is the addon's to read. */
+const PART = v.variant(
+  'type',
+  [
+    v.looseObject({ type: v.literal('input_image'), image_url: STRING_FIELD }),
+    v.looseObject({
+      type: v.literal('input_file'),
+      ...{ file_data: OPTIONAL_TEXT, file_url: OPTIONAL_TEXT, file_id: OPTIONAL_TEXT, filename: OPTIONAL_TEXT },
+    }),
+    v.looseObject({ type: v.pipe(STRING_FIELD, v.notValues(['input_image', 'input_file'])) }),
+  ],
+  named('must be a content part object.'),
+)
+
+const ITEM = v.variant(
+  'type',
+  [
+    v.looseObject({
+      type: v.optional(v.literal('message')),
+      role: v.optional(v.picklist(ROLES, named(`must be one of ${ROLES.join(', ')}.`))),
+      content: v.optional(v.union([v.string(), v.array(PART)], PARTS_OR_TEXT)),
+    }),
+    v.looseObject({
+      type: v.literal('function_call'),
+      call_id: STRING_FIELD,
+      name: STRING_FIELD,
+      arguments: OPTIONAL_TEXT,
+    }),
+    v.looseObject({
+      type: v.literal('function_call_output'),
+      call_id: STRING_FIELD,
+      output: v.union([v.string(), TYPED_PARTS], PARTS_OR_TEXT),
+    }),
+    v.looseObject({ type: v.literal('reasoning') }),
+  ],
+  named(`must be an input item of type ${ITEM_TYPES.join(', ')}.`),
 )
 
 const RESPONSES_REQUEST = v.object(
@@ -43,70 +85,71 @@ const RESPONSES_REQUEST = v.object(
 )
 
 export type ResponsesRequest = v.InferOutput<typeof RESPONSES_REQUEST>
-type Item = v.InferOutput<typeof ITEM>
+type Item = Exclude<ResponsesRequest['input'], string>[number]
+type Part = v.InferOutput<typeof PART>
 
 /** One content part of an input message as the prompt reads it. */
-function promptPart(part: Record<string, unknown>): unknown {
-  if (part.type === 'input_image') return { type: 'image_url', image_url: { url: String(part.image_url ?? '') } }
-  if (part.type === 'input_file') {
-    const file: Record<string, unknown> = {}
-    const data = part.file_data ?? part.file_url
-    if (data !== undefined) file.file_data = String(data)
-    if (part.file_id !== undefined) file.file_id = String(part.file_id)
-    if (part.filename !== undefined) file.filename = String(part.filename)
-    return { type: 'file', file }
-  }
-  return part
+function promptPart(part: Part): unknown {
+  if (part.type === 'input_image') return { type: 'image_url', image_url: { url: part.image_url } }
+  if (part.type !== 'input_file') return part
+  const { file_data, file_url, file_id, filename } = part as Extract<Part, { type: 'input_file' }>
+  // What the client left empty is not named: the addon's line then says what the file is.
+  const given = Object.entries({ file_data: file_data ?? file_url, file_id, filename })
+  return { type: 'file', file: Object.fromEntries(given.filter(([, value]) => value !== undefined && value !== '')) }
 }
 
 /** A function call's output as text. */
-function outputText(output: unknown): string {
+function outputText(output: string | Array<{ type: string; text?: unknown }>): string {
   if (typeof output === 'string') return output
-  if (Array.isArray(output))
-    return output
-      .map((part) => (typeof part?.text === 'string' ? part.text : `[${part?.type ?? 'part'} omitted]`))
-      .join('\n')
-  return JSON.stringify(output ?? '')
+  return output.map((part) => (typeof part.text === 'string' ? part.text : `[${part.type} omitted]`)).join('\n')
 }
 
-/** The input items as the prompt's messages. */
-function promptMessages(input: ResponsesRequest['input']): PromptMessage[] {
-  if (typeof input === 'string') return [{ role: 'user', content: input }]
-  const messages: PromptMessage[] = []
-  for (const item of input as Item[]) {
-    const record = item as Record<string, unknown>
-    if (item.type === 'function_call') {
-      const call = promptCall(String(record.call_id ?? ''), String(record.name ?? ''), String(record.arguments ?? '{}'))
-      const last = messages.at(-1) as Record<string, unknown> | undefined
-      // Calls of one step follow each other: they are one assistant message's calls.
-      if (last?.role === 'assistant' && Array.isArray(last.tool_calls)) last.tool_calls.push(call)
-      else messages.push({ role: 'assistant', content: null, tool_calls: [call] } as PromptMessage)
-    } else if (item.type === 'function_call_output') {
-      messages.push({ role: 'tool', tool_call_id: String(record.call_id ?? ''), content: outputText(record.output) })
-    } else if (item.type === 'reasoning') {
-      // Earlier reasoning is left out of the prompt.
-    } else {
-      const content = typeof item.content === 'string' ? item.content : (item.content ?? []).map(promptPart)
-      messages.push({ role: item.role ?? 'user', content } as PromptMessage)
+/** One input item as the prompt's messages (appended to `messages`), each message's origin beside it. */
+function addItem(item: Item, at: string, messages: PromptMessage[], origins: string[]): void {
+  if (item.type === 'reasoning') return // Earlier reasoning is left out of the prompt.
+  if (item.type === 'function_call') {
+    const call = promptCall(item.call_id, item.name, item.arguments ?? '{}')
+    const last = messages.at(-1)
+    // Calls of one step follow each other: they are one assistant message's calls (never one the
+    // held conversation holds).
+    if (last?.role === 'assistant' && Array.isArray(last.tool_calls) && origins.at(-1)?.startsWith('input')) {
+      last.tool_calls.push(call)
+      return
     }
+    messages.push({ role: 'assistant', content: null, tool_calls: [call] })
+  } else if (item.type === 'function_call_output') {
+    messages.push({ role: 'tool', tool_call_id: item.call_id, content: outputText(item.output) })
+  } else {
+    const content = typeof item.content === 'string' ? item.content : (item.content ?? []).map(promptPart)
+    messages.push({ role: item.role ?? 'user', content })
   }
-  return messages
+  origins.push(at)
 }
 
-/** The request as a turn, after the conversation it continues, if it continues one. */
-function responsesTurn(read: ResponsesRequest, previous: HeldResponse | undefined): TurnRequest {
+/**
+ * The request as a turn, after the conversation it continues, if it continues one; and the
+ * client's name of each field of it the addon may refuse.
+ */
+function responsesTurn(read: ResponsesRequest, previous: HeldResponse | undefined) {
   const messages: PromptMessage[] = []
+  const origins: string[] = []
+  const add = (message: PromptMessage, at: string): void => {
+    messages.push(message)
+    origins.push(at)
+  }
   if (read.instructions != null && read.instructions !== '')
-    messages.push({ role: 'system', content: read.instructions })
+    add({ role: 'system', content: read.instructions }, 'instructions')
   // A held conversation's own instructions are its first message: the new ones replace them.
-  const earlier = previous?.messages ?? []
-  messages.push(...(messages.length > 0 ? earlier.filter((message) => message.role !== 'system') : earlier))
-  messages.push(...promptMessages(read.input))
+  const replaced = messages.length > 0
+  for (const message of previous?.messages ?? [])
+    if (!replaced || message.role !== 'system') add(message, 'previous_response_id')
+  if (typeof read.input === 'string') add({ role: 'user', content: read.input }, 'input')
+  else for (const [index, item] of read.input.entries()) addItem(item, `input[${index}]`, messages, origins)
   const request: TurnRequest = { model: read.model, messages }
-  const functions = (read.tools ?? []).filter((tool) => tool.type === 'function')
-  if (functions.length > 0) request.tools = functions as ToolDefinition[]
-  if (previous !== undefined) request.conversationId = previous.conversationId
-  return request
+  // Only function tools are offered; the addon's `tools[0]` is the client's first of them.
+  const functions = (read.tools ?? []).flatMap((tool, index) => (tool.type === 'function' ? [index] : []))
+  if (functions.length > 0) request.tools = functions.map((index) => read.tools?.[index] as ToolDefinition)
+  return { request, clientField: (field: string) => clientField(field, origins, functions) }
 }
 
 export const RESPONSES: Api = {
@@ -121,10 +164,11 @@ export const RESPONSES: Api = {
         `\`previous_response_id\` ${JSON.stringify(previousId)} is not held by this server: it keeps the last ` +
           `${HELD_RESPONSES} responses (not those with \`store: false\`) for an hour, in memory. Send the whole conversation instead.`,
       )
-    const request = responsesTurn(read, previous)
+    const { request, clientField } = responsesTurn(read, previous)
     const conversationId = previous?.conversationId ?? `responses-${randomUUID()}`
     request.conversationId = conversationId
-    return { request, stream: read.stream === true, encoder: new ResponsesEncoder(read, request, conversationId) }
+    const encoder = new ResponsesEncoder(read, request, conversationId)
+    return { request, stream: read.stream === true, encoder, clientField }
   },
   errors: openAiError,
 }

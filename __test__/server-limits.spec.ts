@@ -269,6 +269,60 @@ describe("the server's token never reaches cursor-agent", () => {
     })
 })
 
+describe('an attachment is named by what the client sent, or not named', () => {
+  it('an empty file name, title or media type is left out of the line that names it', LIMIT, async () => {
+    const logDir = fake({})
+    const proxy = await start()
+    const zip = 'UEsDBA=='
+    const bodies: Array<[string, unknown]> = [
+      [
+        '/v1/responses',
+        {
+          model: 'auto',
+          input: [
+            {
+              role: 'user',
+              content: [{ type: 'input_file', filename: '', file_data: `data:application/zip;base64,${zip}` }],
+            },
+          ],
+        },
+      ],
+      [
+        '/v1/messages',
+        {
+          model: 'auto',
+          max_tokens: 8,
+          messages: [
+            {
+              role: 'user',
+              content: [{ type: 'document', title: '', source: { type: 'base64', media_type: '', data: zip } }],
+            },
+          ],
+        },
+      ],
+      [
+        '/v1/messages',
+        {
+          model: 'auto',
+          max_tokens: 8,
+          messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'file', file_id: 'file_01' } }] }],
+        },
+      ],
+    ]
+    for (const [path, body] of bodies) {
+      const answer = await post(proxy, path, body)
+      assert.equal(answer.status, 200, `${path}: ${answer.body}`)
+    }
+    const lines = runs(logDir).map((run) => /\[attached [^\]]*\]/.exec(run.stdin)?.[0] ?? run.stdin)
+    assert.equal(lines.length, 3)
+    for (const line of lines) {
+      assert.match(line, /^\[attached (file|image)/, line)
+      assert.doesNotMatch(line, /""|\[object Object\]|\(,/, line)
+    }
+    assert.match(lines.join('\n'), /file id file_01/, 'a file id is named as one')
+  })
+})
+
 describe('at the connection cap', () => {
   function open(proxy: RunningProxy): Promise<Socket> {
     return new Promise((resolve, reject) => {

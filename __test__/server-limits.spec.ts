@@ -250,6 +250,58 @@ describe('a malformed field is a 400 naming the client’s own field, and gives 
     })
 })
 
+describe('a body of many tiny parts', () => {
+  const part = { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }
+  it('is refused, naming the field, while a second client is answered at once', LIMIT, async () => {
+    const logDir = fake({})
+    const proxy = await start()
+    const big = JSON.stringify({ model: 'auto', messages: [{ role: 'user', content: Array(100_000).fill(part) }] })
+    const refused = post(proxy, '/v1/chat/completions', big)
+    let over = false
+    void refused.finally(() => (over = true))
+    // A second client polls while the big body is read and refused: no poll waits long.
+    let slowest = 0
+    while (!over) {
+      const sent = Date.now()
+      const models = await new Promise<number>((resolve, reject) =>
+        httpRequest(`${proxy.url}/models`, { headers: { authorization: `Bearer ${proxy.token}` } }, (response) => {
+          response.resume()
+          response.on('end', () => resolve(response.statusCode ?? 0))
+        })
+          .on('error', reject)
+          .end(),
+      )
+      assert.equal(models, 200)
+      slowest = Math.max(slowest, Date.now() - sent)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    const answer = await refused
+    assert.equal(answer.status, 400, answer.body.slice(0, 300))
+    const { code, message } = JSON.parse(answer.body).error
+    assert.equal(code, 'E_INVALID_ARG')
+    assert.match(message, /^`messages`: 100,001 messages, content parts and tools, more than the 10,000/)
+    // Reading that body in the addon held the event loop for seconds; refused, it takes a parse.
+    assert.ok(slowest < 2000, `the second client waited ${slowest} ms`)
+    assert.deepEqual(
+      runs(logDir).filter((run) => run.argv[0] !== 'models'),
+      [],
+      'no turn ran',
+    )
+  })
+
+  it('counts the held conversation of a previous_response_id too', LIMIT, async () => {
+    fake({ FAKE_CURSOR_STREAM: 'text:Noted.' })
+    const proxy = await start()
+    const items = (count: number) => [{ role: 'user', content: Array(count).fill({ type: 'input_text', text: 'x' }) }]
+    const first = await post(proxy, '/v1/responses', { model: 'auto', input: items(6000) })
+    assert.equal(first.status, 200, first.body.slice(0, 300))
+    const next = { model: 'auto', input: items(6000), previous_response_id: JSON.parse(first.body).id }
+    const answer = await post(proxy, '/v1/responses', next)
+    assert.equal(answer.status, 400, answer.body.slice(0, 300))
+    assert.match(JSON.parse(answer.body).error.message, /previous_response_id/)
+  })
+})
+
 describe("the server's token never reaches cursor-agent", () => {
   for (const mode of ['cursor', 'opencode'] as const)
     it(`tool mode ${mode}`, LIMIT, async () => {

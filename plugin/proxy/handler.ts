@@ -58,7 +58,7 @@ async function jsonBody(
   response: ServerResponse,
   settings: HandlerSettings,
   errors: ErrorStyle,
-): Promise<{ value: unknown } | undefined> {
+): Promise<{ value: unknown; bytes: number; maxBytes: number } | undefined> {
   const body = await readBody(request, settings.maxBodyBytes, settings.bodyTimeoutMs)
   if (!Buffer.isBuffer(body)) {
     closeAfterRefusal(request, response)
@@ -68,7 +68,7 @@ async function jsonBody(
   // A whole authenticated request: its answer may take as long as its run lives.
   settings.serving(request, response)
   const parsed = readJson(body)
-  if (!('status' in parsed)) return parsed
+  if (!('status' in parsed)) return { value: parsed.value, bytes: body.length, maxBytes: settings.maxBodyBytes }
   sendError(response, parsed, errors)
   return undefined
 }
@@ -121,7 +121,7 @@ export function requestHandler(settings: HandlerSettings) {
       }
       if (config.problem !== null)
         return sendError(response, { status: 400, code: config.problem.code, message: config.problem.message }, errors)
-      await serveTurn(api as Api, config, body.value, response, request, settings.keepAliveMs)
+      await serveTurn(api as Api, config, body, response, request, settings.keepAliveMs)
     } finally {
       active -= 1
     }

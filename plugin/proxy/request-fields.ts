@@ -73,6 +73,32 @@ export function clientField(field: string, origins: readonly string[], tools: re
     .replace(/^tools\[(\d+)\]/, (_, tool: string) => `tools[${tools[Number(tool)] ?? tool}]`)
 }
 
+/**
+ * The most messages (or input items), content parts, tool calls and tools the server reads in one
+ * request: the addon reads each on the event loop, where 100,000 tiny ones held every other client
+ * for seconds.
+ */
+export const MAX_PARTS = 10_000
+
+/** How many of those `body` holds in `list` and `tools`, counted before anything reads them. */
+export function partCount(body: unknown, list: string): number {
+  const record = (body ?? {}) as Record<string, unknown>
+  const items: unknown[] = Array.isArray(record[list]) ? record[list] : []
+  let count = items.length + (Array.isArray(record.tools) ? record.tools.length : 0)
+  for (const item of items as Array<Record<string, unknown> | null>)
+    for (const parts of [item?.content, item?.tool_calls]) if (Array.isArray(parts)) count += parts.length
+  return count
+}
+
+/** The refusal of `count` parts in `fields`, past {@link MAX_PARTS}. */
+export function tooManyParts(fields: string, count: number): Refusal {
+  const [counted, most] = [count, MAX_PARTS].map((number) => number.toLocaleString('en'))
+  return refusalFor(
+    'E_INVALID_ARG',
+    `${fields}: ${counted} messages, content parts and tools, more than the ${most} the server reads in one request.`,
+  )
+}
+
 /** The body as `schema` reads it, or the refusal (400) of its first issue. */
 export function readBy<S extends v.GenericSchema>(schema: S, body: unknown): v.InferOutput<S> | Refusal {
   const read = v.safeParse(schema, body)

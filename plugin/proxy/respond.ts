@@ -12,6 +12,7 @@ import { conversationContinued } from '../turn/tool-bridge.js'
 import { startTurn, type TurnConfig, type TurnFormat, type TurnRequest, titleAnswer } from '../turn/turn.js'
 import { type SilenceTimer, silenceTimer } from './keep-alive.js'
 import { type ErrorStyle, NO_RETRY, type Refusal, refusalOf, sendError } from './refusal.js'
+import { MAX_PARTS, partCount, tooManyParts } from './request-fields.js'
 
 /** How one API turns a response's outputs into what its clients read. One per response. */
 export interface ResponseEncoder {
@@ -36,10 +37,20 @@ export interface ApiRequest {
   clientField?: (field: string) => string
 }
 
+/** What the server measured of a body before its API reads it, and its limit on one. */
+export interface BodySize {
+  bytes: number
+  maxBytes: number
+  /** Messages, content parts and tools (`partCount`). */
+  parts: number
+}
+
 /** One API the server speaks. */
 export interface Api {
-  /** The body as a turn, or why not (400, or 404 for what it names that is not there). */
-  read(body: unknown): ApiRequest | Refusal
+  /** The field that holds the conversation: `messages`, or Responses' `input`. */
+  list: string
+  /** The body as a turn, or why not (400, 413, or 404 for what it names that is not there). */
+  read(body: unknown, size: BodySize): ApiRequest | Refusal
   /** How the API words a refusal. */
   errors: ErrorStyle
 }
@@ -54,8 +65,11 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
  * bytes (the server fetches nothing, and never reads a path its client names), the tools and the
  * conversation are those of the tool mode.
  */
-function turnOf(api: Api, config: TurnConfig, body: unknown): ApiRequest | Refusal {
-  const read = api.read(body)
+function turnOf(api: Api, config: TurnConfig, body: unknown, size: Omit<BodySize, 'parts'>): ApiRequest | Refusal {
+  // Refused before anything reads the parts one by one.
+  const parts = partCount(body, api.list)
+  if (parts > MAX_PARTS) return tooManyParts(`\`${api.list}\``, parts)
+  const read = api.read(body, { ...size, parts })
   if ('status' in read) return read
   const request = read.request
   request.attachmentSources = 'bytes'
@@ -198,12 +212,12 @@ async function answerTurn(
 export async function serveTurn(
   api: Api,
   config: TurnConfig,
-  body: unknown,
+  body: { value: unknown; bytes: number; maxBytes: number },
   response: ServerResponse,
   request: IncomingMessage,
   keepAliveMs: number,
 ): Promise<void> {
-  const read = turnOf(api, config, body)
+  const read = turnOf(api, config, body.value, body)
   if ('status' in read) return sendError(response, read, api.errors)
   await answerTurn(api, config, read, response, request, keepAliveMs)
 }

@@ -163,6 +163,7 @@ function messagesTurn(read: MessagesRequest): TurnRequest {
 }
 
 export const MESSAGES: Api = {
+  list: 'messages',
   read: (body) => {
     const read = readBy(MESSAGES_REQUEST, body)
     if ('status' in read) return read

@@ -8,6 +8,9 @@ export interface HeldResponse {
   conversationId: string
   model: string
   at: number
+  /** What the conversation takes of a body's limits: its requests' bodies and replies in bytes, and its parts (`partCount`). */
+  bytes: number
+  parts: number
 }
 
 /** How many responses are held, and for how long. */

@@ -9,6 +9,7 @@ import { openAiError, refusalFor } from '../refusal.js'
 import {
   BODY_NEEDED,
   clientField,
+  MAX_PARTS,
   MODEL,
   named,
   promptCall,
@@ -17,6 +18,7 @@ import {
   STRING_FIELD,
   TYPED_PARTS,
   toolList,
+  tooManyParts,
 } from '../request-fields.js'
 import type { Api } from '../respond.js'
 import { ResponsesEncoder } from './encoder.js'
@@ -152,8 +154,11 @@ function responsesTurn(read: ResponsesRequest, previous: HeldResponse | undefine
   return { request, clientField: (field: string) => clientField(field, origins, functions) }
 }
 
+const CHAINED = '`input` and the conversation `previous_response_id` continues'
+
 export const RESPONSES: Api = {
-  read: (body) => {
+  list: 'input',
+  read: (body, size) => {
     const read = readBy(RESPONSES_REQUEST, body)
     if ('status' in read) return read
     const previousId = read.previous_response_id
@@ -164,10 +169,13 @@ export const RESPONSES: Api = {
         `\`previous_response_id\` ${JSON.stringify(previousId)} is not held by this server: it keeps the last ` +
           `${HELD_RESPONSES} responses (not those with \`store: false\`) for an hour, in memory. Send the whole conversation instead.`,
       )
+    // A conversation it continues is read with it: together they stay within a body's limits.
+    const carried = { bytes: (previous?.bytes ?? 0) + size.bytes, parts: (previous?.parts ?? 0) + size.parts }
+    if (carried.parts > MAX_PARTS) return tooManyParts(CHAINED, carried.parts)
     const { request, clientField } = responsesTurn(read, previous)
     const conversationId = previous?.conversationId ?? `responses-${randomUUID()}`
     request.conversationId = conversationId
-    const encoder = new ResponsesEncoder(read, request, conversationId)
+    const encoder = new ResponsesEncoder(read, request, conversationId, carried)
     return { request, stream: read.stream === true, encoder, clientField }
   },
   errors: openAiError,

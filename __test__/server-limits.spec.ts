@@ -250,6 +250,36 @@ describe('a malformed field is a 400 naming the client’s own field, and gives 
     })
 })
 
+describe('a previous_response_id chain obeys the body limit', () => {
+  it('the held conversation and what a request adds are refused past maxBodyBytes with a 413', LIMIT, async () => {
+    const logDir = fake({ FAKE_CURSOR_STREAM: 'text:Noted.' })
+    const MAX_BODY = 4096
+    const proxy = await start({ maxBodyBytes: MAX_BODY })
+    const line = (word: string) => `${word} ${'x'.repeat(1500)}`
+    let previous: string | undefined
+    const statuses: number[] = []
+    let last: Answer | undefined
+    for (const word of ['one', 'two', 'three', 'four']) {
+      const body = {
+        model: 'auto',
+        input: line(word),
+        ...(previous === undefined ? {} : { previous_response_id: previous }),
+      }
+      assert.ok(JSON.stringify(body).length < MAX_BODY, 'each body alone is within the limit')
+      last = await post(proxy, '/v1/responses', body)
+      statuses.push(last.status)
+      if (last.status !== 200) break
+      previous = JSON.parse(last.body).id
+    }
+    assert.deepEqual(statuses, [200, 200, 413], last?.body)
+    const { code, message } = JSON.parse(last!.body).error
+    assert.equal(code, 'E_PAYLOAD_TOO_LARGE')
+    assert.match(message, /previous_response_id/)
+    assert.match(message, new RegExp(`${MAX_BODY} bytes`))
+    assert.equal(runs(logDir).length, 2, 'the refused request ran nothing')
+  })
+})
+
 describe('a body of many tiny parts', () => {
   const part = { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }
   it('is refused, naming the field, while a second client is answered at once', LIMIT, async () => {

@@ -172,6 +172,11 @@ export const RESPONSES: Api = {
     // A conversation it continues is read with it: together they stay within a body's limits.
     const carried = { bytes: (previous?.bytes ?? 0) + size.bytes, parts: (previous?.parts ?? 0) + size.parts }
     if (carried.parts > MAX_PARTS) return tooManyParts(CHAINED, carried.parts)
+    if (carried.bytes > size.maxBytes)
+      return refusalFor(
+        'E_PAYLOAD_TOO_LARGE',
+        `${CHAINED}: ${carried.bytes} bytes, over the body limit of ${size.maxBytes} bytes.`,
+      )
     const { request, clientField } = responsesTurn(read, previous)
     const conversationId = previous?.conversationId ?? `responses-${randomUUID()}`
     request.conversationId = conversationId

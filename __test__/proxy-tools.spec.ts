@@ -159,3 +159,60 @@ describe('the Responses and Messages APIs in tool mode opencode, as Chat Complet
     assert.equal(newRuns(earlier).length, 1, 'one cursor-agent process served both requests')
   })
 })
+
+/** Runs `body` with the fake's MCP script set to `script`, then the file's own again. */
+async function withScript<T>(script: unknown, body: () => Promise<T>): Promise<T> {
+  const saved = process.env.FAKE_CURSOR_MCP_SCRIPT
+  process.env.FAKE_CURSOR_MCP_SCRIPT = JSON.stringify(script)
+  try {
+    return await body()
+  } finally {
+    process.env.FAKE_CURSOR_MCP_SCRIPT = saved
+  }
+}
+
+const WEATHER_TOOL = { type: 'function' as const, strict: false, ...WEATHER.function }
+/** A prompt that names `BRANCH` calls the tool and answers with its result; one that names only `FIRST` answers at once. */
+const BRANCHES = {
+  BRANCH: [
+    { text: 'Looking.' },
+    { calls: [{ tool: 'get_weather', args: { city: 'Paris' } }] },
+    { text: 'Result: {{result:0}}' },
+  ],
+  FIRST: [{ text: 'Plain.' }],
+}
+
+describe("the server's conversations in tool mode opencode", () => {
+  it('two continuations of one response are two conversations: each tool result reaches its own run', async () => {
+    await withScript(BRANCHES, async () => {
+      const earlier = invocations().length
+      const first = await client.responses.create({ model: 'auto', input: 'FIRST question', tools: [WEATHER_TOOL] })
+      assert.equal(first.output_text, 'Plain.')
+      const branch = (word: string) =>
+        client.responses.create({
+          model: 'auto',
+          input: `BRANCH ${word}`,
+          previous_response_id: first.id,
+          tools: [WEATHER_TOOL],
+        })
+      const calls = await Promise.all([branch('a'), branch('b')])
+      const answers = await Promise.all(
+        calls.map((response, index) => {
+          const call = response.output.find((item) => item.type === 'function_call')
+          assert.ok(call?.type === 'function_call', JSON.stringify(response.output))
+          return client.responses.create({
+            model: 'auto',
+            previous_response_id: response.id,
+            input: [{ type: 'function_call_output', call_id: call.call_id, output: `sunny ${index}` }],
+            tools: [WEATHER_TOOL],
+          })
+        }),
+      )
+      assert.deepEqual(
+        answers.map((answer) => answer.output_text),
+        ['Result: sunny 0', 'Result: sunny 1'],
+      )
+      assert.equal(newRuns(earlier).length, 3, 'one run for the first response, one per branch')
+    })
+  })
+})

@@ -206,13 +206,6 @@ export class ResponsesEncoder extends PartsEncoder {
       this.carried.bytes + Buffer.byteLength(JSON.stringify(reply)),
       this.carried.parts + 1 + calls.length,
     ]
-    hold(this.id, {
-      messages,
-      conversationId: this.conversationId,
-      model: this.read.model,
-      at: Date.now(),
-      bytes,
-      parts,
-    })
+    hold(this.id, { messages, conversationId: this.conversationId, at: Date.now(), bytes, parts })
   }
 }

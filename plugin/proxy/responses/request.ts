@@ -178,7 +178,11 @@ export const RESPONSES: Api = {
         `${CHAINED}: ${carried.bytes} bytes, over the body limit of ${size.maxBytes} bytes.`,
       )
     const { request, clientField } = responsesTurn(read, previous)
-    const conversationId = previous?.conversationId ?? `responses-${randomUUID()}`
+    // A response's first continuation goes on in its conversation (Cursor's chat, a run waiting for
+    // tool results); any other is a branch: two of them at once never see each other's tool calls.
+    const conversationId =
+      previous !== undefined && !previous.continued ? previous.conversationId : `responses-${randomUUID()}`
+    if (previous !== undefined) previous.continued = true
     request.conversationId = conversationId
     const encoder = new ResponsesEncoder(read, request, conversationId, carried)
     return { request, stream: read.stream === true, encoder, clientField }

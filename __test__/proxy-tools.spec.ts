@@ -4,7 +4,7 @@
 // cursor-agent speaks MCP as the real CLI is documented to (`FAKE_CURSOR_SCENARIO=mcp`). Needs
 // `npm run build` first.
 import assert from 'node:assert/strict'
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test'
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import { startProxy, type RunningProxy } from '../plugin/proxy/server.ts'
+import { groupMembers, waitFor } from './support/process.ts'
 
 const fakeAgent = join(__dirname, 'support', 'agents', 'fake-cursor-agent.mjs')
 const scratch = mkdtempSync(join(tmpdir(), 'ocn-proxy-tools-'))
@@ -160,6 +161,12 @@ describe('the Responses and Messages APIs in tool mode opencode, as Chat Complet
   })
 })
 
+/** The private folders of conversations under the data folder. */
+const conversationFolders = (): string[] => {
+  const folder = join(scratch, 'data', 'opencode-cursor-native', 'conversations')
+  return existsSync(folder) ? readdirSync(folder) : []
+}
+
 /** Runs `body` with the fake's MCP script set to `script`, then the file's own again. */
 async function withScript<T>(script: unknown, body: () => Promise<T>): Promise<T> {
   const saved = process.env.FAKE_CURSOR_MCP_SCRIPT
@@ -214,5 +221,63 @@ describe("the server's conversations in tool mode opencode", () => {
       )
       assert.equal(newRuns(earlier).length, 3, 'one run for the first response, one per branch')
     })
+  })
+  it("a conversation's private folder goes once it can no longer continue", async () => {
+    const question = { role: 'user' as const, content: 'What is the weather in Paris?' }
+    await waitFor(() => conversationFolders().length === 0, 3000)
+    assert.deepEqual(conversationFolders(), [], 'the finished conversations of the tests before left none')
+    const first = await client.chat.completions.create({ model: 'auto', messages: [question], tools: [WEATHER] })
+    const call = first.choices[0]!.message.tool_calls![0]!
+    assert.equal(conversationFolders().length, 1, 'a run waiting for its tool result keeps its folder')
+    await client.chat.completions.create({
+      model: 'auto',
+      messages: [question, first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: 'rain' }],
+      tools: [WEATHER],
+    })
+    assert.ok(await waitFor(() => conversationFolders().length === 0, 3000), `${conversationFolders()}`)
+    await withScript(BRANCHES, () =>
+      client.chat.completions.create({
+        model: 'auto',
+        messages: [{ role: 'user', content: 'FIRST' }],
+        tools: [WEATHER],
+      }),
+    )
+    assert.ok(await waitFor(() => conversationFolders().length === 0, 3000), `${conversationFolders()}`)
+  })
+
+  it('close() ends the runs that wait for tool results, and a server counts only its own', async () => {
+    const other = await startProxy({ port: 0, workspace: scratch, toolMode: 'opencode' })
+    const held = await new OpenAI({ baseURL: other.url, apiKey: other.token }).chat.completions.create({
+      model: 'auto',
+      messages: [{ role: 'user', content: 'What is the weather in Paris?' }],
+      tools: [WEATHER],
+    })
+    assert.equal(held.choices[0]!.finish_reason, 'tool_calls')
+    const live = invocations().filter((logged) => groupMembers(logged.pgid).length > 0)
+    assert.equal(live.length, 1, 'the held run lives')
+    const [run] = live
+    const single = await startProxy({ port: 0, workspace: scratch, toolMode: 'opencode', maxConcurrent: 1 })
+    try {
+      await withScript(BRANCHES, async () => {
+        const served = await new OpenAI({
+          baseURL: single.url,
+          apiKey: single.token,
+          maxRetries: 0,
+        }).chat.completions.create({
+          model: 'auto',
+          messages: [{ role: 'user', content: 'FIRST' }],
+        })
+        assert.equal(
+          served.choices[0]!.message.content,
+          'Plain.',
+          "another server's held run takes no slot of this one",
+        )
+      })
+    } finally {
+      await single.close()
+    }
+    await other.close()
+    assert.ok(await waitFor(() => groupMembers(run.pgid).length === 0, 3000), `group ${run.pgid} still runs`)
+    assert.ok(await waitFor(() => conversationFolders().length === 0, 3000), `${conversationFolders()}`)
   })
 })

@@ -2,8 +2,6 @@
 // concurrency cap, the body within its limits as JSON, then the answer: at once (health, models,
 // count_tokens) or through a turn (`respond.ts`).
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { heldRunCount } from '../turn/tool-bridge.js'
-import type { TurnConfig } from '../turn/turn.js'
 import { closeAfterRefusal, readBody } from './body.js'
 import { CHAT_COMPLETIONS } from './chat/request.js'
 import { gate } from './gate.js'
@@ -12,18 +10,16 @@ import { countTokens } from './messages/count-tokens.js'
 import { MESSAGES } from './messages/request.js'
 import { listModels } from './model-list.js'
 import { anthropicError, type ErrorStyle, openAiError, type Refusal, refusalFor, sendError } from './refusal.js'
-import { type Api, sendJson, serveTurn } from './respond.js'
+import { type Api, sendJson, serveTurn, type TurnServer } from './respond.js'
 import { RESPONSES } from './responses/request.js'
 
 /** What the handler answers with, from the server's options. */
-export interface HandlerSettings {
-  config: TurnConfig
+export interface HandlerSettings extends TurnServer {
   allowedHosts: Set<string>
   token: string
   maxConcurrent: number
   maxBodyBytes: number
   bodyTimeoutMs: number
-  keepAliveMs: number
   /** Stops the connection's clock while its request is answered. */
   serving(request: IncomingMessage, response: ServerResponse): void
 }
@@ -74,8 +70,9 @@ async function jsonBody(
 }
 
 /**
- * The server's `request` listener. Whatever a request took is given back however its handling
- * ends; a handler that fails answers 500 in the API's shape, or ends what it started.
+ * The server's `request` listener, and `settled()`: once every request in progress is over.
+ * Whatever a request took is given back however its handling ends; a handler that fails answers
+ * 500 in the API's shape, or ends what it started.
  */
 export function requestHandler(settings: HandlerSettings) {
   const { config, maxConcurrent } = settings
@@ -107,7 +104,7 @@ export function requestHandler(settings: HandlerSettings) {
     const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase()
     if (type !== 'application/json')
       return refuse(refusalFor('E_UNSUPPORTED_MEDIA_TYPE', 'The body must be application/json.'))
-    if (api !== undefined && active + heldRunCount() >= maxConcurrent)
+    if (api !== undefined && active + settings.conversations.held() >= maxConcurrent)
       return refuse(refusalFor('E_BUSY', `${maxConcurrent} requests are in progress; try again shortly.`, 1))
     active += 1
     try {
@@ -121,18 +118,22 @@ export function requestHandler(settings: HandlerSettings) {
       }
       if (config.problem !== null)
         return sendError(response, { status: 400, code: config.problem.code, message: config.problem.message }, errors)
-      await serveTurn(api as Api, config, body, response, request, settings.keepAliveMs)
+      await serveTurn(api as Api, settings, body, response, request)
     } finally {
       active -= 1
     }
   }
-  return (request: IncomingMessage, response: ServerResponse): void => {
+  const inFlight = new Set<Promise<void>>()
+  const listener = (request: IncomingMessage, response: ServerResponse): void => {
     const path = (request.url ?? '').split('?')[0] ?? ''
     const errors = errorStyleOf(request, path)
-    handle(request, response, path, errors).catch((error: unknown) => {
+    const handled = handle(request, response, path, errors).catch((error: unknown) => {
       if (!response.headersSent)
         sendError(response, refusalFor('E_CALLBACK', `The server failed: ${(error as Error).message}`), errors)
       else response.end()
     })
+    inFlight.add(handled)
+    void handled.then(() => inFlight.delete(handled))
   }
+  return Object.assign(listener, { settled: () => Promise.allSettled([...inFlight]) })
 }

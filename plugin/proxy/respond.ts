@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { RunError, RunStep, StreamOutput } from 'opencode-cursor-native'
 import { failureOf } from '../turn/failure.js'
+import type { Conversations } from './conversations.js'
 import { conversationContinued } from '../turn/tool-bridge.js'
 import { startTurn, type TurnConfig, type TurnFormat, type TurnRequest, titleAnswer } from '../turn/turn.js'
 import { type SilenceTimer, silenceTimer } from './keep-alive.js'
@@ -35,6 +36,8 @@ export interface ApiRequest {
   encoder: ResponseEncoder
   /** A field of the turn (`messages[2].content`) as the client named it, where the two differ. */
   clientField?: (field: string) => string
+  /** A later request may continue its conversation by naming its response (`previous_response_id`). */
+  continuable?: boolean
 }
 
 /** What the server measured of a body before its API reads it, and its limit on one. */
@@ -208,16 +211,34 @@ async function answerTurn(
   }
 }
 
-/** Serves one request of `api`; settles once its response is over. */
+/** What the server serves a turn with. */
+export interface TurnServer {
+  config: TurnConfig
+  conversations: Conversations
+  keepAliveMs: number
+}
+
+/**
+ * Serves one request of `api`; settles once its response is over. In tool mode `opencode` its
+ * conversation is the server's until it can no longer continue.
+ */
 export async function serveTurn(
   api: Api,
-  config: TurnConfig,
+  server: TurnServer,
   body: { value: unknown; bytes: number; maxBytes: number },
   response: ServerResponse,
   request: IncomingMessage,
-  keepAliveMs: number,
 ): Promise<void> {
+  const { config, conversations } = server
   const read = turnOf(api, config, body.value, body)
   if ('status' in read) return sendError(response, read, api.errors)
-  await answerTurn(api, config, read, response, request, keepAliveMs)
+  const id = config.settings.toolMode === 'opencode' ? read.request.conversationId : undefined
+  const keep = config.settings.sessionResume && read.continuable === true
+  const ended = id === undefined ? undefined : conversations.begin(id, keep)
+  let handedOver = false
+  try {
+    handedOver = await answerTurn(api, config, read, response, request, server.keepAliveMs)
+  } finally {
+    ended?.(handedOver)
+  }
 }

@@ -71,11 +71,6 @@ export function releaseRun(folder: string, held?: HeldRun): void {
   if (held === undefined || registry().get(folder) === held) registry().delete(folder)
 }
 
-/** How many runs wait for tool results (a server counts them against its concurrency cap). */
-export function heldRunCount(): number {
-  return registry().size
-}
-
 /**
  * The conversation whose held run `messages` continue (their trailing tool results answer
  * exactly its calls, as {@link continuationAnswers} decides): for a client that sends no

@@ -185,7 +185,7 @@ export const RESPONSES: Api = {
     if (previous !== undefined) previous.continued = true
     request.conversationId = conversationId
     const encoder = new ResponsesEncoder(read, request, conversationId, carried)
-    return { request, stream: read.stream === true, encoder, clientField }
+    return { request, stream: read.stream === true, encoder, clientField, continuable: read.store !== false }
   },
   errors: openAiError,
 }

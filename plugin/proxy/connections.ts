@@ -1,13 +1,12 @@
 // The server's connections: at most so many open (the oldest one waiting for a request makes room
-// for a new one; one whose request has begun never does), and each given a while to deliver a whole
-// authenticated request.
+// for a new one), and each given a while to deliver a whole authenticated request.
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
 
 export interface Connections {
   /** A new connection: taken in, or closed at the cap. */
   accept(socket: Socket): void
-  /** A request has begun (its headers arrived): its connection waits for no request until its response is over. */
+  /** A request has begun: its connection is not waiting for one until its response is over. */
   begun(request: IncomingMessage, response: ServerResponse): void
   /** A request is answered: its connection's clock stops until the response is over. */
   serving(request: IncomingMessage, response: ServerResponse): void
@@ -33,8 +32,8 @@ export function connectionCap(maxConnections: number, requestTimeoutMs: number):
   const accept = (socket: Socket): void => {
     // At the cap, the oldest connection waiting for a request makes room: idle connections
     // (nothing sent, or a keep-alive between requests) cannot keep a client with the token out,
-    // nor cut a request whose body is still arriving. Only when every connection has a request
-    // is the new one closed at once.
+    // nor cut a body still arriving. Only when every connection has a request is the new one
+    // closed at once.
     if (sockets.size >= maxConnections) {
       const idle = [...sockets].find((open) => !answering.has(open))
       if (idle === undefined) {

@@ -69,11 +69,7 @@ async function jsonBody(
   return undefined
 }
 
-/**
- * The server's `request` listener, and `settled()`: once every request in progress is over.
- * Whatever a request took is given back however its handling ends; a handler that fails answers
- * 500 in the API's shape, or ends what it started.
- */
+/** The server's `request` listener (`settled()`: every request in progress is over); a failure answers 500. */
 export function requestHandler(settings: HandlerSettings) {
   const { config, maxConcurrent } = settings
   let active = 0
@@ -107,6 +103,7 @@ export function requestHandler(settings: HandlerSettings) {
     if (api !== undefined && active + settings.conversations.held() >= maxConcurrent)
       return refuse(refusalFor('E_BUSY', `${maxConcurrent} requests are in progress; try again shortly.`, 1))
     active += 1
+    // Given back however its handling ends (a reader or an encoder that throws too).
     try {
       const body = await jsonBody(request, response, settings, errors)
       if (body === undefined) return

@@ -23,7 +23,7 @@ const FIELD = '{field}'
 export const named = (rule: string): string => `\`${FIELD}\` ${rule}`
 
 /** A field that must be a string, each refusal naming it. */
-export const STRING_FIELD = v.string(named('must be a string.'))
+const STRING_FIELD = v.string(named('must be a string.'))
 
 /** `model`, the same in every API's request: a Cursor model id. */
 export const MODEL = v.pipe(
@@ -49,10 +49,8 @@ export function toolList(key: 'name' | 'type') {
 export const TYPED_PARTS = v.array(v.looseObject({ type: STRING_FIELD }, named('must be an object.')))
 
 /**
- * What a schema issue says: for a union, the issue of the option that got as far as a field of
- * its own (a part of the array it was); its own message, or for a field that is missing, which.
- * (An object or a variant reports a missing field as its own issue, with no value; a field of the
- * wrong type has one.)
+ * What a schema issue says: a union's, that of the option that reached a field of its own; its own
+ * message, or for a field that is missing (an object or a variant reports it with no value), which.
  */
 export function refusalText(issue: v.BaseIssue<unknown>): string {
   const inner = issue.type === 'union' ? issue.issues?.find((nested) => nested.path !== undefined) : undefined
@@ -62,41 +60,27 @@ export function refusalText(issue: v.BaseIssue<unknown>): string {
   return missing ? `\`${fieldOf(issue)}\` is required.` : issue.message.replace(FIELD, fieldOf(issue))
 }
 
-/**
- * A field of a turn (the addon names the prompt's messages and tools) as the client wrote it:
- * `messages[2].content[0].text` is `input[3].content[0].text` when the third message came from
- * `origins[2]`, the fourth input item; `tools` holds each tool's index in the client's list.
- */
-export function clientField(field: string, origins: readonly string[], tools: readonly number[]): string {
-  return field
-    .replace(/^messages\[(\d+)\]/, (whole, message: string) => origins[Number(message)] ?? whole)
-    .replace(/^tools\[(\d+)\]/, (_, tool: string) => `tools[${tools[Number(tool)] ?? tool}]`)
-}
-
-/**
- * The most messages (or input items), content parts, tool calls and tools the server reads in one
- * request: the addon reads each on the event loop, where 100,000 tiny ones held every other client
- * for seconds.
- */
+/** Messages, content parts, tool calls and tools in one request: the addon reads each while every client waits. */
 export const MAX_PARTS = 10_000
 
 /** How many of those `body` holds in `list` and `tools`, counted before anything reads them. */
 export function partCount(body: unknown, list: string): number {
-  const record = (body ?? {}) as Record<string, unknown>
-  const items: unknown[] = Array.isArray(record[list]) ? record[list] : []
-  let count = items.length + (Array.isArray(record.tools) ? record.tools.length : 0)
-  for (const item of items as Array<Record<string, unknown> | null>)
-    for (const parts of [item?.content, item?.tool_calls]) if (Array.isArray(parts)) count += parts.length
-  return count
+  const { [list]: items, tools } = (body ?? {}) as Record<string, unknown>
+  const inner = Array.isArray(items) ? items.flatMap((item) => [item?.content, item?.tool_calls]) : []
+  return [items, tools, ...inner].reduce((count: number, parts) => count + (Array.isArray(parts) ? parts.length : 0), 0)
 }
 
-/** The refusal of `count` parts in `fields`, past {@link MAX_PARTS}. */
-export function tooManyParts(fields: string, count: number): Refusal {
-  const [counted, most] = [count, MAX_PARTS].map((number) => number.toLocaleString('en'))
-  return refusalFor(
-    'E_INVALID_ARG',
-    `${fields}: ${counted} messages, content parts and tools, more than the ${most} the server reads in one request.`,
-  )
+/** What a request takes of the server's limits: bytes (at most `maxBytes`) and parts ({@link partCount}). */
+export type BodySize = Record<'bytes' | 'maxBytes' | 'parts', number>
+
+/** Why `size`, of the fields `what`, is past the server's limits, or `undefined`. */
+export function pastLimits(what: string, { bytes, maxBytes, parts }: BodySize): Refusal | undefined {
+  const [counted, most] = [parts, MAX_PARTS].map((number) => number.toLocaleString('en'))
+  if (parts > MAX_PARTS)
+    return refusalFor('E_INVALID_ARG', `${what}: ${counted} messages, content parts and tools, over ${most}.`)
+  if (bytes > maxBytes)
+    return refusalFor('E_PAYLOAD_TOO_LARGE', `${what}: ${bytes} bytes, over the body limit of ${maxBytes} bytes.`)
+  return undefined
 }
 
 /** The body as `schema` reads it, or the refusal (400) of its first issue. */

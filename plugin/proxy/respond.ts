@@ -13,7 +13,7 @@ import { conversationContinued } from '../turn/tool-bridge.js'
 import { startTurn, type TurnConfig, type TurnFormat, type TurnRequest, titleAnswer } from '../turn/turn.js'
 import { type SilenceTimer, silenceTimer } from './keep-alive.js'
 import { type ErrorStyle, NO_RETRY, type Refusal, refusalOf, sendError } from './refusal.js'
-import { MAX_PARTS, partCount, tooManyParts } from './request-fields.js'
+import { type BodySize, partCount, pastLimits } from './request-fields.js'
 
 /** How one API turns a response's outputs into what its clients read. One per response. */
 export interface ResponseEncoder {
@@ -38,14 +38,8 @@ export interface ApiRequest {
   clientField?: (field: string) => string
   /** A later request may continue its conversation by naming its response (`previous_response_id`). */
   continuable?: boolean
-}
-
-/** What the server measured of a body before its API reads it, and its limit on one. */
-export interface BodySize {
-  bytes: number
-  maxBytes: number
-  /** Messages, content parts and tools (`partCount`). */
-  parts: number
+  /** The fields that, with the conversation it continues, take `carried` of the server's limits. */
+  continued?: { fields: string; carried: BodySize } | undefined
 }
 
 /** One API the server speaks. */
@@ -70,10 +64,11 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
  */
 function turnOf(api: Api, config: TurnConfig, body: unknown, size: Omit<BodySize, 'parts'>): ApiRequest | Refusal {
   // Refused before anything reads the parts one by one.
-  const parts = partCount(body, api.list)
-  if (parts > MAX_PARTS) return tooManyParts(`\`${api.list}\``, parts)
-  const read = api.read(body, { ...size, parts })
+  const measured = { ...size, parts: partCount(body, api.list) }
+  const read = pastLimits(`\`${api.list}\``, measured) ?? api.read(body, measured)
   if ('status' in read) return read
+  const past = read.continued && pastLimits(read.continued.fields, read.continued.carried)
+  if (past) return past
   const request = read.request
   request.attachmentSources = 'bytes'
   // Clients of these APIs send no conversation id. In mode `cursor` Cursor runs its own tools (a
@@ -162,19 +157,27 @@ function turnResponse(response: ServerResponse, api: Api, { stream, encoder }: A
   return { deliver, finish, failed, keepAliveEvery, stopKeepAlive: () => keepAlive?.stop() }
 }
 
+/** What the server serves a turn with. */
+export interface TurnServer {
+  config: TurnConfig
+  conversations: Conversations
+  keepAliveMs: number
+}
+
 /**
- * Answers one request of `api` with its turn; settles once the response is over (the turn ended,
- * handed over tool calls, which it resolves `true` for, or was cancelled because the client went
- * away). A field the addon refuses is named as the client wrote it.
+ * Serves one request of `api`; settles once the response is over (the turn ended, handed over
+ * tool calls, or was cancelled as the client went away). In tool mode `opencode` the conversation
+ * is the server's until it can no longer continue.
  */
-async function answerTurn(
+export async function serveTurn(
   api: Api,
-  config: TurnConfig,
-  read: ApiRequest,
+  { config, conversations, keepAliveMs }: TurnServer,
+  body: { value: unknown; bytes: number; maxBytes: number },
   response: ServerResponse,
   request: IncomingMessage,
-  keepAliveMs: number,
-): Promise<boolean> {
+): Promise<void> {
+  const read = turnOf(api, config, body.value, body)
+  if ('status' in read) return sendError(response, read, api.errors)
   const answer = turnResponse(response, api, read)
   let turn: ReturnType<typeof startTurn>
   try {
@@ -182,17 +185,16 @@ async function answerTurn(
     const title = titleAnswer(read.request, read.encoder.format)
     if (title !== null) {
       answer.deliver(title, null)
-      answer.finish()
-      return false
+      return answer.finish()
     }
     turn = startTurn(config, read.request, read.encoder.format, answer.deliver)
   } catch (error) {
     const refusal = refusalOf(failureOf(error, 'E_INVALID_ARG'))
     const named = refusal.code === 'E_INVALID_ARG' ? read.clientField : undefined
     if (named) refusal.message = refusal.message.replace(/^`([^`]*)`/, (_, field: string) => `\`${named(field)}\``)
-    sendError(response, refusal, api.errors)
-    return false
+    return sendError(response, refusal, api.errors)
   }
+  const ended = conversations.begin(read.request.conversationId, config.settings.sessionResume && !!read.continuable)
   answer.keepAliveEvery(keepAliveMs)
   // A client that goes away cancels its run (and with it the process group).
   const onClose = (): void => {
@@ -202,43 +204,11 @@ async function answerTurn(
   response.on('close', onClose)
   request.on('aborted', onClose)
   try {
-    const handedOver = (await turn.done) === null
+    await turn.done
     answer.finish()
-    return handedOver
   } catch (error) {
     answer.failed(error)
-    return false
-  }
-}
-
-/** What the server serves a turn with. */
-export interface TurnServer {
-  config: TurnConfig
-  conversations: Conversations
-  keepAliveMs: number
-}
-
-/**
- * Serves one request of `api`; settles once its response is over. In tool mode `opencode` its
- * conversation is the server's until it can no longer continue.
- */
-export async function serveTurn(
-  api: Api,
-  server: TurnServer,
-  body: { value: unknown; bytes: number; maxBytes: number },
-  response: ServerResponse,
-  request: IncomingMessage,
-): Promise<void> {
-  const { config, conversations } = server
-  const read = turnOf(api, config, body.value, body)
-  if ('status' in read) return sendError(response, read, api.errors)
-  const id = config.settings.toolMode === 'opencode' ? read.request.conversationId : undefined
-  const keep = config.settings.sessionResume && read.continuable === true
-  const ended = id === undefined ? undefined : conversations.begin(id, keep)
-  let handedOver = false
-  try {
-    handedOver = await answerTurn(api, config, read, response, request, server.keepAliveMs)
   } finally {
-    ended?.(handedOver)
+    ended()
   }
 }

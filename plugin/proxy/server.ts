@@ -51,10 +51,7 @@ export interface RunningProxy {
   url: string
   port: number
   token: string
-  /**
-   * Stops accepting requests, ends the runs in progress and those waiting for tool results, and
-   * resolves once they ended and their private folders are gone.
-   */
+  /** Stops accepting requests, ends every run it started (tool results' too), resolves once they ended. */
   close(): Promise<void>
 }
 
@@ -114,8 +111,7 @@ export async function startProxy(options: ProxyOptions = {}): Promise<RunningPro
     token: settings.token,
     close: async () => {
       const closed = new Promise<void>((done) => server.close(() => done()))
-      // Open streams end with their sockets, and their runs are cancelled; then the runs that
-      // wait for tool results are.
+      // Open streams end with their sockets, cancelling their runs; then those waiting for tool results.
       connections.destroyAll()
       await handler.settled()
       await conversations.close()

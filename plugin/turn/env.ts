@@ -112,11 +112,7 @@ export const WINDOWS_CHILD_ENV: readonly EnvPattern[] = Object.freeze(
   ),
 )
 
-/**
- * The host's own secrets, which no choice hands cursor-agent (nor, through it, a command the model
- * runs): the server's token would let such a command run cursor-agent through the server. The
- * addon keeps `NODE_OPTIONS` from every child itself.
- */
+/** The host's secrets: no command the model runs may use the server. (The addon keeps `NODE_OPTIONS` from all.) */
 export const NEVER_PASSED: readonly EnvPattern[] = Object.freeze([{ pattern: 'CURSOR_ACP_PROXY_TOKEN' }])
 
 const ENV_NAME_OR_PREFIX = /^[A-Za-z_][A-Za-z0-9_]*\*?$/

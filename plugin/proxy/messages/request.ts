@@ -5,33 +5,20 @@ import * as v from 'valibot'
 import type { PromptMessage, ToolDefinition } from '../../turn/native.js'
 import type { TurnRequest } from '../../turn/turn.js'
 import { anthropicError } from '../refusal.js'
-import {
-  BODY_NEEDED,
-  MODEL,
-  messageList,
-  named,
-  promptCall,
-  readBy,
-  STREAM,
-  STRING_FIELD,
-  toolList,
-} from '../request-fields.js'
+import { BODY_NEEDED, MODEL, messageList, named, promptCall, readBy, STREAM, toolList } from '../request-fields.js'
 import type { Api } from '../respond.js'
 import { MessagesEncoder } from './encoder.js'
 
-/** The block types a request's message may hold. */
-const BLOCK_TYPES = ['text', 'image', 'document', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking'] as const
+const TEXT = v.string(named('must be a string.'))
+const TEXT_BLOCK = v.looseObject({ type: v.literal('text'), text: TEXT })
 
-const TEXT_BLOCK = v.looseObject({ type: v.literal('text'), text: STRING_FIELD })
-
-/** Where a picture's or a document's bytes are. */
 const SOURCE = v.variant(
   'type',
   [
-    v.looseObject({ type: v.literal('base64'), media_type: STRING_FIELD, data: STRING_FIELD }),
-    v.looseObject({ type: v.literal('url'), url: STRING_FIELD }),
-    v.looseObject({ type: v.literal('text'), data: STRING_FIELD }),
-    v.looseObject({ type: v.literal('file'), file_id: STRING_FIELD }),
+    v.looseObject({ type: v.literal('base64'), media_type: TEXT, data: TEXT }),
+    v.looseObject({ type: v.literal('url'), url: TEXT }),
+    v.looseObject({ type: v.literal('text'), data: TEXT }),
+    v.looseObject({ type: v.literal('file'), file_id: TEXT }),
   ],
   named('must be a source of type base64, url, text or file.'),
 )
@@ -41,13 +28,12 @@ const BLOCK = v.variant(
   'type',
   [
     TEXT_BLOCK,
-    v.looseObject({ type: v.picklist(['image', 'document']), source: SOURCE, title: v.nullish(STRING_FIELD) }),
-    v.looseObject({ type: v.literal('tool_use'), id: STRING_FIELD, name: STRING_FIELD }),
-    v.looseObject({ type: v.literal('tool_result'), tool_use_id: STRING_FIELD }),
-    v.looseObject({ type: v.literal('thinking'), thinking: v.optional(STRING_FIELD) }),
-    v.looseObject({ type: v.literal('redacted_thinking') }),
+    v.looseObject({ type: v.picklist(['image', 'document']), source: SOURCE, title: v.nullish(TEXT) }),
+    v.looseObject({ type: v.literal('tool_use'), id: TEXT, name: TEXT }),
+    v.looseObject({ type: v.literal('tool_result'), tool_use_id: TEXT }),
+    v.looseObject({ type: v.picklist(['thinking', 'redacted_thinking']), thinking: v.optional(TEXT) }),
   ],
-  named(`must be a content block of type ${BLOCK_TYPES.join(', ')}.`),
+  named('must be a content block of type text, image, document, tool_use, tool_result, thinking, redacted_thinking.'),
 )
 
 const MESSAGE = v.looseObject(
@@ -75,43 +61,25 @@ export const MESSAGES_REQUEST = v.object(
 
 export type MessagesRequest = v.InferOutput<typeof MESSAGES_REQUEST>
 type Block = v.InferOutput<typeof BLOCK>
-type Source = v.InferOutput<typeof SOURCE>
 
 /** A tool result's content as text: a string, or its text blocks (other blocks named by type). */
 export function resultText(content: unknown): string {
   if (typeof content === 'string') return content
   if (!Array.isArray(content)) return ''
-  return content
-    .map((block) => {
-      const { type, text } = (typeof block === 'object' && block !== null ? block : {}) as Record<string, unknown>
-      return type === 'text' && typeof text === 'string'
-        ? text
-        : `[${typeof type === 'string' ? type : 'block'} omitted]`
-    })
-    .join('\n')
+  const textOf = ({ type, text }: Record<string, unknown>): string =>
+    type === 'text' && typeof text === 'string' ? text : `[${typeof type === 'string' ? type : 'block'} omitted]`
+  return content.map((block) => textOf(typeof block === 'object' && block !== null ? block : {})).join('\n')
 }
 
-/** Where a source's bytes are: a data URL of base64 bytes, or the URL it names. */
-function sourceUrl(source: Source): string {
-  return source.type === 'base64'
-    ? `data:${source.media_type};base64,${source.data}`
-    : source.type === 'url'
-      ? source.url
-      : ''
-}
-
-/**
- * A picture or a document as an OpenAI part: a picture as an image part (a data URL, or the URL
- * it names), a document as a file with its bytes, or its text; one held by its file id as a file
- * that names it.
- */
+/** A picture (an image part) or a document (a file, or its text) as an OpenAI part; a file id as a file naming it. */
 function attachmentPart(block: Extract<Block, { type: 'image' | 'document' }>): unknown {
   const { source } = block
   if (source.type === 'file') return { type: 'file', file: { file_id: source.file_id } }
   if (source.type === 'text') return { type: 'text', text: source.data }
-  if (block.type === 'image') return { type: 'image_url', image_url: { url: sourceUrl(source) } }
-  // A title left empty is not a name: the addon's line then says what the file is.
-  return { type: 'file', file: { file_data: sourceUrl(source), ...(block.title ? { filename: block.title } : {}) } }
+  const url = source.type === 'url' ? source.url : `data:${source.media_type};base64,${source.data}`
+  if (block.type === 'image') return { type: 'image_url', image_url: { url } }
+  // A title left empty is no name: the addon's line then says what the file is.
+  return { type: 'file', file: { file_data: url, ...(block.title ? { filename: block.title } : {}) } }
 }
 
 /** One Anthropic message as the prompt's messages. */
@@ -144,10 +112,7 @@ export function systemText(system: MessagesRequest['system']): string | undefine
   return typeof system === 'string' ? system : system.map((block) => block.text).join('\n\n')
 }
 
-/**
- * The request as a turn. Every field the prompt reads was checked by the schema, so the addon
- * refuses none by its own path (which would not be the client's).
- */
+/** The request as a turn: the schema checked every field the prompt reads (the addon's paths are not the client's). */
 function messagesTurn(read: MessagesRequest): TurnRequest {
   const messages: PromptMessage[] = []
   const system = systemText(read.system)

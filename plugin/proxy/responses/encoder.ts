@@ -202,10 +202,8 @@ export class ResponsesEncoder extends PartsEncoder {
     const reply: Record<string, unknown> = { role: 'assistant', content: answer.join(native().TEXT_SEGMENT_SEPARATOR) }
     if (calls.length > 0) reply.tool_calls = calls
     const messages = [...this.request.messages, reply as PromptMessage]
-    const [bytes, parts] = [
-      this.carried.bytes + Buffer.byteLength(JSON.stringify(reply)),
-      this.carried.parts + 1 + calls.length,
-    ]
-    hold(this.id, { messages, conversationId: this.conversationId, at: Date.now(), bytes, parts })
+    const { bytes, parts } = this.carried
+    const size = { bytes: bytes + Buffer.byteLength(JSON.stringify(reply)), parts: parts + 1 + calls.length }
+    hold(this.id, { messages, conversationId: this.conversationId, at: Date.now(), ...size, continued: false })
   }
 }

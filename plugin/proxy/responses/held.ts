@@ -7,11 +7,11 @@ export interface HeldResponse {
   messages: PromptMessage[]
   conversationId: string
   at: number
-  /** What the conversation takes of a body's limits: its requests' bodies and replies in bytes, and its parts (`partCount`). */
+  /** What it takes of a body's limits: its requests' bodies and replies, and their parts. */
   bytes: number
   parts: number
   /** A request continued it: another continuation of it is a branch, a conversation of its own. */
-  continued?: boolean
+  continued: boolean
 }
 
 /** How many responses are held, and for how long. */

@@ -6,39 +6,25 @@ import * as v from 'valibot'
 import type { PromptMessage, ToolDefinition } from '../../turn/native.js'
 import type { TurnRequest } from '../../turn/turn.js'
 import { openAiError, refusalFor } from '../refusal.js'
-import {
-  BODY_NEEDED,
-  clientField,
-  MAX_PARTS,
-  MODEL,
-  named,
-  promptCall,
-  readBy,
-  STREAM,
-  STRING_FIELD,
-  TYPED_PARTS,
-  toolList,
-  tooManyParts,
-} from '../request-fields.js'
+import { BODY_NEEDED, MODEL, named, promptCall, readBy, STREAM, TYPED_PARTS, toolList } from '../request-fields.js'
 import type { Api } from '../respond.js'
 import { ResponsesEncoder } from './encoder.js'
 import { HELD_RESPONSES, type HeldResponse, heldResponse } from './held.js'
 
 const ROLES = ['user', 'assistant', 'system', 'developer'] as const
-const ITEM_TYPES = ['message', 'function_call', 'function_call_output', 'reasoning'] as const
 const PARTS_OR_TEXT = named('must be a string or an array of content parts.')
-const OPTIONAL_TEXT = v.optional(STRING_FIELD)
+const TEXT = v.string(named('must be a string.'))
+const NO_TEXT = v.optional(TEXT)
+const OUTPUT = v.union([v.string(), TYPED_PARTS], PARTS_OR_TEXT)
+const FILE = { file_data: NO_TEXT, file_url: NO_TEXT, file_id: NO_TEXT, filename: NO_TEXT }
 
 /** A picture or a file, made the prompt's `image_url` or `file` part; any other part is the addon's to read. */
 const PART = v.variant(
   'type',
   [
-    v.looseObject({ type: v.literal('input_image'), image_url: STRING_FIELD }),
-    v.looseObject({
-      type: v.literal('input_file'),
-      ...{ file_data: OPTIONAL_TEXT, file_url: OPTIONAL_TEXT, file_id: OPTIONAL_TEXT, filename: OPTIONAL_TEXT },
-    }),
-    v.looseObject({ type: v.pipe(STRING_FIELD, v.notValues(['input_image', 'input_file'])) }),
+    v.looseObject({ type: v.literal('input_image'), image_url: TEXT }),
+    v.looseObject({ type: v.literal('input_file'), ...FILE }),
+    v.looseObject({ type: v.pipe(TEXT, v.notValues(['input_image', 'input_file'])) }),
   ],
   named('must be a content part object.'),
 )
@@ -51,20 +37,11 @@ const ITEM = v.variant(
       role: v.optional(v.picklist(ROLES, named(`must be one of ${ROLES.join(', ')}.`))),
       content: v.optional(v.union([v.string(), v.array(PART)], PARTS_OR_TEXT)),
     }),
-    v.looseObject({
-      type: v.literal('function_call'),
-      call_id: STRING_FIELD,
-      name: STRING_FIELD,
-      arguments: OPTIONAL_TEXT,
-    }),
-    v.looseObject({
-      type: v.literal('function_call_output'),
-      call_id: STRING_FIELD,
-      output: v.union([v.string(), TYPED_PARTS], PARTS_OR_TEXT),
-    }),
+    v.looseObject({ type: v.literal('function_call'), call_id: TEXT, name: TEXT, arguments: NO_TEXT }),
+    v.looseObject({ type: v.literal('function_call_output'), call_id: TEXT, output: OUTPUT }),
     v.looseObject({ type: v.literal('reasoning') }),
   ],
-  named(`must be an input item of type ${ITEM_TYPES.join(', ')}.`),
+  named('must be an input item of type message, function_call, function_call_output, reasoning.'),
 )
 
 const RESPONSES_REQUEST = v.object(
@@ -96,8 +73,8 @@ function promptPart(part: Part): unknown {
   if (part.type !== 'input_file') return part
   const { file_data, file_url, file_id, filename } = part as Extract<Part, { type: 'input_file' }>
   // What the client left empty is not named: the addon's line then says what the file is.
-  const given = Object.entries({ file_data: file_data ?? file_url, file_id, filename })
-  return { type: 'file', file: Object.fromEntries(given.filter(([, value]) => value !== undefined && value !== '')) }
+  const given = Object.entries({ file_data: file_data ?? file_url, file_id, filename }).filter(([, value]) => value)
+  return { type: 'file', file: Object.fromEntries(given) }
 }
 
 /** A function call's output as text. */
@@ -106,38 +83,30 @@ function outputText(output: string | Array<{ type: string; text?: unknown }>): s
   return output.map((part) => (typeof part.text === 'string' ? part.text : `[${part.type} omitted]`)).join('\n')
 }
 
-/** One input item as the prompt's messages (appended to `messages`), each message's origin beside it. */
-function addItem(item: Item, at: string, messages: PromptMessage[], origins: string[]): void {
-  if (item.type === 'reasoning') return // Earlier reasoning is left out of the prompt.
+/** One input item as the prompt's message, or none (earlier reasoning; a call the one before takes). */
+function itemMessage(item: Item, before: PromptMessage | undefined): PromptMessage | undefined {
   if (item.type === 'function_call') {
     const call = promptCall(item.call_id, item.name, item.arguments ?? '{}')
-    const last = messages.at(-1)
-    // Calls of one step follow each other: they are one assistant message's calls (never one the
-    // held conversation holds).
-    if (last?.role === 'assistant' && Array.isArray(last.tool_calls) && origins.at(-1)?.startsWith('input')) {
-      last.tool_calls.push(call)
-      return
-    }
-    messages.push({ role: 'assistant', content: null, tool_calls: [call] })
+    // Calls of one step follow each other: they are one assistant message's calls.
+    if (!Array.isArray(before?.tool_calls)) return { role: 'assistant', content: null, tool_calls: [call] }
+    before.tool_calls.push(call)
   } else if (item.type === 'function_call_output') {
-    messages.push({ role: 'tool', tool_call_id: item.call_id, content: outputText(item.output) })
-  } else {
+    return { role: 'tool', tool_call_id: item.call_id, content: outputText(item.output) }
+  } else if (item.type !== 'reasoning') {
     const content = typeof item.content === 'string' ? item.content : (item.content ?? []).map(promptPart)
-    messages.push({ role: item.role ?? 'user', content })
+    return { role: item.role ?? 'user', content }
   }
-  origins.push(at)
+  return undefined
 }
 
-/**
- * The request as a turn, after the conversation it continues, if it continues one; and the
- * client's name of each field of it the addon may refuse.
- */
+/** The request as a turn, after the conversation it continues, and the client's name of its fields. */
 function responsesTurn(read: ResponsesRequest, previous: HeldResponse | undefined) {
   const messages: PromptMessage[] = []
   const origins: string[] = []
-  const add = (message: PromptMessage, at: string): void => {
+  const add = (message: PromptMessage, at: string): PromptMessage => {
     messages.push(message)
     origins.push(at)
+    return message
   }
   if (read.instructions != null && read.instructions !== '')
     add({ role: 'system', content: read.instructions }, 'instructions')
@@ -145,16 +114,23 @@ function responsesTurn(read: ResponsesRequest, previous: HeldResponse | undefine
   const replaced = messages.length > 0
   for (const message of previous?.messages ?? [])
     if (!replaced || message.role !== 'system') add(message, 'previous_response_id')
-  if (typeof read.input === 'string') add({ role: 'user', content: read.input }, 'input')
-  else for (const [index, item] of read.input.entries()) addItem(item, `input[${index}]`, messages, origins)
+  const items = typeof read.input === 'string' ? [{ role: 'user' as const, content: read.input }] : read.input
+  let last: PromptMessage | undefined
+  for (const [index, item] of items.entries()) {
+    const message = itemMessage(item, last?.role === 'assistant' ? last : undefined)
+    if (message !== undefined) last = add(message, typeof read.input === 'string' ? 'input' : `input[${index}]`)
+  }
   const request: TurnRequest = { model: read.model, messages }
   // Only function tools are offered; the addon's `tools[0]` is the client's first of them.
   const functions = (read.tools ?? []).flatMap((tool, index) => (tool.type === 'function' ? [index] : []))
   if (functions.length > 0) request.tools = functions.map((index) => read.tools?.[index] as ToolDefinition)
-  return { request, clientField: (field: string) => clientField(field, origins, functions) }
+  // A field the addon names (`messages[2].content`) as the client wrote it (`input[3].content`).
+  const clientField = (field: string): string =>
+    field
+      .replace(/^messages\[(\d+)\]/, (whole, at: string) => origins[Number(at)] ?? whole)
+      .replace(/^tools\[(\d+)\]/, (_, at: string) => `tools[${functions[Number(at)] ?? at}]`)
+  return { request, clientField }
 }
-
-const CHAINED = '`input` and the conversation `previous_response_id` continues'
 
 export const RESPONSES: Api = {
   list: 'input',
@@ -169,23 +145,17 @@ export const RESPONSES: Api = {
         `\`previous_response_id\` ${JSON.stringify(previousId)} is not held by this server: it keeps the last ` +
           `${HELD_RESPONSES} responses (not those with \`store: false\`) for an hour, in memory. Send the whole conversation instead.`,
       )
-    // A conversation it continues is read with it: together they stay within a body's limits.
-    const carried = { bytes: (previous?.bytes ?? 0) + size.bytes, parts: (previous?.parts ?? 0) + size.parts }
-    if (carried.parts > MAX_PARTS) return tooManyParts(CHAINED, carried.parts)
-    if (carried.bytes > size.maxBytes)
-      return refusalFor(
-        'E_PAYLOAD_TOO_LARGE',
-        `${CHAINED}: ${carried.bytes} bytes, over the body limit of ${size.maxBytes} bytes.`,
-      )
+    // A conversation it continues is read with it: together they keep to a body's limits.
+    const carried = { ...size, bytes: (previous?.bytes ?? 0) + size.bytes, parts: (previous?.parts ?? 0) + size.parts }
     const { request, clientField } = responsesTurn(read, previous)
     // A response's first continuation goes on in its conversation (Cursor's chat, a run waiting for
     // tool results); any other is a branch: two of them at once never see each other's tool calls.
-    const conversationId =
-      previous !== undefined && !previous.continued ? previous.conversationId : `responses-${randomUUID()}`
+    const conversationId = previous?.continued === false ? previous.conversationId : `responses-${randomUUID()}`
     if (previous !== undefined) previous.continued = true
     request.conversationId = conversationId
     const encoder = new ResponsesEncoder(read, request, conversationId, carried)
-    return { request, stream: read.stream === true, encoder, clientField, continuable: read.store !== false }
+    const continued = previous && { fields: '`input` and the conversation `previous_response_id` continues', carried }
+    return { request, stream: read.stream === true, encoder, clientField, continued, continuable: read.store !== false }
   },
   errors: openAiError,
 }

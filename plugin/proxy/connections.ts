@@ -31,9 +31,8 @@ export function connectionCap(maxConnections: number, requestTimeoutMs: number):
   }
   const accept = (socket: Socket): void => {
     // At the cap, the oldest connection waiting for a request makes room: idle connections
-    // (nothing sent, or a keep-alive between requests) cannot keep a client with the token out,
-    // nor cut a body still arriving. Only when every connection has a request is the new one
-    // closed at once.
+    // (nothing sent, or a keep-alive between requests) cannot keep a client with the token out, nor
+    // cut a body still arriving. Only when every connection has a request is the new one closed.
     if (sockets.size >= maxConnections) {
       const idle = [...sockets].find((open) => !answering.has(open))
       if (idle === undefined) {

@@ -42,8 +42,8 @@ const BODY_ROUTES: Readonly<
  * Anthropic's clients get Anthropic's error shape wherever the server refuses them: on its
  * endpoints, and wherever they announce themselves with `anthropic-version`.
  */
-function errorStyleOf(request: IncomingMessage, path: string): ErrorStyle {
-  return path.startsWith('/v1/messages') || request.headers['anthropic-version'] !== undefined
+function errorStyleOf(request: IncomingMessage): ErrorStyle {
+  return (request.url ?? '').startsWith('/v1/messages') || request.headers['anthropic-version'] !== undefined
     ? anthropicError
     : openAiError
 }
@@ -73,12 +73,9 @@ async function jsonBody(
 export function requestHandler(settings: HandlerSettings) {
   const { config, maxConcurrent } = settings
   let active = 0
-  const handle = async (
-    request: IncomingMessage,
-    response: ServerResponse,
-    path: string,
-    errors: ErrorStyle,
-  ): Promise<void> => {
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const path = (request.url ?? '').split('?')[0] ?? ''
+    const errors = errorStyleOf(request)
     // A refusal before the body is read: what the client still sends is dropped.
     const refuse = (refusal: Refusal): void => {
       request.resume()
@@ -122,9 +119,8 @@ export function requestHandler(settings: HandlerSettings) {
   }
   const inFlight = new Set<Promise<void>>()
   const listener = (request: IncomingMessage, response: ServerResponse): void => {
-    const path = (request.url ?? '').split('?')[0] ?? ''
-    const errors = errorStyleOf(request, path)
-    const handled = handle(request, response, path, errors).catch((error: unknown) => {
+    const errors = errorStyleOf(request)
+    const handled = handle(request, response).catch((error: unknown) => {
       if (!response.headersSent)
         sendError(response, refusalFor('E_CALLBACK', `The server failed: ${(error as Error).message}`), errors)
       else response.end()

@@ -64,8 +64,7 @@ type Block = v.InferOutput<typeof BLOCK>
 
 /** A tool result's content as text: a string, or its text blocks (other blocks named by type). */
 export function resultText(content: unknown): string {
-  if (typeof content === 'string') return content
-  if (!Array.isArray(content)) return ''
+  if (!Array.isArray(content)) return typeof content === 'string' ? content : ''
   const textOf = ({ type, text }: Record<string, unknown>): string =>
     type === 'text' && typeof text === 'string' ? text : `[${typeof type === 'string' ? type : 'block'} omitted]`
   return content.map((block) => textOf(typeof block === 'object' && block !== null ? block : {})).join('\n')

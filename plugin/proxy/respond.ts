@@ -38,8 +38,8 @@ export interface ApiRequest {
   clientField?: (field: string) => string
   /** A later request may continue its conversation by naming its response (`previous_response_id`). */
   continuable?: boolean
-  /** The fields that, with the conversation it continues, take `carried` of the server's limits. */
-  continued?: { fields: string; carried: BodySize } | undefined
+  /** Its fields and the conversation they continue: what they take of the limits; `claim`ed once within. */
+  continued?: { fields: string; carried: BodySize; claim(): void } | undefined
 }
 
 /** One API the server speaks. */
@@ -69,6 +69,7 @@ function turnOf(api: Api, config: TurnConfig, body: unknown, size: Omit<BodySize
   if ('status' in read) return read
   const past = read.continued && pastLimits(read.continued.fields, read.continued.carried)
   if (past) return past
+  read.continued?.claim()
   const request = read.request
   request.attachmentSources = 'bytes'
   // Clients of these APIs send no conversation id. In mode `cursor` Cursor runs its own tools (a

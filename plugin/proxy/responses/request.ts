@@ -151,10 +151,10 @@ export const RESPONSES: Api = {
     // A response's first continuation goes on in its conversation (Cursor's chat, a run waiting for
     // tool results); any other is a branch: two of them at once never see each other's tool calls.
     const conversationId = previous?.continued === false ? previous.conversationId : `responses-${randomUUID()}`
-    if (previous !== undefined) previous.continued = true
     request.conversationId = conversationId
     const encoder = new ResponsesEncoder(read, request, conversationId, carried)
-    const continued = previous && { fields: '`input` and the conversation `previous_response_id` continues', carried }
+    const fields = '`input` and the conversation `previous_response_id` continues'
+    const continued = previous && { fields, carried, claim: () => Object.assign(previous, { continued: true }) }
     return { request, stream: read.stream === true, encoder, clientField, continued, continuable: read.store !== false }
   },
   errors: openAiError,

@@ -4,7 +4,7 @@
 // cursor-agent speaks MCP as the real CLI is documented to (`FAKE_CURSOR_SCENARIO=mcp`). Needs
 // `npm run build` first.
 import assert from 'node:assert/strict'
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test'
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import { startProxy, type RunningProxy } from '../plugin/proxy/server.ts'
+import { groupMembers, waitFor } from './support/process.ts'
 
 const fakeAgent = join(__dirname, 'support', 'agents', 'fake-cursor-agent.mjs')
 const scratch = mkdtempSync(join(tmpdir(), 'ocn-proxy-tools-'))
@@ -157,5 +158,126 @@ describe('the Responses and Messages APIs in tool mode opencode, as Chat Complet
     assert.equal(done.stop_reason, 'end_turn')
     assert.equal((done.content.at(-1) as Anthropic.TextBlock).text, 'The weather in Paris: sunny, 24 degrees')
     assert.equal(newRuns(earlier).length, 1, 'one cursor-agent process served both requests')
+  })
+})
+
+/** The private folders of conversations under the data folder. */
+const conversationFolders = (): string[] => {
+  const folder = join(scratch, 'data', 'opencode-cursor-native', 'conversations')
+  return existsSync(folder) ? readdirSync(folder) : []
+}
+
+/** Runs `body` with the fake's MCP script set to `script`, then the file's own again. */
+async function withScript<T>(script: unknown, body: () => Promise<T>): Promise<T> {
+  const saved = process.env.FAKE_CURSOR_MCP_SCRIPT
+  process.env.FAKE_CURSOR_MCP_SCRIPT = JSON.stringify(script)
+  try {
+    return await body()
+  } finally {
+    process.env.FAKE_CURSOR_MCP_SCRIPT = saved
+  }
+}
+
+const WEATHER_TOOL = { type: 'function' as const, strict: false, ...WEATHER.function }
+/** A prompt that names `BRANCH` calls the tool and answers with its result; one that names only `FIRST` answers at once. */
+const BRANCHES = {
+  BRANCH: [
+    { text: 'Looking.' },
+    { calls: [{ tool: 'get_weather', args: { city: 'Paris' } }] },
+    { text: 'Result: {{result:0}}' },
+  ],
+  FIRST: [{ text: 'Plain.' }],
+}
+
+describe("the server's conversations in tool mode opencode", () => {
+  it('two continuations of one response are two conversations: each tool result reaches its own run', async () => {
+    await withScript(BRANCHES, async () => {
+      const earlier = invocations().length
+      const first = await client.responses.create({ model: 'auto', input: 'FIRST question', tools: [WEATHER_TOOL] })
+      assert.equal(first.output_text, 'Plain.')
+      const branch = (word: string) =>
+        client.responses.create({
+          model: 'auto',
+          input: `BRANCH ${word}`,
+          previous_response_id: first.id,
+          tools: [WEATHER_TOOL],
+        })
+      const calls = await Promise.all([branch('a'), branch('b')])
+      const answers = await Promise.all(
+        calls.map((response, index) => {
+          const call = response.output.find((item) => item.type === 'function_call')
+          assert.ok(call?.type === 'function_call', JSON.stringify(response.output))
+          return client.responses.create({
+            model: 'auto',
+            previous_response_id: response.id,
+            input: [{ type: 'function_call_output', call_id: call.call_id, output: `sunny ${index}` }],
+            tools: [WEATHER_TOOL],
+          })
+        }),
+      )
+      assert.deepEqual(
+        answers.map((answer) => answer.output_text),
+        ['Result: sunny 0', 'Result: sunny 1'],
+      )
+      assert.equal(newRuns(earlier).length, 3, 'one run for the first response, one per branch')
+    })
+  })
+  it("a conversation's private folder goes once it can no longer continue", async () => {
+    const question = { role: 'user' as const, content: 'What is the weather in Paris?' }
+    await waitFor(() => conversationFolders().length === 0, 3000)
+    assert.deepEqual(conversationFolders(), [], 'the finished conversations of the tests before left none')
+    const first = await client.chat.completions.create({ model: 'auto', messages: [question], tools: [WEATHER] })
+    const call = first.choices[0]!.message.tool_calls![0]!
+    assert.equal(conversationFolders().length, 1, 'a run waiting for its tool result keeps its folder')
+    await client.chat.completions.create({
+      model: 'auto',
+      messages: [question, first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: 'rain' }],
+      tools: [WEATHER],
+    })
+    assert.ok(await waitFor(() => conversationFolders().length === 0, 3000), `${conversationFolders()}`)
+    await withScript(BRANCHES, () =>
+      client.chat.completions.create({
+        model: 'auto',
+        messages: [{ role: 'user', content: 'FIRST' }],
+        tools: [WEATHER],
+      }),
+    )
+    assert.ok(await waitFor(() => conversationFolders().length === 0, 3000), `${conversationFolders()}`)
+  })
+
+  it('close() ends the runs that wait for tool results, and a server counts only its own', async () => {
+    const other = await startProxy({ port: 0, workspace: scratch, toolMode: 'opencode' })
+    const held = await new OpenAI({ baseURL: other.url, apiKey: other.token }).chat.completions.create({
+      model: 'auto',
+      messages: [{ role: 'user', content: 'What is the weather in Paris?' }],
+      tools: [WEATHER],
+    })
+    assert.equal(held.choices[0]!.finish_reason, 'tool_calls')
+    const live = invocations().filter((logged) => groupMembers(logged.pgid).length > 0)
+    assert.equal(live.length, 1, 'the held run lives')
+    const [run] = live
+    const single = await startProxy({ port: 0, workspace: scratch, toolMode: 'opencode', maxConcurrent: 1 })
+    try {
+      await withScript(BRANCHES, async () => {
+        const served = await new OpenAI({
+          baseURL: single.url,
+          apiKey: single.token,
+          maxRetries: 0,
+        }).chat.completions.create({
+          model: 'auto',
+          messages: [{ role: 'user', content: 'FIRST' }],
+        })
+        assert.equal(
+          served.choices[0]!.message.content,
+          'Plain.',
+          "another server's held run takes no slot of this one",
+        )
+      })
+    } finally {
+      await single.close()
+    }
+    await other.close()
+    assert.ok(await waitFor(() => groupMembers(run.pgid).length === 0, 3000), `group ${run.pgid} still runs`)
+    assert.ok(await waitFor(() => conversationFolders().length === 0, 3000), `${conversationFolders()}`)
   })
 })

@@ -10,6 +10,8 @@ export interface Invocation {
   pid: number
   pgid: number
   grandchildPid?: number
+  /** The names of the variables it was started with. */
+  envNames: string[]
   /** What the model read of the attachments the prompt named (see the fake's `attachmentReads`). */
   attachmentReads?: Array<{ path: string; verdict: string; sha256?: string }>
 }

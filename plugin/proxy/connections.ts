@@ -6,6 +6,8 @@ import type { Socket } from 'node:net'
 export interface Connections {
   /** A new connection: taken in, or closed at the cap. */
   accept(socket: Socket): void
+  /** A request has begun: its connection is not waiting for one until its response is over. */
+  begun(request: IncomingMessage, response: ServerResponse): void
   /** A request is answered: its connection's clock stops until the response is over. */
   serving(request: IncomingMessage, response: ServerResponse): void
   /** Cuts every open connection (the server is closing). */
@@ -20,6 +22,7 @@ export interface Connections {
 export function connectionCap(maxConnections: number, requestTimeoutMs: number): Connections {
   const sockets = new Set<Socket>()
   const idleTimers = new Map<Socket, NodeJS.Timeout>()
+  const answering = new Set<Socket>()
   const waitForRequest = (socket: Socket): void => {
     clearTimeout(idleTimers.get(socket))
     const timer = setTimeout(() => socket.destroy(), requestTimeoutMs)
@@ -28,10 +31,10 @@ export function connectionCap(maxConnections: number, requestTimeoutMs: number):
   }
   const accept = (socket: Socket): void => {
     // At the cap, the oldest connection waiting for a request makes room: idle connections
-    // (nothing sent, or a keep-alive between requests) cannot keep a client with the token out.
-    // Only when every connection is being answered is the new one closed at once.
+    // (nothing sent, or a keep-alive between requests) cannot keep a client with the token out, nor
+    // cut a body still arriving. Only when every connection has a request is the new one closed.
     if (sockets.size >= maxConnections) {
-      const idle = [...sockets].find((open) => idleTimers.has(open))
+      const idle = [...sockets].find((open) => !answering.has(open))
       if (idle === undefined) {
         socket.destroy()
         return
@@ -47,6 +50,10 @@ export function connectionCap(maxConnections: number, requestTimeoutMs: number):
       idleTimers.delete(socket)
     })
   }
+  const begun = (request: IncomingMessage, response: ServerResponse): void => {
+    answering.add(request.socket)
+    response.once('close', () => answering.delete(request.socket))
+  }
   const serving = (request: IncomingMessage, response: ServerResponse): void => {
     const socket = request.socket
     clearTimeout(idleTimers.get(socket))
@@ -58,5 +65,5 @@ export function connectionCap(maxConnections: number, requestTimeoutMs: number):
   const destroyAll = (): void => {
     for (const socket of sockets) socket.destroy()
   }
-  return { accept, serving, destroyAll }
+  return { accept, begun, serving, destroyAll }
 }

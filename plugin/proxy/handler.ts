@@ -2,8 +2,6 @@
 // concurrency cap, the body within its limits as JSON, then the answer: at once (health, models,
 // count_tokens) or through a turn (`respond.ts`).
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import { heldRunCount } from '../turn/tool-bridge.js'
-import type { TurnConfig } from '../turn/turn.js'
 import { closeAfterRefusal, readBody } from './body.js'
 import { CHAT_COMPLETIONS } from './chat/request.js'
 import { gate } from './gate.js'
@@ -12,18 +10,16 @@ import { countTokens } from './messages/count-tokens.js'
 import { MESSAGES } from './messages/request.js'
 import { listModels } from './model-list.js'
 import { anthropicError, type ErrorStyle, openAiError, type Refusal, refusalFor, sendError } from './refusal.js'
-import { type Api, sendJson, serveTurn } from './respond.js'
+import { type Api, sendJson, serveTurn, type TurnServer } from './respond.js'
 import { RESPONSES } from './responses/request.js'
 
 /** What the handler answers with, from the server's options. */
-export interface HandlerSettings {
-  config: TurnConfig
+export interface HandlerSettings extends TurnServer {
   allowedHosts: Set<string>
   token: string
   maxConcurrent: number
   maxBodyBytes: number
   bodyTimeoutMs: number
-  keepAliveMs: number
   /** Stops the connection's clock while its request is answered. */
   serving(request: IncomingMessage, response: ServerResponse): void
 }
@@ -46,8 +42,8 @@ const BODY_ROUTES: Readonly<
  * Anthropic's clients get Anthropic's error shape wherever the server refuses them: on its
  * endpoints, and wherever they announce themselves with `anthropic-version`.
  */
-function errorStyleOf(request: IncomingMessage, path: string): ErrorStyle {
-  return path.startsWith('/v1/messages') || request.headers['anthropic-version'] !== undefined
+function errorStyleOf(request: IncomingMessage): ErrorStyle {
+  return (request.url ?? '').startsWith('/v1/messages') || request.headers['anthropic-version'] !== undefined
     ? anthropicError
     : openAiError
 }
@@ -58,7 +54,7 @@ async function jsonBody(
   response: ServerResponse,
   settings: HandlerSettings,
   errors: ErrorStyle,
-): Promise<{ value: unknown } | undefined> {
+): Promise<{ value: unknown; bytes: number; maxBytes: number } | undefined> {
   const body = await readBody(request, settings.maxBodyBytes, settings.bodyTimeoutMs)
   if (!Buffer.isBuffer(body)) {
     closeAfterRefusal(request, response)
@@ -68,18 +64,18 @@ async function jsonBody(
   // A whole authenticated request: its answer may take as long as its run lives.
   settings.serving(request, response)
   const parsed = readJson(body)
-  if (!('status' in parsed)) return parsed
+  if (!('status' in parsed)) return { value: parsed.value, bytes: body.length, maxBytes: settings.maxBodyBytes }
   sendError(response, parsed, errors)
   return undefined
 }
 
-/** The server's `request` listener; a handler that fails answers 500, or ends what it started. */
+/** The server's `request` listener (`settled()`: every request in progress is over); a failure answers 500. */
 export function requestHandler(settings: HandlerSettings) {
   const { config, maxConcurrent } = settings
   let active = 0
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const path = (request.url ?? '').split('?')[0] ?? ''
-    const errors = errorStyleOf(request, path)
+    const errors = errorStyleOf(request)
     // A refusal before the body is read: what the client still sends is dropped.
     const refuse = (refusal: Refusal): void => {
       request.resume()
@@ -101,34 +97,36 @@ export function requestHandler(settings: HandlerSettings) {
     const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase()
     if (type !== 'application/json')
       return refuse(refusalFor('E_UNSUPPORTED_MEDIA_TYPE', 'The body must be application/json.'))
-    if (api !== undefined && active + heldRunCount() >= maxConcurrent)
+    if (api !== undefined && active + settings.conversations.held() >= maxConcurrent)
       return refuse(refusalFor('E_BUSY', `${maxConcurrent} requests are in progress; try again shortly.`, 1))
     active += 1
-    let released = false
-    const release = (): void => {
-      if (!released) active -= 1
-      released = true
+    // Given back however its handling ends (a reader or an encoder that throws too).
+    try {
+      const body = await jsonBody(request, response, settings, errors)
+      if (body === undefined) return
+      if (atOnce !== undefined) {
+        const answered = atOnce.answer(body.value)
+        return 'status' in answered
+          ? sendError(response, answered, atOnce.errors)
+          : sendJson(response, 200, answered.answer)
+      }
+      if (config.problem !== null)
+        return sendError(response, { status: 400, code: config.problem.code, message: config.problem.message }, errors)
+      await serveTurn(api as Api, settings, body, response, request)
+    } finally {
+      active -= 1
     }
-    const body = await jsonBody(request, response, settings, errors)
-    if (body === undefined) return release()
-    if (atOnce !== undefined) {
-      release()
-      const answered = atOnce.answer(body.value)
-      return 'status' in answered
-        ? sendError(response, answered, atOnce.errors)
-        : sendJson(response, 200, answered.answer)
-    }
-    if (config.problem !== null) {
-      release()
-      return sendError(response, { status: 400, code: config.problem.code, message: config.problem.message }, errors)
-    }
-    serveTurn(api as Api, config, body.value, response, request, release, settings.keepAliveMs)
   }
-  return (request: IncomingMessage, response: ServerResponse): void => {
-    handle(request, response).catch((error: unknown) => {
+  const inFlight = new Set<Promise<void>>()
+  const listener = (request: IncomingMessage, response: ServerResponse): void => {
+    const errors = errorStyleOf(request)
+    const handled = handle(request, response).catch((error: unknown) => {
       if (!response.headersSent)
-        sendError(response, refusalFor('E_CALLBACK', `The server failed: ${(error as Error).message}`))
+        sendError(response, refusalFor('E_CALLBACK', `The server failed: ${(error as Error).message}`), errors)
       else response.end()
     })
+    inFlight.add(handled)
+    void handled.then(() => inFlight.delete(handled))
   }
+  return Object.assign(listener, { settled: () => Promise.allSettled([...inFlight]) })
 }

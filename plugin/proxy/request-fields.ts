@@ -49,13 +49,38 @@ export function toolList(key: 'name' | 'type') {
 export const TYPED_PARTS = v.array(v.looseObject({ type: STRING_FIELD }, named('must be an object.')))
 
 /**
- * What a schema issue says: its own message, or for a field that is missing, which. (An object
- * reports a missing field as its own issue, with no value; a field of the wrong type has one.)
+ * What a schema issue says: a union's, that of the option that reached a field of its own; its own
+ * message, or for a field that is missing (an object or a variant reports it with no value), which.
  */
 export function refusalText(issue: v.BaseIssue<unknown>): string {
+  const inner = issue.type === 'union' ? issue.issues?.find((nested) => nested.path !== undefined) : undefined
+  if (inner?.path !== undefined) return refusalText({ ...inner, path: [...(issue.path ?? []), ...inner.path] })
   const path = v.getDotPath(issue)
-  const missing = issue.type === 'object' && issue.input === undefined && path !== null
+  const missing = /object|variant/.test(issue.type) && issue.input === undefined && path !== null
   return missing ? `\`${fieldOf(issue)}\` is required.` : issue.message.replace(FIELD, fieldOf(issue))
+}
+
+/** Messages, content parts, tool calls and tools in one request: the addon reads each while every client waits. */
+export const MAX_PARTS = 10_000
+
+/** How many of those `body` holds in `list` and `tools`, counted before anything reads them. */
+export function partCount(body: unknown, list: string): number {
+  const { [list]: items, tools } = (body ?? {}) as Record<string, unknown>
+  const inner = Array.isArray(items) ? items.flatMap((item) => [item?.content, item?.tool_calls]) : []
+  return [items, tools, ...inner].reduce((count: number, parts) => count + (Array.isArray(parts) ? parts.length : 0), 0)
+}
+
+/** What a request takes of the server's limits: bytes (at most `maxBytes`) and parts ({@link partCount}). */
+export type BodySize = Record<'bytes' | 'maxBytes' | 'parts', number>
+
+/** Why `size`, of the fields `what`, is past the server's limits, or `undefined`. */
+export function pastLimits(what: string, { bytes, maxBytes, parts }: BodySize): Refusal | undefined {
+  const [counted, most] = [parts, MAX_PARTS].map((number) => number.toLocaleString('en'))
+  if (parts > MAX_PARTS)
+    return refusalFor('E_INVALID_ARG', `${what}: ${counted} messages, content parts and tools, over ${most}.`)
+  if (bytes > maxBytes)
+    return refusalFor('E_PAYLOAD_TOO_LARGE', `${what}: ${bytes} bytes, over the body limit of ${maxBytes} bytes.`)
+  return undefined
 }
 
 /** The body as `schema` reads it, or the refusal (400) of its first issue. */

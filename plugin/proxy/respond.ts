@@ -8,10 +8,12 @@ import { randomUUID } from 'node:crypto'
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { RunError, RunStep, StreamOutput } from 'opencode-cursor-native'
 import { failureOf } from '../turn/failure.js'
+import type { Conversations } from './conversations.js'
 import { conversationContinued } from '../turn/tool-bridge.js'
 import { startTurn, type TurnConfig, type TurnFormat, type TurnRequest, titleAnswer } from '../turn/turn.js'
 import { type SilenceTimer, silenceTimer } from './keep-alive.js'
 import { type ErrorStyle, NO_RETRY, type Refusal, refusalOf, sendError } from './refusal.js'
+import { type BodySize, partCount, pastLimits } from './request-fields.js'
 
 /** How one API turns a response's outputs into what its clients read. One per response. */
 export interface ResponseEncoder {
@@ -32,12 +34,20 @@ export interface ApiRequest {
   request: TurnRequest
   stream: boolean
   encoder: ResponseEncoder
+  /** A field of the turn (`messages[2].content`) as the client named it, where the two differ. */
+  clientField?: (field: string) => string
+  /** A later request may continue its conversation by naming its response (`previous_response_id`). */
+  continuable?: boolean
+  /** Its fields and the conversation they continue: what they take of the limits; `claim`ed once within. */
+  continued?: { fields: string; carried: BodySize; claim(): void } | undefined
 }
 
 /** One API the server speaks. */
 export interface Api {
-  /** The body as a turn, or why not (400, or 404 for what it names that is not there). */
-  read(body: unknown): ApiRequest | Refusal
+  /** The field that holds the conversation: `messages`, or Responses' `input`. */
+  list: string
+  /** The body as a turn, or why not (400, 413, or 404 for what it names that is not there). */
+  read(body: unknown, size: BodySize): ApiRequest | Refusal
   /** How the API words a refusal. */
   errors: ErrorStyle
 }
@@ -52,9 +62,14 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
  * bytes (the server fetches nothing, and never reads a path its client names), the tools and the
  * conversation are those of the tool mode.
  */
-function turnOf(api: Api, config: TurnConfig, body: unknown): ApiRequest | Refusal {
-  const read = api.read(body)
+function turnOf(api: Api, config: TurnConfig, body: unknown, size: Omit<BodySize, 'parts'>): ApiRequest | Refusal {
+  // Refused before anything reads the parts one by one.
+  const measured = { ...size, parts: partCount(body, api.list) }
+  const read = pastLimits(`\`${api.list}\``, measured) ?? api.read(body, measured)
   if ('status' in read) return read
+  const past = read.continued && pastLimits(read.continued.fields, read.continued.carried)
+  if (past) return past
+  read.continued?.claim()
   const request = read.request
   request.attachmentSources = 'bytes'
   // Clients of these APIs send no conversation id. In mode `cursor` Cursor runs its own tools (a
@@ -143,25 +158,27 @@ function turnResponse(response: ServerResponse, api: Api, { stream, encoder }: A
   return { deliver, finish, failed, keepAliveEvery, stopKeepAlive: () => keepAlive?.stop() }
 }
 
+/** What the server serves a turn with. */
+export interface TurnServer {
+  config: TurnConfig
+  conversations: Conversations
+  keepAliveMs: number
+}
+
 /**
- * Serves one request of `api`. `release` is called once the response is over (the turn ended,
- * handed over tool calls, or was cancelled because the client went away).
+ * Serves one request of `api`; settles once the response is over (the turn ended, handed over
+ * tool calls, or was cancelled as the client went away). In tool mode `opencode` the conversation
+ * is the server's until it can no longer continue.
  */
-export function serveTurn(
+export async function serveTurn(
   api: Api,
-  config: TurnConfig,
-  body: unknown,
+  { config, conversations, keepAliveMs }: TurnServer,
+  body: { value: unknown; bytes: number; maxBytes: number },
   response: ServerResponse,
   request: IncomingMessage,
-  release: () => void,
-  keepAliveMs: number,
-) {
-  const refuse = (refusal: Refusal): void => {
-    sendError(response, refusal, api.errors)
-    release()
-  }
-  const read = turnOf(api, config, body)
-  if ('status' in read) return refuse(read)
+): Promise<void> {
+  const read = turnOf(api, config, body.value, body)
+  if ('status' in read) return sendError(response, read, api.errors)
   const answer = turnResponse(response, api, read)
   let turn: ReturnType<typeof startTurn>
   try {
@@ -169,14 +186,16 @@ export function serveTurn(
     const title = titleAnswer(read.request, read.encoder.format)
     if (title !== null) {
       answer.deliver(title, null)
-      answer.finish()
-      release()
-      return
+      return answer.finish()
     }
     turn = startTurn(config, read.request, read.encoder.format, answer.deliver)
   } catch (error) {
-    return refuse(refusalOf(failureOf(error, 'E_INVALID_ARG')))
+    const refusal = refusalOf(failureOf(error, 'E_INVALID_ARG'))
+    const named = refusal.code === 'E_INVALID_ARG' ? read.clientField : undefined
+    if (named) refusal.message = refusal.message.replace(/^`([^`]*)`/, (_, field: string) => `\`${named(field)}\``)
+    return sendError(response, refusal, api.errors)
   }
+  const ended = conversations.begin(read.request.conversationId, config.settings.sessionResume && !!read.continuable)
   answer.keepAliveEvery(keepAliveMs)
   // A client that goes away cancels its run (and with it the process group).
   const onClose = (): void => {
@@ -185,10 +204,12 @@ export function serveTurn(
   }
   response.on('close', onClose)
   request.on('aborted', onClose)
-  turn.done
-    .then(
-      () => answer.finish(),
-      (error: unknown) => answer.failed(error),
-    )
-    .finally(release)
+  try {
+    await turn.done
+    answer.finish()
+  } catch (error) {
+    answer.failed(error)
+  } finally {
+    ended()
+  }
 }

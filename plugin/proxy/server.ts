@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net'
 import type { ToolMode } from '../turn/env.js'
 import { resolveTurnConfig, type TurnOptions } from '../turn/turn.js'
 import { connectionCap } from './connections.js'
+import { serverConversations } from './conversations.js'
 import { allowedHosts, bracketed } from './gate.js'
 import { requestHandler } from './handler.js'
 import { keepAliveInterval } from './keep-alive.js'
@@ -50,7 +51,7 @@ export interface RunningProxy {
   url: string
   port: number
   token: string
-  /** Stops accepting requests, cancels the runs in progress and resolves once closed. */
+  /** Stops accepting requests, ends every run it started (tool results' too), resolves once they ended. */
   close(): Promise<void>
 }
 
@@ -98,18 +99,23 @@ async function listen(server: Server, port: number, host: string): Promise<numbe
 export async function startProxy(options: ProxyOptions = {}): Promise<RunningProxy> {
   const settings = settingsOf(options)
   const connections = connectionCap(settings.maxConnections, settings.requestTimeoutMs)
-  const server = createServer(requestHandler({ ...settings, serving: connections.serving }))
+  const conversations = serverConversations(settings.config)
+  const handler = requestHandler({ ...settings, conversations, serving: connections.serving })
+  const server = createServer(handler)
   server.on('connection', connections.accept)
+  server.on('request', connections.begun)
   const port = await listen(server, options.port ?? DEFAULT_PORT, settings.host)
   return {
     url: `http://${bracketed(settings.host)}:${port}/v1`,
     port,
     token: settings.token,
-    close: () =>
-      new Promise<void>((closed) => {
-        server.close(() => closed())
-        // Open streams end with their sockets, and their runs are cancelled on close.
-        connections.destroyAll()
-      }),
+    close: async () => {
+      const closed = new Promise<void>((done) => server.close(() => done()))
+      // Open streams end with their sockets, cancelling their runs; then those waiting for tool results.
+      connections.destroyAll()
+      await handler.settled()
+      await conversations.close()
+      await closed
+    },
   }
 }

@@ -71,11 +71,6 @@ export function releaseRun(folder: string, held?: HeldRun): void {
   if (held === undefined || registry().get(folder) === held) registry().delete(folder)
 }
 
-/** How many runs wait for tool results (a server counts them against its concurrency cap). */
-export function heldRunCount(): number {
-  return registry().size
-}
-
 /**
  * The conversation whose held run `messages` continue (their trailing tool results answer
  * exactly its calls, as {@link continuationAnswers} decides): for a client that sends no
@@ -108,40 +103,27 @@ function stringify(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value ?? null)
 }
 
+const DENIED = 'The user denied this tool call.'
+
 /** A V3 `tool-result` output (`{type, value}`) as the text and images an MCP result carries. */
 function answerOf(id: string, output: unknown): ToolAnswer {
   if (!isRecord(output)) return { id, output: stringify(output) }
-  switch (output.type) {
-    case 'text':
-      return { id, output: stringify(output.value) }
-    case 'json':
-      return { id, output: stringify(output.value) }
-    case 'error-text':
-    case 'error-json':
-      return { id, output: stringify(output.value), isError: true }
-    case 'execution-denied':
-      return {
-        id,
-        output: typeof output.reason === 'string' ? output.reason : 'The user denied this tool call.',
-        isError: true,
-      }
-    case 'content': {
-      const texts: string[] = []
-      const images: { data: string; mimeType: string }[] = []
-      for (const item of Array.isArray(output.value) ? output.value : []) {
-        if (!isRecord(item)) continue
-        if (item.type === 'text' && typeof item.text === 'string') texts.push(item.text)
-        const mediaType = typeof item.mediaType === 'string' ? item.mediaType : undefined
-        if (typeof item.data === 'string' && mediaType?.startsWith('image/'))
-          images.push({ data: item.data, mimeType: mediaType })
-      }
-      const answer: ToolAnswer = { id, output: texts.join('\n') }
-      if (images.length > 0) answer.images = images
-      return answer
-    }
-    default:
-      return { id, output: stringify(output.value ?? output) }
+  const { type, value } = output
+  if (type === 'execution-denied')
+    return { id, output: typeof output.reason === 'string' ? output.reason : DENIED, isError: true }
+  if (type === 'error-text' || type === 'error-json') return { id, output: stringify(value), isError: true }
+  if (type !== 'content')
+    return { id, output: stringify(type === 'text' || type === 'json' ? value : (value ?? output)) }
+  const texts: string[] = []
+  const images: { data: string; mimeType: string }[] = []
+  for (const item of Array.isArray(value) ? value : []) {
+    if (!isRecord(item)) continue
+    if (item.type === 'text' && typeof item.text === 'string') texts.push(item.text)
+    const mediaType = typeof item.mediaType === 'string' ? item.mediaType : undefined
+    if (typeof item.data === 'string' && mediaType?.startsWith('image/'))
+      images.push({ data: item.data, mimeType: mediaType })
   }
+  return { id, output: texts.join('\n'), ...(images.length > 0 ? { images } : {}) }
 }
 
 /** The results in one `tool` message: V3 `tool-result` parts, or an OpenAI `tool_call_id` message. */

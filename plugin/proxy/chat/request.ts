@@ -50,6 +50,7 @@ export function readChatRequest(
 }
 
 export const CHAT_COMPLETIONS: Api = {
+  list: 'messages',
   read: (body) => {
     const read = readChatRequest(body)
     if ('status' in read) return read

@@ -4,7 +4,7 @@
 import { IMAGE_BYTES, inputTokensOf, jsonBytes, utf8Bytes } from '../../turn/context-estimate.js'
 import type { Refusal } from '../refusal.js'
 import { readBy } from '../request-fields.js'
-import { type Block, MESSAGES_REQUEST, resultText, systemText } from './request.js'
+import { MESSAGES_REQUEST, resultText, systemText } from './request.js'
 
 export function countTokens(body: unknown): { answer: { input_tokens: number } } | Refusal {
   const read = readBy(MESSAGES_REQUEST, body)
@@ -15,12 +15,12 @@ export function countTokens(body: unknown): { answer: { input_tokens: number } }
       bytes += utf8Bytes(message.content)
       continue
     }
-    for (const block of message.content as Block[]) {
-      if (block.type === 'text') bytes += utf8Bytes(String(block.text ?? ''))
+    for (const block of message.content) {
+      if (block.type === 'text') bytes += utf8Bytes(block.text)
       else if (block.type === 'image') bytes += IMAGE_BYTES
-      else if (block.type === 'tool_use') bytes += utf8Bytes(String(block.name ?? '')) + jsonBytes(block.input)
+      else if (block.type === 'tool_use') bytes += utf8Bytes(block.name) + jsonBytes(block.input)
       else if (block.type === 'tool_result') bytes += utf8Bytes(resultText(block.content))
-      else if (block.type === 'thinking') bytes += utf8Bytes(String(block.thinking ?? ''))
+      else if (block.type === 'thinking') bytes += utf8Bytes(block.thinking ?? '')
     }
   }
   return { answer: { input_tokens: inputTokensOf(bytes) } }

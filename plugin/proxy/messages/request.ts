@@ -9,14 +9,31 @@ import { BODY_NEEDED, MODEL, messageList, named, promptCall, readBy, STREAM, too
 import type { Api } from '../respond.js'
 import { MessagesEncoder } from './encoder.js'
 
-/** The block types a request's message may hold. */
-const BLOCK_TYPES = ['text', 'image', 'document', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking'] as const
+const TEXT = v.string(named('must be a string.'))
+const TEXT_BLOCK = v.looseObject({ type: v.literal('text'), text: TEXT })
 
-const TEXT_BLOCK = v.looseObject({ type: v.literal('text'), text: v.string(named('must be a string.')) })
+const SOURCE = v.variant(
+  'type',
+  [
+    v.looseObject({ type: v.literal('base64'), media_type: TEXT, data: TEXT }),
+    v.looseObject({ type: v.literal('url'), url: TEXT }),
+    v.looseObject({ type: v.literal('text'), data: TEXT }),
+    v.looseObject({ type: v.literal('file'), file_id: TEXT }),
+  ],
+  named('must be a source of type base64, url, text or file.'),
+)
 
-const BLOCK = v.looseObject(
-  { type: v.picklist(BLOCK_TYPES, named(`must be one of ${BLOCK_TYPES.join(', ')}.`)) },
-  named('must be a content block object.'),
+/** Each block's fields the prompt reads; a thinking block is left out, as all earlier reasoning. */
+const BLOCK = v.variant(
+  'type',
+  [
+    TEXT_BLOCK,
+    v.looseObject({ type: v.picklist(['image', 'document']), source: SOURCE, title: v.nullish(TEXT) }),
+    v.looseObject({ type: v.literal('tool_use'), id: TEXT, name: TEXT }),
+    v.looseObject({ type: v.literal('tool_result'), tool_use_id: TEXT }),
+    v.looseObject({ type: v.picklist(['thinking', 'redacted_thinking']), thinking: v.optional(TEXT) }),
+  ],
+  named('must be a content block of type text, image, document, tool_use, tool_result, thinking, redacted_thinking.'),
 )
 
 const MESSAGE = v.looseObject(
@@ -43,36 +60,25 @@ export const MESSAGES_REQUEST = v.object(
 )
 
 export type MessagesRequest = v.InferOutput<typeof MESSAGES_REQUEST>
-export type Block = Record<string, unknown> & { type: (typeof BLOCK_TYPES)[number] }
+type Block = v.InferOutput<typeof BLOCK>
 
 /** A tool result's content as text: a string, or its text blocks (other blocks named by type). */
 export function resultText(content: unknown): string {
-  if (typeof content === 'string') return content
-  if (!Array.isArray(content)) return ''
-  return content
-    .map((block) =>
-      typeof block === 'object' && block !== null && (block as Block).type === 'text'
-        ? String((block as Block).text ?? '')
-        : `[${String((block as Block)?.type ?? 'block')} omitted]`,
-    )
-    .join('\n')
+  if (!Array.isArray(content)) return typeof content === 'string' ? content : ''
+  const textOf = ({ type, text }: Record<string, unknown>): string =>
+    type === 'text' && typeof text === 'string' ? text : `[${typeof type === 'string' ? type : 'block'} omitted]`
+  return content.map((block) => textOf(typeof block === 'object' && block !== null ? block : {})).join('\n')
 }
 
-/** Where a block's bytes are: a data URL of its base64 `source`, or the URL it names. */
-function sourceUrl(block: Block): string {
-  const source = (block.source ?? {}) as Record<string, unknown>
-  return source.type === 'base64'
-    ? `data:${String(source.media_type ?? '')};base64,${String(source.data ?? '')}`
-    : String(source.url ?? '')
-}
-
-/** A document block (a PDF or a text file) as an OpenAI part: a file with its bytes, or its text. */
-function documentPart(block: Block): unknown {
-  const source = (block.source ?? {}) as Record<string, unknown>
-  if (source.type === 'text') return { type: 'text', text: String(source.data ?? '') }
-  const file: Record<string, unknown> = { file_data: sourceUrl(block) }
-  if (typeof block.title === 'string') file.filename = block.title
-  return { type: 'file', file }
+/** A picture (an image part) or a document (a file, or its text) as an OpenAI part; a file id as a file naming it. */
+function attachmentPart(block: Extract<Block, { type: 'image' | 'document' }>): unknown {
+  const { source } = block
+  if (source.type === 'file') return { type: 'file', file: { file_id: source.file_id } }
+  if (source.type === 'text') return { type: 'text', text: source.data }
+  const url = source.type === 'url' ? source.url : `data:${source.media_type};base64,${source.data}`
+  if (block.type === 'image') return { type: 'image_url', image_url: { url } }
+  // A title left empty is no name: the addon's line then says what the file is.
+  return { type: 'file', file: { file_data: url, ...(block.title ? { filename: block.title } : {}) } }
 }
 
 /** One Anthropic message as the prompt's messages. */
@@ -81,22 +87,20 @@ function promptMessages(message: MessagesRequest['messages'][number]): PromptMes
   const parts: unknown[] = []
   const toolCalls: unknown[] = []
   const results: PromptMessage[] = []
-  for (const block of message.content as Block[]) {
-    if (block.type === 'text') parts.push({ type: 'text', text: String(block.text ?? '') })
-    // An image as an OpenAI image part (a data URL, or the URL it names).
-    else if (block.type === 'image') parts.push({ type: 'image_url', image_url: { url: sourceUrl(block) } })
-    else if (block.type === 'document') parts.push(documentPart(block))
+  for (const block of message.content) {
+    if (block.type === 'text') parts.push({ type: 'text', text: block.text })
+    else if (block.type === 'image' || block.type === 'document') parts.push(attachmentPart(block))
     else if (block.type === 'tool_use')
-      toolCalls.push(promptCall(String(block.id ?? ''), String(block.name ?? ''), JSON.stringify(block.input ?? {})))
+      toolCalls.push(promptCall(block.id, block.name, JSON.stringify(block.input ?? {})))
     else if (block.type === 'tool_result')
-      results.push({ role: 'tool', tool_call_id: String(block.tool_use_id ?? ''), content: resultText(block.content) })
+      results.push({ role: 'tool', tool_call_id: block.tool_use_id, content: resultText(block.content) })
     // Thinking blocks sent back are earlier reasoning, which the prompt leaves out.
   }
   const own: PromptMessage[] = []
   if (parts.length > 0 || toolCalls.length > 0) {
-    const shaped: Record<string, unknown> = { role: message.role, content: parts.length > 0 ? parts : null }
+    const shaped: PromptMessage = { role: message.role, content: parts.length > 0 ? parts : null }
     if (toolCalls.length > 0) shaped.tool_calls = toolCalls
-    own.push(shaped as PromptMessage)
+    own.push(shaped)
   }
   // Tool results answer the calls before them: they come first, as OpenAI's `tool` messages.
   return [...results, ...own]
@@ -107,6 +111,7 @@ export function systemText(system: MessagesRequest['system']): string | undefine
   return typeof system === 'string' ? system : system.map((block) => block.text).join('\n\n')
 }
 
+/** The request as a turn: the schema checked every field the prompt reads (the addon's paths are not the client's). */
 function messagesTurn(read: MessagesRequest): TurnRequest {
   const messages: PromptMessage[] = []
   const system = systemText(read.system)
@@ -122,6 +127,7 @@ function messagesTurn(read: MessagesRequest): TurnRequest {
 }
 
 export const MESSAGES: Api = {
+  list: 'messages',
   read: (body) => {
     const read = readBy(MESSAGES_REQUEST, body)
     if ('status' in read) return read

@@ -10,7 +10,7 @@ import { type FinishPart, PartsEncoder, type Segment, type ToolCallPart } from '
 import { refusalOf } from '../refusal.js'
 import { promptCall } from '../request-fields.js'
 import { sseFrame } from '../sse.js'
-import { hold } from './held.js'
+import { type HeldResponse, hold } from './held.js'
 
 /** The fields of the request a response object echoes. */
 interface EchoedRequest {
@@ -52,6 +52,8 @@ export class ResponsesEncoder extends PartsEncoder {
     private readonly read: EchoedRequest,
     private readonly request: TurnRequest,
     private readonly conversationId: string,
+    /** What the conversation takes so far of a body's limits, this request's body included. */
+    private readonly carried: Pick<HeldResponse, 'bytes' | 'parts'>,
   ) {
     super()
   }
@@ -200,6 +202,8 @@ export class ResponsesEncoder extends PartsEncoder {
     const reply: Record<string, unknown> = { role: 'assistant', content: answer.join(native().TEXT_SEGMENT_SEPARATOR) }
     if (calls.length > 0) reply.tool_calls = calls
     const messages = [...this.request.messages, reply as PromptMessage]
-    hold(this.id, { messages, conversationId: this.conversationId, model: this.read.model, at: Date.now() })
+    const { bytes, parts } = this.carried
+    const size = { bytes: bytes + Buffer.byteLength(JSON.stringify(reply)), parts: parts + 1 + calls.length }
+    hold(this.id, { messages, conversationId: this.conversationId, at: Date.now(), ...size, continued: false })
   }
 }

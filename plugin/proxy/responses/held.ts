@@ -6,8 +6,12 @@ import type { PromptMessage } from '../../turn/native.js'
 export interface HeldResponse {
   messages: PromptMessage[]
   conversationId: string
-  model: string
   at: number
+  /** What it takes of a body's limits: its requests' bodies and replies, and their parts. */
+  bytes: number
+  parts: number
+  /** A request continued it: another continuation of it is a branch, a conversation of its own. */
+  continued: boolean
 }
 
 /** How many responses are held, and for how long. */

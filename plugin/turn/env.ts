@@ -112,8 +112,6 @@ export const WINDOWS_CHILD_ENV: readonly EnvPattern[] = Object.freeze(
   ),
 )
 
-/** The host's secrets: no command the model runs may use the server. (The addon keeps `NODE_OPTIONS` from all.) */
-export const NEVER_PASSED: readonly EnvPattern[] = Object.freeze([{ pattern: 'CURSOR_ACP_PROXY_TOKEN' }])
 
 const ENV_NAME_OR_PREFIX = /^[A-Za-z_][A-Za-z0-9_]*\*?$/
 
@@ -284,7 +282,7 @@ function matches(name: string, { pattern, anyCase }: EnvPattern, ignoreCase: boo
  * as strings only: the host's whole environment for `all`, else only the variables the base list
  * (`MINIMAL_CHILD_ENV`, on Windows also `WINDOWS_CHILD_ENV`) and the chosen extra names match.
  * `settings.childEnv` unset: the tool mode's default; an unknown mode gets the base list only.
- * Never {@link NEVER_PASSED}.
+ * (The addon keeps from every child what no child may get: `NODE_OPTIONS`, the server's token.)
  */
 export function childEnvironment(
   env: Env = process.env,
@@ -303,7 +301,7 @@ export function childEnvironment(
         ]
   const result: Record<string, string> = {}
   for (const [name, value] of Object.entries(env)) {
-    if (typeof value !== 'string' || NEVER_PASSED.some((never) => matches(name, never, windows))) continue
+    if (typeof value !== 'string') continue
     if (patterns === undefined || patterns.some((pattern) => matches(name, pattern, windows))) result[name] = value
   }
   return result

@@ -41,8 +41,10 @@ pub(crate) struct Started {
 
 /// Variables no child gets, whatever environment it is handed or inherits: cursor-agent's
 /// bundled Node refuses to start when `NODE_OPTIONS` holds a flag it does not allow
-/// (`--use-env-proxy`, say), and a host's Node flags are never meant for it.
-pub(crate) const NEVER_PASSED: &[&str] = &["NODE_OPTIONS"];
+/// (`--use-env-proxy`, say), and a host's Node flags are never meant for it; the server's token
+/// (`CURSOR_ACP_PROXY_TOKEN`) is the host's secret, and no command the model runs may use the
+/// server with it.
+pub(crate) const NEVER_PASSED: &[&str] = &["NODE_OPTIONS", "CURSOR_ACP_PROXY_TOKEN"];
 
 /// Find cursor-agent against the user's environment `lookup_env` (never the child's: a bridged
 /// run's `HOME` is its private folder, where `~/.local/bin` holds nothing) and start it with

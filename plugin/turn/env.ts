@@ -112,7 +112,6 @@ export const WINDOWS_CHILD_ENV: readonly EnvPattern[] = Object.freeze(
   ),
 )
 
-
 const ENV_NAME_OR_PREFIX = /^[A-Za-z_][A-Za-z0-9_]*\*?$/
 
 export const DEFAULT_SETTINGS: Readonly<CursorAcpSettings> = Object.freeze({

@@ -204,7 +204,10 @@ fn sse_tool_calls_keep_cursors_names_and_arguments() {
         let (out, _) = run(Format::OpenAiSse, &capture(name), &success());
         let calls: Vec<Value> = out
             .into_iter()
-            .filter_map(|o| o.into_frame())
+            .filter_map(|o| match o {
+                Output::Frame(frame) => Some(frame),
+                Output::Part(_) => None,
+            })
             .filter_map(|f| serde_json::from_str::<Value>(f.strip_prefix("data: ")?.trim()).ok())
             .filter_map(|chunk| chunk.pointer("/choices/0/delta/tool_calls/0").cloned())
             .collect();

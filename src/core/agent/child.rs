@@ -236,13 +236,11 @@ pub(crate) fn exit_parts(status: &io::Result<ExitStatus>) -> (Option<i32>, Optio
     }
 }
 
-#[cfg(all(test, unix))]
+#[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::PermissionsExt;
-    use std::process::Stdio;
-    use std::time::Duration;
 
+    #[cfg(unix)]
     #[test]
     fn each_spawn_failure_gets_the_code_of_its_cause() {
         let launcher = Launcher {
@@ -315,8 +313,11 @@ mod tests {
         assert!(!start_failure_message(&launcher, &denied, Some(&without_path)).contains("PATH"));
     }
 
+    #[cfg(unix)]
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn stopping_an_owner_kills_its_groups_and_reaps_its_children_only() {
+        use super::process::tests::running;
+        use std::os::unix::fs::PermissionsExt;
         let dir = std::env::temp_dir().join(format!("ocn-registry-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let agent = dir.join("family.sh");
@@ -369,7 +370,7 @@ mod tests {
         // Reaped, not a zombie: its /proc entry is gone.
         assert!(!std::path::Path::new(&format!("/proc/{leader}")).exists());
         let deadline = std::time::Instant::now() + Duration::from_secs(30);
-        while process::running(stopped_background) {
+        while running(stopped_background) {
             assert!(
                 std::time::Instant::now() < deadline,
                 "the background child runs on"

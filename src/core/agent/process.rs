@@ -290,25 +290,25 @@ pub fn signal_name(signal: i32) -> String {
     }
 }
 
-/// Whether `pid` runs; a zombie (exited, waiting for its parent or init to reap it) does not.
-/// For tests that wait for processes to go.
-#[cfg(all(test, unix))]
-pub(crate) fn running(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => stat
-            .rsplit_once(") ")
-            .is_some_and(|(_, rest)| !rest.starts_with('Z')),
-        Err(_) => {
-            let pid = libc::pid_t::try_from(pid).unwrap();
-            // SAFETY: signal 0 only checks the process.
-            unsafe { libc::kill(pid, 0) == 0 }
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// Whether `pid` runs; a zombie (exited, waiting for its parent or init to reap it) does not.
+    /// For tests that wait for processes to go.
+    #[cfg(unix)]
+    pub(crate) fn running(pid: u32) -> bool {
+        match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+            Ok(stat) => stat
+                .rsplit_once(") ")
+                .is_some_and(|(_, rest)| !rest.starts_with('Z')),
+            Err(_) => {
+                let pid = libc::pid_t::try_from(pid).unwrap();
+                // SAFETY: signal 0 only checks the process.
+                unsafe { libc::kill(pid, 0) == 0 }
+            }
         }
     }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
 
     #[test]
     fn the_group_field_of_a_stat_line() {

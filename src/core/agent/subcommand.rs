@@ -182,15 +182,15 @@ async fn read_capped(stdout: &mut ChildStdout, name: &str) -> Vec<u8> {
     out
 }
 
-#[cfg(all(test, unix))]
+#[cfg(test)]
 mod tests {
-    use super::*;
-    use std::os::unix::fs::PermissionsExt;
-
     /// Where Cursor's installer puts it, `~/.local/bin`, off `PATH`: found for a command in the
     /// private folder too, whose `HOME` is not the user's; the child still gets the private one.
+    #[cfg(unix)]
     #[tokio::test]
     async fn the_agent_is_found_in_the_users_home_not_the_private_one() {
+        use super::*;
+        use std::os::unix::fs::PermissionsExt;
         let root = std::env::temp_dir().join(format!("ocn-subcommand-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&root);
         let bin = root.join("me/.local/bin");

@@ -32,13 +32,10 @@ fn bases() -> Vec<PathBuf> {
     let private = var("XDG_RUNTIME_DIR")
         .or_else(|| var("XDG_CACHE_HOME"))
         .or_else(|| var("HOME").map(|home| home.join(".cache")));
-    let mut bases =
-        vec![std::env::temp_dir().join(format!("opencode-cursor-native-{}", user_id()))];
-    bases.extend(private.map(|folder| folder.join("opencode-cursor-native")));
-    bases
-        .iter()
-        .map(|folder| folder.join("attachments"))
-        .collect()
+    let shared = std::env::temp_dir().join(format!("opencode-cursor-native-{}", user_id()));
+    let private = private.map(|folder| folder.join("opencode-cursor-native"));
+    let bases = [Some(shared), private].into_iter().flatten();
+    bases.map(|folder| folder.join("attachments")).collect()
 }
 
 /// The folder every run's attachments folder is made in: the first of [`bases`] that is the
@@ -136,9 +133,7 @@ impl Drop for AttachmentFolder {
 pub fn check(path: &Path, files: &[PlannedFile]) -> io::Result<()> {
     let invalid = |message: String| Err(io::Error::new(io::ErrorKind::InvalidInput, message));
     let plain = |name: &str| {
-        !name.is_empty()
-            && name != "."
-            && name != ".."
+        !matches!(name, "" | "." | "..")
             && name
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
@@ -167,27 +162,24 @@ pub fn check(path: &Path, files: &[PlannedFile]) -> io::Result<()> {
 /// `folder`, created 0700 when missing; refused when it is a link or another user's.
 fn make_ours(folder: &Path) -> io::Result<()> {
     create_folder(folder)?;
-    owned_by_us(folder)
-}
-
-/// The base must be the user's own: a folder another user made could be read by them.
-#[cfg(unix)]
-fn owned_by_us(path: &Path) -> io::Result<()> {
-    use std::os::unix::fs::MetadataExt;
-    let owner = fs::symlink_metadata(path)?.uid();
-    if owner == user_id() {
-        Ok(())
-    } else {
-        Err(io::Error::new(
-            io::ErrorKind::PermissionDenied,
-            format!("{} belongs to another user", path.display()),
-        ))
+    if is_ours(folder) {
+        return Ok(());
     }
+    let message = format!("{} belongs to another user", folder.display());
+    Err(io::Error::new(io::ErrorKind::PermissionDenied, message))
 }
 
-#[cfg(not(unix))]
-fn owned_by_us(_: &Path) -> io::Result<()> {
-    Ok(())
+/// Whether `path` is a folder (not a link) of the user's own: a folder another user made could
+/// be read by them.
+fn is_ours(path: &Path) -> bool {
+    let Ok(meta) = fs::symlink_metadata(path) else {
+        return false;
+    };
+    #[cfg(unix)]
+    if std::os::unix::fs::MetadataExt::uid(&meta) != user_id() {
+        return false;
+    }
+    meta.is_dir()
 }
 
 /// Once per host process: the folders of hosts that are gone (killed before their runs ended),
@@ -205,12 +197,9 @@ pub fn remove_left_behind_once() {
 /// [`remove_left_behind`] in each of `bases` that is a folder of the user's own with the folder
 /// above it (never through a link: it could lead to any folder of theirs).
 fn remove_left_behind_in(bases: &[PathBuf], running: impl Fn(u32) -> bool) -> usize {
-    let ours = |path: &Path| {
-        fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) && owned_by_us(path).is_ok()
-    };
     let ours = bases
         .iter()
-        .filter(|base| base.parent().is_none_or(ours) && ours(base));
+        .filter(|base| base.parent().is_none_or(is_ours) && is_ours(base));
     ours.map(|base| remove_left_behind(base, &running)).sum()
 }
 

@@ -6,7 +6,7 @@
 //! being answered (a held call, MCP's event stream) is never cut.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use tokio::sync::watch;
@@ -37,7 +37,8 @@ struct State {
     evicted: bool,
 }
 
-/// One open connection, shared by its task, its requests and [`Connections`].
+/// One open connection, shared by its task and its requests; [`Connections`] counts it while it
+/// lives.
 #[derive(Debug)]
 pub struct Slot(watch::Sender<State>);
 
@@ -83,58 +84,39 @@ impl Slot {
 #[derive(Debug)]
 pub struct Connections {
     max: usize,
-    open: Mutex<VecDeque<Arc<Slot>>>,
-}
-
-/// A connection [`Connections`] counts until this is dropped, when the connection ends.
-#[derive(Debug)]
-pub struct Admitted {
-    connections: Arc<Connections>,
-    pub slot: Arc<Slot>,
+    open: Mutex<VecDeque<Weak<Slot>>>,
 }
 
 impl Connections {
-    pub fn new(max: usize) -> Arc<Self> {
-        Arc::new(Self {
+    pub fn new(max: usize) -> Self {
+        Self {
             max,
-            open: Mutex::new(VecDeque::new()),
-        })
+            open: Mutex::default(),
+        }
     }
 
-    /// A new connection, counted; `None` (it is to be closed) when the cap is reached and every
-    /// open connection is being answered.
-    pub fn admit(self: &Arc<Self>) -> Option<Admitted> {
+    /// A new connection, counted while it lives; `None` (it is to be closed) when the cap is
+    /// reached and every open connection is being answered.
+    pub fn admit(&self) -> Option<Arc<Slot>> {
         let mut open = self.open.lock().unwrap_or_else(|p| p.into_inner());
+        open.retain(|slot| slot.strong_count() > 0);
         if open.len() >= self.max {
-            let idle = open
-                .iter()
-                .position(|slot| slot.0.borrow().answering == 0)?;
-            if let Some(oldest) = open.remove(idle) {
+            let idle = |slot: &Weak<Slot>| {
+                slot.upgrade()
+                    .is_none_or(|slot| slot.0.borrow().answering == 0)
+            };
+            let oldest = open.iter().position(idle)?;
+            if let Some(oldest) = open.remove(oldest).and_then(|slot| slot.upgrade()) {
                 oldest.0.send_modify(|state| state.evicted = true);
             }
         }
-        let (state, _) = watch::channel(State {
+        let slot = Arc::new(Slot(watch::Sender::new(State {
             answering: 0,
             since: Instant::now(),
             evicted: false,
-        });
-        let slot = Arc::new(Slot(state));
-        open.push_back(Arc::clone(&slot));
-        Some(Admitted {
-            connections: Arc::clone(self),
-            slot,
-        })
-    }
-}
-
-impl Drop for Admitted {
-    fn drop(&mut self) {
-        let mut open = self
-            .connections
-            .open
-            .lock()
-            .unwrap_or_else(|p| p.into_inner());
-        open.retain(|slot| !Arc::ptr_eq(slot, &self.slot));
+        })));
+        open.push_back(Arc::downgrade(&slot));
+        Some(slot)
     }
 }
 
@@ -147,21 +129,22 @@ mod tests {
         let within = |future| tokio::time::timeout(Duration::from_millis(200), future);
         let connections = Connections::new(2);
         let (first, second) = (connections.admit().unwrap(), connections.admit().unwrap());
-        let (one, two) = (first.slot.answering(), second.slot.answering());
+        let (one, two) = (first.answering(), second.answering());
         assert!(
             connections.admit().is_none(),
             "every connection is being answered"
         );
         drop(two);
         let third = connections.admit().expect("the idle one made room");
-        within(second.slot.closing(Duration::from_secs(60)))
+        within(second.closing(Duration::from_secs(60)))
             .await
             .expect("evicted: closed at once");
-        let past_its_limit = within(first.slot.closing(Duration::ZERO)).await;
+        let past_its_limit = within(first.closing(Duration::ZERO)).await;
         assert!(past_its_limit.is_err(), "being answered: kept");
         drop(one);
-        within(first.slot.closing(Duration::ZERO)).await.unwrap();
+        within(first.closing(Duration::ZERO)).await.unwrap();
         drop((first, second, third));
-        assert!(connections.open.lock().unwrap().is_empty());
+        let open = connections.open.lock().unwrap();
+        assert!(open.iter().all(|slot| slot.strong_count() == 0));
     }
 }

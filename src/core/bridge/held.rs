@@ -66,6 +66,13 @@ pub struct Answer {
 }
 
 impl Answer {
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            content: vec![AnswerContent::Text(text.into())],
+            is_error: false,
+        }
+    }
+
     pub fn error(message: impl Into<String>) -> Self {
         Self {
             content: vec![AnswerContent::Text(message.into())],

@@ -102,18 +102,18 @@ pub async fn serve(
             };
             let Ok((stream, _)) = accepted else { continue };
             // At the cap with every connection being answered, the new one is closed at once.
-            let Some(admitted) = connections.admit() else {
+            let Some(slot) = connections.admit() else {
                 continue;
             };
             let mcp = mcp.clone();
             let endpoint = Arc::clone(&endpoint);
             let mut stopped = stopped.clone();
-            let slot = Arc::clone(&admitted.slot);
+            let answered = Arc::clone(&slot);
             tokio::spawn(async move {
                 let service = hyper::service::service_fn(move |request: Request<Incoming>| {
                     let mcp = mcp.clone();
                     let endpoint = Arc::clone(&endpoint);
-                    let slot = Arc::clone(&slot);
+                    let slot = Arc::clone(&answered);
                     async move {
                         if let Some(status) = endpoint.refusal(&request) {
                             tracing::debug!(%status, path = request.uri().path(), "tool bridge refused a request");
@@ -136,7 +136,7 @@ pub async fn serve(
                 tokio::pin!(connection);
                 tokio::select! {
                     _ = connection.as_mut() => return,
-                    () = admitted.slot.closing(limits.idle) => return,
+                    () = slot.closing(limits.idle) => return,
                     _ = stopped.wait_for(|stop| *stop) => {}
                 }
                 // Responses in flight (a held call's answer) may finish; a stream that would

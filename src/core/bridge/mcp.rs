@@ -122,14 +122,9 @@ impl BridgeServer {
     fn waited(&self, tool: &str, waited: Waited) -> CallToolResult {
         match waited {
             Waited::Answered(answer) => self.deliver(tool, answer),
-            Waited::StillRunning(job) | Waited::Cancelled(job) => result_of(Answer {
-                content: vec![AnswerContent::Text(still_running(
-                    tool,
-                    job,
-                    self.parked.deadline(),
-                ))],
-                is_error: false,
-            }),
+            Waited::StillRunning(job) | Waited::Cancelled(job) => result_of(Answer::text(
+                still_running(tool, job, self.parked.deadline()),
+            )),
         }
     }
 
@@ -147,21 +142,13 @@ impl BridgeServer {
             return self.waited(&tool, waited);
         }
         let page = number(arguments, "page");
-        match self.parked.take_page(page) {
-            Some(text) => self.deliver(
-                MORE_TOOL,
-                Answer {
-                    content: vec![AnswerContent::Text(text)],
-                    is_error: false,
-                },
-            ),
-            None => self.deliver(
-                MORE_TOOL,
-                Answer::error(format!(
-                    "There is no page {page}: it was given already, or it never existed."
-                )),
-            ),
-        }
+        let answer = match self.parked.take_page(page) {
+            Some(text) => Answer::text(text),
+            None => Answer::error(format!(
+                "There is no page {page}: it was given already, or it never existed."
+            )),
+        };
+        self.deliver(MORE_TOOL, answer)
     }
 }
 
@@ -206,27 +193,18 @@ impl ServerHandler for BridgeServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         let name = request.name.as_ref();
+        let refuse = |message: String| Ok(self.deliver(name, Answer::error(message)).into());
         let Some(check) = self.catalog.find(name) else {
-            return Ok(self
-                .deliver(
-                    name,
-                    Answer::error(format!(
-                        "There is no tool named {name:?}; use one of the tools this server lists."
-                    )),
-                )
-                .into());
+            return refuse(format!(
+                "There is no tool named {name:?}; use one of the tools this server lists."
+            ));
         };
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         if let Err(reasons) = check.check(&arguments) {
             tracing::debug!(tool = name, %reasons, "tool call refused by its schema");
-            return Ok(self
-                .deliver(
-                    name,
-                    Answer::error(format!(
-                        "The arguments do not match the schema of {name}:\n{reasons}"
-                    )),
-                )
-                .into());
+            return refuse(format!(
+                "The arguments do not match the schema of {name}:\n{reasons}"
+            ));
         }
         if OWN_TOOLS.iter().any(|own| own.0 == name) {
             return Ok(self.own_tool(name, &arguments, &context).await.into());

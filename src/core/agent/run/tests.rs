@@ -1,6 +1,6 @@
 use super::*;
 use crate::core::agent::options::RunRequest;
-use crate::core::agent::process::running;
+use crate::core::agent::process::tests::running;
 use std::os::unix::fs::PermissionsExt;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;

@@ -1,6 +1,6 @@
 use super::imp::{start, Watchdog};
 use super::*;
-use crate::core::agent::process::running;
+use crate::core::agent::process::tests::running;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};

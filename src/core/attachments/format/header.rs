@@ -20,8 +20,7 @@ pub fn fault(name: &str, bytes: &[u8]) -> Option<Fault> {
         _ => Err("its format is not one Cursor decodes"),
     };
     match size {
-        Ok((0, _) | (_, 0)) => Some("its width or height is zero"),
-        Ok(_) => None,
+        Ok((width, height)) => (width == 0 || height == 0).then_some("its width or height is zero"),
         Err(fault) => Some(fault),
     }
 }
@@ -49,13 +48,7 @@ fn length(value: u32, bytes: &[u8]) -> Result<usize, Fault> {
 
 /// The CRC-32 of a PNG chunk (ISO 3309), bit by bit: only the header chunk's is checked.
 pub(super) fn crc32(bytes: &[u8]) -> u32 {
-    let bit = |c: u32, _| {
-        if c & 1 == 1 {
-            0xedb8_8320 ^ (c >> 1)
-        } else {
-            c >> 1
-        }
-    };
+    let bit = |c: u32, _| (c >> 1) ^ ((c & 1) * 0xedb8_8320);
     !bytes
         .iter()
         .fold(!0, |c, &b| (0..8).fold(c ^ u32::from(b), bit))
@@ -64,18 +57,17 @@ pub(super) fn crc32(bytes: &[u8]) -> u32 {
 /// After the signature, whole chunks (length, type, data, CRC) up to `IEND`: `IHDR` first (13
 /// bytes, the size, its CRC right), an `IDAT` before the end.
 fn png(bytes: &[u8]) -> Result<(u32, u32), Fault> {
+    let be = |bytes, offset| int(bytes, offset, 4, true);
     let (mut offset, mut size, mut data) = (8, None, false);
     loop {
-        let len = length(int(bytes, offset, 4, true)?, bytes)?;
+        let len = length(be(bytes, offset)?, bytes)?;
         let chunk = bytes.get(offset + 4..offset + 8 + len).ok_or(SHORT)?;
-        let crc = int(bytes, offset + 8 + len, 4, true)?;
+        let crc = be(bytes, offset + 8 + len)?;
         match (&chunk[..4], size) {
             (b"IHDR", None) if len == 13 && crc != crc32(chunk) => {
                 return Err("its header chunk's checksum is wrong");
             }
-            (b"IHDR", None) if len == 13 => {
-                size = Some((int(chunk, 4, 4, true)?, int(chunk, 8, 4, true)?))
-            }
+            (b"IHDR", None) if len == 13 => size = Some((be(chunk, 4)?, be(chunk, 8)?)),
             (_, None) => return Err("it does not begin with its header chunk (IHDR)"),
             (b"IDAT", _) => data = true,
             (b"IEND", Some(size)) if data => return Ok(size),
@@ -89,20 +81,18 @@ fn png(bytes: &[u8]) -> Result<(u32, u32), Fault> {
 /// After SOI, whole marker segments up to a frame header (SOF0 to SOF15 but DHT, JPG and DAC),
 /// which gives the size; a scan or the end before it means there is no picture.
 fn jpeg(bytes: &[u8]) -> Result<(u32, u32), Fault> {
+    let be = |bytes, offset| int(bytes, offset, 2, true);
     let mut offset = 2;
     loop {
-        match (
-            int(bytes, offset, 1, true)?,
-            int(bytes, offset + 1, 1, true)?,
-        ) {
-            (0xff, 0xff) => offset += 1, // fill
-            (0xff, 0x01 | 0xd0..=0xd8) => offset += 2,
-            (0xff, 0xd9 | 0xda) => return Err("it has no frame header (SOF)"),
-            (0xff, marker) => {
-                let len = length(int(bytes, offset + 2, 2, true)?, bytes)?;
+        match bytes.get(offset..offset + 2).ok_or(SHORT)? {
+            [0xff, 0xff] => offset += 1, // fill
+            [0xff, 0x01 | 0xd0..=0xd8] => offset += 2,
+            [0xff, 0xd9 | 0xda] => return Err("it has no frame header (SOF)"),
+            &[0xff, marker] => {
+                let len = length(be(bytes, offset + 2)?, bytes)?;
                 let segment = bytes.get(offset + 4..offset + 2 + len).ok_or(SHORT)?;
                 if matches!(marker, 0xc0..=0xcf) && !matches!(marker, 0xc4 | 0xc8 | 0xcc) {
-                    return Ok((int(segment, 3, 2, true)?, int(segment, 1, 2, true)?));
+                    return Ok((be(segment, 3)?, be(segment, 1)?));
                 }
                 offset += 2 + len;
             }
@@ -128,47 +118,42 @@ fn gif(bytes: &[u8]) -> Result<(u32, u32), Fault> {
 /// `RIFF`, a size within the bytes, `WEBP`, then a first chunk within that size: `VP8 ` (its
 /// start code), `VP8L` (its signature) or `VP8X`, each giving the size.
 fn webp(bytes: &[u8]) -> Result<(u32, u32), Fault> {
-    let riff = length(int(bytes, 4, 4, false)?, bytes)?;
-    if riff + 8 > bytes.len() || riff < 12 {
-        return Err("the size its RIFF header states does not match its bytes");
-    }
-    let len = length(int(bytes, 16, 4, false)?, bytes)?;
-    let chunk = bytes.get(20..20 + len).filter(|_| 12 + len <= riff);
+    let le = |bytes, offset, width| int(bytes, offset, width, false);
+    let riff = bytes.get(12..length(le(bytes, 4, 4)?, bytes)? + 8);
+    let riff = riff.ok_or("the size its RIFF header states does not match its bytes")?;
+    let len = le(riff, 4, 4)? as usize;
+    let chunk = riff.get(8..).and_then(|chunks| chunks.get(..len));
     let chunk = chunk.ok_or("its first chunk goes past the size its RIFF header states")?;
-    let le = |offset, width| int(chunk, offset, width, false);
-    match &bytes[12..16] {
+    match &riff[..4] {
         b"VP8 " if chunk.get(3..6) == Some(&[0x9d, 0x01, 0x2a]) => {
-            Ok((le(6, 2)? & 0x3fff, le(8, 2)? & 0x3fff))
+            Ok((le(chunk, 6, 2)? & 0x3fff, le(chunk, 8, 2)? & 0x3fff))
         }
         b"VP8L" if chunk.first() == Some(&0x2f) => {
-            let size = le(1, 4)?;
+            let size = le(chunk, 1, 4)?;
             Ok(((size & 0x3fff) + 1, ((size >> 14) & 0x3fff) + 1))
         }
-        b"VP8X" => Ok((le(4, 3)? + 1, le(7, 3)? + 1)),
+        b"VP8X" => Ok((le(chunk, 4, 3)? + 1, le(chunk, 7, 3)? + 1)),
         _ => Err("its first chunk is not a VP8, VP8L or VP8X header"),
     }
 }
 
-/// `BM`, a file size within the bytes and past the headers, a DIB header of a size BMP knows,
-/// the pixels' offset past the headers and within the file, one plane and a bit depth BMP knows.
+/// `BM`, a file size within the bytes, a DIB header of a size BMP knows, and the pixels' offset
+/// past the headers and within the file.
 fn bmp(bytes: &[u8]) -> Result<(u32, u32), Fault> {
     let le = |offset, width| int(bytes, offset, width, false);
     let (size, offset, dib) = (le(2, 4)?, le(10, 4)?, le(14, 4)?);
     if !matches!(dib, 12 | 40 | 52 | 56 | 64 | 108 | 124) {
         return Err("its DIB header's size is not one BMP knows");
     }
-    if size < 14 + dib || length(size, bytes).is_err() {
+    if length(size, bytes).is_err() {
         return Err("the file size it states does not match its bytes");
     }
     if offset < 14 + dib || offset > size {
         return Err("its pixels' offset is not within the file");
     }
     // The core header (12 bytes) has 16-bit sizes; the others signed 32-bit ones.
-    let (width, at) = if dib == 12 { (2, 22) } else { (4, 26) };
+    let width = if dib == 12 { 2 } else { 4 };
     let side = |offset| le(offset, width).map(|v| (v as i32).unsigned_abs());
-    if le(at, 2)? != 1 || !matches!(le(at + 2, 2)?, 1 | 4 | 8 | 16 | 24 | 32) {
-        return Err("its planes or bit depth are not a BMP's");
-    }
     Ok((side(18)?, side(18 + width)?))
 }
 

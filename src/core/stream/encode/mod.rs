@@ -32,24 +32,6 @@ pub enum Output {
     Part(serde_json::Value),
 }
 
-impl Output {
-    /// The SSE frame, if this is one.
-    pub fn into_frame(self) -> Option<String> {
-        match self {
-            Self::Frame(frame) => Some(frame),
-            Self::Part(_) => None,
-        }
-    }
-
-    /// The V3 part, if this is one.
-    pub fn into_part(self) -> Option<serde_json::Value> {
-        match self {
-            Self::Part(part) => Some(part),
-            Self::Frame(_) => None,
-        }
-    }
-}
-
 /// The JSON value an output is written as: a frame as its string, a part as it is.
 impl From<Output> for serde_json::Value {
     fn from(output: Output) -> Self {
@@ -71,6 +53,25 @@ pub(crate) fn encode_all(
         encode(part, &mut out);
     }
     out
+}
+
+#[cfg(test)]
+impl Output {
+    /// The SSE frame, if this is one.
+    pub fn into_frame(self) -> Option<String> {
+        match self {
+            Self::Frame(frame) => Some(frame),
+            Self::Part(_) => None,
+        }
+    }
+
+    /// The V3 part, if this is one.
+    pub fn into_part(self) -> Option<serde_json::Value> {
+        match self {
+            Self::Part(part) => Some(part),
+            Self::Frame(_) => None,
+        }
+    }
 }
 
 /// Escape table: 0 = copy the byte, else the character after the backslash (`u` = `\u00XX`).

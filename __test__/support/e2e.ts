@@ -13,6 +13,7 @@ import {
   type Sandbox,
   type SandboxOptions,
 } from './opencode.ts'
+import type { Turn } from './served.ts'
 
 export interface E2eFile {
   /** A sandbox, disposed of after the file; OpenCode's bundled model catalogue left out unless asked for. */
@@ -50,14 +51,17 @@ export function explain(result: RunResult, sandbox: Sandbox): string {
   return `exit ${result.code}${result.timedOut ? ' (timed out)' : ''}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr}\nlog:\n${sandbox.openCodeLog().slice(-3000)}`
 }
 
-export const eventsOf = (result: RunResult, type: string) => result.events.filter((event) => event.type === type)
-export const textOf = (result: RunResult) =>
+/** A turn as `opencode run --format json` prints it: an `opencode run`'s result, or a served turn. */
+export type Printed = Pick<RunResult, 'events'>
+
+export const eventsOf = (result: Printed, type: string) => result.events.filter((event) => event.type === type)
+export const textOf = (result: Printed) =>
   eventsOf(result, 'text')
     .map((event) => event.part.text as string)
     .join('')
 
 /** The `tool_use` events between each `step_start` and its `step_finish`, with the finish reason. */
-export function steps(result: RunResult): Array<{ tools: string[]; reason: string }> {
+export function steps(result: Printed): Array<{ tools: string[]; reason: string }> {
   const found: Array<{ tools: string[]; reason: string }> = []
   let current: string[] | null = null
   for (const event of result.events) {
@@ -106,18 +110,20 @@ export function assertFailedOnce(failed: FailedRun, code: string): void {
  * command appends `ran` to `ran.txt`) and saw one bash call in one tool step, then the answer; the
  * `opencode_wait` calls are the bridge's own.
  */
-export function assertAnsweredAfterWaiting(result: RunResult, sandbox: Sandbox, answer: RegExp): void {
-  const why = explain(result, sandbox)
-  assert.equal(result.code, 0, why)
-  assert.match(textOf(result), answer, why)
+export function assertAnsweredAfterWaiting(outcome: RunResult | Turn, sandbox: Sandbox, answer: RegExp): void {
+  const why = 'why' in outcome ? outcome.why : explain(outcome, sandbox)
+  // A run exits 0 when OpenCode reported no error of the turn; a served turn is read for that error.
+  if ('code' in outcome) assert.equal(outcome.code, 0, why)
+  else assert.deepEqual(eventsOf(outcome, 'error'), [], why)
+  assert.match(textOf(outcome), answer, why)
   assert.equal(readFileSync(join(sandbox.workspace, 'ran.txt'), 'utf8'), 'ran\n', 'the command ran once')
   assert.deepEqual(
-    eventsOf(result, 'tool_use').map((event) => event.part.tool),
+    eventsOf(outcome, 'tool_use').map((event) => event.part.tool),
     ['bash'],
     why,
   )
   assert.deepEqual(
-    steps(result).map((step) => step.reason),
+    steps(outcome).map((step) => step.reason),
     ['tool-calls', 'stop'],
     why,
   )

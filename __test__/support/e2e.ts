@@ -13,7 +13,7 @@ import {
   type Sandbox,
   type SandboxOptions,
 } from './opencode.ts'
-import type { Turn } from './served.ts'
+import type { SharedServer, Turn } from './served.ts'
 
 export interface E2eFile {
   /** A sandbox, disposed of after the file; OpenCode's bundled model catalogue left out unless asked for. */
@@ -75,9 +75,9 @@ export function steps(result: Printed): Array<{ tools: string[]; reason: string 
   return found
 }
 
-/** A failing `opencode run`: its result, the one error's message, how often cursor-agent ran. */
+/** A failing turn: its result (an `opencode run`'s or a served turn), the one error's message, how often cursor-agent ran. */
 export interface FailedRun {
-  result: RunResult
+  result: RunResult | Turn
   message: string
   runs: number
   why: string
@@ -89,18 +89,32 @@ export async function failingRun(e2e: E2eFile, env: Record<string, string>): Pro
   const args = ['run', '--format', 'json', '--model', 'cursor-acp/auto', 'say', 'hi']
   const result = await sandbox.run(args, { timeoutMs: 120_000 })
   const why = `exit ${result.code}${result.timedOut ? ' (timed out)' : ''}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr.slice(-3000)}`
+  return failedWith(result, sandbox.invocations().length, why)
+}
+
+/** A turn through `shared` with the fake set by `fake`, which must fail with one error. */
+export async function failingTurn(shared: SharedServer, fake: Record<string, unknown>): Promise<FailedRun> {
+  const result = await shared.turn('say hi', { fake })
+  return failedWith(result, result.invocations.length, result.why)
+}
+
+function failedWith(result: RunResult | Turn, runs: number, why: string): FailedRun {
   const errors = eventsOf(result, 'error')
   assert.equal(errors.length, 1, why)
   const message = String(errors[0]!.error.data?.message ?? '')
-  return { result, message, runs: sandbox.invocations().length, why }
+  return { result, message, runs, why }
 }
 
-/** The run failed once (no retry by OpenCode), exited non-zero, and its message is text ending with `[code]`. */
+/**
+ * The turn failed once (no retry by OpenCode) and its message is text ending with `[code]`; an
+ * `opencode run` ended by itself and exited non-zero (a served turn has no exit status: the one
+ * error `failingTurn` found is what sets it).
+ */
 export function assertFailedOnce(failed: FailedRun, code: string): void {
   const { result, message, runs, why } = failed
-  assert.ok(!result.timedOut, why)
+  if ('code' in result) assert.ok(!result.timedOut, why)
   assert.equal(runs, 1, `cursor-agent ran ${runs} times: OpenCode retried "${message}"\n${why}`)
-  assert.notEqual(result.code, 0, why)
+  if ('code' in result) assert.notEqual(result.code, 0, why)
   assert.ok(message.endsWith(`[${code}]`), `"${message}" should end with [${code}]\n${why}`)
   assert.ok(!message.startsWith('{'), `the message is readable text, not JSON: ${message}`)
 }

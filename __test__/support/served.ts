@@ -49,6 +49,8 @@ export interface SharedServer {
   turn(prompt: string, options?: TurnOptions): Promise<Turn>
   /** Sets the fake's behaviour for what starts next (`turn` does it itself). */
   control(fake: Record<string, unknown>): void
+  /** From now on: a function that gives the fake's runs started since (for a test that prompts `server()` itself). */
+  watch(): () => Invocation[]
 }
 
 /**
@@ -93,19 +95,24 @@ export function sharedServer(
     return value
   }
   const control = (fake: Record<string, unknown>) => writeFileSync(controlFile, JSON.stringify(fake))
+  const watch = () => {
+    const box = started(sandbox)
+    const before = new Set(box.invocations().map((invocation) => invocation.file))
+    return () => box.invocations().filter((invocation) => !before.has(invocation.file))
+  }
   const runTurn = async (prompt: string, turnOptions: TurnOptions): Promise<Turn> => {
     const box = started(sandbox)
     const api = started(server)
     control(turnOptions.fake ?? {})
     const session = turnOptions.session ?? (await api.createSession())
-    const before = new Set(box.invocations().map((invocation) => invocation.file))
+    const since = watch()
     const known = new Set((await messagesOf(api, session)).map((message) => message.info.id))
     const reply = await api.prompt(session, prompt, turnOptions.model)
     const messages = (await messagesOf(api, session)).filter((message) => !known.has(message.info.id))
     return {
       session,
       events: runEvents(messages, turnOptions.thinking),
-      invocations: box.invocations().filter((invocation) => !before.has(invocation.file)),
+      invocations: since(),
       messages,
       why: `reply:\n${JSON.stringify(reply)}\nserver output:\n${api.output().slice(-3000)}\nlog:\n${box.openCodeLog().slice(-3000)}`,
     }
@@ -122,6 +129,7 @@ export function sharedServer(
       server = await sandbox.serve()
     },
     control,
+    watch,
     turn(prompt, turnOptions = {}) {
       // One turn at a time, whatever the tests' concurrency: the control file is the server's.
       const next = queue.then(() => runTurn(prompt, turnOptions))

@@ -12,14 +12,14 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile, execFileSync } from 'node:child_process'
 import { promisify } from 'node:util'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import type { Server } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { explain, e2eFile, textOf } from '../support/e2e.ts'
 import { REPO_ROOT as root, type Sandbox } from '../support/opencode.ts'
-import { hostBinaryFile, hostPlatformDir, npm, packPublished } from '../support/packing.ts'
+import { hostBinaryFile, hostPlatformDir, npm, type Packed, packedOnce } from '../support/packing.ts'
 
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 // The next patch release, as a prerelease so it can never pass for a real version.
@@ -67,6 +67,7 @@ async function registryToken(url: string): Promise<string> {
 }
 
 let work = ''
+let packed: Packed
 let registry: { url: string; server: Server } | undefined
 let npmrc = ''
 const file = e2eFile()
@@ -86,7 +87,7 @@ async function publish(tarball: string): Promise<void> {
 function packVersion(version: string): string {
   const unpacked = join(work, `unpacked-${version}`)
   mkdirSync(unpacked)
-  execFileSync('tar', ['-xzf', join(work, `${pkg.name}-${pkg.version}.tgz`), '-C', unpacked])
+  execFileSync('tar', ['-xzf', packed.tarballs[0]!, '-C', unpacked])
   const manifestPath = join(unpacked, 'package', 'package.json')
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'))
   writeFileSync(manifestPath, JSON.stringify({ ...manifest, version }, null, 2))
@@ -98,14 +99,13 @@ function packVersion(version: string): string {
 
 before(async () => {
   work = mkdtempSync(join(tmpdir(), 'ocn-install-'))
-  const dependencies = packPublished(root, work)
+  packed = await packedOnce(root)
 
   registry = await startRegistry(join(work, 'registry'))
   const token = await registryToken(registry.url)
   npmrc = join(work, 'publish.npmrc')
   writeFileSync(npmrc, `registry=${registry.url}\n//${new URL(registry.url).host}/:_authToken=${token}\n`)
-  for (const dir of [work, dependencies])
-    for (const tarball of readdirSync(dir).filter((f) => f.endsWith('.tgz'))) await publish(join(dir, tarball))
+  for (const tarball of packed.tarballs) await publish(tarball)
 })
 
 after(async () => {

@@ -106,7 +106,9 @@ export function sharedServer(
     control(turnOptions.fake ?? {})
     const session = turnOptions.session ?? (await api.createSession())
     const since = watch()
-    const known = new Set((await messagesOf(api, session)).map((message) => message.info.id))
+    // A new session has no messages yet; one that goes on keeps those of its earlier turns.
+    const earlier = turnOptions.session === undefined ? [] : await messagesOf(api, session)
+    const known = new Set(earlier.map((message) => message.info.id))
     const reply = await api.prompt(session, prompt, turnOptions.model)
     const messages = (await messagesOf(api, session)).filter((message) => !known.has(message.info.id))
     return {

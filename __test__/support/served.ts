@@ -109,7 +109,7 @@ export function sharedServer(
     // A new session has no messages yet; one that goes on keeps those of its earlier turns.
     const earlier = turnOptions.session === undefined ? [] : await messagesOf(api, session)
     const known = new Set(earlier.map((message) => message.info.id))
-    const reply = await api.prompt(session, prompt, turnOptions.model)
+    const reply = await answered(api, session, api.prompt(session, prompt, turnOptions.model))
     const messages = (await messagesOf(api, session)).filter((message) => !known.has(message.info.id))
     return {
       session,
@@ -138,6 +138,26 @@ export function sharedServer(
       queue = next.catch(() => undefined)
       return next
     },
+  }
+}
+
+/** How long a turn may take, as long as an `opencode run` may (`Sandbox.run`'s default). */
+const TURN_TIMEOUT_MS = 120_000
+
+/** `reply`, unless the turn outlasts TURN_TIMEOUT_MS: then it is aborted and the test fails, as a hung run would. */
+async function answered<T>(server: OpenCodeServer, session: string, reply: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_, fail) => {
+    timer = setTimeout(() => {
+      void server.abort(session).catch(() => undefined)
+      fail(new Error(`the turn took over ${TURN_TIMEOUT_MS} ms; the server's output:\n${server.output().slice(-3000)}`))
+    }, TURN_TIMEOUT_MS)
+  })
+  reply.catch(() => undefined)
+  try {
+    return await Promise.race([reply, late])
+  } finally {
+    clearTimeout(timer)
   }
 }
 

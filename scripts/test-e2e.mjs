@@ -17,8 +17,10 @@ const folder = join(dirname(dirname(fileURLToPath(import.meta.url))), '__test__'
 /** Files that spend most of their time waiting on a clock rather than working: they start first. */
 const WAITS_IN_REAL_TIME = ['tool-mode-realtime.e2e.ts']
 
-// Each file runs in a process of its own; most of them start a few OpenCode processes at once,
-// which is about what two cores keep busy.
+// Each file runs in a process of its own and keeps about one OpenCode busy at a time (a server its
+// tests share, or one run after another), and now and then waits (on a TUI, a timeout, a clock):
+// three files keep two cores busy without starving the suites that run beside them. The files
+// that install the package share its packing (support/packing.ts): whichever comes first packs.
 const CONCURRENCY = 3
 
 const given = process.argv.slice(2).map((file) => resolve(file))

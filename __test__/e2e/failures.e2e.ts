@@ -3,19 +3,19 @@
 // retries an error it takes as transient (about six runs over a minute), so a retried failure
 // shows up here as more than one agent run.
 //
-// The table of what cursor-agent prints goes through one `opencode serve`, a session per row (an
-// `opencode run` per row would start OpenCode sixteen times); OpenCode retries a served prompt as
-// it does a run. The other tests are `opencode run`s, which also check its exit status.
+// The failures go through one `opencode serve`, a session each (see support/served.ts; an
+// `opencode run` each would start OpenCode twenty times); OpenCode retries a served prompt as it
+// does a run. One `opencode run` checks the exit status, and the TUI has a sandbox of its own.
 import assert from 'node:assert/strict'
-import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { before, describe, test } from 'node:test'
-import { assertFailedOnce, e2eFile, eventsOf, failingRun, textOf } from '../support/e2e.ts'
-import type { OpenCodeServer, Sandbox } from '../support/opencode.ts'
+import { assertFailedOnce, e2eFile, eventsOf, failingRun, failingTurn, textOf } from '../support/e2e.ts'
+import { sharedServer } from '../support/served.ts'
 
 const MODEL = 'cursor-acp/auto'
 const e2e = e2eFile()
-const runFailing = (env: Record<string, string>) => failingRun(e2e, env)
+const shared = sharedServer(e2e)
+before(() => shared.start())
 
 describe('a failing cursor-agent runs once and says why', () => {
   // What cursor-agent printed, and the code it must map to.
@@ -42,35 +42,25 @@ describe('a failing cursor-agent runs once and says why', () => {
     ['Error: the agent crashed after 1500 ms (internal error 500)', 'E_NETWORK'],
     ['Error: something odd happened', 'E_AGENT_EXIT'],
   ]
-  let sandbox: Sandbox
-  let server: OpenCodeServer
-  // The fake agent reads this file at every start: each row sets what it prints (rows run in turn).
-  let control: string
-  before(async () => {
-    sandbox = await e2e.sandbox()
-    control = join(sandbox.root, 'fake-cursor-control.json')
-    sandbox.env.FAKE_CURSOR_CONTROL = control
-    server = await sandbox.serve()
-  })
-
   for (const [stderr, code] of table) {
     test(`"${stderr}" -> ${code}`, async () => {
-      writeFileSync(control, JSON.stringify({ FAKE_CURSOR_SCENARIO: 'fail', FAKE_CURSOR_STDERR: stderr }))
-      const runsBefore = sandbox.invocations().length
-      const reply = await server.prompt(await server.createSession(), 'say hi', MODEL)
-      const why = `${JSON.stringify(reply)}\nserver output:\n${server.output().slice(-3000)}`
-      const runs = sandbox.invocations().length - runsBefore
-      const message = String(reply.info.error?.data?.message ?? '')
+      const turn = await shared.turn('say hi', { fake: { FAKE_CURSOR_SCENARIO: 'fail', FAKE_CURSOR_STDERR: stderr } })
+      const why = turn.why
+      const runs = turn.invocations.length
+      const message = String(eventsOf(turn, 'error')[0]?.error.data?.message ?? '')
       assert.equal(runs, 1, `cursor-agent ran ${runs} times: OpenCode retried "${message}"\n${why}`)
       assert.ok(message.endsWith(`[${code}]`), `"${message}" should end with [${code}]\n${why}`)
       assert.ok(!message.startsWith('{'), `the message is readable text, not JSON: ${message}`)
-      const text = reply.parts.filter((part: { type: string }) => part.type === 'text')
+      const answer = turn.messages
+        .filter((message) => message.info.role === 'assistant')
+        .flatMap((message) => message.parts)
+      const text = answer.filter((part) => part.type === 'text')
       assert.deepEqual(text, [], 'an error is never shown as assistant text')
     })
   }
 
   test("Cursor's own words are quoted when OpenCode would not read them as transient; `opencode run` exits non-zero", async () => {
-    const failed = await runFailing({
+    const failed = await failingRun(e2e, {
       FAKE_CURSOR_SCENARIO: 'fail',
       FAKE_CURSOR_STDERR: 'Error: something odd happened',
     })
@@ -82,13 +72,13 @@ describe('a failing cursor-agent runs once and says why', () => {
   // The idle limit's tests are in idle-timeout.e2e.ts.
 })
 
-describe('an answer that was cut off says so', { concurrency: 2 }, () => {
+describe('an answer that was cut off says so', () => {
   const partial = 'The first half of the answer'
   const quota =
     "Error: You've hit your usage limit\nchatMessage: *You've hit your free requests limit. It will reset when your monthly cycle ends on 1/1/2027.*"
 
   test('a usage limit after part of an answer: the text stays, the error says why and when it resets', async () => {
-    const failed = await runFailing({
+    const failed = await failingTurn(shared, {
       FAKE_CURSOR_SCENARIO: 'fail',
       FAKE_CURSOR_PARTIAL: partial,
       FAKE_CURSOR_STDERR: quota,
@@ -105,7 +95,7 @@ describe('an answer that was cut off says so', { concurrency: 2 }, () => {
   })
 
   test('a network failure after part of an answer: the text stays, the error says why', async () => {
-    const failed = await runFailing({
+    const failed = await failingTurn(shared, {
       FAKE_CURSOR_SCENARIO: 'fail',
       FAKE_CURSOR_PARTIAL: partial,
       FAKE_CURSOR_STDERR: 'TypeError: fetch failed',
@@ -115,32 +105,29 @@ describe('an answer that was cut off says so', { concurrency: 2 }, () => {
   })
 })
 
-describe('a connection to Cursor that drops', { concurrency: 2 }, () => {
+describe('a connection to Cursor that drops', () => {
   test('before anything was answered: cursor-agent runs once more and the answer is shown, no error', async () => {
-    const sandbox = await e2e.sandboxWith({
-      FAKE_CURSOR_DROP: 'before-answer',
-      FAKE_CURSOR_STREAM: 'text:Answered after the drop.',
-    })
     // The mark lives in the sandbox: the first run drops and makes it, the rerun answers.
-    const args = ['run', '--format', 'json', '--model', MODEL, 'say', 'hi']
-    const result = await sandbox.run(args, {
-      timeoutMs: 120_000,
-      env: { FAKE_CURSOR_DROP_MARK: join(sandbox.root, 'dropped') },
+    const result = await shared.turn('say hi', {
+      fake: {
+        FAKE_CURSOR_DROP: 'before-answer',
+        FAKE_CURSOR_DROP_MARK: join(shared.sandbox().root, 'dropped'),
+        FAKE_CURSOR_STREAM: 'text:Answered after the drop.',
+      },
     })
-    const why = `exit ${result.code}\nstdout:\n${result.stdout}\nstderr:\n${result.stderr.slice(-3000)}`
-    assert.equal(result.code, 0, why)
-    assert.equal(textOf(result), 'Answered after the drop.', why)
+    const why = result.why
+    // No error: what makes `opencode run` exit 0.
     assert.equal(eventsOf(result, 'error').length, 0, why)
-    const runs = sandbox.invocations()
+    assert.equal(textOf(result), 'Answered after the drop.', why)
     assert.deepEqual(
-      runs.map((run) => run.scenario),
+      result.invocations.map((run) => run.scenario),
       ['drop', 'replay'],
       why,
     )
   })
 
   test('after a tool ran: no rerun (its edits are on disk); the error says the connection dropped', async () => {
-    const failed = await runFailing({ FAKE_CURSOR_DROP: 'after-tool' })
+    const failed = await failingTurn(shared, { FAKE_CURSOR_DROP: 'after-tool' })
     assertFailedOnce(failed, 'E_NETWORK')
     assert.match(failed.message, /connection to Cursor's servers dropped/, failed.why)
     assert.doesNotMatch(textOf(failed.result), /WritableIterable/, "Cursor's words are never the answer")

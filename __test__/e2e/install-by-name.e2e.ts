@@ -12,14 +12,13 @@ import { after, before, describe, it } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile, execFileSync } from 'node:child_process'
 import { promisify } from 'node:util'
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import type { AddressInfo } from 'node:net'
-import type { Server } from 'node:http'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { explain, e2eFile, textOf } from '../support/e2e.ts'
 import { REPO_ROOT as root, type Sandbox } from '../support/opencode.ts'
-import { hostBinaryFile, hostPlatformDir, npm, packPublished } from '../support/packing.ts'
+import { hostBinaryFile, hostPlatformDir, npm, type Packed, packedOnce } from '../support/packing.ts'
+import { type Registry, startRegistry } from '../support/registry.ts'
 
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
 // The next patch release, as a prerelease so it can never pass for a real version.
@@ -32,61 +31,16 @@ const platformDir = hostPlatformDir()
 const platformPackage = `${pkg.name}-${platformDir}`
 const binaryFile = hostBinaryFile(root)
 
-/** A verdaccio registry on 127.0.0.1 with its storage in `dir` and no uplink: it serves only what is published to it. */
-async function startRegistry(dir: string): Promise<{ url: string; server: Server }> {
-  // Untyped on purpose: verdaccio's declarations name packages it does not install.
-  const verdaccio = 'verdaccio'
-  const { runServer } = (await import(verdaccio)) as { runServer: (config: unknown) => Promise<Server> }
-  const config = {
-    self_path: dir,
-    storage: join(dir, 'storage'),
-    auth: { htpasswd: { file: join(dir, 'htpasswd'), max_users: 10 } },
-    uplinks: {},
-    packages: { '**': { access: '$all', publish: '$authenticated' } },
-    web: { enable: false },
-    // The platform package holds the whole native binary.
-    max_body_size: '200mb',
-    log: { type: 'stdout', format: 'pretty', level: 'fatal' },
-  }
-  const server = await runServer(config)
-  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening))
-  const { port } = server.address() as AddressInfo
-  return { url: `http://127.0.0.1:${port}/`, server }
-}
-
-/** Adds a user to the registry and returns its token (npm publishes only with one). */
-async function registryToken(url: string): Promise<string> {
-  const response = await fetch(new URL('-/user/org.couchdb.user:e2e', url), {
-    method: 'PUT',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'e2e', password: 'e2e-password' }),
-  })
-  const body = (await response.json()) as { token?: string }
-  assert.ok(body.token, `the registry created no user: ${JSON.stringify(body)}`)
-  return body.token
-}
-
 let work = ''
-let registry: { url: string; server: Server } | undefined
-let npmrc = ''
+let packed: Packed
+let registry: Registry | undefined
 const file = e2eFile()
-
-// Asynchronous: the registry answers from this very process.
-async function publish(tarball: string): Promise<void> {
-  await promisify(execFile)(
-    'npm',
-    ['publish', tarball, '--userconfig', npmrc, '--ignore-scripts', '--provenance=false', '--tag', 'latest'],
-    {
-      cwd: work,
-    },
-  )
-}
 
 /** The main tarball again, with `version` in its manifest: a newer release of the same code. */
 function packVersion(version: string): string {
   const unpacked = join(work, `unpacked-${version}`)
   mkdirSync(unpacked)
-  execFileSync('tar', ['-xzf', join(work, `${pkg.name}-${pkg.version}.tgz`), '-C', unpacked])
+  execFileSync('tar', ['-xzf', packed.tarballs[0]!, '-C', unpacked])
   const manifestPath = join(unpacked, 'package', 'package.json')
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8'))
   writeFileSync(manifestPath, JSON.stringify({ ...manifest, version }, null, 2))
@@ -98,18 +52,14 @@ function packVersion(version: string): string {
 
 before(async () => {
   work = mkdtempSync(join(tmpdir(), 'ocn-install-'))
-  const dependencies = packPublished(root, work)
+  packed = await packedOnce(root)
 
   registry = await startRegistry(join(work, 'registry'))
-  const token = await registryToken(registry.url)
-  npmrc = join(work, 'publish.npmrc')
-  writeFileSync(npmrc, `registry=${registry.url}\n//${new URL(registry.url).host}/:_authToken=${token}\n`)
-  for (const dir of [work, dependencies])
-    for (const tarball of readdirSync(dir).filter((f) => f.endsWith('.tgz'))) await publish(join(dir, tarball))
+  for (const tarball of packed.tarballs) await registry.publish(tarball)
 })
 
 after(async () => {
-  await new Promise((closed) => registry?.server.close(closed))
+  await registry?.close()
   if (work) rmSync(work, { recursive: true, force: true })
 })
 
@@ -145,7 +95,7 @@ describe('installed by name from a registry', { concurrency: 1 }, () => {
   })
 
   it("the installed copy's doctor names its version, its platform package, and a newer version once published", async () => {
-    await publish(packVersion(NEWER))
+    await registry!.publish(packVersion(NEWER))
     const installed = join(
       sandbox.home,
       '.cache',

@@ -4,25 +4,33 @@
 // Expectations come from the captures' hand-written expected files in __test__/fixtures/captures/maestro
 // (what a correct translation must show) and from the documented API and error codes (index.d.ts,
 // docs/troubleshooting.md).
+//
+// The turns that need no OpenCode of their own go through one `opencode serve` with the default
+// settings, a session each (see support/served.ts); a setting of OpenCode's environment, a flag of
+// `opencode run` or its exit status gets an `opencode run` of its own.
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { describe, test } from 'node:test'
+import { before, describe, test } from 'node:test'
 import { replayCapture } from '../../index.js'
 import { captureExpectation, type CaptureExpectation } from '../support/captures.ts'
-import { e2eFile, eventsOf, explain, textOf } from '../support/e2e.ts'
-import { groupAlive, isAlive, waitFor, type RunResult } from '../support/opencode.ts'
+import { e2eFile, eventsOf, explain, type Printed, textOf } from '../support/e2e.ts'
+import { groupAlive, isAlive, waitFor } from '../support/opencode.ts'
+import { sharedServer } from '../support/served.ts'
 
 const MODEL = 'cursor-acp/auto'
 const e2e = e2eFile()
 const sandboxWith = e2e.sandboxWith
+/** The default settings; a variable of OpenCode's own that cursor-agent gets by default. */
+const shared = sharedServer(e2e, { env: { UNRELATED_SECRET: 's3cret' } })
+before(() => shared.start())
 
-const reasoningOf = (result: RunResult) =>
+const reasoningOf = (result: Printed) =>
   eventsOf(result, 'reasoning')
     .map((event) => event.part.text as string)
     .join('')
-const toolsOf = (result: RunResult) => eventsOf(result, 'tool_use').map((event) => event.part)
+const toolsOf = (result: Printed) => eventsOf(result, 'tool_use').map((event) => event.part)
 
 const textBlocks = (expected: CaptureExpectation, kind: 'text' | 'reasoning') =>
   expected.blocks.flatMap((block) => (block.kind === kind ? [block.text] : []))
@@ -52,22 +60,14 @@ function storeApiKey(xdgDataHome: string, key: string): void {
 /** The plugin's capture folder on Linux: `$XDG_DATA_HOME/opencode-cursor-native/captures`. */
 const captureFolderOf = (xdgDataHome: string) => join(xdgDataHome, 'opencode-cursor-native', 'captures')
 
-describe('opencode run with the cursor-acp plugin', { concurrency: 2 }, () => {
+describe('a turn through OpenCode with the cursor-acp plugin', { concurrency: 2 }, () => {
   test('partial output and recaps: the answer appears exactly once, thinking as reasoning (capture 04)', async () => {
-    const sandbox = await sandboxWith({ FAKE_CURSOR_STREAM: 'maestro/04_partial_output.jsonl' })
-    const result = await sandbox.run([
-      'run',
-      '--format',
-      'json',
-      '--thinking',
-      '--model',
-      MODEL,
-      'check',
-      'the',
-      'sample',
-    ])
-    const why = explain(result, sandbox)
-    assert.equal(result.code, 0, why)
+    const result = await shared.turn('check the sample', {
+      fake: { FAKE_CURSOR_STREAM: 'maestro/04_partial_output.jsonl' },
+      thinking: true,
+    })
+    const why = result.why
+    assert.deepEqual(eventsOf(result, 'error'), [], why)
     const expected = captureExpectation('maestro/04_partial_output.jsonl')
     const text = textOf(result)
     // Fragments "Checking", " now", "." then the recap "Checking now." which must add nothing.
@@ -82,12 +82,18 @@ describe('opencode run with the cursor-acp plugin', { concurrency: 2 }, () => {
       toolBlocks(expected).map((tool) => [tool.opencode.tool, tool.opencode.status]),
       why,
     )
-    assert.equal(sandbox.invocations().length, 1, 'one cursor-agent run for one prompt (titles are local)')
+    assert.equal(result.invocations.length, 1, 'one cursor-agent run for one prompt (titles are local)')
+    // By default (no CURSOR_ACP_CHILD_ENV) cursor-agent gets OpenCode's variables, all of them.
+    assert.ok(result.invocations[0]?.envNames.includes('UNRELATED_SECRET'))
   })
 
-  test("the dual entry loads without a failure in OpenCode 1.18.33's log (--print-logs)", async () => {
-    const sandbox = await sandboxWith({ FAKE_CURSOR_STREAM: 'text:Loaded once.' })
-    const result = await sandbox.run(['run', '--print-logs', '--format', 'json', '--model', MODEL, 'hello'])
+  test("the dual entry loads without a failure in OpenCode 1.18.33's log (--print-logs); CURSOR_ACP_CHILD_ENV keeps OpenCode's other variables from cursor-agent", async () => {
+    const sandbox = await sandboxWith({
+      FAKE_CURSOR_STREAM: 'text:Answered with a trimmed environment.',
+      UNRELATED_SECRET: 's3cret',
+      CURSOR_ACP_CHILD_ENV: 'FAKE_CURSOR_*',
+    })
+    const result = await sandbox.run(['run', '--print-logs', '--format', 'json', '--model', MODEL, 'say', 'hi'])
     const why = explain(result, sandbox)
     assert.equal(result.code, 0, why)
     const log = `${result.stderr}\n${sandbox.openCodeLog()}`
@@ -96,20 +102,8 @@ describe('opencode run with the cursor-acp plugin', { concurrency: 2 }, () => {
       .split('\n')
       .filter((line) => /fail|error/i.test(line) && /opencode-cursor-native|cursor-acp|\[v2\]/.test(line))
     assert.deepEqual(failed, [], 'no log line names the plugin as failed')
-    assert.match(textOf(result), /Loaded once\./, why)
-  })
-
-  test("CURSOR_ACP_CHILD_ENV keeps OpenCode's other variables from cursor-agent; by default it has them all", async () => {
-    const answer = 'text:Answered with a trimmed environment.'
-    const trimmed = await sandboxWith({
-      FAKE_CURSOR_STREAM: answer,
-      UNRELATED_SECRET: 's3cret',
-      CURSOR_ACP_CHILD_ENV: 'FAKE_CURSOR_*',
-    })
-    const result = await trimmed.run(['run', '--format', 'json', '--model', MODEL, 'say', 'hi'])
-    assert.equal(result.code, 0, explain(result, trimmed))
-    assert.equal(textOf(result), 'Answered with a trimmed environment.')
-    const [run] = trimmed.invocations()
+    assert.equal(textOf(result), 'Answered with a trimmed environment.', why)
+    const [run] = sandbox.invocations()
     assert.ok(run !== undefined && !run.envNames.includes('UNRELATED_SECRET'), JSON.stringify(run?.envNames))
     assert.ok(
       run.envNames.includes('PATH') && run.envNames.includes('HOME') && run.envNames.includes('FAKE_CURSOR_STREAM'),
@@ -119,42 +113,10 @@ describe('opencode run with the cursor-acp plugin', { concurrency: 2 }, () => {
       run.envNames.filter((name) => name.startsWith('OPENCODE')),
       [],
     )
-
-    const full = await sandboxWith({ FAKE_CURSOR_STREAM: answer, UNRELATED_SECRET: 's3cret' })
-    const fullResult = await full.run(['run', '--format', 'json', '--model', MODEL, 'say', 'hi'])
-    assert.equal(fullResult.code, 0, explain(fullResult, full))
-    assert.ok(full.invocations()[0]?.envNames.includes('UNRELATED_SECRET'))
+    // That by default cursor-agent has them all, capture 04's turn shows (the shared server's).
   })
 
-  test('an API key stored with opencode auth login reaches cursor-agent, and no log holds it', async () => {
-    const key = 'crsr_e2e_0123456789abcdef0123456789abcdef'
-    const sandbox = await sandboxWith({
-      FAKE_CURSOR_STREAM: 'text:Answered with the stored key.',
-      CURSOR_ACP_LOG_LEVEL: 'debug',
-    })
-    // Where `opencode auth login` keeps it (OpenCode's data folder), in its format.
-    const store = join(sandbox.env.XDG_DATA_HOME!, 'opencode')
-    mkdirSync(store, { recursive: true })
-    writeFileSync(join(store, 'auth.json'), JSON.stringify({ 'cursor-acp': { type: 'api', key } }), { mode: 0o600 })
-    const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'say', 'hi'])
-    assert.equal(result.code, 0, explain(result, sandbox))
-    assert.equal(textOf(result), 'Answered with the stored key.')
-    const hash = createHash('sha256').update(key).digest('hex')
-    const runs = sandbox.allInvocations() as Array<{ subcommand?: string; apiKeySha256?: string }>
-    assert.ok(runs.length >= 1)
-    for (const run of runs) assert.equal(run.apiKeySha256, hash, `${run.subcommand ?? 'the run'} got the stored key`)
-    const pluginLog = join(sandbox.env.XDG_DATA_HOME!, 'opencode-cursor-native', 'log')
-    assert.ok(existsSync(pluginLog), 'the plugin logged at debug level')
-    for (const [name, text] of [
-      ["OpenCode's log", sandbox.openCodeLog()],
-      ["the plugin's log", readFileSync(pluginLog, 'utf8')],
-      ['the output', result.stdout + result.stderr],
-    ] as const) {
-      assert.ok(!text.includes(key), `${name} does not hold the key`)
-    }
-  })
-
-  test('CURSOR_ACP_CAPTURE=1 captures the turn without the stored API key, and the capture replays to the same outputs', async () => {
+  test('an API key stored with opencode auth login reaches cursor-agent, and no log holds it; CURSOR_ACP_CAPTURE=1 captures the turn without it, and the capture replays to the same outputs', async () => {
     const key = 'crsr_e2e_capture_0123456789abcdef0123456789abcdef'
     const sandbox = await sandboxWith({
       FAKE_CURSOR_STREAM: 'text:Answered and captured.',
@@ -167,17 +129,29 @@ describe('opencode run with the cursor-acp plugin', { concurrency: 2 }, () => {
     const why = explain(result, sandbox)
     assert.equal(result.code, 0, why)
     assert.equal(textOf(result), 'Answered and captured.', why)
+    const hash = createHash('sha256').update(key).digest('hex')
     const [run] = sandbox.invocations() as Array<{ apiKeySha256?: string }>
-    assert.equal(run?.apiKeySha256, createHash('sha256').update(key).digest('hex'), 'the run got the stored key')
+    assert.equal(run?.apiKeySha256, hash, 'the run got the stored key')
+    // `models` too, when the plugin lists them.
+    const runs = sandbox.allInvocations() as Array<{ subcommand?: string; apiKeySha256?: string }>
+    assert.ok(runs.length >= 1)
+    for (const run of runs) assert.equal(run.apiKeySha256, hash, `${run.subcommand ?? 'the run'} got the stored key`)
 
     const folder = captureFolderOf(data)
     const captures = filesUnder(folder).filter((file) => /\/cap-[a-z]+-[a-z]+\.ndjson$/.test(file))
     assert.equal(captures.length, 1, `one run, one capture: ${filesUnder(folder).join(', ')}`)
-    // The capture folder, the plugin's log (next to it) and OpenCode's log hold no copy of the key.
+    // The capture folder, the plugin's log (next to it), OpenCode's log and the output hold no copy of the key.
     const pluginData = join(data, 'opencode-cursor-native')
     assert.ok(existsSync(join(pluginData, 'log')), 'the plugin logged at debug level')
     for (const file of [...filesUnder(pluginData), ...filesUnder(join(data, 'opencode', 'log'))]) {
       assert.ok(!readFileSync(file, 'utf8').includes(key), `${file} does not hold the key`)
+    }
+    for (const [name, text] of [
+      ["OpenCode's log", sandbox.openCodeLog()],
+      ["the plugin's log", readFileSync(join(pluginData, 'log'), 'utf8')],
+      ['the output', result.stdout + result.stderr],
+    ] as const) {
+      assert.ok(!text.includes(key), `${name} does not hold the key`)
     }
     const [capture] = captures
     const start = JSON.parse(readFileSync(capture!, 'utf8').split('\n')[0]!)
@@ -248,24 +222,32 @@ describe('opencode run with the cursor-acp plugin', { concurrency: 2 }, () => {
     assert.equal(run!.argv[run!.argv.indexOf('--model') + 1], 'my-model')
   })
 
-  // Each message says what to do (docs/troubleshooting.md) and ends with its code.
-  const failures: { name: string; env: Record<string, string>; message: RegExp; runs: number }[] = [
+  // Each message says what to do (docs/troubleshooting.md) and ends with its code. What the fake
+  // does goes through the shared server (`fake`); another cursor-agent is a setting of OpenCode's
+  // environment (`env`), an `opencode run` of its own, which also checks its exit status.
+  const failures: {
+    name: string
+    fake?: Record<string, string>
+    env?: Record<string, string>
+    message: RegExp
+    runs: number
+  }[] = [
     {
       name: 'not logged in',
-      env: { FAKE_CURSOR_SCENARIO: 'auth' },
+      fake: { FAKE_CURSOR_SCENARIO: 'auth' },
       message: /cursor-agent login[\s\S]*opencode auth login[\s\S]*\[E_AUTH\]$/,
       runs: 1,
     },
     {
       name: 'usage limit',
-      env: { FAKE_CURSOR_SCENARIO: 'quota' },
+      fake: { FAKE_CURSOR_SCENARIO: 'quota' },
       // Cursor's diagnostic lines (spendLimitHit, ...) stay out of what the user reads.
       message: /^(?![\s\S]*spendLimit)[\s\S]*usage limit[\s\S]*no answer was started[\s\S]*\[E_QUOTA\]$/i,
       runs: 1,
     },
     {
       name: 'unknown model',
-      env: { FAKE_CURSOR_SCENARIO: 'model' },
+      fake: { FAKE_CURSOR_SCENARIO: 'model' },
       message: /auto, fake-model, composer-2\.5[\s\S]*\[E_MODEL\]$/,
       runs: 1,
     },
@@ -278,21 +260,32 @@ describe('opencode run with the cursor-acp plugin', { concurrency: 2 }, () => {
   ]
   for (const failure of failures) {
     test(`${failure.name}: the run fails with a clear message and no retry`, async () => {
-      const sandbox = await sandboxWith(failure.env)
-      const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'say', 'hi'])
-      const why = explain(result, sandbox)
-      assert.ok(!result.timedOut, why)
-      assert.notEqual(result.code, 0, why)
+      const { result, runs, why } = await failedTurn(failure)
+      if ('code' in result) {
+        assert.ok(!result.timedOut, why)
+        assert.notEqual(result.code, 0, why)
+      }
       const errors = eventsOf(result, 'error')
       assert.equal(errors.length, 1, why)
       const message = String(errors[0]!.error.data?.message ?? '')
       assert.match(message, failure.message, why)
       assert.ok(!message.startsWith('{'), `the message is readable text, not JSON: ${message}`)
       assert.equal(textOf(result), '', 'an error is never shown as assistant text')
-      assert.equal(sandbox.invocations().length, failure.runs, why)
+      assert.equal(runs, failure.runs, why)
     })
   }
 })
+
+/** A turn with the fake doing `fake` through the shared server, or an `opencode run` with `env`. */
+async function failedTurn(failure: { fake?: Record<string, string>; env?: Record<string, string> }) {
+  if (failure.env === undefined) {
+    const turn = await shared.turn('say hi', { fake: failure.fake ?? {} })
+    return { result: turn, runs: turn.invocations.length, why: turn.why }
+  }
+  const sandbox = await sandboxWith(failure.env)
+  const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'say', 'hi'])
+  return { result, runs: sandbox.invocations().length, why: explain(result, sandbox) }
+}
 
 describe('opencode serve with the cursor-acp plugin', () => {
   test('session resume: turn 2 resumes with only the new text; a replaced chat reruns fresh once', async () => {
@@ -348,15 +341,14 @@ describe('opencode serve with the cursor-acp plugin', () => {
   })
 
   test('abort stops the whole cursor-agent process group', async () => {
-    const sandbox = await sandboxWith({ FAKE_CURSOR_SCENARIO: 'long' })
-    const server = await sandbox.serve()
+    // The shared server, once the turns above are done (this describe runs after theirs).
+    shared.control({ FAKE_CURSOR_SCENARIO: 'long' })
+    const server = shared.server()
+    const started = shared.watch()
     const session = await server.createSession()
     const reply = server.prompt(session, 'work for a long time').catch((error: unknown) => error)
-    assert.ok(
-      await waitFor(() => sandbox.invocations().some((run) => run.grandchildPid !== undefined), 60_000),
-      server.output(),
-    )
-    const run = sandbox.invocations()[0]!
+    assert.ok(await waitFor(() => started().some((run) => run.grandchildPid !== undefined), 60_000), server.output())
+    const run = started()[0]!
     assert.ok(isAlive(run.pid) && isAlive(run.grandchildPid!))
     await server.abort(session)
     await reply

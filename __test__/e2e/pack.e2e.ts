@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createSandbox, FAKE_AGENT as fakeAgentPath, installOpenCode } from '../support/opencode.ts'
-import { hostBinaryFile, hostPlatformDir, npm, packPublished, runtimeDependencies } from '../support/packing.ts'
+import { hostBinaryFile, hostPlatformDir, npm, packedOnce, runtimeDependencies } from '../support/packing.ts'
 import { createHost, loadPlugin, requestHeaders } from '../support/opencode2-host.ts'
 
 const root = fileURLToPath(new URL('../..', import.meta.url))
@@ -85,17 +85,12 @@ before(async () => {
     'dist/plugin is missing: run `npm run build:plugin`',
   )
   work = mkdtempSync(join(tmpdir(), 'ocn-pack-'))
-  const dependencies = packPublished(root, work)
+  const { tarballs } = await packedOnce(root)
 
   project = join(work, 'project')
   mkdirSync(project)
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'pack-e2e', version: '1.0.0', private: true }))
   writeFileSync(join(project, 'check.mjs'), SCRIPT)
-  const tarballs = [work, dependencies].flatMap((dir) =>
-    readdirSync(dir)
-      .filter((f) => f.endsWith('.tgz'))
-      .map((f) => join(dir, f)),
-  )
   assert.equal(tarballs.length, 2 + runtimeDependencies(root).length)
   // An empty cache plus --offline: the install can use nothing but these tarballs.
   npm(

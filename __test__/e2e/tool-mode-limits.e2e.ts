@@ -3,15 +3,17 @@
 // call after FAKE_CURSOR_MCP_TIMEOUT_MS (Cursor: 60 s) and the bridge answers by
 // CURSOR_ACP_TOOL_DEADLINE_MS (default 45 s); Cursor sends one call at a time, and moves a long
 // result to a file, by the rules of @cursor/sdk 1.0.32 (all text joined, 40,000 UTF-8 bytes;
-// `isError` forwarded) or 1.0.18 (each item, 40,000 UTF-16 units; `isError` dropped). Needs
+// `isError` forwarded) or 1.0.18 (each item, 40,000 UTF-16 units; `isError` dropped). The turns
+// go through one `opencode serve` in tool mode `opencode`, a session each, the fake's script and
+// client rules set per turn (see support/served.ts); the TUI has a sandbox of its own. Needs
 // `npm run build`.
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
-import { describe, test } from 'node:test'
-import { assertAnsweredAfterWaiting, e2eFile, eventsOf, explain, steps, textOf } from '../support/e2e.ts'
+import { before, describe, test } from 'node:test'
+import { assertAnsweredAfterWaiting, e2eFile, eventsOf, steps, textOf } from '../support/e2e.ts'
 import type { Invocation, Sandbox } from '../support/opencode.ts'
+import { sharedServer, type Turn } from '../support/served.ts'
 
-const MODEL = 'cursor-acp/auto'
 const linuxOnly = process.platform !== 'linux' ? 'the OpenCode harness and /proc are Linux only' : false
 const e2e = e2eFile()
 
@@ -22,54 +24,68 @@ interface McpCall {
 }
 type BridgedInvocation = Invocation & { mcpCalls?: Array<McpCall | null> }
 
-/** Cursor's 60 s scaled to 3 s, the bridge's 45 s deadline to 1.5 s. */
-const SCALED = { CURSOR_ACP_TOOL_DEADLINE_MS: '1500', FAKE_CURSOR_MCP_TIMEOUT_MS: '3000' }
+/** Tool mode `opencode`, Cursor's 60 s scaled to 3 s, the bridge's 45 s deadline to 1.5 s. */
+const LIMITED = {
+  CURSOR_ACP_TOOL_MODE: 'opencode',
+  CURSOR_ACP_CHILD_ENV: 'FAKE_CURSOR_*',
+  FAKE_CURSOR_SCENARIO: 'mcp',
+  CURSOR_ACP_TOOL_DEADLINE_MS: '1500',
+  FAKE_CURSOR_MCP_TIMEOUT_MS: '3000',
+}
 
-/** A sandbox in tool mode `opencode`, limits scaled, whose fake agent runs `script`. */
+/** A sandbox of its own with the limits scaled, whose fake agent runs `script`, for the TUI. */
 async function limitedSandbox(
   script: (workspace: string) => unknown[],
-  files: Record<string, string> = {},
-  config?: Record<string, unknown>,
-  env: Record<string, string> = {},
+  config: Record<string, unknown>,
 ): Promise<Sandbox> {
-  const sandbox = await e2e.sandbox({
-    env: {
-      CURSOR_ACP_TOOL_MODE: 'opencode',
-      CURSOR_ACP_CHILD_ENV: 'FAKE_CURSOR_*',
-      FAKE_CURSOR_SCENARIO: 'mcp',
-      ...SCALED,
-      ...env,
-    },
-    files,
-    ...(config === undefined ? {} : { config }),
-  })
+  const sandbox = await e2e.sandbox({ env: LIMITED, config })
   sandbox.env.FAKE_CURSOR_MCP_SCRIPT = JSON.stringify(script(sandbox.workspace))
   return sandbox
 }
 
 /** The one cursor-agent run of the turn, as the fake logged it. */
-function onlyRun(sandbox: Sandbox): BridgedInvocation {
-  const invocations = sandbox.invocations() as BridgedInvocation[]
+function onlyRun(turn: { invocations: Invocation[] }): BridgedInvocation {
+  const invocations = turn.invocations as BridgedInvocation[]
   assert.equal(invocations.length, 1, 'one cursor-agent process for the whole turn')
   return invocations[0]!
 }
 
-/** Milliseconds from OpenCode's first step start to its last step finish. */
-function span(result: Parameters<typeof steps>[0]): number {
-  const stamps = result.events
-    .filter((event) => event.type === 'step_start' || event.type === 'step_finish')
-    .map((event) => Number(event.timestamp))
-  return Math.max(...stamps) - Math.min(...stamps)
+/** Milliseconds from OpenCode's first assistant message of the turn to the end of its last. */
+function span(turn: Turn): number {
+  const times = turn.messages.filter((message) => message.info.role === 'assistant').map((message) => message.info.time)
+  return Number(times.at(-1)?.completed) - Number(times[0]?.created)
+}
+
+/** A file of 120,000 characters whose last line a model must quote. */
+function bigFile(): string {
+  // 1,200 lines of 100 characters, and a line of non-ASCII text (more bytes than characters);
+  // OpenCode's read gives at most 50 KB a call.
+  const lines = Array.from({ length: 1200 }, (_, index) => `line ${index + 1} `.padEnd(99, '.'))
+  lines[600] = `${'漢字'.repeat(40)}`.padEnd(99, '.')
+  lines[1199] = 'the last line: zebra-1200 at the end'.padEnd(99, '.')
+  return `${lines.join('\n')}\n`
+}
+/** The files the turns' scripts read, in the shared workspace. */
+const FILES = { 'a.txt': 'alpha\n', 'b.txt': 'bravo\n', 'c.txt': 'charlie\n', 'big.txt': bigFile() }
+
+const shared = sharedServer(e2e, { env: LIMITED, files: FILES })
+
+/** One turn through the shared server, the fake running `script` (built from the workspace path). */
+function turn(prompt: string, script: (workspace: string) => unknown[], fake: Record<string, string> = {}) {
+  const workspace = shared.sandbox().workspace
+  return shared.turn(prompt, { fake: { ...fake, FAKE_CURSOR_MCP_SCRIPT: JSON.stringify(script(workspace)) } })
 }
 
 const texts = (call: McpCall | null | undefined) =>
   (call?.result?.content ?? []).filter((item) => item.type === 'text').map((item) => item.text ?? '')
 
 describe('tool mode opencode against Cursor’s MCP limits (scaled)', { skip: linuxOnly }, () => {
+  before(() => shared.start())
+
   test('a tool that outlasts the MCP timeout reaches the answer through opencode_wait, run once', async (t) => {
     // Runs 4 s: past the bridge's deadline (1.5 s) and Cursor's timeout (3 s).
     const command = 'sleep 4 && echo ran >> ran.txt && echo slept-and-done'
-    const sandbox = await limitedSandbox(() => [
+    const result = await turn('run the slow command', () => [
       { calls: [{ tool: 'bash', args: { command, description: 'Wait a while' } }] },
       {
         calls: [{ tool: 'opencode_wait', args: { job: '{{match:0:job (\\d+)}}' } }],
@@ -77,9 +93,8 @@ describe('tool mode opencode against Cursor’s MCP limits (scaled)', { skip: li
       },
       { text: 'The command said: {{result:last}}' },
     ])
-    const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'run the slow command'])
-    assertAnsweredAfterWaiting(result, sandbox, /The command said: [\s\S]*slept-and-done/)
-    const calls = onlyRun(sandbox).mcpCalls ?? []
+    assertAnsweredAfterWaiting(result, shared.sandbox(), /The command said: [\s\S]*slept-and-done/)
+    const calls = onlyRun(result).mcpCalls ?? []
     t.diagnostic(
       `4 s command: ${calls.length - 1} opencode_wait calls, ${span(result)} ms from the first step to the last`,
     )
@@ -97,19 +112,15 @@ describe('tool mode opencode against Cursor’s MCP limits (scaled)', { skip: li
   })
 
   test("a 3-call 'parallel' step: Cursor sends the calls one by one, OpenCode gets one a step, all results come back", async (t) => {
-    const sandbox = await limitedSandbox(
-      (ws) => [
-        {
-          calls: ['a', 'b', 'c'].map((name) => ({ tool: 'read', args: { filePath: join(ws, `${name}.txt`) } })),
-          parallel: true,
-        },
-        { text: 'A={{result:0}} B={{result:1}} C={{result:2}}' },
-      ],
-      { 'a.txt': 'alpha\n', 'b.txt': 'bravo\n', 'c.txt': 'charlie\n' },
-    )
-    const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'read all three'])
-    const why = explain(result, sandbox)
-    assert.equal(result.code, 0, why)
+    const result = await turn('read all three', (ws) => [
+      {
+        calls: ['a', 'b', 'c'].map((name) => ({ tool: 'read', args: { filePath: join(ws, `${name}.txt`) } })),
+        parallel: true,
+      },
+      { text: 'A={{result:0}} B={{result:1}} C={{result:2}}' },
+    ])
+    const why = result.why
+    assert.deepEqual(eventsOf(result, 'error'), [], why)
     // A step never waits for a call Cursor sends only once the one before is answered.
     assert.deepEqual(
       steps(result),
@@ -121,7 +132,7 @@ describe('tool mode opencode against Cursor’s MCP limits (scaled)', { skip: li
       ],
       why,
     )
-    const calls = onlyRun(sandbox).mcpCalls ?? []
+    const calls = onlyRun(result).mcpCalls ?? []
     assert.deepEqual(
       calls.map(
         (call) =>
@@ -150,14 +161,9 @@ describe('tool mode opencode against Cursor’s MCP limits (scaled)', { skip: li
   ]
   for (const client of clients)
     test(`a read of a 120,000-character file reaches the model whole under ${client.name}: its last line is quoted`, async () => {
-      // 1,200 lines of 100 characters, and a line of non-ASCII text (more bytes than characters);
-      // OpenCode's read gives at most 50 KB a call.
-      const lines = Array.from({ length: 1200 }, (_, index) => `line ${index + 1} `.padEnd(99, '.'))
-      lines[600] = `${'漢字'.repeat(40)}`.padEnd(99, '.')
-      lines[1199] = 'the last line: zebra-1200 at the end'.padEnd(99, '.')
-      const file = `${lines.join('\n')}\n`
-      assert.equal(file.length, 120_000)
-      const sandbox = await limitedSandbox(
+      assert.equal(FILES['big.txt'].length, 120_000)
+      const result = await turn(
+        'how does big.txt end',
         (ws) => [
           { calls: [{ tool: 'read', args: { filePath: join(ws, 'big.txt') } }] },
           // As a model reads on: from the last numbered line shown, while the result says there
@@ -176,15 +182,12 @@ describe('tool mode opencode against Cursor’s MCP limits (scaled)', { skip: li
           },
           { text: 'The file ends with: {{match:last:(the last line: zebra-\\d+ at the end)}}' },
         ],
-        { 'big.txt': file },
-        undefined,
         client.env,
       )
-      const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'how does big.txt end'])
-      const why = explain(result, sandbox)
-      assert.equal(result.code, 0, why)
+      const why = result.why
+      assert.deepEqual(eventsOf(result, 'error'), [], why)
       assert.match(textOf(result), /The file ends with: the last line: zebra-1200 at the end/, why)
-      const run = onlyRun(sandbox) as BridgedInvocation & { spillReads?: Array<{ allowed: boolean }> }
+      const run = onlyRun(result) as BridgedInvocation & { spillReads?: Array<{ allowed: boolean }> }
       const calls = (run.mcpCalls ?? []).filter((call) => call !== null)
       assert.ok(calls.length >= 3, `the model read on, page by page: ${calls.length} calls`)
       // Every answer went to Cursor as one text item under both clients' limits.
@@ -208,18 +211,16 @@ describe('tool mode opencode against Cursor’s MCP limits (scaled)', { skip: li
     ['1.0.18', false],
   ] as const)
     test(`a failing tool is marked twice: isError (${rules} passes ${isError}) and its text's Error:`, async () => {
-      const sandbox = await limitedSandbox(
+      const result = await turn(
+        'read the missing file',
         (ws) => [
           { calls: [{ tool: 'read', args: { filePath: join(ws, 'missing.txt') } }] },
           { text: 'The read failed: {{result:0}} (isError {{error:0}})' },
         ],
-        {},
-        undefined,
         { FAKE_CURSOR_SDK_RULES: rules },
       )
-      const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'read the missing file'])
-      const why = explain(result, sandbox)
-      assert.equal(result.code, 0, why)
+      const why = result.why
+      assert.deepEqual(eventsOf(result, 'error'), [], why)
       const [read] = eventsOf(result, 'tool_use').map((event) => event.part)
       assert.equal(read?.state.status, 'error', why)
       assert.match(
@@ -242,7 +243,6 @@ describe('tool mode opencode in the OpenCode TUI against Cursor’s MCP timeout 
         },
         { text: `The command said: {{result:last}} ${marker}` },
       ],
-      {},
       { permission: { bash: 'ask' } },
     )
     const tui = await sandbox.tui()
@@ -258,7 +258,7 @@ describe('tool mode opencode in the OpenCode TUI against Cursor’s MCP timeout 
     await tui.press('Enter')
     const screen = await tui.screenWhen((screen) => screen.includes(marker), 'the answer')
     assert.match(screen, /The command said: [\s\S]*allowed-late/, screen)
-    const calls = onlyRun(sandbox).mcpCalls ?? []
+    const calls = onlyRun({ invocations: sandbox.invocations() }).mcpCalls ?? []
     assert.ok(
       calls.every((call) => call?.error === undefined),
       `no call timed out at Cursor: ${JSON.stringify(calls)}`,

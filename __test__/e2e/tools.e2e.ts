@@ -3,22 +3,27 @@
 // tools (a command that exited non-zero is `completed` with its exit code; a rejected, failed or
 // interrupted call is `error`). Needs `npm run build` first; the TUI test needs tmux.
 //
+// The streams go through one `opencode serve`, a session each (see support/served.ts), read as
+// `opencode run --format json` prints them; the default printer is an `opencode run` of its own.
+//
 // Expectations: the captures' hand-written expected files, and below, for our fixture of the tool
 // kinds the captures lack (written from the protocol reference), what OpenCode's renderers read.
 import assert from 'node:assert/strict'
 import { join } from 'node:path'
 import { stripVTControlCharacters } from 'node:util'
-import { describe, test } from 'node:test'
+import { before, describe, test } from 'node:test'
 import { captureExpectation, type OpenCodeToolView } from '../support/captures.ts'
-import { e2eFile, eventsOf, explain, textOf } from '../support/e2e.ts'
-import { REPO_ROOT, type RunResult } from '../support/opencode.ts'
+import { e2eFile, eventsOf, explain, type Printed, textOf } from '../support/e2e.ts'
+import { REPO_ROOT } from '../support/opencode.ts'
+import { sharedServer } from '../support/served.ts'
 
 const MODEL = 'cursor-acp/auto'
 const STREAMS = join(REPO_ROOT, '__test__', 'fixtures', 'streams')
 const e2e = e2eFile()
 const sandboxWith = e2e.sandboxWith
+const shared = sharedServer(e2e)
 
-const toolParts = (result: RunResult) =>
+const toolParts = (result: Printed) =>
   result.events.filter((event) => event.type === 'tool_use').map((event) => event.part)
 
 type Shown = OpenCodeToolView
@@ -135,18 +140,24 @@ function assertShown(part: Record<string, any>, want: Shown, why: string) {
     assert.deepEqual(part.state.metadata[key], value, `${what}: metadata.${key}`)
 }
 
-describe('opencode run --format json shows Cursor tools as OpenCode tools', () => {
+/** Whether OpenCode stored any part of the turn under its `invalid` tool (a call it could not place). */
+const anyInvalid = (messages: unknown) => JSON.stringify(messages).includes('"tool":"invalid"')
+
+describe('OpenCode shows Cursor tools as OpenCode tools, as `opencode run --format json` prints them', () => {
+  before(() => shared.start())
+
   test('every tool kind of the fixture: OpenCode tool name, status, input and title', async () => {
-    const sandbox = await sandboxWith({ FAKE_CURSOR_STREAM: join(STREAMS, 'opencode-tools.ndjson') })
-    const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'use', 'every', 'tool'])
-    const why = explain(result, sandbox)
-    assert.equal(result.code, 0, why)
+    const result = await shared.turn('use every tool', {
+      fake: { FAKE_CURSOR_STREAM: join(STREAMS, 'opencode-tools.ndjson') },
+    })
+    const why = result.why
+    assert.deepEqual(eventsOf(result, 'error'), [], why)
     const parts = toolParts(result)
     assert.equal(parts.length, FIXTURE_TOOLS.length, why)
     for (const [i, part] of parts.entries()) assertShown(part, FIXTURE_TOOLS[i]!, why)
-    assert.ok(!result.stdout.includes('"tool":"invalid"'), why)
+    assert.ok(!anyInvalid(result.messages), why)
     // OpenCode ran none of them again and did not ask the model again.
-    assert.equal(sandbox.invocations().length, 1, why)
+    assert.equal(result.invocations.length, 1, why)
   })
 
   // Besides the expected file: a piece of the first call's output that OpenCode must show, and a
@@ -170,22 +181,23 @@ describe('opencode run --format json shows Cursor tools as OpenCode tools', () =
     test(`the real capture ${capture}: shown, not re-executed`, async () => {
       const expected = captureExpectation(`maestro/${capture}`)
       const calls = expected.blocks.flatMap((block) => (block.kind === 'tool' ? [block.opencode] : []))
-      const sandbox = await sandboxWith({ FAKE_CURSOR_STREAM: `maestro/${capture}` })
-      const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'use', 'a', 'tool'])
-      const why = explain(result, sandbox)
-      assert.equal(result.code, 0, why)
+      const result = await shared.turn('use a tool', { fake: { FAKE_CURSOR_STREAM: `maestro/${capture}` } })
+      const why = result.why
+      assert.deepEqual(eventsOf(result, 'error'), [], why)
       const parts = toolParts(result)
       assert.equal(parts.length, calls.length, why)
       for (const [i, part] of parts.entries()) assertShown(part, calls[i]!, why)
       if (output !== '') assert.ok(JSON.stringify(parts[0].state).includes(output), why)
-      assert.ok(!result.stdout.includes('"tool":"invalid"'), why)
+      assert.ok(!anyInvalid(result.messages), why)
       if (answer !== '') assert.equal(textOf(result).split(answer).length - 1, 1, why)
       // OpenCode neither ran the tools itself nor asked the model again.
-      assert.equal(sandbox.invocations().length, 1, why)
+      assert.equal(result.invocations.length, 1, why)
       assert.equal(eventsOf(result, 'step_finish').length, 1, why)
     })
   }
+})
 
+describe("opencode run's default output shows Cursor tools as OpenCode tools", () => {
   test('the default output names the path and the command, not Cursor internals', async () => {
     const sandbox = await sandboxWith({ FAKE_CURSOR_STREAM: join(STREAMS, 'tui-tools.ndjson') })
     const result = await sandbox.run(['run', '--model', MODEL, 'use', 'the', 'tools'])

@@ -19,29 +19,25 @@ function setProjectOptions(sandbox: Sandbox, options: Record<string, unknown>): 
   writeFileSync(file, JSON.stringify(config, null, 2))
 }
 
-describe("a repository's opencode.json and the user's settings", { concurrency: 2 }, () => {
-  test('a program the repository names as cursor-agent never runs: the user agent answers', async () => {
-    const sandbox = await e2e.sandbox({ env: { FAKE_CURSOR_STREAM: 'text:The user agent answered.' } })
+// One run checks both settings, each by a trace of its own (the planted program's marker, the
+// agent's command line): starting OpenCode costs far more than either check.
+describe("a repository's opencode.json and the user's settings", () => {
+  test("a program the repository names as cursor-agent never runs: the user agent answers; force: true in the repository does not add --force over the user's CURSOR_ACP_FORCE=false", async () => {
+    const sandbox = await e2e.sandbox({
+      env: { FAKE_CURSOR_STREAM: 'text:The user agent answered.', CURSOR_ACP_FORCE: 'false' },
+    })
     const marker = join(sandbox.workspace, 'planted-program-ran')
     const planted = join(sandbox.workspace, 'tools', 'cursor-agent')
     mkdirSync(join(sandbox.workspace, 'tools'), { recursive: true })
     writeFileSync(planted, `#!/bin/sh\necho ran >> '${marker}'\n`)
     chmodSync(planted, 0o755)
-    setProjectOptions(sandbox, { executable: planted })
+    setProjectOptions(sandbox, { executable: planted, force: true })
     const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'hello'])
     const why = explain(result, sandbox)
     assert.equal(result.code, 0, why)
     assert.equal(existsSync(marker), false, `the planted program ran\n${why}`)
     assert.equal(textOf(result), 'The user agent answered.', why)
     assert.equal(sandbox.invocations().length, 1, why)
-  })
-
-  test("force: true in the repository does not add --force over the user's CURSOR_ACP_FORCE=false", async () => {
-    const sandbox = await e2e.sandbox({ env: { FAKE_CURSOR_STREAM: 'text:ok', CURSOR_ACP_FORCE: 'false' } })
-    setProjectOptions(sandbox, { force: true })
-    const result = await sandbox.run(['run', '--format', 'json', '--model', MODEL, 'hello'])
-    const why = explain(result, sandbox)
-    assert.equal(result.code, 0, why)
     const [invocation] = sandbox.invocations()
     assert.ok(invocation !== undefined, why)
     assert.equal(invocation.argv.includes('--force'), false, invocation.argv.join(' '))

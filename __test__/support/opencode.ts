@@ -14,7 +14,7 @@ import { arch, cpus, tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-import { isAlive } from './process.ts'
+import { withLock } from './process.ts'
 
 export { isAlive, waitFor } from './process.ts'
 
@@ -100,32 +100,10 @@ export async function installOpenCode(cacheDir: string = DEFAULT_CACHE): Promise
     JSON.parse(readFileSync(manifest, 'utf8')).version === OPENCODE_VERSION
   if (installed()) return binary
   mkdirSync(cacheDir, { recursive: true })
-  // Test files run in parallel processes: one installs, the others wait for it. The lock names
-  // its holder, so a lock left by a killed run is taken over.
-  const lock = join(cacheDir, '.install-lock')
-  const holderFile = join(lock, 'pid')
-  const deadline = Date.now() + 600_000
-  for (;;) {
-    try {
-      mkdirSync(lock)
-      writeFileSync(holderFile, String(process.pid))
-      break
-    } catch {
-      const holder = Number(existsSync(holderFile) ? readFileSync(holderFile, 'utf8') : Number.NaN)
-      if (Number.isInteger(holder) && holder > 0 && !isAlive(holder)) {
-        rmSync(lock, { recursive: true, force: true })
-        continue
-      }
-      if (Date.now() > deadline) throw new Error(`${lock} is held for too long; remove it if no install is running`)
-      await new Promise((done) => setTimeout(done, 500))
-    }
-  }
-  try {
-    if (installed()) return binary
-    await npmInstall(cacheDir, name)
-  } finally {
-    rmSync(lock, { recursive: true, force: true })
-  }
+  // Test files run in parallel processes: one installs, the others wait for it.
+  await withLock(join(cacheDir, '.install-lock'), async () => {
+    if (!installed()) await npmInstall(cacheDir, name)
+  })
   return binary
 }
 

@@ -1,9 +1,12 @@
 // The published shape of the package, for the tests that install it as users get it (from
 // tarballs, or by name from a registry): this machine's platform package, npm itself, and the
-// package's runtime dependencies as installed in a checkout.
+// package's runtime dependencies as installed in a checkout; packed once for all of them.
 import { execFileSync } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { createHash } from 'node:crypto'
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { withLock } from './process.ts'
 
 /** This machine's platform package folder, as napi-rs names it. */
 export function hostPlatformDir(): string {
@@ -71,4 +74,72 @@ export function packPublished(root: string, work: string): string {
   for (const dir of runtimeDependencies(root))
     npm(['pack', '--ignore-scripts', '--pack-destination', dependencies, dir], root)
   return dependencies
+}
+
+/** The tarballs `packPublished` makes: the main package's, the platform package's and the dependencies'. */
+export interface Packed {
+  /** The main and the platform package's tarballs. */
+  folder: string
+  /** The runtime dependencies' tarballs. */
+  dependencies: string
+  /** Every tarball, the main package's first. */
+  tarballs: string[]
+}
+
+/**
+ * The package packed as `packPublished` packs it, into `root`'s `.cache/packed/<key>`, once for as
+ * long as what it packs is the same: the test files that install the package share it (packing
+ * costs seconds of CPU, the platform package's tarball most), the first one packing it while the
+ * others wait. The key is a hash of every file that goes in (the packed files, the binary, the
+ * platform package's folder, the dependencies' manifests) and of this file, which says how.
+ */
+export async function packedOnce(checkout: string): Promise<Packed> {
+  const root = resolve(checkout)
+  const cache = join(root, '.cache', 'packed')
+  const folder = join(cache, packingKey(root))
+  mkdirSync(cache, { recursive: true })
+  await withLock(join(cache, '.lock'), () => {
+    if (existsSync(folder)) return
+    // Packed aside and renamed whole: a folder under its key is complete. Other keys are stale.
+    for (const entry of readdirSync(cache)) if (entry !== '.lock') rmSync(join(cache, entry), { recursive: true })
+    const partial = join(cache, `.partial-${process.pid}`)
+    mkdirSync(partial)
+    packPublished(root, partial)
+    rmSync(join(partial, 'platform'), { recursive: true })
+    renameSync(partial, folder)
+  })
+  const tarballsIn = (dir: string) =>
+    readdirSync(dir)
+      .filter((file) => file.endsWith('.tgz'))
+      .map((file) => join(dir, file))
+  const { name, version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<string, string>
+  const main = join(folder, `${name}-${version}.tgz`)
+  const tarballs = [
+    main,
+    ...tarballsIn(folder).filter((file) => file !== main),
+    ...tarballsIn(join(folder, 'dependencies')),
+  ]
+  return { folder, dependencies: join(folder, 'dependencies'), tarballs }
+}
+
+/** A hash of what `packPublished` reads from `root`, and of how it packs it. */
+function packingKey(root: string): string {
+  const hash = createHash('sha256')
+  const add = (path: string) => {
+    if (!existsSync(path)) return
+    if (statSync(path).isDirectory()) {
+      for (const entry of readdirSync(path).sort()) add(join(path, entry))
+      return
+    }
+    hash.update(`${path.slice(root.length)}\0`).update(readFileSync(path))
+  }
+  const { files = [] } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { files?: string[] }
+  const rootFiles = readdirSync(root).filter(
+    (entry) => /^(package\.json|readme|licen[cs]e|changelog)/i.test(entry) || files.includes(entry),
+  )
+  for (const entry of rootFiles.sort()) add(join(root, entry))
+  for (const path of ['dist/plugin', join('npm', hostPlatformDir()), hostBinaryFile(root)]) add(join(root, path))
+  for (const dependency of runtimeDependencies(root)) add(join(dependency, 'package.json'))
+  add(fileURLToPath(import.meta.url))
+  return hash.digest('hex').slice(0, 16)
 }

@@ -1,5 +1,5 @@
 // Process checks shared by the specs and the end-to-end harness (Linux `/proc`, signal 0 elsewhere).
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 
 /** Whether a process still runs: a zombie (exited, not yet reaped by its parent) counts as gone. */
 export function isAlive(pid: number): boolean {
@@ -80,4 +80,34 @@ export function childrenOf(ppid: number): number[] {
     }
   }
   return children
+}
+
+/**
+ * Runs `body` holding `lock` (a folder, made in a folder that exists): test files run in processes
+ * side by side, and the first to take the lock does the work the others then wait for. The lock
+ * names its holder, so a lock left by a killed run is taken over.
+ */
+export async function withLock<T>(lock: string, body: () => Promise<T> | T, timeoutMs = 600_000): Promise<T> {
+  const holderFile = `${lock}/pid`
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    try {
+      mkdirSync(lock)
+      writeFileSync(holderFile, String(process.pid))
+      break
+    } catch {
+      const holder = Number(existsSync(holderFile) ? readFileSync(holderFile, 'utf8') : Number.NaN)
+      if (Number.isInteger(holder) && holder > 0 && !isAlive(holder)) {
+        rmSync(lock, { recursive: true, force: true })
+        continue
+      }
+      if (Date.now() > deadline) throw new Error(`${lock} is held for too long; remove it if no test runs`)
+      await new Promise((done) => setTimeout(done, 500))
+    }
+  }
+  try {
+    return await body()
+  } finally {
+    rmSync(lock, { recursive: true, force: true })
+  }
 }

@@ -595,7 +595,8 @@ function fillArgs(args, results, stepIndex) {
  */
 async function runMcpScript(steps, servers, sessionId, prompt) {
   // Loaded here only: the SDK triples the start-up time, which runs with a short idle limit feel.
-  const { connectMcp, McpFatalError } = await import('./fake-mcp-client.mjs')
+  const { connectMcp, McpFatalError, useSettings } = await import('./fake-mcp-client.mjs')
+  useSettings(env)
   const delay = Number(env.FAKE_CURSOR_LINE_DELAY_MS ?? 0)
   let printed = Promise.resolve()
   // Lines go out in order even when parallel calls finish at once.
@@ -834,7 +835,8 @@ async function listServerTools(args) {
     process.stderr.write(`Error: MCP server "${server}" not found\n`)
     process.exit(1)
   }
-  const { connectMcp, McpFatalError } = await import('./fake-mcp-client.mjs')
+  const { connectMcp, McpFatalError, useSettings } = await import('./fake-mcp-client.mjs')
+  useSettings(env)
   let connection
   try {
     connection = await connectMcp(server, config)
@@ -866,7 +868,7 @@ function firstRefusedCall(steps, servers, flags) {
   for (const step of steps) {
     for (const call of Array.isArray(step?.calls) ? step.calls : []) {
       const server = call.server ?? firstServer
-      const permission = mcpPermission(flags.workspace, server, call.tool, flags.force)
+      const permission = mcpPermission(flags.workspace, server, call.tool, flags.force, env)
       if (permission !== 'allowed') return { server, tool: call.tool, permission }
     }
   }

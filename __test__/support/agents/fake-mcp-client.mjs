@@ -26,12 +26,18 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js'
 
+/** The fake agent's settings: its environment, which its control file overrides (see `useSettings`). */
+let settings = process.env
+/** Reads the client's settings from `env` (the fake agent's environment with its control file applied). */
+export function useSettings(env) {
+  settings = env
+}
 /** The MCP SDK's default request timeout, which Cursor never overrides. */
-export const CALL_TIMEOUT_MS = Number(process.env.FAKE_CURSOR_MCP_TIMEOUT_MS ?? 60_000)
+const callTimeoutMs = () => Number(settings.FAKE_CURSOR_MCP_TIMEOUT_MS ?? 60_000)
 /** Text past this goes to a file (Cursor's `n=4e4` and `s=4e4`). */
-export const ITEM_LIMIT = Number(process.env.FAKE_CURSOR_MCP_ITEM_LIMIT ?? 40_000)
+const itemLimit = () => Number(settings.FAKE_CURSOR_MCP_ITEM_LIMIT ?? 40_000)
 /** Whose rules the client follows: `1.0.32` (the registry's latest) or `1.0.18`. */
-export const SDK_RULES = process.env.FAKE_CURSOR_SDK_RULES === '1.0.18' ? '1.0.18' : '1.0.32'
+const sdkRules = () => (settings.FAKE_CURSOR_SDK_RULES === '1.0.18' ? '1.0.18' : '1.0.32')
 
 /** `text` written where Cursor puts results too big to inline, as the model then gets it: a file to Read. */
 function handOff(text, workspace) {
@@ -45,13 +51,14 @@ function handOff(text, workspace) {
   return { type: 'text', text: JSON.stringify({ filePath, sizeBytes, lineCount }), handedOff: true, filePath }
 }
 
-/** A server's answer as Cursor's client hands it to the model, by {@link SDK_RULES}. */
+/** A server's answer as Cursor's client hands it to the model, by {@link sdkRules}. */
 function asCursorGivesIt(result, workspace) {
   const content = result.content ?? []
-  if (SDK_RULES === '1.0.18')
+  const limit = itemLimit()
+  if (sdkRules() === '1.0.18')
     return {
       content: content.map((item) =>
-        item?.type === 'text' && typeof item.text === 'string' && item.text.length > ITEM_LIMIT
+        item?.type === 'text' && typeof item.text === 'string' && item.text.length > limit
           ? handOff(item.text, workspace)
           : item,
       ),
@@ -60,7 +67,7 @@ function asCursorGivesIt(result, workspace) {
   const texts = content.filter((item) => item?.type === 'text').map((item) => item.text ?? '')
   const joined = texts.join('\n\n')
   const isError = result.isError === true
-  if (Buffer.byteLength(joined, 'utf8') <= ITEM_LIMIT) return { content, isError }
+  if (Buffer.byteLength(joined, 'utf8') <= limit) return { content, isError }
   return { content: [handOff(joined, workspace), ...content.filter((item) => item?.type !== 'text')], isError }
 }
 
@@ -185,7 +192,7 @@ export async function connectMcp(name, config, workspace) {
   const transportErrors = []
   client.onerror = (error) => transportErrors.push(errorText(error))
   try {
-    await client.connect(transport, { timeout: CALL_TIMEOUT_MS })
+    await client.connect(transport, { timeout: callTimeoutMs() })
   } catch (error) {
     await client.close().catch(() => {})
     throw new McpFatalError(`Failed to connect to MCP server "${name}": ${errorText(error)}`)
@@ -198,7 +205,7 @@ export async function connectMcp(name, config, workspace) {
     do {
       let page
       try {
-        page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: CALL_TIMEOUT_MS })
+        page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: callTimeoutMs() })
       } catch (error) {
         throw new McpFatalError(`tools/list on MCP server "${name}" failed: ${errorText(error)}`)
       }
@@ -214,7 +221,7 @@ export async function connectMcp(name, config, workspace) {
   let callLock = Promise.resolve()
 
   /**
-   * `{content, isError}` for an answered call (`isError` as {@link SDK_RULES} passes it on),
+   * `{content, isError}` for an answered call (`isError` as {@link sdkRules} passes it on),
    * `{error, code}` for a JSON-RPC error or a timeout; throws McpFatalError when the connection fails.
    */
   async function callTool(tool, args) {
@@ -234,7 +241,7 @@ export async function connectMcp(name, config, workspace) {
   async function callOnce(tool, args) {
     try {
       const result = await Promise.race([
-        client.callTool({ name: tool, arguments: args }, undefined, { timeout: CALL_TIMEOUT_MS }),
+        client.callTool({ name: tool, arguments: args }, undefined, { timeout: callTimeoutMs() }),
         lostCall,
       ])
       return asCursorGivesIt(result, workspace)

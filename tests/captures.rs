@@ -4,11 +4,9 @@
 
 mod support;
 
-use opencode_cursor_native::core::stream::encode::batch::Batch;
 use opencode_cursor_native::core::stream::encode::Output;
 use opencode_cursor_native::core::stream::tool::REJECTED_REASON;
-use opencode_cursor_native::core::stream::transformer::{Format, StreamTransformer};
-use opencode_cursor_native::core::stream::translate::FinishSummary;
+use opencode_cursor_native::core::stream::transformer::Format;
 use opencode_cursor_native::core::stream::usage::CursorUsage;
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -462,32 +460,6 @@ fn byte_by_byte_chunking_gives_the_same_outputs() {
             let chunks: Vec<&[u8]> = input.chunks(1).collect();
             let (bytewise, _, _) = run_chunks(options(format), &chunks, &success());
             assert_eq!(bytewise, run_cut(format, &input, &[]), "{name}");
-        }
-    }
-}
-
-#[test]
-fn batched_outputs_equal_the_values_for_every_capture() {
-    for expectation in expectations() {
-        let name = expectation.capture.as_str();
-        let input = capture(name);
-        for format in [Format::OpenAiSse, Format::AiSdk] {
-            let (values, summary, _) = run_chunks(options(format), &[&input], &success());
-            let mut t = StreamTransformer::new(options(format));
-            let mut batch = Batch::new();
-            for chunk in input.chunks(97) {
-                t.push_batch(chunk, &mut batch).unwrap();
-            }
-            let batch_summary = t.finish_batch(&success(), &mut batch);
-            assert_eq!(batch_summary, summary);
-            assert_eq!(batch.to_outputs(), values, "{name} {format:?}");
-            let mut after = Batch::new();
-            assert_eq!(
-                t.finish_batch(&success(), &mut after),
-                FinishSummary::default()
-            );
-            assert!(after.is_empty());
-            assert!(t.push_batch(b"{}", &mut after).is_err());
         }
     }
 }

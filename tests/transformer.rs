@@ -5,7 +5,6 @@
 mod support;
 
 use opencode_cursor_native::core::error::{CoreError, ErrorCode};
-use opencode_cursor_native::core::stream::encode::batch::Batch;
 use opencode_cursor_native::core::stream::encode::Output;
 use opencode_cursor_native::core::stream::encode::ToolCallMode;
 use opencode_cursor_native::core::stream::tool::INTERRUPTED_MESSAGE;
@@ -68,28 +67,6 @@ proptest! {
             prop_assert_eq!(&chunked.0, &whole.0);
             prop_assert_eq!(chunked.2.skipped_lines(), whole.2.skipped_lines());
         }
-    }
-}
-
-#[test]
-fn batched_outputs_equal_the_values_after_a_failure() {
-    let input = stream(&[delta("part caf\u{e9} \u{1F680}")]);
-    let failed = Outcome {
-        exit_code: Some(1),
-        stderr: "Error: something broke".to_owned(),
-        ..success()
-    };
-    for format in [Format::OpenAiSse, Format::AiSdk] {
-        let mut values = Vec::new();
-        let mut t = StreamTransformer::new(options(format));
-        t.push(&input, &mut values).unwrap();
-        let summary = t.finish(&failed, &mut values);
-        assert!(summary.error.is_some(), "{format:?}");
-        let mut batch = Batch::new();
-        let mut t = StreamTransformer::new(options(format));
-        t.push_batch(&input, &mut batch).unwrap();
-        assert_eq!(t.finish_batch(&failed, &mut batch), summary);
-        assert_eq!(batch.to_outputs(), values, "{format:?}");
     }
 }
 

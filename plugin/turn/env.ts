@@ -78,6 +78,7 @@ interface EnvPattern {
   pattern: string
   anyCase?: boolean
 }
+const named = (pattern: string): EnvPattern => ({ pattern })
 
 /**
  * What cursor-agent itself needs: finding programs and its own files, locale and time zone,
@@ -85,31 +86,14 @@ interface EnvPattern {
  * (`CURSOR_API_KEY`).
  */
 export const MINIMAL_CHILD_ENV: readonly EnvPattern[] = Object.freeze([
-  { pattern: 'PATH' },
-  { pattern: 'HOME' },
-  { pattern: 'USER' },
-  { pattern: 'LOGNAME' },
-  { pattern: 'SHELL' },
-  { pattern: 'TERM' },
-  { pattern: 'LANG' },
-  { pattern: 'LC_*' },
-  { pattern: 'TZ' },
-  { pattern: 'TMPDIR' },
-  { pattern: 'XDG_*' },
-  { pattern: 'HTTP_PROXY', anyCase: true },
-  { pattern: 'HTTPS_PROXY', anyCase: true },
-  { pattern: 'NO_PROXY', anyCase: true },
-  { pattern: 'SSL_CERT_FILE' },
-  { pattern: 'SSL_CERT_DIR' },
-  { pattern: 'NODE_EXTRA_CA_CERTS' },
-  { pattern: 'CURSOR_*' },
+  ...['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'LANG', 'LC_*', 'TZ', 'TMPDIR', 'XDG_*'].map(named),
+  ...['HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY'].map((pattern) => ({ pattern, anyCase: true })),
+  ...['SSL_CERT_FILE', 'SSL_CERT_DIR', 'NODE_EXTRA_CA_CERTS', 'CURSOR_*'].map(named),
 ])
 
 /** On Windows, where names have no case, a program does not start without these. */
 export const WINDOWS_CHILD_ENV: readonly EnvPattern[] = Object.freeze(
-  ['SYSTEMROOT', 'WINDIR', 'COMSPEC', 'PATHEXT', 'USERPROFILE', 'APPDATA', 'LOCALAPPDATA', 'TEMP', 'TMP'].map(
-    (pattern) => ({ pattern }),
-  ),
+  ['SYSTEMROOT', 'WINDIR', 'COMSPEC', 'PATHEXT', 'USERPROFILE', 'APPDATA', 'LOCALAPPDATA', 'TEMP', 'TMP'].map(named),
 )
 
 const ENV_NAME_OR_PREFIX = /^[A-Za-z_][A-Za-z0-9_]*\*?$/

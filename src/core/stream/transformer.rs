@@ -429,3 +429,6 @@ impl StreamTransformer {
         self.stages.answers.acted
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -34,24 +34,6 @@ pub enum PieceKind {
 /// Added to a piece's kind when the piece is cut from the wide text.
 pub const WIDE: u32 = 0x100;
 
-impl PieceKind {
-    /// Every kind, for a host's reader and for tests.
-    pub const ALL: [Self; 5] = [
-        Self::Frame,
-        Self::Json,
-        Self::TextDelta,
-        Self::ReasoningDelta,
-        Self::BlockId,
-    ];
-
-    /// The kind with wire value `value` ([`WIDE`] taken off).
-    pub fn from_wire(value: u32) -> Option<Self> {
-        Self::ALL
-            .into_iter()
-            .find(|kind| *kind as u32 == value & !WIDE)
-    }
-}
-
 /// Outputs as two texts and, per piece, its kind and where it ends in its text (each starts
 /// where the one before it in the same text ended).
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -90,41 +72,6 @@ impl Batch {
     /// The narrow text (Latin-1), the wide text (UTF-16) and the pieces, taken apart.
     pub fn into_parts(self) -> (Vec<u8>, Vec<u16>, Vec<u32>) {
         (self.narrow, self.wide, self.pieces)
-    }
-
-    /// The outputs the batch holds, as values: what a host's reader makes of it (a frame as
-    /// its string, a delta as its part, a JSON piece parsed).
-    pub fn to_outputs(&self) -> Vec<Output> {
-        let mut outputs = Vec::with_capacity(self.outputs);
-        let (mut narrow_from, mut wide_from, mut id) = (0, 0, String::new());
-        for piece in self.pieces.chunks_exact(2) {
-            let end = piece[1] as usize;
-            let text = if piece[0] & WIDE == 0 {
-                let bytes = self.narrow.get(narrow_from..end).unwrap_or_default();
-                narrow_from = end;
-                bytes.iter().map(|&b| char::from(b)).collect()
-            } else {
-                let units = self.wide.get(wide_from..end).unwrap_or_default();
-                wide_from = end;
-                String::from_utf16_lossy(units)
-            };
-            let delta = |kind: &str| serde_json::json!({ "type": kind, "id": &id, "delta": &text });
-            let output = match PieceKind::from_wire(piece[0]) {
-                Some(PieceKind::Frame) => Output::Frame(text),
-                Some(PieceKind::Json) => {
-                    Output::Part(serde_json::from_str(&text).unwrap_or_default())
-                }
-                Some(PieceKind::TextDelta) => Output::Part(delta("text-delta")),
-                Some(PieceKind::ReasoningDelta) => Output::Part(delta("reasoning-delta")),
-                Some(PieceKind::BlockId) => {
-                    id = text;
-                    continue;
-                }
-                None => continue,
-            };
-            outputs.push(output);
-        }
-        outputs
     }
 
     /// `outputs` as a batch: each frame as its piece, each part as JSON.

@@ -10,7 +10,6 @@
 // its process ending, and a setting of OpenCode's environment that differs from test to test.
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { E2eFile } from './e2e.ts'
 import type { Invocation, OpenCodeServer, Sandbox, SandboxOptions } from './opencode.ts'
 
 type Message = { info: Record<string, any>; parts: Array<Record<string, any>> }
@@ -80,9 +79,14 @@ function runEventType(part: Record<string, any>, thinking: boolean): string | un
   return undefined
 }
 
+/** What makes the file's sandboxes (`e2eFile()`), disposing of them after the file. */
+interface SandboxMaker {
+  sandbox(options?: SandboxOptions): Promise<Sandbox>
+}
+
 /** A server shared by the tests of `e2e`'s file, in a sandbox made with `options`. */
 export function sharedServer(
-  e2e: E2eFile,
+  e2e: SandboxMaker,
   options: SandboxOptions = {},
   prepare: (sandbox: Sandbox) => void = () => undefined,
 ): SharedServer {

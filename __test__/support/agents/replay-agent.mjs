@@ -20,7 +20,8 @@
 //   FAKE_AGENT_STDERR      text written to stderr before exiting
 //   FAKE_AGENT_EXIT        exit code (default 0)
 //   FAKE_AGENT_PID_FILE    write this process's pid here
-//   FAKE_AGENT_GATE        after the first line, wait until this file exists (at most 30 s)
+//   FAKE_AGENT_GATE        after the first line a reader shows (an assistant, thinking or tool_call
+//                          record), wait until this file exists; not there within 30 s: exit 3
 import { createHash } from 'node:crypto'
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 
@@ -54,8 +55,18 @@ const hangAfter = env.FAKE_AGENT_HANG_AFTER === undefined ? Infinity : Number(en
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 /** Waits until the file at `path` exists (the reader's signal that it saw what came before). */
 async function gate(path) {
-  for (let waited = 0; waited < 30_000 && !existsSync(path); waited += 10) await sleep(10)
+  const limit = Date.now() + 30_000
+  while (!existsSync(path)) {
+    if (Date.now() > limit) {
+      process.stderr.write(`the gate ${path} did not open within 30 s\n`)
+      process.exit(3)
+    }
+    await sleep(10)
+  }
 }
+/** Whether a reader shows something of this line: the gate waits after the first such line. */
+const shown = (line) => /^\{"type":"(assistant|thinking|tool_call)"/.test(line)
+let gated = !env.FAKE_AGENT_GATE
 const write = (text) => new Promise((r) => (process.stdout.write(text) ? r() : process.stdout.once('drain', r)))
 
 for (let i = 0; i < lines.length; i++) {
@@ -70,7 +81,10 @@ for (let i = 0; i < lines.length; i++) {
     continue
   }
   await write(`${line}\n`)
-  if (i === 0 && env.FAKE_AGENT_GATE) await gate(env.FAKE_AGENT_GATE)
+  if (!gated && shown(line)) {
+    gated = true
+    await gate(env.FAKE_AGENT_GATE)
+  }
 }
 if (hangAfter !== Infinity && lines.length <= hangAfter) {
   setInterval(() => {}, 1 << 30)

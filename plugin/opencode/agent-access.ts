@@ -30,10 +30,14 @@ export const READ_ONLY_MODE: CursorMode = 'plan'
 /** OpenCode's built-in planning agent: read-only even when its rules cannot be read. */
 const BUILT_IN_PLAN_AGENT = 'plan'
 
-/** Each permission whose denial on every file Cursor can be told, and what it asks of the run. */
-const DENIALS: ReadonlyArray<readonly [permission: string, turn: AgentTurn]> = [
-  ['edit', { cursorMode: READ_ONLY_MODE }],
-  ['bash', { cursorForce: false }],
+/**
+ * Each permission whose denial on every file or command Cursor can be told (by any of its names:
+ * OpenCode 2 calls the shell `shell`), and what it asks of the run. A denied `webfetch` has no
+ * entry: Cursor fetches and searches the web on its server, which no local setting reaches.
+ */
+const DENIALS: ReadonlyArray<readonly [permissions: readonly string[], turn: AgentTurn]> = [
+  [['edit'], { cursorMode: READ_ONLY_MODE }],
+  [['bash', 'shell'], { cursorForce: false }],
 ]
 
 /**
@@ -53,8 +57,8 @@ export function actionOnEverything(rules: readonly PermissionRule[], permission:
 export function agentTurn(name: string, rules: readonly PermissionRule[] | undefined): AgentTurn {
   if (rules === undefined) return name === BUILT_IN_PLAN_AGENT ? { cursorMode: READ_ONLY_MODE } : {}
   const turn: AgentTurn = {}
-  for (const [permission, asks] of DENIALS) {
-    if (actionOnEverything(rules, permission) === 'deny') Object.assign(turn, asks)
+  for (const [permissions, asks] of DENIALS) {
+    if (permissions.some((permission) => actionOnEverything(rules, permission) === 'deny')) Object.assign(turn, asks)
   }
   return turn
 }

@@ -482,13 +482,12 @@ function answerFor(prompt) {
 }
 
 /**
- * FAKE_CURSOR_PLAN in `--mode plan`: Cursor's plan as its client reports it, after the answer's
- * text: the plan request answered, then `createPlanToolCall` started and completed.
+ * Cursor's plan as its client reports it: the plan request answered, then `createPlanToolCall`
+ * started and completed (arguments `{name, overview, plan, todos}`, result `{success, planUri}`).
  */
-function planEvents(flags, sessionId) {
-  if (flags.mode !== 'plan' || !env.FAKE_CURSOR_PLAN) return []
+function planRecords(markdown, sessionId) {
   const base = { session_id: sessionId, call_id: 'fake_plan_1', timestamp_ms: Date.now() }
-  const args = { name: 'Plan', overview: 'What the plan does.', plan: env.FAKE_CURSOR_PLAN, todos: [] }
+  const args = { name: 'Plan', overview: 'What the plan does.', plan: markdown, todos: [] }
   const query = { id: 0, createPlanRequestQuery: { args, toolCallId: base.call_id } }
   const result = { success: {}, planUri: `file://${join(homedir(), '.cursor', 'plans', 'plan.plan.md')}` }
   return [
@@ -502,7 +501,13 @@ function planEvents(flags, sessionId) {
     },
     { type: 'tool_call', subtype: 'started', tool_call: { createPlanToolCall: { args } }, ...base },
     { type: 'tool_call', subtype: 'completed', tool_call: { createPlanToolCall: { args, result } }, ...base },
-  ].map((event) => JSON.stringify(event))
+  ]
+}
+
+/** FAKE_CURSOR_PLAN in `--mode plan`: the plan's records, after the answer's text. */
+function planEvents(flags, sessionId) {
+  if (flags.mode !== 'plan' || !env.FAKE_CURSOR_PLAN) return []
+  return planRecords(env.FAKE_CURSOR_PLAN, sessionId).map((event) => JSON.stringify(event))
 }
 
 /** A generated stream with the plan, when there is one, before its result. */
@@ -639,6 +644,7 @@ function fillArgs(args, results, stepIndex) {
  *   {"native": "shell", "command", "refused"?}
  *                                Cursor's own shell tool: started, then completed with exit 0, or
  *                                with `refused: true` rejected (as its permission rules do)
+ *   {"plan": "<markdown>"}       Cursor's plan (`createPlanToolCall`, see planRecords)
  *   {"listTools": true}          `tools/list` again, into the log only
  * then prints the result record. A server that is unreachable, refuses the credentials or drops a
  * call ends the run with an error on stderr and exit code 1.
@@ -810,6 +816,8 @@ async function runMcpScript(steps, servers, sessionId, prompt) {
           if (step.parallel === true) await batch(planned)
           else for (const call of planned) await batch([call])
         }
+      } else if (typeof step?.plan === 'string') {
+        for (const event of planRecords(step.plan, sessionId)) emit(event)
       } else if (step?.native === 'shell') {
         if (typeof step.command !== 'string') fail(`step ${stepIndex}: a native shell step needs a command`)
         const callId = `toolu_fake_shell_${nativeCount}`

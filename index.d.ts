@@ -266,6 +266,12 @@ export interface RunCursorAgentOptions {
    */
   mode?: 'agent' | 'ask' | 'plan'
   /**
+   * The turn may not edit files nor run commands (a host's planning agent, say): a `mode`
+   * that may edit (`'agent'`, or none) runs as `'plan'` instead, which analyses and
+   * proposes a plan; `'ask'` and `'plan'` stay. Default false.
+   */
+  readOnly?: boolean
+  /**
    * The caller runs the request once more when the connection to Cursor drops before
    * anything was answered (cursor-agent's `WritableIterable is closed`, no tool run, no
    * output): such a run then delivers nothing, not even its error, and says so with

@@ -510,10 +510,10 @@ describe('doctor', { concurrency: 4 }, () => {
             'text',
             [{ text: 'planned' }],
             'ok',
-            /answered a read-only turn \(cursor-agent --mode plan\) in \d+\.\d s; it said "planned"$/,
+            /answered a read-only turn \(the Plan agent's\) in \d+\.\d s; it said "planned"$/,
           ],
           ['the plan alone', [{ plan: '# Plan\n\nplanned' }], 'ok', /it said "planned"$/],
-          ['nothing', [], 'warning', /ended a read-only turn \(cursor-agent --mode plan\) without any answer/],
+          ['nothing', [], 'warning', /ended a read-only turn \(the Plan agent's\) without any answer/],
         ]
         for (const [name, readOnly, status, detail] of cases) {
           const ran = await doctor(['--json', '--live'], {

@@ -65,8 +65,11 @@ async function run(options: Partial<RunOptions>, env: Record<string, string>) {
 }
 
 describe('a run in a read-only mode', () => {
-  it('passes --mode and never --force; the default mode passes no --mode', async () => {
+  it('passes --mode and never --force; the default mode passes no --mode; readOnly plans', async () => {
     const cases: Array<[Partial<RunOptions>, string[]]> = [
+      [{ readOnly: true }, ['--trust', '--mode', 'plan']],
+      [{ readOnly: true, mode: 'ask' }, ['--trust', '--mode', 'ask']],
+      [{ readOnly: false }, ['--force']],
       [{}, ['--force']],
       [{ mode: 'agent' }, ['--force']],
       [{ mode: 'plan' }, ['--trust', '--mode', 'plan']],
@@ -128,16 +131,16 @@ describe("which OpenCode agents are read-only (the host's rule)", () => {
         'plan',
         'plan',
         [allowAll, rule('edit', '*', 'deny'), rule('edit', '.opencode/plans/*.md', 'allow')],
-        { cursorMode: 'plan' },
+        { cursorReadOnly: true },
       ],
       ['edit denied, then allowed again', 'x', [rule('edit', '*', 'deny'), rule('*', '*', 'allow')], {}],
       ['edit asked', 'x', [allowAll, rule('edit', '*', 'ask')], {}],
       ['bash denied', 'x', [allowAll, rule('bash', '*', 'deny')], { cursorForce: false }],
       ["OpenCode 2's shell denied", 'x', [allowAll, rule('shell', '*', 'deny')], { cursorForce: false }],
       ['one command denied', 'x', [allowAll, rule('bash', 'rm *', 'deny')], {}],
-      ['everything denied', 'x', [rule('*', '*', 'deny')], { cursorMode: 'plan', cursorForce: false }],
+      ['everything denied', 'x', [rule('*', '*', 'deny')], { cursorReadOnly: true, cursorForce: false }],
       ['webfetch denied: nothing Cursor can be told', 'x', [allowAll, rule('webfetch', '*', 'deny')], {}],
-      ['the Plan agent, rules unknown', 'plan', undefined, { cursorMode: 'plan' }],
+      ['the Plan agent, rules unknown', 'plan', undefined, { cursorReadOnly: true }],
       ['another agent, rules unknown', 'review', undefined, {}],
     ]
     for (const [name, agent, rules, expected] of cases) assert.deepEqual(agentTurn(agent, rules), expected, name)
@@ -154,56 +157,111 @@ describe("which OpenCode agents are read-only (the host's rule)", () => {
     assert.equal(listedRules({ error: 'x' }, 'review'), undefined)
     const rules = agentRules([...BUILT_IN_AGENTS, { id: 'broken' }])
     assert.deepEqual([...rules.keys()], ['build', 'plan'])
-    assert.deepEqual(agentTurn('plan', rules.get('plan')), { cursorMode: 'plan' })
+    assert.deepEqual(agentTurn('plan', rules.get('plan')), { cursorReadOnly: true })
+  })
+})
+
+/** Runs `body` with the plugin's environment for the fake cursor-agent, logging into `folder`. */
+async function withPluginEnv<T>(folder: string, body: () => Promise<T>): Promise<T> {
+  const saved = { ...process.env }
+  Object.assign(process.env, {
+    HOME: scratch,
+    XDG_DATA_HOME: join(scratch, 'data'),
+    CURSOR_AGENT_EXECUTABLE: fakeAgent,
+    CURSOR_ACP_CHILD_ENV: 'FAKE_CURSOR_*',
+    CURSOR_ACP_WORKSPACE: workspace,
+    FAKE_CURSOR_LOG_DIR: folder,
+  })
+  try {
+    return await body()
+  } finally {
+    for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key]
+    Object.assign(process.env, saved)
+  }
+}
+
+describe("the provider's per-call options (OpenCode 1.18)", () => {
+  it('cursorMode, cursorReadOnly and cursorForce of the call reach the command line; another value fails the turn naming it', async () => {
+    const folder = logFolder()
+    await withPluginEnv(folder, async () => {
+      const { createCursorAcp } = await import('../plugin/opencode/provider.ts')
+      const model = createCursorAcp({}).languageModel('auto')
+      const turn = async (options: Record<string, unknown>, id: string) => {
+        const call = {
+          prompt: [{ role: 'user', content: [{ type: 'text', text: `turn ${id}` }] }],
+          headers: { 'x-session-id': `ses_${id}` },
+          providerOptions: { 'cursor-acp': options },
+        }
+        return collect((await model.doStream(call as any)).stream)
+      }
+      await turn({ cursorMode: 'ask' }, 'ask')
+      await turn({ cursorReadOnly: true }, 'read-only')
+      await turn({ cursorReadOnly: true, cursorMode: 'ask' }, 'read-only-ask')
+      await turn({ cursorReadOnly: true, cursorMode: 'agent' }, 'read-only-agent')
+      await turn({ cursorForce: false }, 'no-force')
+      await turn({ unrelated: 1 }, 'other')
+      const refused = await turn({ cursorMode: 'yolo' }, 'refused')
+      const error = refused.find((part) => part.type === 'error')?.error
+      assert.equal(error?.code, 'E_INVALID_ARG')
+      assert.match(error?.message ?? '', /cursorMode="yolo".*one of agent, ask, plan/)
+      const tails = recorded(folder).map((record) => record.argv.slice(8))
+      assert.deepEqual(
+        tails,
+        [
+          ['--trust', '--mode', 'ask'],
+          // Read-only: plan, unless the agent asked for another read-only mode.
+          ['--trust', '--mode', 'plan'],
+          ['--trust', '--mode', 'ask'],
+          ['--trust', '--mode', 'plan'],
+          ['--trust'],
+          ['--force'],
+        ],
+        'the refused turn ran nothing',
+      )
+    })
   })
 })
 
 describe("OpenCode 2's agents (its double)", () => {
   it('a turn of the plan agent, or of an agent that may not edit, runs Cursor in plan mode; build does not', async () => {
     const folder = logFolder()
-    const saved = { ...process.env }
-    Object.assign(process.env, {
-      HOME: scratch,
-      XDG_DATA_HOME: join(scratch, 'data'),
-      CURSOR_AGENT_EXECUTABLE: fakeAgent,
-      CURSOR_ACP_CHILD_ENV: 'FAKE_CURSOR_*',
-      CURSOR_ACP_WORKSPACE: workspace,
-      FAKE_CURSOR_LOG_DIR: folder,
-    })
-    const reviewer = {
-      id: 'reviewer',
-      mode: 'primary',
-      hidden: false,
-      permissions: [
-        { action: '*', resource: '*', effect: 'allow' },
-        { action: 'edit', resource: '*', effect: 'deny' },
-        { action: 'shell', resource: '*', effect: 'deny' },
-      ],
-    }
-    const host = createHost({ directory: workspace, project: { id: 'prj_test', worktree: workspace } }, [
-      ...BUILT_IN_AGENTS,
-      reviewer,
-    ])
-    const cleanup = (await (await loadPlugin(entry)).setup(host.ctx)) as () => Promise<void>
-    try {
-      host.state()
-      const { language } = await host.language('cursor-acp', 'auto')
-      const model = { id: 'auto', providerID: 'cursor-acp' }
-      for (const agent of ['plan', 'reviewer', 'build']) {
-        const context = await host.run('session', 'context', { sessionID: `ses_${agent}`, agent, model, options: {} })
-        const call = {
-          prompt: [{ role: 'user', content: [{ type: 'text', text: `hi from ${agent}` }] }],
-          headers: requestHeaders({ id: `ses_${agent}` }),
-          providerOptions: { 'cursor-acp': context.options },
-        }
-        await collect((await language.doStream(call as any)).stream)
-      }
-      const tails = recorded(folder).map((record) => record.argv.slice(8))
-      assert.deepEqual(tails, [['--trust', '--mode', 'plan'], ['--trust', '--mode', 'plan'], ['--force']])
-    } finally {
-      await cleanup()
-      for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key]
-      Object.assign(process.env, saved)
-    }
+    await withPluginEnv(folder, () => planAgentsOfOpenCode2(folder))
   })
 })
+
+/** Turns of OpenCode 2's plan agent, an agent of the user's that may not edit, and build, through its double. */
+async function planAgentsOfOpenCode2(folder: string): Promise<void> {
+  const reviewer = {
+    id: 'reviewer',
+    mode: 'primary',
+    hidden: false,
+    permissions: [
+      { action: '*', resource: '*', effect: 'allow' },
+      { action: 'edit', resource: '*', effect: 'deny' },
+      { action: 'shell', resource: '*', effect: 'deny' },
+    ],
+  }
+  const host = createHost({ directory: workspace, project: { id: 'prj_test', worktree: workspace } }, [
+    ...BUILT_IN_AGENTS,
+    reviewer,
+  ])
+  const cleanup = (await (await loadPlugin(entry)).setup(host.ctx)) as () => Promise<void>
+  try {
+    host.state()
+    const { language } = await host.language('cursor-acp', 'auto')
+    const model = { id: 'auto', providerID: 'cursor-acp' }
+    for (const agent of ['plan', 'reviewer', 'build']) {
+      const context = await host.run('session', 'context', { sessionID: `ses_${agent}`, agent, model, options: {} })
+      const call = {
+        prompt: [{ role: 'user', content: [{ type: 'text', text: `hi from ${agent}` }] }],
+        headers: requestHeaders({ id: `ses_${agent}` }),
+        providerOptions: { 'cursor-acp': context.options },
+      }
+      await collect((await language.doStream(call as any)).stream)
+    }
+    const tails = recorded(folder).map((record) => record.argv.slice(8))
+    assert.deepEqual(tails, [['--trust', '--mode', 'plan'], ['--trust', '--mode', 'plan'], ['--force']])
+  } finally {
+    await cleanup()
+  }
+}

@@ -121,3 +121,30 @@ fn sse_text(frames: &[serde_json::Value]) -> String {
         })
         .collect()
 }
+
+/// When the host runs the tools, a tool Cursor runs itself gets a notice in the answer; its plan
+/// is no tool acting on the user's files, and gets none: the plan alone is the answer.
+#[test]
+fn a_plan_gets_no_notice_when_the_host_runs_the_tools() {
+    use opencode_cursor_native::core::stream::transformer::TransformerOptions;
+    let hosting = TransformerOptions {
+        host_tool_server: Some("opencode".into()),
+        ..options(Format::AiSdk)
+    };
+    let mut lines = plan_records(plan_args("the plan"));
+    lines.push(result_line());
+    let (out, summary, _) = run_chunks(hosting.clone(), &[&stream(&lines)], &success());
+    assert!(summary.error.is_none());
+    assert_eq!(visible_text(&out), "the plan");
+    // A tool of Cursor's own in the same place is told.
+    let shell = json!({
+        "type": "tool_call", "subtype": "started", "call_id": "sh_1",
+        "tool_call": { "shellToolCall": { "args": { "command": "ls" } } }, "session_id": "chat-1",
+    });
+    let (out, _, _) = run_chunks(
+        hosting,
+        &[&stream(&[shell.to_string(), result_line()])],
+        &success(),
+    );
+    assert!(visible_text(&out).contains("Cursor ran its own tool `shell`"));
+}

@@ -15,6 +15,15 @@ const MODEL = 'cursor-acp/fake-model'
 const AGENTS = {
   review: { mode: 'primary', description: 'Reviews', permission: { edit: 'deny', webfetch: 'deny' } },
   careful: { mode: 'primary', description: 'No commands', permission: { bash: 'deny' } },
+  // May edit, but asks for Cursor's `ask` mode in its options.
+  asker: { mode: 'primary', description: 'Questions', options: { cursorMode: 'ask' } },
+  // May not edit, and asks for Cursor's other read-only mode.
+  questions: {
+    mode: 'primary',
+    description: 'Questions only',
+    permission: { edit: 'deny' },
+    options: { cursorMode: 'ask' },
+  },
 }
 
 /** What the fake cursor-agent was given after `--workspace <folder> --model <id>`, run by run. */
@@ -37,6 +46,8 @@ describe('read-only agents run Cursor read-only', () => {
       ['review', ['--trust', '--mode', 'plan']],
       // May edit but not run commands: no --mode, no --force.
       ['careful', ['--trust']],
+      ['asker', ['--trust', '--mode', 'ask']],
+      ['questions', ['--trust', '--mode', 'ask']],
       ['build', ['--force']],
     ]
     for (const [agent, argv] of expected) {

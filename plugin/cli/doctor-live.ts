@@ -7,10 +7,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { PlannedAttachments, RunResult, RunStep, StreamOutput } from 'opencode-cursor-native'
-import { READ_ONLY_MODE } from '../opencode/agent-access.js'
 import { toldInCursorToolMode } from '../opencode/provider.js'
 import { readSettings } from '../turn/env.js'
-import type { CursorMode } from '../turn/mode.js'
 import type { NativeApi } from '../turn/native.js'
 import { openCodeSystemPrompt } from './opencode-system-prompt.js'
 import { pictureWord, wordPicture } from './word-picture.js'
@@ -122,9 +120,9 @@ export async function checkRoundTrip(setup: LiveSetup): Promise<LiveOutcome> {
 export async function checkReadOnly(setup: LiveSetup): Promise<LiveOutcome> {
   const workspace = mkdtempSync(join(tmpdir(), 'ocn-doctor-read-only-'))
   try {
-    const answered = await liveAnswer(setup, { prompt: READ_ONLY_PROMPT, workspace, mode: READ_ONLY_MODE })
+    const answered = await liveAnswer(setup, { prompt: READ_ONLY_PROMPT, workspace, readOnly: true })
     const { result, text, totalMs } = answered
-    const how = `a read-only turn (cursor-agent --mode ${READ_ONLY_MODE})`
+    const how = "a read-only turn (the Plan agent's)"
     const failed = failure(result)
     if (failed !== undefined) return { passed: false, detail: `${how}: ${failed}`, code: result.error?.code }
     if (text.trim() === '')
@@ -161,13 +159,13 @@ async function liveAnswer(
     workspace,
     instructions,
     attachments,
-    mode,
+    readOnly,
   }: {
     prompt: string
     workspace: string
     instructions?: string
     attachments?: PlannedAttachments | null
-    mode?: CursorMode
+    readOnly?: true
   },
 ): Promise<LiveAnswer> {
   const started = performance.now()
@@ -183,7 +181,7 @@ async function liveAnswer(
         ? { env: setup.plainEnv, force: false }
         : { env: setup.env, hostTools: { tools: [], folder: setup.folder, instructions } }),
       ...(attachments == null ? {} : { attachments }),
-      ...(mode === undefined ? {} : { mode }),
+      ...(readOnly === undefined ? {} : { readOnly }),
       timeoutMs: 120_000,
     },
     (outputs: StreamOutput[]) => {

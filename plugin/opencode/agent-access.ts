@@ -1,9 +1,8 @@
 // What an OpenCode agent may do, read from its permission rules, and what that asks of Cursor's
 // run for the agent's turns: an agent that may not edit files runs Cursor read-only, one that may
 // not run commands runs it without `--force`. OpenCode's own words (agent names, permission
-// names, rule shapes) stay here; the command line each choice makes is the addon's.
+// names, rule shapes) stay here; the mode and the command line each choice makes are the addon's.
 import * as v from 'valibot'
-import type { CursorMode } from '../turn/mode.js'
 
 /** One permission rule as OpenCode 1.18 lists an agent's: the last rule that matches wins. */
 export interface PermissionRule {
@@ -14,18 +13,11 @@ export interface PermissionRule {
 
 /** What a turn of the agent asks of Cursor's run (the per-call options of the provider). */
 export interface AgentTurn {
-  /** Cursor's mode; absent: the default, `agent`. */
-  cursorMode?: CursorMode
+  /** `true`: the run may not edit (`RunCursorAgentOptions.readOnly`). */
+  cursorReadOnly?: true
   /** `false`: no `--force` whatever the settings say. */
   cursorForce?: false
 }
-
-/**
- * Cursor's mode for an agent that may not edit: `plan` ("analyze, propose plans, no edits"), what
- * OpenCode's Plan agent is for. `ask` (questions and answers) is read-only too, but it does not
- * plan; a user's agent may ask for it in its `options` (`cursorMode`).
- */
-export const READ_ONLY_MODE: CursorMode = 'plan'
 
 /** OpenCode's built-in planning agent: read-only even when its rules cannot be read. */
 const BUILT_IN_PLAN_AGENT = 'plan'
@@ -36,7 +28,7 @@ const BUILT_IN_PLAN_AGENT = 'plan'
  * entry: Cursor fetches and searches the web on its server, which no local setting reaches.
  */
 const DENIALS: ReadonlyArray<readonly [permissions: readonly string[], turn: AgentTurn]> = [
-  [['edit'], { cursorMode: READ_ONLY_MODE }],
+  [['edit'], { cursorReadOnly: true }],
   [['bash', 'shell'], { cursorForce: false }],
 ]
 
@@ -55,7 +47,7 @@ export function actionOnEverything(rules: readonly PermissionRule[], permission:
 
 /** What a turn of agent `name` asks of Cursor; `rules` undefined when they could not be read. */
 export function agentTurn(name: string, rules: readonly PermissionRule[] | undefined): AgentTurn {
-  if (rules === undefined) return name === BUILT_IN_PLAN_AGENT ? { cursorMode: READ_ONLY_MODE } : {}
+  if (rules === undefined) return name === BUILT_IN_PLAN_AGENT ? { cursorReadOnly: true } : {}
   const turn: AgentTurn = {}
   for (const [permissions, asks] of DENIALS) {
     if (permissions.some((permission) => actionOnEverything(rules, permission) === 'deny')) Object.assign(turn, asks)

@@ -105,11 +105,13 @@ export function readProviderOptions(given: unknown): ProviderOptionsReading {
 
 /**
  * What one call's provider options may set (`providerOptions[<provider>]`): the agent's turn as
- * the plugin's `chat.params` hook (or OpenCode 2's `context` hook) puts it, or an agent's own
- * `options`. Other keys are not read.
+ * the plugin's `chat.params` hook (or OpenCode 2's `context` hook) puts it (`cursorReadOnly`,
+ * `cursorForce`), and Cursor's mode an agent's own `options` may ask for (`cursorMode`). Other
+ * keys are not read.
  */
 const CALL_OPTIONS = v.object({
   cursorMode: v.optional(v.picklist(CURSOR_MODES, `one of ${CURSOR_MODES.join(', ')}`)),
+  cursorReadOnly: v.optional(v.literal(true, 'true')),
   cursorForce: v.optional(v.literal(false, 'false')),
 })
 

@@ -131,8 +131,9 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
       // OpenCode is the user's own host: a file it names is the user's own.
       attachmentSources: 'local',
     }
-    const { cursorMode, cursorForce } = callOptions.options
+    const { cursorMode, cursorReadOnly, cursorForce } = callOptions.options
     if (cursorMode !== undefined) request.mode = cursorMode
+    if (cursorReadOnly !== undefined) request.readOnly = cursorReadOnly
     if (cursorForce !== undefined) request.force = cursorForce
     const tools = jsonTools(call.tools)
     // Each of OpenCode's own tools goes with what it does, for the bridge to declare.

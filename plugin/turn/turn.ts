@@ -136,6 +136,8 @@ export interface TurnRequest {
   attachmentSources?: ResumeRequest['attachmentSources']
   /** Cursor's mode for this turn (`RunCursorAgentOptions.mode`). Default `'agent'`. */
   mode?: CursorMode
+  /** The turn may not edit (`RunCursorAgentOptions.readOnly`). Default: it may. */
+  readOnly?: true
   /**
    * False runs this turn without `--force` whatever the settings say (Cursor's own shell
    * commands are then refused). Default: the `force` setting.
@@ -238,6 +240,7 @@ function runOptions(
       includePrompt: settings.capturePrompt,
     }
   if (request.mode !== undefined) options.mode = request.mode
+  if (request.readOnly === true) options.readOnly = true
   if (plan.resumeChatId != null) options.resumeChatId = plan.resumeChatId
   if (plan.attachments != null) options.attachments = plan.attachments
   if (settings.executable !== undefined) options.executable = settings.executable

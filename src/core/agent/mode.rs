@@ -22,6 +22,11 @@ const MODE_FLAGS: &[(CursorMode, Option<&str>)] = &[
     (CursorMode::Plan, Some("plan")),
 ];
 
+/// The mode of a run that may not edit and asked for no read-only mode of its own: `plan`, what a
+/// host's planning agent is for (OpenCode's Plan agent analyses and proposes a plan). `ask`
+/// answers questions and does not plan; a caller may still ask for it.
+pub const READ_ONLY_DEFAULT: CursorMode = CursorMode::Plan;
+
 /// Arguments that let Cursor write and run anything without asking (cursor-agent's `--force`,
 /// its short form and its `--yolo` alias): a read-only run refuses them among `extraArgs`.
 const FORCE_ARGS: &[&str] = &["--force", "-f", "--yolo"];
@@ -38,6 +43,16 @@ impl CursorMode {
     /// Whether the mode may not edit files nor run commands.
     pub fn is_read_only(self) -> bool {
         self.flag().is_some()
+    }
+
+    /// The mode a run uses: this one, unless the run is `read_only` and this mode may edit, then
+    /// [`READ_ONLY_DEFAULT`].
+    pub fn for_run(self, read_only: bool) -> CursorMode {
+        if read_only && !self.is_read_only() {
+            READ_ONLY_DEFAULT
+        } else {
+            self
+        }
     }
 
     /// A read-only run given an argument that would grant Cursor everything: `E_INVALID_ARG`.
@@ -67,6 +82,23 @@ mod tests {
         ] {
             assert_eq!(mode.flag(), flag, "{mode:?}");
             assert_eq!(mode.is_read_only(), read_only, "{mode:?}");
+        }
+    }
+
+    #[test]
+    fn a_read_only_run_keeps_a_read_only_mode_and_plans_otherwise() {
+        for (mode, read_only, used) in [
+            (CursorMode::Agent, false, CursorMode::Agent),
+            (CursorMode::Ask, false, CursorMode::Ask),
+            (CursorMode::Agent, true, CursorMode::Plan),
+            (CursorMode::Ask, true, CursorMode::Ask),
+            (CursorMode::Plan, true, CursorMode::Plan),
+        ] {
+            assert_eq!(
+                mode.for_run(read_only),
+                used,
+                "{mode:?} read-only {read_only}"
+            );
         }
     }
 

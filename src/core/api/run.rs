@@ -58,6 +58,10 @@ with_translation_options! {
         /// (with `hostTools`, beside the bridge's arguments). A read-only run refuses `--force`,
         /// `-f` and `--yolo` in `extraArgs` with `E_INVALID_ARG`. Default `'agent'`.
         mode "mode": Option<CursorMode>,
+        /// The turn may not edit files nor run commands (a host's planning agent, say): a `mode`
+        /// that may edit (`'agent'`, or none) runs as `'plan'` instead, which analyses and
+        /// proposes a plan; `'ask'` and `'plan'` stay. Default false.
+        read_only "readOnly": Option<bool>,
         /// The caller runs the request once more when the connection to Cursor drops before
         /// anything was answered (cursor-agent's `WritableIterable is closed`, no tool run, no
         /// output): such a run then delivers nothing, not even its error, and says so with
@@ -210,7 +214,10 @@ impl TryFrom<RunCursorAgentOptions> for RunRequest {
             resume_chat_id: options.resume_chat_id,
             executable: options.executable,
             force: options.force.unwrap_or(defaults.force),
-            mode: options.mode.unwrap_or(defaults.mode),
+            mode: options
+                .mode
+                .unwrap_or(defaults.mode)
+                .for_run(options.read_only.unwrap_or(false)),
             rerunnable_drop: options.rerunnable_drop.unwrap_or(defaults.rerunnable_drop),
             extra_args: options.extra_args.unwrap_or_default(),
             env: options.env,

@@ -162,7 +162,11 @@ describe("which OpenCode agents are read-only (the host's rule)", () => {
 })
 
 /** Runs `body` with the plugin's environment for the fake cursor-agent, logging into `folder`. */
-async function withPluginEnv<T>(folder: string, body: () => Promise<T>): Promise<T> {
+async function withPluginEnv<T>(
+  folder: string,
+  body: () => Promise<T>,
+  extra: Record<string, string> = {},
+): Promise<T> {
   const saved = { ...process.env }
   Object.assign(process.env, {
     HOME: scratch,
@@ -171,6 +175,7 @@ async function withPluginEnv<T>(folder: string, body: () => Promise<T>): Promise
     CURSOR_ACP_CHILD_ENV: 'FAKE_CURSOR_*',
     CURSOR_ACP_WORKSPACE: workspace,
     FAKE_CURSOR_LOG_DIR: folder,
+    ...extra,
   })
   try {
     return await body()
@@ -225,12 +230,20 @@ describe("the provider's per-call options (OpenCode 1.18)", () => {
 describe("OpenCode 2's agents (its double)", () => {
   it('a turn of the plan agent, or of an agent that may not edit, runs Cursor in plan mode; build does not', async () => {
     const folder = logFolder()
-    await withPluginEnv(folder, () => planAgentsOfOpenCode2(folder))
+    const tails = await withPluginEnv(folder, () => planAgentsOfOpenCode2(folder))
+    assert.deepEqual(tails, [['--trust', '--mode', 'plan'], ['--trust', '--mode', 'plan'], ['--force']])
+  })
+
+  it('in tool mode opencode too, beside the bridge’s arguments', async () => {
+    const folder = logFolder()
+    const tails = await withPluginEnv(folder, () => planAgentsOfOpenCode2(folder), { CURSOR_ACP_TOOL_MODE: 'opencode' })
+    const bridge = ['--trust', '--approve-mcps', '--allowed-tools', 'mcp_tool_call,get_mcp_tools_tool_call']
+    assert.deepEqual(tails, [[...bridge, '--mode', 'plan'], [...bridge, '--mode', 'plan'], bridge])
   })
 })
 
 /** Turns of OpenCode 2's plan agent, an agent of the user's that may not edit, and build, through its double. */
-async function planAgentsOfOpenCode2(folder: string): Promise<void> {
+async function planAgentsOfOpenCode2(folder: string): Promise<string[][]> {
   const reviewer = {
     id: 'reviewer',
     mode: 'primary',
@@ -259,8 +272,7 @@ async function planAgentsOfOpenCode2(folder: string): Promise<void> {
       }
       await collect((await language.doStream(call as any)).stream)
     }
-    const tails = recorded(folder).map((record) => record.argv.slice(8))
-    assert.deepEqual(tails, [['--trust', '--mode', 'plan'], ['--trust', '--mode', 'plan'], ['--force']])
+    return recorded(folder).map((record) => record.argv.slice(8))
   } finally {
     await cleanup()
   }

@@ -46,10 +46,16 @@ interface Report {
 }
 
 /** Scripts for the live checks, chosen by the first key their prompt contains (the round trip's prompt is a "connection check" too). */
-const LIVE_SCRIPT = (nativeRefused: boolean, deadline: unknown[] = WAITS_FOR_THE_LATE_ANSWER) =>
+const LIVE_SCRIPT = (
+  nativeRefused: boolean,
+  deadline: unknown[] = WAITS_FOR_THE_LATE_ANSWER,
+  readOnly: unknown[] = [{ text: 'planned' }],
+) =>
   JSON.stringify({
     'word: pong': [{ text: 'pong' }],
     'word: understood': [{ text: 'understood' }],
+    // The read-only turn: what the model answers in plan mode.
+    'word: planned': readOnly,
     // The model says the word it sees in the picture (vision.mjs reads it).
     'word written in it': [{ text: 'The word is {{seen:0}}.' }],
     // The deadline check's prompt, a "connection check" too.
@@ -157,6 +163,7 @@ describe('doctor', { concurrency: 4 }, () => {
       'live-round-trip': 'skipped',
       'live-host-instructions': 'skipped',
       'live-picture': 'skipped',
+      'live-read-only': 'skipped',
       'live-bridge-tools': 'skipped',
       'live-probe-call': 'skipped',
       'live-deadline': 'skipped',
@@ -448,11 +455,12 @@ describe('doctor', { concurrency: 4 }, () => {
         const found = report(ran)
         assert.equal(ran.status, 0, ran.stderr)
         assert.deepEqual(
-          found.checks.slice(-8).map((check) => [check.id, check.status]),
+          found.checks.slice(-9).map((check) => [check.id, check.status]),
           [
             ['live-round-trip', 'ok'],
             ['live-host-instructions', 'ok'],
             ['live-picture', 'ok'],
+            ['live-read-only', 'ok'],
             ['live-bridge-tools', 'ok'],
             ['live-probe-call', 'ok'],
             ['live-deadline', 'ok'],
@@ -490,6 +498,40 @@ describe('doctor', { concurrency: 4 }, () => {
         assert.match(probe.detail, /Cursor refused the call to opencode_probe/)
         assert.match(probe.detail, /team's MCP tool controls/)
         assert.match(probe.fix ?? '', /admin to allow the MCP server `opencode`/)
+      },
+    )
+
+    it(
+      "a read-only turn runs in plan mode without --force: its answer back, as text or as Cursor's plan, is ok; none is a warning",
+      LIMIT,
+      async () => {
+        const cases: Array<[string, unknown[], string, RegExp]> = [
+          [
+            'text',
+            [{ text: 'planned' }],
+            'ok',
+            /answered a read-only turn \(the Plan agent's\) in \d+\.\d s; it said "planned"$/,
+          ],
+          ['the plan alone', [{ plan: '# Plan\n\nplanned' }], 'ok', /it said "planned"$/],
+          ['nothing', [], 'warning', /ended a read-only turn \(the Plan agent's\) without any answer/],
+        ]
+        for (const [name, readOnly, status, detail] of cases) {
+          const ran = await doctor(['--json', '--live'], {
+            FAKE_CURSOR_SCENARIO: 'mcp',
+            FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true, WAITS_FOR_THE_LATE_ANSWER, readOnly),
+          })
+          const check = report(ran).checks.find((c) => c.id === 'live-read-only')!
+          assert.equal(check.status, status, `${name}: ${check.detail}`)
+          assert.match(check.detail, detail, name)
+          const turns = readdirSync(join(ran.home, 'log'))
+            .map(
+              (file) =>
+                JSON.parse(readFileSync(join(ran.home, 'log', file), 'utf8')) as { argv: string[]; stdin?: string },
+            )
+            .filter((entry) => entry.stdin?.includes('word: planned'))
+          assert.equal(turns.length, 1, `${name}: one read-only turn`)
+          assert.deepEqual(turns[0]!.argv.slice(-3), ['--trust', '--mode', 'plan'], name)
+        }
       },
     )
 

@@ -206,6 +206,7 @@ describe('setup in OpenCode 2', () => {
           ['session.retry', 'cursor-acp'],
           ['session.title', 'cursor-acp'],
           ['session.compaction', 'cursor-acp'],
+          ['session.context', 'cursor-acp'],
         ],
       )
       const model = host.state().providers.get('cursor-acp')!.models[0]

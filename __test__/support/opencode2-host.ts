@@ -106,7 +106,27 @@ export interface Host {
   emit(type: string, data: Rec): void
 }
 
-export function createHost(location: Rec): Host {
+/**
+ * The built-in agents as OpenCode 2 defines them, their permissions only as far as these tests
+ * read them (`Agent.Info.permissions`, the last matching rule wins): `build` may do everything,
+ * `plan` may not edit but its plan files.
+ */
+export const BUILT_IN_AGENTS: readonly Rec[] = Object.freeze([
+  { id: 'build', mode: 'primary', hidden: false, permissions: [{ action: '*', resource: '*', effect: 'allow' }] },
+  {
+    id: 'plan',
+    mode: 'primary',
+    hidden: false,
+    permissions: [
+      { action: '*', resource: '*', effect: 'allow' },
+      { action: 'edit', resource: '*', effect: 'deny' },
+      { action: 'edit', resource: '.opencode/plans/*.md', effect: 'allow' },
+    ],
+  },
+])
+
+/** `agents`: the agents the `agent` domain's transforms see (default the built-in ones). */
+export function createHost(location: Rec, agents: readonly Rec[] = BUILT_IN_AGENTS): Host {
   type Transform = { domain: string; edit: (editor: Rec) => void; live: boolean }
   const transforms: Transform[] = []
   const hooks: Hook[] = []
@@ -172,10 +192,12 @@ export function createHost(location: Rec): Host {
           },
         },
       }
+      const agentEditor = { list: () => agents.map((agent) => structuredClone(agent)) }
       const editors: Record<string, Rec> = {
         provider: providerEditor,
         model: modelEditor,
         integration: integrationEditor,
+        agent: agentEditor,
       }
       for (const transform of transforms) if (transform.live) transform.edit(editors[transform.domain]!)
       return chosen === undefined ? { providers, integrations } : { providers, integrations, defaultModel: chosen }
@@ -256,6 +278,7 @@ export function createHost(location: Rec): Host {
     },
     model: register('model'),
     integration: { ...register('integration') },
+    agent: register('agent'),
     aisdk: hookDomain('aisdk'),
     session: hookDomain('session'),
     event: { subscribe: () => events },

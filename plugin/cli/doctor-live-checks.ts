@@ -9,6 +9,7 @@ import {
   checkNativeRefused,
   checkPicture,
   checkProbeCall,
+  checkReadOnly,
   checkRoundTrip,
   type LiveOutcome,
   type LiveSetup,
@@ -17,6 +18,7 @@ import {
 const ROUND_TRIP_ID = 'live-round-trip'
 const INSTRUCTIONS_ID = 'live-host-instructions'
 const PICTURE_ID = 'live-picture'
+const READ_ONLY_ID = 'live-read-only'
 const VERDICT_ID = 'tool-mode-opencode'
 const BRIDGE_CHECKS: ReadonlyArray<{ id: string; run: (setup: LiveSetup) => Promise<LiveOutcome> }> = [
   { id: 'live-bridge-tools', run: checkBridgeTools },
@@ -29,6 +31,7 @@ export const LIVE_IDS = [
   ROUND_TRIP_ID,
   INSTRUCTIONS_ID,
   PICTURE_ID,
+  READ_ONLY_ID,
   ...BRIDGE_CHECKS.map((check) => check.id),
   VERDICT_ID,
 ]
@@ -43,6 +46,8 @@ const ROUND_TRIP_FIX: Readonly<Partial<Record<string, string>>> = {
 }
 const debugFix = (logFile: string) => `Rerun with CURSOR_ACP_LOG_LEVEL=debug and read the log, ${logFile}.`
 const REPORT_FIX = 'Please report this output.'
+const READ_ONLY_FIX =
+  "Please report this output with your cursor-agent version and the model; meanwhile the Plan agent's answers may be empty with this model (another may answer: `--model <id>`)."
 
 async function outcomeOf(run: (setup: LiveSetup) => Promise<LiveOutcome>, setup: LiveSetup): Promise<LiveOutcome> {
   try {
@@ -76,6 +81,8 @@ export async function liveChecks(setup: LiveSetup, settings: CursorAcpSettings, 
   )
   // A picture the model must read: a warning when it does not (text still works).
   const picture = checkOf(PICTURE_ID, await outcomeOf(checkPicture, setup), 'warning', REPORT_FIX)
+  // A read-only turn, as the Plan agent's: a warning when no answer comes back (other agents still work).
+  const readOnly = checkOf(READ_ONLY_ID, await outcomeOf(checkReadOnly, setup), 'warning', READ_ONLY_FIX)
   const failing: CheckStatus = settings.toolMode === 'opencode' ? 'problem' : 'warning'
   const bridge: Check[] = []
   for (const { id, run } of BRIDGE_CHECKS) bridge.push(checkOf(id, await outcomeOf(run, setup), failing, REPORT_FIX))
@@ -87,5 +94,5 @@ export async function liveChecks(setup: LiveSetup, settings: CursorAcpSettings, 
         'tool mode opencode cannot be used on this machine yet',
         'Keep the default tool mode cursor, and please report this output with your cursor-agent version.',
       )
-  return [check(ROUND_TRIP_ID, 'ok', roundTrip.detail), instructions, picture, ...bridge, verdict]
+  return [check(ROUND_TRIP_ID, 'ok', roundTrip.detail), instructions, picture, readOnly, ...bridge, verdict]
 }

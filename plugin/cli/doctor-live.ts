@@ -1,6 +1,6 @@
 // `doctor --live`: what only the user's real cursor-agent and Cursor account can show. First a
 // plain round trip (a prompt in, an answer out, no bridge), a first turn with OpenCode's system
-// prompt, and a picture the model must read; then, for tool mode `opencode`:
+// prompt, a picture the model must read, and a read-only turn as the Plan agent's; then, for tool mode `opencode`:
 // cursor-agent must see the bridge's tools in the private configuration, the model's call of a
 // probe tool must arrive at the bridge, and Cursor's own tools must stay out.
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
@@ -36,6 +36,9 @@ export const ROUND_TRIP_PROMPT = `This is an automated connection check. Reply w
 /** The word the check of OpenCode's system prompt asks for, after that prompt. */
 export const INSTRUCTIONS_WORD = 'understood'
 export const INSTRUCTIONS_PROMPT = `This is an automated check of the instructions above. Reply with exactly the word: ${INSTRUCTIONS_WORD}. Do not use any tool.`
+/** The word the read-only turn asks for. */
+export const READ_ONLY_WORD = 'planned'
+export const READ_ONLY_PROMPT = `This is an automated check of a read-only turn. Reply with exactly the word: ${READ_ONLY_WORD}. Do not use any tool.`
 export const PICTURE_PROMPT =
   'This is an automated check that pictures reach you. Open the attached picture and reply with only the word written in it, in capital letters.'
 export const PROBE_PROMPT =
@@ -110,6 +113,32 @@ export async function checkRoundTrip(setup: LiveSetup): Promise<LiveOutcome> {
   }
 }
 
+/**
+ * One turn as a read-only OpenCode agent's (the Plan agent's) runs it, plain, in an empty folder
+ * made for it: the answer must come back, whether the model wrote it as text or as Cursor's plan.
+ */
+export async function checkReadOnly(setup: LiveSetup): Promise<LiveOutcome> {
+  const workspace = mkdtempSync(join(tmpdir(), 'ocn-doctor-read-only-'))
+  try {
+    const answered = await liveAnswer(setup, { prompt: READ_ONLY_PROMPT, workspace, readOnly: true })
+    const { result, text, totalMs } = answered
+    const how = "a read-only turn (the Plan agent's)"
+    const failed = failure(result)
+    if (failed !== undefined) return { passed: false, detail: `${how}: ${failed}`, code: result.error?.code }
+    if (text.trim() === '')
+      return {
+        passed: false,
+        detail: `${setup.model} ended ${how} without any answer: the Plan agent's answers would be empty`,
+      }
+    const word = text.toLowerCase().includes(READ_ONLY_WORD)
+      ? `it said "${READ_ONLY_WORD}"`
+      : `its answer did not contain "${READ_ONLY_WORD}"`
+    return { passed: true, detail: `${setup.model} answered ${how} in ${seconds(totalMs)}; ${word}` }
+  } finally {
+    rmSync(workspace, { recursive: true, force: true })
+  }
+}
+
 /** What a live check's run answered: its text, when the first text came, how the run ended. */
 interface LiveAnswer {
   result: RunResult
@@ -130,7 +159,14 @@ async function liveAnswer(
     workspace,
     instructions,
     attachments,
-  }: { prompt: string; workspace: string; instructions?: string; attachments?: PlannedAttachments | null },
+    readOnly,
+  }: {
+    prompt: string
+    workspace: string
+    instructions?: string
+    attachments?: PlannedAttachments | null
+    readOnly?: true
+  },
 ): Promise<LiveAnswer> {
   const started = performance.now()
   let firstTextMs: number | undefined
@@ -145,6 +181,7 @@ async function liveAnswer(
         ? { env: setup.plainEnv, force: false }
         : { env: setup.env, hostTools: { tools: [], folder: setup.folder, instructions } }),
       ...(attachments == null ? {} : { attachments }),
+      ...(readOnly === undefined ? {} : { readOnly }),
       timeoutMs: 120_000,
     },
     (outputs: StreamOutput[]) => {

@@ -6,6 +6,7 @@
 import * as v from 'valibot'
 import { isWholeNumber } from '../turn/env.js'
 import { isNativeErrorCode, type NativeErrorCode } from '../turn/failure.js'
+import { CURSOR_MODES } from '../turn/mode.js'
 import type { OptionSetting, TurnOptions } from '../turn/turn.js'
 
 /**
@@ -100,4 +101,28 @@ export function readProviderOptions(given: unknown): ProviderOptionsReading {
     options: v.parse(PROVIDER_OPTIONS, Object.fromEntries(entries.filter(([key]) => !refused.has(key)))),
     ignored,
   }
+}
+
+/**
+ * What one call's provider options may set (`providerOptions[<provider>]`): the agent's turn as
+ * the plugin's `chat.params` hook (or OpenCode 2's `context` hook) puts it (`cursorReadOnly`,
+ * `cursorForce`), and Cursor's mode an agent's own `options` may ask for (`cursorMode`). Other
+ * keys are not read.
+ */
+const CALL_OPTIONS = v.object({
+  cursorMode: v.optional(v.picklist(CURSOR_MODES, `one of ${CURSOR_MODES.join(', ')}`)),
+  cursorReadOnly: v.optional(v.literal(true, 'true')),
+  cursorForce: v.optional(v.literal(false, 'false')),
+})
+
+export type CallOptions = v.InferOutput<typeof CALL_OPTIONS>
+
+/** The call's options, or why one of them is refused (naming it). */
+export function readCallOptions(given: unknown): { options: CallOptions } | { refused: string } {
+  if (given === undefined || given === null) return { options: {} }
+  const read = v.safeParse(CALL_OPTIONS, given)
+  if (read.success) return { options: read.output }
+  const issue = read.issues[0]
+  const key = issue.path?.[0]?.key
+  return { refused: `Provider option ${String(key)}=${shown(issue.input)} of this call is not ${issue.message}.` }
 }

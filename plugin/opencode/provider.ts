@@ -19,7 +19,7 @@ import { admitRequest, refusalMessage, requestKind, takeAnnouncedRequest } from 
 import { PROVIDER_ID } from './config-files.js'
 import { contextUsage, conversationBytes, utf8Bytes } from './context-usage.js'
 import { CursorAcpError, toCursorAcpError } from './errors.js'
-import { type CursorAcpProviderOptions, readProviderOptions } from './provider-options.js'
+import { type CursorAcpProviderOptions, readCallOptions, readProviderOptions } from './provider-options.js'
 import { withAnnotations } from './tool-annotations.js'
 import { openCodeToolView } from './tool-view.js'
 import { CURSOR_TOOL_MODE_RULES, applyPromptRules } from './system-prompt.js'
@@ -121,6 +121,9 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
       timestamp: new Date(),
     }
     if (this.#problem !== null) return { stream: failedStream(this.#problem, warnings, metadata) }
+    const callOptions = readCallOptions(call.providerOptions?.[this.provider])
+    if ('refused' in callOptions)
+      return { stream: failedStream(new CursorAcpError('E_INVALID_ARG', callOptions.refused), warnings, metadata) }
     const messages = jsonPrompt(call.prompt)
     const request: TurnRequest = {
       model: this.modelId,
@@ -128,6 +131,10 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
       // OpenCode is the user's own host: a file it names is the user's own.
       attachmentSources: 'local',
     }
+    const { cursorMode, cursorReadOnly, cursorForce } = callOptions.options
+    if (cursorMode !== undefined) request.mode = cursorMode
+    if (cursorReadOnly !== undefined) request.readOnly = cursorReadOnly
+    if (cursorForce !== undefined) request.force = cursorForce
     const tools = jsonTools(call.tools)
     // Each of OpenCode's own tools goes with what it does, for the bridge to declare.
     if (tools !== undefined) request.tools = withAnnotations(tools)

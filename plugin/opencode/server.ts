@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { cursorModels } from '../turn/models.js'
 import { cancelConversation } from '../turn/tool-bridge.js'
+import { agentTurn, listedRules } from './agent-access.js'
 import { storedApiKey } from './auth.js'
 import { hostOptions, logStartup, modelDiscovery } from './host-options.js'
 import { PROVIDER_ID } from './provider.js'
@@ -39,6 +40,19 @@ export const CursorAcpPlugin: Plugin = async (input) => {
     event: async ({ event }) => {
       const reading = readSessionEvent(event)
       if (reading.kind === 'stopped') cancelConversation(reading.sessionID)
+    },
+    // A turn of an agent that may not edit (OpenCode's Plan agent, or the user's own) runs Cursor
+    // read-only: the agent's permissions, read from OpenCode's list of agents, become options of
+    // the call. When the list cannot be read, only the built-in Plan agent is known to be one.
+    'chat.params': async (hook, output) => {
+      if (hook.model.providerID !== PROVIDER_ID) return
+      let listed: unknown
+      try {
+        listed = (await input.client.app.agents()).data
+      } catch {
+        listed = undefined
+      }
+      Object.assign(output.options, agentTurn(hook.agent, listedRules(listed, hook.agent)))
     },
     config: async (cfg) => {
       // Without a usable configuration or addon, requests fail with the reason; `auto` keeps the

@@ -93,6 +93,20 @@ export interface CompactionEvent {
   result?: { summary: string }
 }
 
+/** The `context` event of a session's model request: `options` that are not generation settings reach the provider as its call's options. */
+export interface ContextEvent {
+  sessionID?: string
+  /** The id of the agent the request is for. */
+  agent?: string
+  model?: ModelInfo
+  options?: Record<string, unknown>
+}
+
+/** The editor of the `agent` domain's transforms: the agents as OpenCode 2 knows them (`Agent.Info`, read untyped). */
+export interface AgentEditor {
+  list(): readonly unknown[]
+}
+
 /** An event envelope: the payload is under `data`. */
 export interface EventEnvelope {
   id?: string
@@ -128,7 +142,10 @@ export interface PluginContext {
     hook(name: 'retry', handler: (event: RetryEvent) => unknown, options: HookOptions): Promise<Registration>
     hook(name: 'title', handler: (event: TitleEvent) => unknown, options: HookOptions): Promise<Registration>
     hook(name: 'compaction', handler: (event: CompactionEvent) => unknown, options: HookOptions): Promise<Registration>
+    hook(name: 'context', handler: (event: ContextEvent) => unknown, options: HookOptions): Promise<Registration>
   }
+  /** Absent in a context that only registers; then only the built-in Plan agent is known read-only. */
+  agent?: { transform(edit: (editor: AgentEditor) => void): Promise<Registration> }
   event: { subscribe(): AsyncIterable<EventEnvelope> }
 }
 

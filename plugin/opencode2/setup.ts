@@ -6,6 +6,7 @@
 import type { CursorModel } from 'opencode-cursor-native'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { agentTurn, type PermissionRule } from '../opencode/agent-access.js'
 import { announceRequest } from '../opencode/automatic-requests.js'
 import { hostOptions, logStartup, modelDiscovery } from '../opencode/host-options.js'
 import { PROVIDER_ID, providerFor } from '../opencode/provider.js'
@@ -16,6 +17,7 @@ import type { PromptMessage } from '../turn/native.js'
 import { localTitle } from '../turn/title.js'
 import { cancelConversation } from '../turn/tool-bridge.js'
 import { interruptConversation } from '../turn/turn.js'
+import { agentRules } from './agents.js'
 import type { Cleanup, EventEnvelope, PluginContext, ProviderInfo, Registration } from './contract.js'
 import { OPENCODE2_HOST } from './host.js'
 import { modelInfos } from './models.js'
@@ -199,6 +201,32 @@ function registerLanguage(ctx: PluginContext, options: CursorAcpProviderOptions)
   )
 }
 
+/**
+ * A turn of an agent that may not edit runs Cursor read-only, as in OpenCode 1.18: the agents'
+ * rules as OpenCode last replayed the agent transforms (read, never changed), and the request's
+ * agent turned into options of the call.
+ */
+async function registerAgentTurns(ctx: PluginContext): Promise<Registration[]> {
+  let known = new Map<string, PermissionRule[]>()
+  const watching =
+    ctx.agent === undefined
+      ? []
+      : [
+          await ctx.agent.transform((editor) => {
+            known = agentRules(editor.list())
+          }),
+        ]
+  const turns = await ctx.session.hook(
+    'context',
+    (event) => {
+      if (event.agent === undefined) return
+      event.options = { ...event.options, ...agentTurn(event.agent, known.get(event.agent)) }
+    },
+    { providerID: PROVIDER_ID },
+  )
+  return [...watching, turns]
+}
+
 /** The session hooks that keep a turn as it is in OpenCode 1.18. */
 async function registerSessionHooks(ctx: PluginContext): Promise<Registration[]> {
   const ours = { providerID: PROVIDER_ID }
@@ -250,6 +278,7 @@ export async function setup(ctx: PluginContext): Promise<Cleanup> {
     await registerDefaultModel(ctx, state),
     await registerLanguage(ctx, options),
     ...(await registerSessionHooks(ctx)),
+    ...(await registerAgentTurns(ctx)),
   ]
   const stopWatching = watchSessions(ctx.event.subscribe())
   void refreshModels(ctx, discovery, state)

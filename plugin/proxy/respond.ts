@@ -5,13 +5,14 @@
 // API's keep-alive; before its first content that also sends its headers (status 200), after which
 // a failure is the API's error event. A client that goes away cancels its run.
 import { randomUUID } from 'node:crypto'
-import type { IncomingMessage, ServerResponse } from 'node:http'
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
 import type { RunError, RunStep, StreamOutput } from 'opencode-cursor-native'
 import { failureOf } from '../turn/failure.js'
 import type { Conversations } from './conversations.js'
 import { conversationContinued } from '../turn/tool-bridge.js'
 import { startTurn, type TurnConfig, type TurnFormat, type TurnRequest, titleAnswer } from '../turn/turn.js'
 import { type SilenceTimer, silenceTimer } from './keep-alive.js'
+import { requestedMode } from './mode.js'
 import { type ErrorStyle, NO_RETRY, type Refusal, refusalOf, sendError } from './refusal.js'
 import { type BodySize, partCount, pastLimits } from './request-fields.js'
 
@@ -62,11 +63,21 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
  * bytes (the server fetches nothing, and never reads a path its client names), the tools and the
  * conversation are those of the tool mode.
  */
-function turnOf(api: Api, config: TurnConfig, body: unknown, size: Omit<BodySize, 'parts'>): ApiRequest | Refusal {
+function turnOf(
+  api: Api,
+  config: TurnConfig,
+  body: unknown,
+  size: Omit<BodySize, 'parts'>,
+  headers: IncomingHttpHeaders,
+): ApiRequest | Refusal {
   // Refused before anything reads the parts one by one.
   const measured = { ...size, parts: partCount(body, api.list) }
   const read = pastLimits(`\`${api.list}\``, measured) ?? api.read(body, measured)
   if ('status' in read) return read
+  // The same rule in every API: the body's `mode`, else the `X-Cursor-Mode` header.
+  const mode = requestedMode(body, headers)
+  if (typeof mode === 'object') return mode
+  if (mode !== undefined) read.request.mode = mode
   const past = read.continued && pastLimits(read.continued.fields, read.continued.carried)
   if (past) return past
   read.continued?.claim()
@@ -177,7 +188,7 @@ export async function serveTurn(
   response: ServerResponse,
   request: IncomingMessage,
 ): Promise<void> {
-  const read = turnOf(api, config, body.value, body)
+  const read = turnOf(api, config, body.value, body, request.headers)
   if ('status' in read) return sendError(response, read, api.errors)
   const answer = turnResponse(response, api, read)
   let turn: ReturnType<typeof startTurn>

@@ -24,6 +24,7 @@ import {
 } from './env.js'
 import { failureOf, type TurnFailure } from './failure.js'
 import { native, type PromptMessage, type ToolDefinition } from './native.js'
+import type { CursorMode } from './mode.js'
 import { localTitle } from './title.js'
 import {
   cancelConversation,
@@ -133,6 +134,15 @@ export interface TurnRequest {
    * `'named'`.
    */
   attachmentSources?: ResumeRequest['attachmentSources']
+  /** Cursor's mode for this turn (`RunCursorAgentOptions.mode`). Default `'agent'`. */
+  mode?: CursorMode
+  /** The turn may not edit (`RunCursorAgentOptions.readOnly`). Default: it may. */
+  readOnly?: true
+  /**
+   * False runs this turn without `--force` whatever the settings say (Cursor's own shell
+   * commands are then refused). Default: the `force` setting.
+   */
+  force?: false
 }
 
 /**
@@ -205,7 +215,7 @@ function runOptions(
     model: request.model,
     workspace,
     ...format,
-    force: settings.force,
+    force: request.force ?? settings.force,
     rerunnableDrop,
     env: withApiKey(childEnvironment(process.env, settings), config.apiKey),
     idleTimeoutMs: settings.idleTimeoutMs,
@@ -229,6 +239,8 @@ function runOptions(
       maxBytes: settings.captureMaxBytes,
       includePrompt: settings.capturePrompt,
     }
+  if (request.mode !== undefined) options.mode = request.mode
+  if (request.readOnly === true) options.readOnly = true
   if (plan.resumeChatId != null) options.resumeChatId = plan.resumeChatId
   if (plan.attachments != null) options.attachments = plan.attachments
   if (settings.executable !== undefined) options.executable = settings.executable

@@ -254,9 +254,23 @@ export interface RunCursorAgentOptions {
   executable?: string
   /**
    * Pass `--force` (Cursor may run shell commands); false passes `--trust` instead.
-   * Default true.
+   * A read-only `mode` never gets `--force`. Default true.
    */
   force?: boolean
+  /**
+   * Cursor's mode: `'agent'` (may edit files and run commands; no `--mode` flag, the
+   * CLI's default), or read-only `'plan'` (analyses and proposes a plan) or `'ask'`
+   * (answers questions), passed as `--mode plan|ask` with `--trust` instead of `--force`
+   * (with `hostTools`, beside the bridge's arguments). A read-only run refuses `--force`,
+   * `-f` and `--yolo` in `extraArgs` with `E_INVALID_ARG`. Default `'agent'`.
+   */
+  mode?: 'agent' | 'ask' | 'plan'
+  /**
+   * The turn may not edit files nor run commands (a host's planning agent, say): a `mode`
+   * that may edit (`'agent'`, or none) runs as `'plan'` instead, which analyses and
+   * proposes a plan; `'ask'` and `'plan'` stay. Default false.
+   */
+  readOnly?: boolean
   /**
    * The caller runs the request once more when the connection to Cursor drops before
    * anything was answered (cursor-agent's `WritableIterable is closed`, no tool run, no

@@ -74,6 +74,9 @@
 //   FAKE_CURSOR_DESCRIBE_ATTACHMENTS  the answer says what the model read of the attachments the prompt
 //                              names (each read goes through the Read rules and the preToolUse hooks and
 //                              is logged in `attachmentReads` either way)
+//   FAKE_CURSOR_PLAN           a run in `--mode plan` with a generated stream also reports this Markdown as
+//                              Cursor's plan (`createPlanToolCall`), after the answer's text (`text:`
+//                              for none, as a model that put everything into the plan)
 //   FAKE_CURSOR_CONTROL        a JSON file read at every start; its keys (the names above) override
 //                              the environment, so a test can change behaviour between turns
 import { spawn } from 'node:child_process'
@@ -103,6 +106,8 @@ const STDERR = {
 }
 const DEFAULT_MODELS = 'auto - Auto;fake-model - Fake Model;composer-2.5 - Composer 2.5'
 const CHAT_ID = /^[A-Za-z0-9][A-Za-z0-9_-]*$/
+/** The values `--mode` accepts, in the order Cursor's refusal names them. */
+const READ_ONLY_MODES = ['plan', 'ask']
 
 function fail(message, code = 2) {
   process.stderr.write(`fake-cursor-agent: ${message}\n`)
@@ -162,7 +167,10 @@ function recordMore(fields) {
   writeLog()
 }
 
-/** The command line runCursorAgent builds: fixed flags, each value flag once, `--force` xor `--trust`. */
+/**
+ * The command line runCursorAgent builds: fixed flags, each value flag once, `--force` xor `--trust`;
+ * `--mode` refused as Cursor's CLI refuses it, unless `plan` or `ask`.
+ */
 function parseRunArguments(args) {
   const flags = {
     print: false,
@@ -175,6 +183,7 @@ function parseRunArguments(args) {
     force: false,
     trust: false,
     approveMcps: false,
+    mode: null,
   }
   const valueAfter = (index, name) => {
     const value = args[index + 1]
@@ -205,13 +214,15 @@ function parseRunArguments(args) {
       case '--workspace':
       case '--model':
       case '--resume':
-      case '--allowed-tools': {
+      case '--allowed-tools':
+      case '--mode': {
         const key = {
           '--output-format': 'outputFormat',
           '--workspace': 'workspace',
           '--model': 'model',
           '--resume': 'resume',
           '--allowed-tools': 'allowedTools',
+          '--mode': 'mode',
         }[arg]
         if (flags[key] !== null) fail(`${arg} given twice`)
         flags[key] = valueAfter(index, arg)
@@ -221,6 +232,13 @@ function parseRunArguments(args) {
       default:
         fail(`unexpected argument ${JSON.stringify(arg)}`)
     }
+  }
+  // Agent is the default and has no flag: Cursor's option parser allows only the read-only modes.
+  if (flags.mode !== null && !READ_ONLY_MODES.includes(flags.mode)) {
+    process.stderr.write(
+      `error: option '--mode <mode>' argument '${flags.mode}' is invalid. Allowed choices are ${READ_ONLY_MODES.join(', ')}.\n`,
+    )
+    process.exit(1)
   }
   if (!flags.print) fail('--print is required')
   if (flags.outputFormat !== 'stream-json') fail('--output-format stream-json is required')
@@ -417,6 +435,8 @@ function openingEvents(sessionId, prompt) {
 function answerEvents(answer, sessionId) {
   const base = { session_id: sessionId }
   const ts = Date.now()
+  // An empty answer (`text:`) has no text records at all, as a run that only wrote a plan.
+  if (answer === '') return []
   const words = answer.match(/\S+\s*/g) ?? [answer]
   return [
     ...words.map((word) => ({
@@ -461,11 +481,46 @@ function answerFor(prompt) {
   return key === undefined ? undefined : String(table[key])
 }
 
-function streamLines(_flags, sessionId, prompt) {
+/**
+ * Cursor's plan as its client reports it: the plan request answered, then `createPlanToolCall`
+ * started and completed (arguments `{name, overview, plan, todos}`, result `{success, planUri}`).
+ */
+function planRecords(markdown, sessionId) {
+  const base = { session_id: sessionId, call_id: 'fake_plan_1', timestamp_ms: Date.now() }
+  const args = { name: 'Plan', overview: 'What the plan does.', plan: markdown, todos: [] }
+  const query = { id: 0, createPlanRequestQuery: { args, toolCallId: base.call_id } }
+  const result = { success: {}, planUri: `file://${join(homedir(), '.cursor', 'plans', 'plan.plan.md')}` }
+  return [
+    { type: 'interaction_query', subtype: 'request', query_type: 'createPlanRequestQuery', query, ...base },
+    {
+      type: 'interaction_query',
+      subtype: 'response',
+      query_type: 'createPlanRequestQuery',
+      response: { id: 0 },
+      ...base,
+    },
+    { type: 'tool_call', subtype: 'started', tool_call: { createPlanToolCall: { args } }, ...base },
+    { type: 'tool_call', subtype: 'completed', tool_call: { createPlanToolCall: { args, result } }, ...base },
+  ]
+}
+
+/** FAKE_CURSOR_PLAN in `--mode plan`: the plan's records, after the answer's text. */
+function planEvents(flags, sessionId) {
+  if (flags.mode !== 'plan' || !env.FAKE_CURSOR_PLAN) return []
+  return planRecords(env.FAKE_CURSOR_PLAN, sessionId).map((event) => JSON.stringify(event))
+}
+
+/** A generated stream with the plan, when there is one, before its result. */
+function generatedWithPlan(flags, answer, sessionId, prompt) {
+  const lines = generatedStream(answer, sessionId, prompt)
+  return [...lines.slice(0, -1), ...planEvents(flags, sessionId), ...lines.slice(-1)]
+}
+
+function streamLines(flags, sessionId, prompt) {
   const answer = answerFor(prompt)
-  if (answer !== undefined) return generatedStream(answer, sessionId, prompt)
+  if (answer !== undefined) return generatedWithPlan(flags, answer, sessionId, prompt)
   const source = env.FAKE_CURSOR_STREAM ?? 'text:Hello from the fake cursor-agent.'
-  if (source.startsWith('text:')) return generatedStream(source.slice('text:'.length), sessionId, prompt)
+  if (source.startsWith('text:')) return generatedWithPlan(flags, source.slice('text:'.length), sessionId, prompt)
   const path = isAbsolute(source) ? source : findCapture(source)
   // Replayed captures carry their own chat id; the run's id replaces it so resume can be tested.
   return readFileSync(path, 'utf8')
@@ -589,6 +644,7 @@ function fillArgs(args, results, stepIndex) {
  *   {"native": "shell", "command", "refused"?}
  *                                Cursor's own shell tool: started, then completed with exit 0, or
  *                                with `refused: true` rejected (as its permission rules do)
+ *   {"plan": "<markdown>"}       Cursor's plan (`createPlanToolCall`, see planRecords)
  *   {"listTools": true}          `tools/list` again, into the log only
  * then prints the result record. A server that is unreachable, refuses the credentials or drops a
  * call ends the run with an error on stderr and exit code 1.
@@ -760,6 +816,8 @@ async function runMcpScript(steps, servers, sessionId, prompt) {
           if (step.parallel === true) await batch(planned)
           else for (const call of planned) await batch([call])
         }
+      } else if (typeof step?.plan === 'string') {
+        for (const event of planRecords(step.plan, sessionId)) emit(event)
       } else if (step?.native === 'shell') {
         if (typeof step.command !== 'string') fail(`step ${stepIndex}: a native shell step needs a command`)
         const callId = `toolu_fake_shell_${nativeCount}`

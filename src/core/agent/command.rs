@@ -15,7 +15,9 @@ const HOST_TOOL_ARGS: &[&str] = &[
     "mcp_tool_call,get_mcp_tools_tool_call",
 ];
 
-/// cursor-agent's arguments for a run (after the launcher's own leading arguments).
+/// cursor-agent's arguments for a run (after the launcher's own leading arguments). A read-only
+/// [`CursorMode`](super::mode::CursorMode) adds `--mode <mode>` and trusts the workspace instead
+/// of `--force`; the default mode adds nothing.
 pub fn agent_args(options: &RunOptions) -> Vec<OsString> {
     let mut args: Vec<OsString> = [
         "--print",
@@ -37,7 +39,13 @@ pub fn agent_args(options: &RunOptions) -> Vec<OsString> {
     if options.host_tools.is_some() {
         args.extend(HOST_TOOL_ARGS.iter().map(OsString::from));
     } else {
-        args.push(if options.force { "--force" } else { "--trust" }.into());
+        // A read-only mode never gets `--force`, whatever `force` says.
+        let force = options.force && !options.mode.is_read_only();
+        args.push(if force { "--force" } else { "--trust" }.into());
+    }
+    if let Some(mode) = options.mode.flag() {
+        args.push("--mode".into());
+        args.push(mode.into());
     }
     args.extend(options.extra_args.iter().map(OsString::from));
     args
@@ -97,6 +105,54 @@ mod tests {
             ]
         );
         assert!(!args.iter().any(|a| a == "--force"));
+    }
+
+    /// The arguments after `--model <id>` for each mode, force and tool mode.
+    #[test]
+    fn a_read_only_mode_never_forces() {
+        use crate::core::agent::mode::CursorMode;
+        use crate::core::agent::options::HostTools;
+        let root = std::env::temp_dir().join(format!("ocn-mode-{}", std::process::id()));
+        std::fs::create_dir_all(&root).unwrap();
+        let host = || Some(HostTools::new(Vec::new(), root.join("c").to_string_lossy()));
+        let bridge = &HOST_TOOL_ARGS;
+        let with = |tail: &[&str]| bridge.iter().chain(tail).map(|a| a.to_string()).collect();
+        let cases: Vec<(CursorMode, bool, Option<HostTools>, Vec<String>)> = vec![
+            (CursorMode::Agent, true, None, vec!["--force".into()]),
+            (CursorMode::Agent, false, None, vec!["--trust".into()]),
+            (
+                CursorMode::Plan,
+                true,
+                None,
+                strings_of(&["--trust", "--mode", "plan"]),
+            ),
+            (
+                CursorMode::Plan,
+                false,
+                None,
+                strings_of(&["--trust", "--mode", "plan"]),
+            ),
+            (
+                CursorMode::Ask,
+                true,
+                None,
+                strings_of(&["--trust", "--mode", "ask"]),
+            ),
+            (CursorMode::Agent, true, host(), with(&[])),
+            (CursorMode::Plan, true, host(), with(&["--mode", "plan"])),
+            (CursorMode::Ask, true, host(), with(&["--mode", "ask"])),
+        ];
+        for (mode, force, host_tools, tail) in cases {
+            let mut r = request(&root);
+            (r.mode, r.force, r.host_tools) = (mode, force, host_tools);
+            let args = strings(&agent_args(&r.validate().unwrap()));
+            assert_eq!(args[8..], tail, "{mode:?} force {force}");
+            assert!(mode == CursorMode::Agent || !args.iter().any(|a| a == "--force"));
+        }
+    }
+
+    fn strings_of(list: &[&str]) -> Vec<String> {
+        list.iter().map(|a| a.to_string()).collect()
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! Running cursor-agent: its [`options`], finding it ([`resolve`]), its command line
-//! ([`command`]), starting and stopping the [`child`] so it never outlives the host
+//! ([`command`], in Cursor's [`mode`]), starting and stopping the [`child`] so it never outlives the host
 //! ([`process`], [`registry`], [`watchdog`]), driving its stdout through the
 //! [`StreamTransformer`](crate::core::stream::transformer::StreamTransformer) ([`run`]), and listing
 //! the account's models and what is known about each ([`models`]), and cursor-agent's other
@@ -9,6 +9,7 @@
 mod bridged;
 pub mod child;
 pub mod command;
+pub mod mode;
 pub mod models;
 pub mod one_at_a_time;
 pub mod options;
@@ -21,6 +22,7 @@ pub mod subcommand;
 pub mod watchdog;
 
 pub use child::{RunContext, KILL_GRACE};
+pub use mode::CursorMode;
 pub use models::{list_models, model_spec, ModelInfo, ModelSpec};
 pub use options::{EnvVars, RunOptions, RunRequest, DEFAULT_IDLE_TIMEOUT};
 pub use resolve::{resolve_agent, Launcher, Resolution};

@@ -6,6 +6,7 @@ use std::ops::Deref;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::mode::CursorMode;
 use crate::core::attachments::{check_planned_folder, Planned};
 use crate::core::bridge::workspace::{layout, PrivateWorkspace};
 use crate::core::bridge::{HostTool, SERVER_NAME};
@@ -38,8 +39,10 @@ pub struct RunRequest {
     pub resume_chat_id: Option<String>,
     /// The binary; default: resolved.
     pub executable: Option<String>,
-    /// Default true: `--force`; false: `--trust`.
+    /// Default true: `--force`; false: `--trust`. A read-only `mode` never gets `--force`.
     pub force: bool,
+    /// Cursor's mode; default [`CursorMode::Agent`] (no `--mode`).
+    pub mode: CursorMode,
     /// A drop before anything was answered delivers nothing and is reported `rerunnable`;
     /// default false.
     pub rerunnable_drop: bool,
@@ -124,6 +127,7 @@ impl Default for RunRequest {
             resume_chat_id: None,
             executable: None,
             force: true,
+            mode: CursorMode::Agent,
             rerunnable_drop: false,
             extra_args: Vec::new(),
             env: None,
@@ -309,6 +313,7 @@ impl RunRequest {
         for arg in &self.extra_args {
             no_nul("extraArgs", arg)?;
         }
+        self.mode.check_extra_args(&self.extra_args)?;
         if let Some(planned) = &self.attachments {
             check_planned_folder(Path::new(&planned.folder), &planned.files)
                 .map_err(|error| CoreError::invalid_arg(format!("attachments: {error}")))?;
@@ -390,6 +395,13 @@ mod tests {
                 Box::new(|r| r.resume_chat_id = Some("a".repeat(MAX_CHAT_ID_LEN + 1))),
             ),
             ("NUL arg", Box::new(|r| r.extra_args = vec!["a\0b".into()])),
+            (
+                "force in a read-only run",
+                Box::new(|r| {
+                    r.mode = CursorMode::Plan;
+                    r.extra_args = vec!["--force".into()];
+                }),
+            ),
             ("NUL in the model", Box::new(|r| r.model = "gpt\0-5".into())),
             (
                 "NUL in the executable",

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use crate::core::agent::options::HostTools;
 use crate::core::agent::run::ToolAnswers;
+use crate::core::agent::CursorMode;
 use crate::core::agent::RunRequest;
 use crate::core::api::attachments::PlannedAttachments;
 use crate::core::api::translation::with_translation_options;
@@ -15,7 +16,14 @@ use crate::core::capture::CaptureOptions;
 use crate::core::error::CoreError;
 use crate::core::json::BoundedValue;
 use crate::core::whole_number::{NonNegative, Positive, WholeNumber};
-use crate::core::wire::wire_struct;
+use crate::core::wire::{wire_struct, WireType};
+
+impl WireType for CursorMode {
+    #[cfg(test)]
+    fn typescript(_: usize) -> String {
+        "'agent' | 'ask' | 'plan'".into()
+    }
+}
 
 with_translation_options! {
     /// Options of `runCursorAgent`. Numbers are whole numbers in the range each states; any
@@ -42,8 +50,18 @@ with_translation_options! {
         /// `resolveCursorAgent` does.
         executable "executable": Option<String>,
         /// Pass `--force` (Cursor may run shell commands); false passes `--trust` instead.
-        /// Default true.
+        /// A read-only `mode` never gets `--force`. Default true.
         force "force": Option<bool>,
+        /// Cursor's mode: `'agent'` (may edit files and run commands; no `--mode` flag, the
+        /// CLI's default), or read-only `'plan'` (analyses and proposes a plan) or `'ask'`
+        /// (answers questions), passed as `--mode plan|ask` with `--trust` instead of `--force`
+        /// (with `hostTools`, beside the bridge's arguments). A read-only run refuses `--force`,
+        /// `-f` and `--yolo` in `extraArgs` with `E_INVALID_ARG`. Default `'agent'`.
+        mode "mode": Option<CursorMode>,
+        /// The turn may not edit files nor run commands (a host's planning agent, say): a `mode`
+        /// that may edit (`'agent'`, or none) runs as `'plan'` instead, which analyses and
+        /// proposes a plan; `'ask'` and `'plan'` stay. Default false.
+        read_only "readOnly": Option<bool>,
         /// The caller runs the request once more when the connection to Cursor drops before
         /// anything was answered (cursor-agent's `WritableIterable is closed`, no tool run, no
         /// output): such a run then delivers nothing, not even its error, and says so with
@@ -196,6 +214,10 @@ impl TryFrom<RunCursorAgentOptions> for RunRequest {
             resume_chat_id: options.resume_chat_id,
             executable: options.executable,
             force: options.force.unwrap_or(defaults.force),
+            mode: options
+                .mode
+                .unwrap_or(defaults.mode)
+                .for_run(options.read_only.unwrap_or(false)),
             rerunnable_drop: options.rerunnable_drop.unwrap_or(defaults.rerunnable_drop),
             extra_args: options.extra_args.unwrap_or_default(),
             env: options.env,

@@ -13,6 +13,7 @@ use crate::core::stream::usage::{parse_usage, UsageReport};
 mod bridged;
 mod closing;
 mod notice;
+mod plan;
 
 use notice::is_connection_report;
 
@@ -107,6 +108,9 @@ pub struct Translator {
     saw_result: bool,
     result_error: Option<String>,
     has_content: bool,
+    /// Cursor's plan with no answer text after it yet: shown as the answer when the stream
+    /// ends so (see [`plan`]).
+    pending_plan: Option<String>,
     in_reasoning: bool,
     finished: bool,
 }
@@ -213,7 +217,10 @@ impl Translator {
         }
         self.has_content = true;
         match channel {
-            Channel::Text => emit(Part::TextDelta(text)),
+            Channel::Text => {
+                self.pending_plan = None;
+                emit(Part::TextDelta(text))
+            }
             Channel::Thinking => {
                 self.in_reasoning = true;
                 emit(Part::ReasoningDelta(text))
@@ -375,12 +382,16 @@ impl Translator {
                     input: &tool_input(call),
                     executor: CURSOR_RUNS_ITS_TOOLS,
                 });
-                if self.host_server.is_some() {
+                // A plan is Cursor's document, not a tool acting on anything of the user's.
+                if self.host_server.is_some() && !plan::is_plan(call) {
                     self.notice_own_tool(&opened.name, emit);
                 }
                 opened
             }
         };
+        if plan::is_plan(call) {
+            self.keep_plan(call);
+        }
         if !completed {
             self.open_calls.push(opened);
             return;

@@ -10,8 +10,8 @@ use crate::core::stream::part::{FinishReason, Part};
 use crate::core::stream::tool::INTERRUPTED_MESSAGE;
 
 impl Translator {
-    /// Close the stream: flush a held delta, interrupt open tool calls, then the finish; a call
-    /// after the stream is closed emits nothing.
+    /// Close the stream: flush a held delta, interrupt open tool calls, show a plan no text
+    /// followed, then the finish; a call after the stream is closed emits nothing.
     pub fn close(
         &mut self,
         closing: Closing<'_>,
@@ -36,6 +36,7 @@ impl Translator {
                 is_error: true,
             });
         }
+        self.show_pending_plan(emit);
         let (error, cancelled) = match closing {
             Closing::Outcome(outcome) => (self.closing_error(outcome), outcome.cancelled),
             Closing::Failure(error) => (Some(error), false),

@@ -290,7 +290,7 @@ describe('a picture pasted into OpenCode', () => {
       const before = new Set(runFolders())
       const { turn } = await turnOf({ workspace }, [{ role: 'user', content: [PICTURE] }])
       const ours = () => runFolders().filter((name) => !before.has(name))
-      assert.ok(await waitFor(() => ours().length === 1 && existsSync(log), 10_000), 'the run saved its picture')
+      assert.ok(await waitFor(() => ours().length === 1 && existsSync(log), 30_000), 'the run saved its picture')
       const [folder] = ours()
       assert.equal(readdirSync(join(base, folder!)).length, 1)
       turn.cancel()

@@ -513,7 +513,7 @@ describe("OpenCode 2's interrupts stop the turn in progress", () => {
         assert.ok(isAlive(record.pid), 'stopped by an event that was not its interrupt')
         host.emit(type, { sessionID: session })
         assert.ok(
-          await waitFor(() => groupMembers(record.pgid).length === 0, 3_000, 20),
+          await waitFor(() => groupMembers(record.pgid).length === 0, 30_000, 20),
           `group ${record.pgid} still runs ${groupMembers(record.pgid)}`,
         )
         await reader.cancel()

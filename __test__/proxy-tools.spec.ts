@@ -224,7 +224,7 @@ describe("the server's conversations in tool mode opencode", () => {
   })
   it("a conversation's private folder goes once it can no longer continue", async () => {
     const question = { role: 'user' as const, content: 'What is the weather in Paris?' }
-    await waitFor(() => conversationFolders().length === 0, 3000)
+    await waitFor(() => conversationFolders().length === 0, 30_000)
     assert.deepEqual(conversationFolders(), [], 'the finished conversations of the tests before left none')
     const first = await client.chat.completions.create({ model: 'auto', messages: [question], tools: [WEATHER] })
     const call = first.choices[0]!.message.tool_calls![0]!
@@ -234,7 +234,7 @@ describe("the server's conversations in tool mode opencode", () => {
       messages: [question, first.choices[0]!.message, { role: 'tool', tool_call_id: call.id, content: 'rain' }],
       tools: [WEATHER],
     })
-    assert.ok(await waitFor(() => conversationFolders().length === 0, 3000), `${conversationFolders()}`)
+    assert.ok(await waitFor(() => conversationFolders().length === 0, 30_000), `${conversationFolders()}`)
     await withScript(BRANCHES, () =>
       client.chat.completions.create({
         model: 'auto',
@@ -242,7 +242,7 @@ describe("the server's conversations in tool mode opencode", () => {
         tools: [WEATHER],
       }),
     )
-    assert.ok(await waitFor(() => conversationFolders().length === 0, 3000), `${conversationFolders()}`)
+    assert.ok(await waitFor(() => conversationFolders().length === 0, 30_000), `${conversationFolders()}`)
   })
 
   it('close() ends the runs that wait for tool results, and a server counts only its own', async () => {
@@ -277,7 +277,7 @@ describe("the server's conversations in tool mode opencode", () => {
       await single.close()
     }
     await other.close()
-    assert.ok(await waitFor(() => groupMembers(run.pgid).length === 0, 3000), `group ${run.pgid} still runs`)
-    assert.ok(await waitFor(() => conversationFolders().length === 0, 3000), `${conversationFolders()}`)
+    assert.ok(await waitFor(() => groupMembers(run.pgid).length === 0, 30_000), `group ${run.pgid} still runs`)
+    assert.ok(await waitFor(() => conversationFolders().length === 0, 30_000), `${conversationFolders()}`)
   })
 })

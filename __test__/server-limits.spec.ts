@@ -19,7 +19,7 @@ type RunningProxy = Awaited<ReturnType<ProxyModule['startProxy']>>
 
 const fakeAgent = join(__dirname, 'support', 'agents', 'fake-cursor-agent.mjs')
 // Bun's default limit is 5 s; these only turn a hang into a failure.
-const LIMIT = { timeout: 60_000 }
+const LIMIT = { timeout: 90_000 }
 const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'ocn-server-limits-spec-')))
 const workspace = join(scratch, 'ws')
 mkdirSync(workspace)

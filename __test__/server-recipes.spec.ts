@@ -16,7 +16,7 @@ import { fakeRuns } from './support/fake-runs.ts'
 type ProxyModule = typeof import('../plugin/proxy/server.ts')
 type RunningProxy = Awaited<ReturnType<ProxyModule['startProxy']>>
 
-const LIMIT = { timeout: 30_000 }
+const LIMIT = { timeout: 90_000 }
 const page = readFileSync(join(__dirname, '..', 'docs', 'server.md'), 'utf8')
 const recipes = page.slice(page.indexOf('## Recipes'))
 

@@ -19,7 +19,7 @@ type ProxyModule = typeof import('../plugin/proxy/server.ts')
 type RunningProxy = Awaited<ReturnType<ProxyModule['startProxy']>>
 
 const fakeAgent = join(__dirname, 'support', 'agents', 'fake-cursor-agent.mjs')
-const LIMIT = { timeout: 30_000 }
+const LIMIT = { timeout: 90_000 }
 /** One second of test time stands for 250 s. */
 const SCALE = 0.004
 /** The documented defaults, and the idle limit before it was raised. */

@@ -19,6 +19,7 @@ import { admitRequest, refusalMessage, requestKind, takeAnnouncedRequest } from 
 import { PROVIDER_ID } from './config-files.js'
 import { contextUsage, conversationBytes, utf8Bytes } from './context-usage.js'
 import { CursorAcpError, toCursorAcpError } from './errors.js'
+import { chosenCursorModel } from './model-choice.js'
 import { type CursorAcpProviderOptions, readProviderOptions } from './provider-options.js'
 import { withAnnotations } from './tool-annotations.js'
 import { openCodeToolView } from './tool-view.js'
@@ -123,7 +124,8 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
     if (this.#problem !== null) return { stream: failedStream(this.#problem, warnings, metadata) }
     const messages = jsonPrompt(call.prompt)
     const request: TurnRequest = {
-      model: this.modelId,
+      // A family's entry or variant names the listed id to run; any other model is one.
+      model: chosenCursorModel(call.providerOptions, this.provider) ?? this.modelId,
       messages: this.#config.settings.toolMode === 'cursor' ? toldInCursorToolMode(messages) : messages,
       // OpenCode is the user's own host: a file it names is the user's own.
       attachmentSources: 'local',

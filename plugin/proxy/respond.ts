@@ -12,6 +12,7 @@ import type { Conversations } from './conversations.js'
 import { conversationContinued } from '../turn/tool-bridge.js'
 import { startTurn, type TurnConfig, type TurnFormat, type TurnRequest, titleAnswer } from '../turn/turn.js'
 import { type SilenceTimer, silenceTimer } from './keep-alive.js'
+import { modelForRequest } from './model-list.js'
 import { type ErrorStyle, NO_RETRY, type Refusal, refusalOf, sendError } from './refusal.js'
 import { type BodySize, partCount, pastLimits } from './request-fields.js'
 
@@ -34,6 +35,8 @@ export interface ApiRequest {
   request: TurnRequest
   stream: boolean
   encoder: ResponseEncoder
+  /** The reasoning effort asked for: a family named as the model runs its rung for it. */
+  effort?: string
   /** A field of the turn (`messages[2].content`) as the client named it, where the two differ. */
   clientField?: (field: string) => string
   /** A later request may continue its conversation by naming its response (`previous_response_id`). */
@@ -179,6 +182,7 @@ export async function serveTurn(
 ): Promise<void> {
   const read = turnOf(api, config, body.value, body)
   if ('status' in read) return sendError(response, read, api.errors)
+  read.request.model = modelForRequest(read.request.model, read.effort)
   const answer = turnResponse(response, api, read)
   let turn: ReturnType<typeof startTurn>
   try {

@@ -156,6 +156,14 @@ export async function cursorModels(options: ModelDiscoveryOptions): Promise<Mode
   }
 }
 
+/**
+ * The models last discovered (a cache of any age), else the built-in list, without asking Cursor:
+ * what a request is resolved against, with no process started on its way.
+ */
+export function knownModels(cacheFile: string): ModelName[] {
+  return readCache(cacheFile)?.models ?? [...FALLBACK_MODELS]
+}
+
 export function modelCacheFile(dataDirectory: string): string {
   return join(dataDirectory, 'models.json')
 }

@@ -855,8 +855,9 @@ export interface CursorModelFamily {
   /** The label of its default, e.g. `GPT-5.4 1M`. */
   name: string
   /**
-   * The id it runs without a variant: the one whose label names no effort, thinking or
-   * speed (`gpt-5.4-medium - GPT-5.4 1M`), else the base, else the middle rung.
+   * The id it runs without a variant: its own id when listed, else the one whose label
+   * names no effort, thinking or speed (`gpt-5.4-medium - GPT-5.4 1M`), else the middle
+   * rung.
    */
   model: string
   /**

@@ -24,8 +24,9 @@ wire_struct! {
         id "id": String,
         /// The label of its default, e.g. `GPT-5.4 1M`.
         name "name": String,
-        /// The id it runs without a variant: the one whose label names no effort, thinking or
-        /// speed (`gpt-5.4-medium - GPT-5.4 1M`), else the base, else the middle rung.
+        /// The id it runs without a variant: its own id when listed, else the one whose label
+        /// names no effort, thinking or speed (`gpt-5.4-medium - GPT-5.4 1M`), else the middle
+        /// rung.
         model "model": String,
         /// Each other id, by the name OpenCode users know the rung by: `low`, `high`, `xhigh`,
         /// `max`, `thinking-high`, `high-fast`, ...; where two would share a name, the tail of

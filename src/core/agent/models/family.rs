@@ -92,9 +92,13 @@ fn default_rank(rung: Rung) -> (bool, bool, u8) {
     (rung.fast, rung.thinking, effort)
 }
 
-/// Which member is the default: the only one whose label names no rung (`gpt-5.4-medium -
-/// GPT-5.4 1M`), else the best ranked of those (or of all).
-fn default_index(members: &[Member]) -> usize {
+/// Which member is the default: the base id when Cursor lists it (so that the family's name runs
+/// what it always ran), else the only one whose label names no rung (`gpt-5.4-medium - GPT-5.4
+/// 1M`), else the best ranked of those (or of all).
+fn default_index(base: &str, members: &[Member]) -> usize {
+    if let Some(index) = members.iter().position(|member| member.id == base) {
+        return index;
+    }
     let plain: Vec<usize> = (0..members.len())
         .filter(|&index| !names_a_rung(&members[index].name))
         .collect();
@@ -173,7 +177,7 @@ fn settled(mut family: ModelFamily) -> ModelFamily {
         family.id = member.id.clone();
         return family;
     }
-    let default = default_index(&family.members);
+    let default = default_index(&family.id, &family.members);
     name_variants(&family.id, &mut family.members, default);
     family
 }

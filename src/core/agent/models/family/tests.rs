@@ -231,6 +231,8 @@ fn without_a_plain_label_the_default_is_the_base_or_the_middle_rung() {
     for (text, default) in [
         // No label without a rung word: the base id.
         ("x-1 - X One Max\nx-1-high - X One High\n", "x-1"),
+        // The base id listed, whatever the labels: its name keeps running it.
+        ("v-5 - V Five Max\nv-5-medium - V Five\nv-5-high - V Five High\n", "v-5"),
         // Neither: medium before high before low; thinking, then fast, last.
         ("y-2-low - Y Low\ny-2-high - Y High\ny-2-medium-fast - Y Medium Fast\ny-2-medium - Y Medium\n", "y-2-medium"),
         ("z-3-thinking-high - Z Thinking High\nz-3-high-fast - Z High Fast\n", "z-3-thinking-high"),
@@ -280,5 +282,16 @@ fn an_effort_runs_the_rung_cursor_lists() {
             runs,
             "{model} {effort:?}"
         );
+    }
+}
+
+#[test]
+fn every_listed_id_runs_itself_when_named() {
+    // The second: a listed base whose label names a rung, beside a plain-labelled sibling.
+    for text in [LISTING, "v-5 - V Five Max\nv-5-medium - V Five\n"] {
+        let listed = listing(text);
+        for (id, _) in &listed {
+            assert_eq!(&model_for(&listed, id, None), id, "{id}");
+        }
     }
 }

@@ -1,7 +1,7 @@
 // The account's models as OpenCode 2's model catalog holds them (`Model.Info`, 2.0.26): one model
 // per family with its variants (the addon's grouping, as 1.18's block), its limits, and a release
-// date. OpenCode 2 sorts its model picker by `time.released` and puts a
-// model released at 0 last; Cursor lists no dates, so each family has one, and any other id the
+// date. OpenCode 2 sorts its model picker by `time.released` and puts a model released at 0 last;
+// Cursor lists no dates, so each family of the table below has one, and any other id the
 // catalog's default.
 import type { CursorModel } from 'opencode-cursor-native'
 import { CURSOR_MODEL_OPTION } from '../opencode/model-choice.js'

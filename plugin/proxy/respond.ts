@@ -182,10 +182,10 @@ export async function serveTurn(
 ): Promise<void> {
   const read = turnOf(api, config, body.value, body)
   if ('status' in read) return sendError(response, read, api.errors)
-  read.request.model = modelForRequest(read.request.model, read.effort)
   const answer = turnResponse(response, api, read)
   let turn: ReturnType<typeof startTurn>
   try {
+    read.request.model = modelForRequest(read.request.model, read.effort)
     // The addon reads the messages first here: a malformed one is refused, naming its field.
     const title = titleAnswer(read.request, read.encoder.format)
     if (title !== null) {

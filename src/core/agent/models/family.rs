@@ -76,19 +76,26 @@ fn placements(ids: &[&str]) -> Vec<(String, Rung)> {
         .collect()
 }
 
-/// Preference among ids for a family's default when Cursor's labels do not single one out:
-/// the base, then medium, high, low, ..., without thinking, then without speed.
-fn default_rank(rung: Rung) -> (bool, bool, u8) {
-    let effort = match rung.effort {
-        None => 0,
-        Some(Effort::Medium) => 1,
-        Some(Effort::High) => 2,
-        Some(Effort::Low) => 3,
-        Some(Effort::XHigh) => 4,
-        Some(Effort::Max) => 5,
-        Some(Effort::Minimal) => 6,
-        Some(Effort::None) => 7,
-    };
+/// The efforts in the order a family's default is preferred when Cursor's labels do not single
+/// one out: the base (no effort), then the middle rung, then the ones beside it.
+const DEFAULT_PREFERENCE: &[Option<Effort>] = &[
+    None,
+    Some(Effort::Medium),
+    Some(Effort::High),
+    Some(Effort::Low),
+    Some(Effort::XHigh),
+    Some(Effort::Max),
+    Some(Effort::Minimal),
+    Some(Effort::None),
+];
+
+/// How an id ranks as a default: without speed first, then without thinking, then by
+/// [`DEFAULT_PREFERENCE`].
+fn default_rank(rung: Rung) -> (bool, bool, usize) {
+    let effort = DEFAULT_PREFERENCE
+        .iter()
+        .position(|effort| *effort == rung.effort)
+        .unwrap_or(DEFAULT_PREFERENCE.len());
     (rung.fast, rung.thinking, effort)
 }
 

@@ -132,6 +132,41 @@ describe("OpenCode 1.18's models", () => {
     )
   })
 
+  test('a variant switch starts a new Cursor chat, given the whole conversation', async () => {
+    const { createCursorAcp } = await load.provider()
+    const workspace = join(scratch, 'switch-ws')
+    const logDir = join(scratch, 'switch-log')
+    mkdirSync(workspace, { recursive: true })
+    const user = (text: string) => ({ role: 'user', content: [{ type: 'text', text }] })
+    const answer = { role: 'assistant', content: [{ type: 'text', text: 'ok' }] }
+    const turns: Array<[unknown[], string]> = [
+      [[user('first')], 'gpt-5.4-high'],
+      [[user('first'), answer, user('second')], 'gpt-5.4-high'],
+      [[user('first'), answer, user('second'), answer, user('third')], 'gpt-5.4-low'],
+    ]
+    await withEnv({ FAKE_CURSOR_LOG_DIR: logDir, FAKE_CURSOR_STREAM: 'text:ok' }, async () => {
+      const options = { name: 'cursor-acp', workspace, executable: fakeAgent, sessionResume: true }
+      const family = userProvider(createCursorAcp, options).languageModel('gpt-5.4')
+      for (const [prompt, cursorModel] of turns) {
+        const call = {
+          prompt,
+          headers: { 'x-session-id': 'ses_switch' },
+          providerOptions: { 'cursor-acp': { cursorModel } },
+        }
+        await collect((await family.doStream(call as any)).stream)
+      }
+    })
+    const runs = readdirSync(logDir)
+      .sort()
+      .map((file) => JSON.parse(readFileSync(join(logDir, file), 'utf8')))
+      .filter((run) => run.argv.includes('--print'))
+    assert.deepEqual(
+      runs.map((run) => run.argv.includes('--resume')),
+      [false, true, false],
+    )
+    assert.ok(runs[2].stdin.includes('first') && runs[2].stdin.includes('second'), runs[2].stdin)
+  })
+
   test('the config hook shows families, and keeps the old id the configuration chose', async () => {
     const { CursorAcpPlugin } = await load.server()
     const data = join(scratch, 'data')

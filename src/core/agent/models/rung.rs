@@ -46,10 +46,10 @@ impl Effort {
         }
     }
 
-    /// The effort a request names (`high`, `xhigh`, `extra-high`, `extra_high`, any case);
-    /// `None` for any other word.
+    /// The effort a request names (`high`, `xhigh`, `extra-high`, `extra_high`, `extra high`,
+    /// any case); `None` for any other word.
     pub fn parse(word: &str) -> Option<Effort> {
-        let word = word.trim().to_ascii_lowercase().replace('_', "-");
+        let word = word.trim().to_ascii_lowercase().replace(['_', ' '], "-");
         let tokens: Vec<&str> = word.split('-').collect();
         EFFORTS
             .iter()
@@ -254,6 +254,7 @@ mod tests {
             ("xhigh", Some(Effort::XHigh)),
             ("extra-high", Some(Effort::XHigh)),
             ("extra_high", Some(Effort::XHigh)),
+            ("Extra High", Some(Effort::XHigh)),
             ("max", Some(Effort::Max)),
             ("minimal", Some(Effort::Minimal)),
             ("none", Some(Effort::None)),

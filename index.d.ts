@@ -849,6 +849,58 @@ export interface CursorModel {
   pictures: boolean
 }
 
+/** A model as `cursor-agent models` lists it; any other field is refused. */
+export interface CursorModelName {
+  /** What `--model` takes, e.g. `gpt-5.4-high`. */
+  id: string
+  /** Cursor's label, e.g. `GPT-5.4 1M High`. */
+  name: string
+}
+
+/**
+ * One model of a picker: the ids Cursor lists for one effort, thinking and speed each,
+ * read by rule from the ids (`gpt-5.4-low`, `gpt-5.4-high-fast`, ...) as one family, or an
+ * id that fits no family, alone and unchanged. Every listed id is run by exactly one family
+ * and variant, the family's default by the family alone.
+ */
+export interface CursorModelFamily {
+  /** The picker's id: the ids' common base, e.g. `gpt-5.4`; for an id alone, the id. */
+  id: string
+  /** The label of its default, e.g. `GPT-5.4 1M`. */
+  name: string
+  /**
+   * The id it runs without a variant: its own id when listed, else the one whose label
+   * names no effort, thinking or speed (`gpt-5.4-medium - GPT-5.4 1M`), else the middle
+   * rung.
+   */
+  model: string
+  /**
+   * Each other id, by the name OpenCode users know the rung by: `low`, `high`, `xhigh`,
+   * `max`, `thinking-high`, `high-fast`, ...; where two would share a name, the tail of
+   * each id (`extra-high` beside `xhigh`). In the listing's order.
+   */
+  variants: CursorModelVariant[]
+  /**
+   * The smallest window of its ids (as `CursorModel.contextWindow`), so that no variant
+   * runs past what a host's gauge shows.
+   */
+  contextWindow: number
+  /** The smallest output limit of its ids. */
+  maxOutputTokens: number
+  /** Whether Cursor streams the thinking of any of its ids. */
+  reasoning: boolean
+  /** Whether every one of its ids sees pictures. */
+  pictures: boolean
+}
+
+/** A variant of a family and the id it runs. */
+export interface CursorModelVariant {
+  /** E.g. `high`, `thinking-max`, `high-fast`. */
+  name: string
+  /** What `--model` takes, e.g. `gpt-5.4-high`. */
+  model: string
+}
+
 /** Options of `runCursorAgentCommand`; any other field is refused. */
 export interface CursorAgentCommandOptions {
   /**
@@ -1036,6 +1088,14 @@ export declare class StreamTransformer {
 export declare function buildPrompt(request: PromptRequest): string
 
 /**
+ * The listed id a request for `model` runs among `models`: a family's id with an `effort`
+ * (`low`, `medium`, `high`, `xhigh` or `extra-high`, `max`, ...) that Cursor lists for it
+ * runs that rung; a family's id otherwise its default; any other name, every listed id among
+ * them, as it is. Throws `E_INVALID_ARG` for bad arguments.
+ */
+export declare function cursorModelToRun(models: Array<CursorModelName>, model: string, effort?: string | undefined | null): string
+
+/**
  * What `listCursorModels` would report for the model `id` labelled `name`, without asking
  * Cursor: for a model list kept from an earlier start, or one written by hand. `name` defaults to
  * the id (also when empty). Rejects an empty or missing `id` with `E_INVALID_ARG`.
@@ -1093,6 +1153,13 @@ export declare const enum ErrorCode {
    */
   InvalidArg = 'E_INVALID_ARG',
 }
+
+/**
+ * Cursor's listed models as a picker shows them: one family per base with a variant per
+ * effort, thinking and speed Cursor lists for it, by rule from the ids; an id that fits no
+ * family alone and unchanged. Throws `E_INVALID_ARG` for a list that is not `{id, name}`s.
+ */
+export declare function groupCursorModels(models: Array<CursorModelName>): Array<CursorModelFamily>
 
 /**
  * Whether a request is OpenCode's session-title request: a system prompt containing "title

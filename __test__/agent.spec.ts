@@ -11,7 +11,9 @@ import { dirname, join } from 'node:path'
 import { after, describe, it } from 'node:test'
 
 import {
+  cursorModelToRun,
   describeCursorModel,
+  groupCursorModels,
   listCursorModels,
   resolveCursorAgent,
   runCursorAgent,
@@ -535,6 +537,85 @@ describe('listCursorModels', () => {
       (e: any) =>
         e instanceof Error && (e as any).code === 'E_AGENT_NOT_FOUND' && e.message.includes(join(emptyDir, 'nope')),
     )
+  })
+})
+
+describe('groupCursorModels and cursorModelToRun', () => {
+  // A listing of the grammar's shapes; the rules are tested in full beside the grouping in Rust.
+  const listing = [
+    ['auto', 'Auto'],
+    ['gpt-5.4-low', 'GPT-5.4 1M Low'],
+    ['gpt-5.4-medium', 'GPT-5.4 1M'],
+    ['gpt-5.4-high-fast', 'GPT-5.4 1M High Fast'],
+    ['gpt-5.5-extra-high', 'GPT-5.5 Extra High'],
+    ['gpt-5.5-medium', 'GPT-5.5 272K'],
+    ['gpt-5.3-codex', 'GPT-5.3 Codex'],
+  ].map(([id, name]) => ({ id: id as string, name: name as string }))
+
+  it('groups the ids into families, each variant naming the id it runs, with the limits of all', () => {
+    assert.deepEqual(
+      groupCursorModels(listing).map((family) => ({ ...family, variants: family.variants.map((v) => ({ ...v })) })),
+      [
+        {
+          id: 'auto',
+          name: 'Auto',
+          model: 'auto',
+          variants: [],
+          contextWindow: 200_000,
+          maxOutputTokens: 32_000,
+          reasoning: true,
+          pictures: false,
+        },
+        {
+          id: 'gpt-5.4',
+          name: 'GPT-5.4 1M',
+          model: 'gpt-5.4-medium',
+          variants: [
+            { name: 'low', model: 'gpt-5.4-low' },
+            { name: 'high-fast', model: 'gpt-5.4-high-fast' },
+          ],
+          contextWindow: 1_000_000,
+          maxOutputTokens: 128_000,
+          reasoning: true,
+          pictures: true,
+        },
+        {
+          id: 'gpt-5.5',
+          name: 'GPT-5.5 272K',
+          model: 'gpt-5.5-medium',
+          variants: [{ name: 'xhigh', model: 'gpt-5.5-extra-high' }],
+          // The smaller window of its two ids.
+          contextWindow: 200_000,
+          maxOutputTokens: 128_000,
+          reasoning: true,
+          pictures: true,
+        },
+        {
+          id: 'gpt-5.3-codex',
+          name: 'GPT-5.3 Codex',
+          model: 'gpt-5.3-codex',
+          variants: [],
+          contextWindow: 200_000,
+          maxOutputTokens: 128_000,
+          reasoning: true,
+          pictures: true,
+        },
+      ],
+    )
+  })
+
+  it('runs the rung an effort names, the default without one, and any other name as given', () => {
+    for (const [model, effort, runs] of [
+      ['gpt-5.5', 'xhigh', 'gpt-5.5-extra-high'],
+      ['gpt-5.5', 'extra-high', 'gpt-5.5-extra-high'],
+      ['gpt-5.4', 'high', 'gpt-5.4-high-fast'],
+      ['gpt-5.4', undefined, 'gpt-5.4-medium'],
+      ['gpt-5.4', 'max', 'gpt-5.4-medium'],
+      ['gpt-5.4-low', 'high', 'gpt-5.4-low'],
+      ['unlisted', 'high', 'unlisted'],
+    ] as const) {
+      assert.equal(cursorModelToRun(listing, model, effort), runs, `${model} ${effort}`)
+    }
   })
 })
 

@@ -225,6 +225,50 @@ describe('setup in OpenCode 2', () => {
   })
 })
 
+describe("Cursor's models as families in OpenCode 2", () => {
+  it("one model per family; a variant's settings run its Cursor id; an id the picker hides still runs", async () => {
+    const logDir = join(scratch, 'variants-log')
+    const listed = [
+      'auto - Auto',
+      'gpt-5.4-low - GPT-5.4 1M Low',
+      'gpt-5.4-medium - GPT-5.4 1M',
+      'gpt-5.4-high - GPT-5.4 1M High',
+      'claude-opus-4-8 - Claude Opus 4.8',
+      'claude-opus-4-8-thinking-max - Claude Opus 4.8 Thinking Max',
+    ]
+    // A data folder of its own: no model list cached, or in discovery, by another test.
+    const { host, cleanup } = await started({
+      XDG_DATA_HOME: join(scratch, 'variants-data'),
+      FAKE_CURSOR_LOG_DIR: logDir,
+      FAKE_CURSOR_MODELS: listed.join(';'),
+      FAKE_CURSOR_STREAM: 'text:ok',
+    })
+    try {
+      await waitFor(() => host.picker('cursor-acp').includes('gpt-5.4'), 20_000)
+      assert.deepEqual(host.picker('cursor-acp'), ['auto', 'gpt-5.4', 'claude-opus-4-8'])
+      const requests: Array<[string, string | undefined]> = [
+        ['gpt-5.4', 'high'],
+        ['claude-opus-4-8', 'thinking-max'],
+        ['gpt-5.4', undefined],
+        ['gpt-5.4-low', undefined],
+      ]
+      for (const [index, [model, variant]] of requests.entries()) {
+        const { language } = await host.language('cursor-acp', model)
+        const call = {
+          prompt: userPrompt('hi'),
+          headers: requestHeaders({ id: `ses_variant_${index}` }),
+          providerOptions: host.providerOptions('cursor-acp', model, variant),
+        }
+        await collect((await language.doStream(call as any)).stream)
+      }
+      const models = invocations(logDir).map((run) => run.argv[run.argv.indexOf('--model') + 1])
+      assert.deepEqual(models, ['gpt-5.4-high', 'claude-opus-4-8-thinking-max', 'gpt-5.4-medium', 'gpt-5.4-low'])
+    } finally {
+      await cleanup()
+    }
+  })
+})
+
 describe('a turn in OpenCode 2', () => {
   it("the aisdk module's only create* export is the factory, and the language hook answers the same provider", async () => {
     const { host, cleanup } = await started()

@@ -13,7 +13,9 @@ import {
   SessionResumeManager,
   StreamTransformer,
   buildPrompt,
+  cursorModelToRun,
   describeCursorModel,
+  groupCursorModels,
   isTitleRequest,
   listCursorModels,
   parseSwitch,
@@ -137,6 +139,9 @@ const refusals: Refusal[] = [
   ['describeCursorModel id missing', 'model id', () => describeCursorModel(undefined as never)],
   ['describeCursorModel id empty', 'model id', () => describeCursorModel('  ')],
   ['describeCursorModel name', 'model name', () => describeCursorModel('auto', 1 as never)],
+  ['groupCursorModels list', 'models', () => groupCursorModels('auto' as never)],
+  ['cursorModelToRun model', 'model', () => cursorModelToRun([], 5 as never)],
+  ['cursorModelToRun effort', 'effort', () => cursorModelToRun([], 'auto', 1 as never)],
   // SessionResumeManager
   ['SessionResumeManager enabled', 'enabled', () => new SessionResumeManager({ enabled: 'yes' as never })],
   ['SessionResumeManager maxEntries 0', 'maxEntries', () => new SessionResumeManager({ maxEntries: 0 })],
@@ -347,6 +352,7 @@ const readers: Reader[] = [
   ['LoggingOptions', (fields) => setLogging(fields as never), true],
   ['CursorAgentLookupOptions', (fields) => resolveCursorAgent(fields as never), true],
   ['CursorAgentCommandOptions', (fields) => runCursorAgentCommand(fields as never), true],
+  ['CursorModelName', (fields) => groupCursorModels([fields as never]), true],
   ['ToolAnswer', (fields) => idleRun().answerToolCalls([fields as never]), true],
   [
     'ToolAnswerImage',

@@ -5,7 +5,7 @@
 // Expected figures come from docs/models-and-pictures.md (Models): Cursor's documented 200k window
 // outside Max Mode, or the window Cursor's label names; output limits as each vendor publishes
 // them, 32,000 where none is published; 128k and 32,000 for an id the table does not know; thinking
-// for Claude only in the `-thinking` variants; `attachment` and image input where the vendor
+// for Claude only in the `-thinking` variants (a family with one streams thinking); `attachment` and image input where the vendor
 // documents picture input (Claude, GPT, Gemini), not for `auto` nor an id the table does not know.
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
@@ -33,8 +33,9 @@ interface Expected {
 
 const EXPECTED: Record<string, Expected> = {
   auto: { context: 200_000, output: 32_000, reasoning: true, pictures: false },
-  'sonnet-4.6': { context: 200_000, output: 128_000, reasoning: false, pictures: true },
-  'sonnet-4.6-thinking': { context: 200_000, output: 128_000, reasoning: true, pictures: true },
+  // One model with a `thinking` variant for `sonnet-4.6` and `sonnet-4.6-thinking`: the thinking
+  // of either streams.
+  'sonnet-4.6': { context: 200_000, output: 128_000, reasoning: true, pictures: true },
   'gpt-5.5-high': { context: 1_000_000, output: 128_000, reasoning: true, pictures: true },
   'gemini-3.1-pro': { context: 200_000, output: 65_536, reasoning: true, pictures: true },
   'mystery-model': { context: 128_000, output: 32_000, reasoning: false, pictures: false },
@@ -69,7 +70,9 @@ describe('the models OpenCode offers', () => {
     const box = await sandbox()
     const result = await box.run(['models', 'cursor-acp', '--verbose'])
     assert.equal(result.code, 0, result.stderr)
-    assertMetadata(verboseModels(result.stdout), 'opencode models --verbose')
+    const models = verboseModels(result.stdout)
+    assertMetadata(models, 'opencode models --verbose')
+    assert.deepEqual(models['sonnet-4.6'].variants, { thinking: { cursorModel: 'sonnet-4.6-thinking' } })
   })
 
   test("`opencode serve` reports the same limits to its clients (the TUI's context gauge)", async () => {

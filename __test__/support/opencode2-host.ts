@@ -102,6 +102,14 @@ export interface Host {
     modelID: string,
     credential?: string,
   ): Promise<{ sdk: LanguageModelV3; language: LanguageModelV3; factory: string }>
+  /**
+   * The provider options of a request of `providerID/modelID` with `variant`: the model's
+   * settings with the variant's overlaid, under the provider's id (OpenCode 2's key for a package
+   * outside `@ai-sdk/`), as its AI SDK bridge hands them to the call.
+   */
+  providerOptions(providerID: string, modelID: string, variant?: string): Rec
+  /** The models its picker lists: those not `deprecated`. */
+  picker(providerID: string): string[]
   /** Sends an event envelope (`{type, data}`). */
   emit(type: string, data: Rec): void
 }
@@ -236,6 +244,20 @@ export function createHost(location: Rec, agents: readonly Rec[] = BUILT_IN_AGEN
       const sdk = mod[factory](options).languageModel(model.modelID ?? model.id) as LanguageModelV3
       const event = await host.run('aisdk', 'language', { model, package: spec, options })
       return { sdk, language: (event.language as LanguageModelV3 | undefined) ?? sdk, factory }
+    },
+    providerOptions(providerID, modelID, variant) {
+      const model = host
+        .state()
+        .providers.get(providerID)
+        ?.models.find((candidate) => candidate.id === modelID)
+      if (model === undefined) throw new Error(`no model ${providerID}/${modelID}`)
+      const chosen = variant === undefined ? undefined : model.variants.find((entry: Rec) => entry.id === variant)
+      if (variant !== undefined && chosen === undefined) throw new Error(`no variant ${variant} of ${modelID}`)
+      return { [providerID]: { ...model.settings, ...chosen?.settings } }
+    },
+    picker(providerID) {
+      const models = host.state().providers.get(providerID)?.models ?? []
+      return models.filter((model) => model.status !== 'deprecated').map((model) => model.id)
     },
     emit(type, data) {
       events.push({ id: `evt_${Math.random().toString(36).slice(2)}`, type, created: Date.now(), data })

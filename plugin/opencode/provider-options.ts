@@ -7,6 +7,7 @@ import * as v from 'valibot'
 import { isWholeNumber } from '../turn/env.js'
 import { isNativeErrorCode, type NativeErrorCode } from '../turn/failure.js'
 import { CURSOR_MODES } from '../turn/mode.js'
+import { CURSOR_MODEL_OPTION } from './model-choice.js'
 import type { OptionSetting, TurnOptions } from '../turn/turn.js'
 
 /**
@@ -106,10 +107,11 @@ export function readProviderOptions(given: unknown): ProviderOptionsReading {
 /**
  * What one call's provider options may set (`providerOptions[<provider>]`): the agent's turn as
  * the plugin's `chat.params` hook (or OpenCode 2's `context` hook) puts it (`cursorReadOnly`,
- * `cursorForce`), and Cursor's mode an agent's own `options` may ask for (`cursorMode`). Other
- * keys are not read.
+ * `cursorForce`), Cursor's mode an agent's own `options` may ask for (`cursorMode`), and the listed
+ * id a family's entry or variant runs (`cursorModel`, see `model-choice.ts`). Other keys are not read.
  */
 const CALL_OPTIONS = v.object({
+  [CURSOR_MODEL_OPTION]: v.optional(v.pipe(v.string('a model id'), v.trim(), v.nonEmpty('a model id'))),
   cursorMode: v.optional(v.picklist(CURSOR_MODES, `one of ${CURSOR_MODES.join(', ')}`)),
   cursorReadOnly: v.optional(v.literal(true, 'true')),
   cursorForce: v.optional(v.literal(false, 'false')),

@@ -126,7 +126,8 @@ class CursorAcpLanguageModel implements LanguageModelV3 {
       return { stream: failedStream(new CursorAcpError('E_INVALID_ARG', callOptions.refused), warnings, metadata) }
     const messages = jsonPrompt(call.prompt)
     const request: TurnRequest = {
-      model: this.modelId,
+      // A family's entry or variant names the listed id to run; any other model is one.
+      model: callOptions.options.cursorModel ?? this.modelId,
       messages: this.#config.settings.toolMode === 'cursor' ? toldInCursorToolMode(messages) : messages,
       // OpenCode is the user's own host: a file it names is the user's own.
       attachmentSources: 'local',

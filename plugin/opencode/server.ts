@@ -8,6 +8,7 @@ import { cancelConversation } from '../turn/tool-bridge.js'
 import { agentTurn, listedRules } from './agent-access.js'
 import { storedApiKey } from './auth.js'
 import { hostOptions, logStartup, modelDiscovery } from './host-options.js'
+import { configuredModelIds } from './model-choice.js'
 import { PROVIDER_ID } from './provider.js'
 import type { CursorAcpProviderOptions } from './provider-options.js'
 import { mergeProviderBlock, modelsBlock, type ModelsBlock, type ProviderBlock } from './provider-block.js'
@@ -61,7 +62,7 @@ export const CursorAcpPlugin: Plugin = async (input) => {
       if (options.configurationError === undefined) {
         const discovery = modelDiscovery(settings, storedApiKey(PROVIDER_ID))
         try {
-          models = modelsBlock((await cursorModels(discovery)).models)
+          models = modelsBlock((await cursorModels(discovery)).models, configuredModelIds(cfg, PROVIDER_ID))
         } catch {
           // The addon did not load: the first request reports the loader's explanation.
         }

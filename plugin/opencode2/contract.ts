@@ -30,6 +30,8 @@ export interface ModelInfo {
   providerID: string
   family?: string
   name: string
+  /** Overlaid by a variant's; handed to the provider as its provider options and SDK options. */
+  settings?: Record<string, unknown>
   capabilities: { tools: boolean; input: string[]; output: string[] }
   variants: { id: string; settings?: Record<string, unknown> }[]
   /** When the model came out, in milliseconds; 0 sorts last in the model picker. */

@@ -1,10 +1,15 @@
 // The account's models as OpenCode 2's model catalog holds them (`Model.Info`, 2.0.26): one model
-// per Cursor model id (no `variants`, so ids, resume keys and defaults agree with 1.18), its
-// limits, and a release date. OpenCode 2 sorts its model picker by `time.released` and puts a
-// model released at 0 last; Cursor lists no dates, so each family has one, and any other id the
+// per family with its variants (the addon's grouping, as 1.18's block), its limits, and a release
+// date. OpenCode 2 sorts its model picker by `time.released` and puts a model released at 0 last;
+// Cursor lists no dates, so each family of the table below has one, and any other id the
 // catalog's default.
 import type { CursorModel } from 'opencode-cursor-native'
+import { CURSOR_MODEL_OPTION } from '../opencode/model-choice.js'
+import { modelFamilies } from '../turn/models.js'
 import type { ModelInfo } from './contract.js'
+
+/** What an entry says of a model's limits and pictures. */
+type Described = Pick<CursorModel, 'name' | 'contextWindow' | 'maxOutputTokens' | 'pictures'>
 
 /** A family of Cursor model ids, by the prefix of the id. */
 interface Family {
@@ -38,25 +43,54 @@ export function releasedOf(id: string): number {
   return Date.parse(`${familyOf(id)?.released ?? DEFAULT_RELEASED}T00:00:00Z`)
 }
 
-/** OpenCode 2's entry for each model: text out; pictures in where the model sees them. */
+/** OpenCode 2's entry for one listed id: text out; pictures in where the model sees them. */
+function modelInfo(providerID: string, id: string, model: Described): ModelInfo {
+  const info: ModelInfo = {
+    id,
+    modelID: id,
+    providerID,
+    name: model.name,
+    capabilities: { tools: true, input: model.pictures ? ['text', 'image'] : ['text'], output: ['text'] },
+    variants: [],
+    time: { released: releasedOf(id) },
+    // Cursor's models are paid for by the subscription, not per token.
+    cost: [{ input: 0, output: 0, cache: { read: 0, write: 0 } }],
+    status: 'active',
+    enabled: true,
+    limit: { context: model.contextWindow, output: model.maxOutputTokens },
+  }
+  const family = familyOf(id)?.family
+  if (family !== undefined) info.family = family
+  return info
+}
+
+/**
+ * OpenCode 2's models: one per family of the listing, whose settings and variants' settings name
+ * the listed id to run (OpenCode 2 overlays a variant's settings on the model's and hands them to
+ * the provider as its provider options), an id alone as the model it always was, and every other
+ * listed id as a model of its own marked `deprecated`: hidden from the picker, still run when a
+ * configuration names it.
+ */
 export function modelInfos(providerID: string, models: readonly CursorModel[]): ModelInfo[] {
-  return models.map((model) => {
-    const info: ModelInfo = {
-      id: model.id,
-      modelID: model.id,
-      providerID,
-      name: model.name,
-      capabilities: { tools: true, input: model.pictures ? ['text', 'image'] : ['text'], output: ['text'] },
-      variants: [],
-      time: { released: releasedOf(model.id) },
-      // Cursor's models are paid for by the subscription, not per token.
-      cost: [{ input: 0, output: 0, cache: { read: 0, write: 0 } }],
-      status: 'active',
-      enabled: true,
-      limit: { context: model.contextWindow, output: model.maxOutputTokens },
+  const infos: ModelInfo[] = []
+  const listed = new Map(models.map((model) => [model.id, model]))
+  for (const family of modelFamilies(models)) {
+    const alone = family.variants.length === 0 ? listed.get(family.id) : undefined
+    if (alone !== undefined) {
+      infos.push(modelInfo(providerID, family.id, alone))
+      continue
     }
-    const family = familyOf(model.id)?.family
-    if (family !== undefined) info.family = family
-    return info
-  })
+    infos.push({
+      ...modelInfo(providerID, family.id, family),
+      settings: { [CURSOR_MODEL_OPTION]: family.model },
+      variants: family.variants.map((variant) => ({
+        id: variant.name,
+        settings: { [CURSOR_MODEL_OPTION]: variant.model },
+      })),
+    })
+  }
+  const shown = new Set(infos.map((info) => info.id))
+  for (const model of models)
+    if (!shown.has(model.id)) infos.push({ ...modelInfo(providerID, model.id, model), status: 'deprecated' })
+  return infos
 }

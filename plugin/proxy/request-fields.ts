@@ -32,6 +32,13 @@ export const MODEL = v.pipe(
   v.maxLength(MODEL_MAX_CHARS, MODEL_TOO_LONG),
 )
 
+/** A reasoning effort (`low`, `high`, `xhigh`, ...), as each API names its field. */
+export const effortField = (field: string) => v.nullish(v.string(`\`${field}\` must be a string.`))
+
+/** An object of settings that holds the effort (Responses' `reasoning`, Messages' `output_config`). */
+export const effortObject = (field: string) =>
+  v.nullish(v.looseObject({ effort: effortField(`${field}.effort`) }, `\`${field}\` must be an object.`))
+
 /** `stream`, the same in every API's request. */
 export const STREAM = v.nullish(v.boolean('`stream` must be true or false.'))
 

@@ -13,6 +13,7 @@ import { conversationContinued } from '../turn/tool-bridge.js'
 import { startTurn, type TurnConfig, type TurnFormat, type TurnRequest, titleAnswer } from '../turn/turn.js'
 import { type SilenceTimer, silenceTimer } from './keep-alive.js'
 import { requestedMode } from './mode.js'
+import { modelForRequest } from './model-list.js'
 import { type ErrorStyle, NO_RETRY, type Refusal, refusalOf, sendError } from './refusal.js'
 import { type BodySize, partCount, pastLimits } from './request-fields.js'
 
@@ -35,6 +36,8 @@ export interface ApiRequest {
   request: TurnRequest
   stream: boolean
   encoder: ResponseEncoder
+  /** The reasoning effort asked for: a family named as the model runs its rung for it. */
+  effort?: string
   /** A field of the turn (`messages[2].content`) as the client named it, where the two differ. */
   clientField?: (field: string) => string
   /** A later request may continue its conversation by naming its response (`previous_response_id`). */
@@ -193,6 +196,7 @@ export async function serveTurn(
   const answer = turnResponse(response, api, read)
   let turn: ReturnType<typeof startTurn>
   try {
+    read.request.model = modelForRequest(read.request.model, read.effort)
     // The addon reads the messages first here: a malformed one is refused, naming its field.
     const title = titleAnswer(read.request, read.encoder.format)
     if (title !== null) {

@@ -4,7 +4,7 @@
 // comes from a cache an older version wrote or from the built-in list.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { CursorAgentLookupOptions as ResolveOptions, CursorModel } from 'opencode-cursor-native'
+import type { CursorModel, CursorModelFamily, CursorAgentLookupOptions as ResolveOptions } from 'opencode-cursor-native'
 import { native } from './native.js'
 
 /** A model as `cursor-agent models` names it. */
@@ -48,6 +48,20 @@ interface CacheRecord {
 /** The addon's entry for each model, so a kept list never carries outdated or missing limits. */
 function described(models: readonly ModelName[]): CursorModel[] {
   return models.map(({ id, name }) => native().describeCursorModel(id, name))
+}
+
+/** The models as a picker shows them: one per family with its variants, by the addon's rule. */
+export function modelFamilies(models: readonly ModelName[]): CursorModelFamily[] {
+  return native().groupCursorModels(models.map(({ id, name }) => ({ id, name })))
+}
+
+/** The listed id a request for `model` with a reasoning `effort` runs, by the addon's rule. */
+export function modelToRun(models: readonly ModelName[], model: string, effort?: string): string {
+  return native().cursorModelToRun(
+    models.map(({ id, name }) => ({ id, name })),
+    model,
+    effort,
+  )
 }
 
 /**
@@ -140,6 +154,14 @@ export async function cursorModels(options: ModelDiscoveryOptions): Promise<Mode
   } finally {
     clearTimeout(timer)
   }
+}
+
+/**
+ * The models last discovered (a cache of any age), else the built-in list, without asking Cursor:
+ * what a request is resolved against, with no process started on its way.
+ */
+export function knownModels(cacheFile: string): ModelName[] {
+  return readCache(cacheFile)?.models ?? [...FALLBACK_MODELS]
 }
 
 export function modelCacheFile(dataDirectory: string): string {

@@ -1,5 +1,6 @@
 //! cursor-agent itself: where it is (`resolveCursorAgent`), what models it offers
-//! (`listCursorModels`, `describeCursorModel`), and its other commands (`runCursorAgentCommand`).
+//! (`listCursorModels`, `describeCursorModel`), those models as families with variants
+//! (`groupCursorModels`, `cursorModelToRun`), and its other commands (`runCursorAgentCommand`).
 
 use napi::bindgen_prelude::{Env, PromiseRaw};
 use napi::Unknown;
@@ -14,6 +15,7 @@ use crate::core::api::agent::{
     CursorAgentCommandOptions, CursorAgentCommandResult, CursorAgentLookupOptions,
     CursorAgentResolution, CursorModel,
 };
+use crate::core::api::models::{model_families, model_to_run, CursorModelFamily, CursorModelName};
 use crate::core::error::CoreError;
 
 /// The lookup options of a call, checked.
@@ -60,6 +62,40 @@ pub fn describe_cursor_model(
     let name = read_optional(&env, name, "the model name")?;
     let model = ModelInfo::described(id, name).map_err(to_js_error)?;
     Ok(Json(model.into()))
+}
+
+/// Cursor's listed models as a picker shows them: one family per base with a variant per
+/// effort, thinking and speed Cursor lists for it, by rule from the ids; an id that fits no
+/// family alone and unchanged. Throws `E_INVALID_ARG` for a list that is not `{id, name}`s.
+#[napi(
+    catch_unwind,
+    ts_args_type = "models: Array<CursorModelName>",
+    ts_return_type = "Array<CursorModelFamily>"
+)]
+pub fn group_cursor_models(env: Env, models: Unknown) -> Result<Json<Vec<CursorModelFamily>>> {
+    let listing: Vec<CursorModelName> = read(&env, models, "the models")?;
+    Ok(Json(model_families(listing)))
+}
+
+/// The listed id a request for `model` runs among `models`: a family's id with an `effort`
+/// (`low`, `medium`, `high`, `xhigh` or `extra-high`, `max`, ...) that Cursor lists for it
+/// runs that rung; a family's id otherwise its default; any other name, every listed id among
+/// them, as it is. Throws `E_INVALID_ARG` for bad arguments.
+#[napi(
+    catch_unwind,
+    ts_args_type = "models: Array<CursorModelName>, model: string, effort?: string | undefined | null",
+    ts_return_type = "string"
+)]
+pub fn cursor_model_to_run(
+    env: Env,
+    models: Unknown,
+    model: Unknown,
+    effort: Option<Unknown>,
+) -> Result<String> {
+    let listing: Vec<CursorModelName> = read(&env, models, "the models")?;
+    let model: String = read(&env, model, "the model")?;
+    let effort: Option<String> = read_optional(&env, effort, "the effort")?;
+    Ok(model_to_run(listing, &model, effort.as_deref()))
 }
 
 /// Run `cursor-agent models` and parse its list. Resolves `[]` when Cursor says no models are

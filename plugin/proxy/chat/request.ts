@@ -5,7 +5,7 @@ import * as v from 'valibot'
 import type { PromptMessage, ToolDefinition } from '../../turn/native.js'
 import type { TurnRequest } from '../../turn/turn.js'
 import { openAiError, type Refusal } from '../refusal.js'
-import { BODY_NEEDED, MODEL, messageList, readBy, STREAM, TOOLS_NEEDED } from '../request-fields.js'
+import { BODY_NEEDED, effortField, MODEL, messageList, readBy, STREAM, TOOLS_NEEDED } from '../request-fields.js'
 import type { Api } from '../respond.js'
 import { chatEncoder } from './encoder.js'
 
@@ -17,6 +17,7 @@ import { chatEncoder } from './encoder.js'
 const CHAT_REQUEST = v.object(
   {
     model: MODEL,
+    reasoning_effort: effortField('reasoning_effort'),
     messages: messageList(v.unknown()),
     tools: v.nullish(v.array(v.record(v.string(), v.unknown(), TOOLS_NEEDED), TOOLS_NEEDED)),
     stream: STREAM,
@@ -40,13 +41,14 @@ const CHAT_REQUEST = v.object(
 /** The request body as a turn, or why not (400). */
 export function readChatRequest(
   body: unknown,
-): { request: TurnRequest; stream: boolean; includeUsage: boolean } | Refusal {
+): { request: TurnRequest; stream: boolean; includeUsage: boolean; effort?: string } | Refusal {
   const read = readBy(CHAT_REQUEST, body)
   if ('status' in read) return read
-  const { model, messages, tools, stream, stream_options: options } = read
+  const { model, messages, tools, stream, stream_options: options, reasoning_effort: effort } = read
   const request: TurnRequest = { model, messages: messages as PromptMessage[] }
   if (tools != null && tools.length > 0) request.tools = tools as ToolDefinition[]
-  return { request, stream: stream === true, includeUsage: options?.include_usage === true }
+  const chat = { request, stream: stream === true, includeUsage: options?.include_usage === true }
+  return effort == null ? chat : { ...chat, effort }
 }
 
 export const CHAT_COMPLETIONS: Api = {
@@ -55,7 +57,9 @@ export const CHAT_COMPLETIONS: Api = {
     const read = readChatRequest(body)
     if ('status' in read) return read
     // A stream's usage chunk comes only when asked for; a completion always carries its usage.
-    return { request: read.request, stream: read.stream, encoder: chatEncoder(!read.stream || read.includeUsage) }
+    const encoder = chatEncoder(!read.stream || read.includeUsage)
+    const chat = { request: read.request, stream: read.stream, encoder }
+    return read.effort === undefined ? chat : { ...chat, effort: read.effort }
   },
   errors: openAiError,
 }

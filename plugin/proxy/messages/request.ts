@@ -5,7 +5,17 @@ import * as v from 'valibot'
 import type { PromptMessage, ToolDefinition } from '../../turn/native.js'
 import type { TurnRequest } from '../../turn/turn.js'
 import { anthropicError } from '../refusal.js'
-import { BODY_NEEDED, MODEL, messageList, named, promptCall, readBy, STREAM, toolList } from '../request-fields.js'
+import {
+  BODY_NEEDED,
+  effortObject,
+  MODEL,
+  messageList,
+  named,
+  promptCall,
+  readBy,
+  STREAM,
+  toolList,
+} from '../request-fields.js'
 import type { Api } from '../respond.js'
 import { MessagesEncoder } from './encoder.js'
 
@@ -47,6 +57,7 @@ const MESSAGE = v.looseObject(
 export const MESSAGES_REQUEST = v.object(
   {
     model: MODEL,
+    output_config: effortObject('output_config'),
     messages: messageList(MESSAGE),
     system: v.nullish(v.union([v.string(), v.array(TEXT_BLOCK)], '`system` must be a string or text blocks.')),
     // Required by Anthropic's API; accepted, not passed on: cursor-agent has no output limit.
@@ -131,7 +142,13 @@ export const MESSAGES: Api = {
   read: (body) => {
     const read = readBy(MESSAGES_REQUEST, body)
     if ('status' in read) return read
-    return { request: messagesTurn(read), stream: read.stream === true, encoder: new MessagesEncoder(read.model) }
+    const served = {
+      request: messagesTurn(read),
+      stream: read.stream === true,
+      encoder: new MessagesEncoder(read.model),
+    }
+    const effort = read.output_config?.effort ?? undefined
+    return effort === undefined ? served : { ...served, effort }
   },
   errors: anthropicError,
 }

@@ -6,7 +6,17 @@ import * as v from 'valibot'
 import type { PromptMessage, ToolDefinition } from '../../turn/native.js'
 import type { TurnRequest } from '../../turn/turn.js'
 import { openAiError, refusalFor } from '../refusal.js'
-import { BODY_NEEDED, MODEL, named, promptCall, readBy, STREAM, TYPED_PARTS, toolList } from '../request-fields.js'
+import {
+  BODY_NEEDED,
+  effortObject,
+  MODEL,
+  named,
+  promptCall,
+  readBy,
+  STREAM,
+  TYPED_PARTS,
+  toolList,
+} from '../request-fields.js'
 import type { Api } from '../respond.js'
 import { ResponsesEncoder } from './encoder.js'
 import { HELD_RESPONSES, type HeldResponse, heldResponse } from './held.js'
@@ -47,6 +57,8 @@ const ITEM = v.variant(
 const RESPONSES_REQUEST = v.object(
   {
     model: MODEL,
+    // Codex's `model_reasoning_effort` arrives as `reasoning.effort`.
+    reasoning: effortObject('reasoning'),
     input: v.union(
       [
         v.pipe(v.string(), v.nonEmpty('`input` must not be empty.')),
@@ -155,7 +167,9 @@ export const RESPONSES: Api = {
     const encoder = new ResponsesEncoder(read, request, conversationId, carried)
     const fields = '`input` and the conversation `previous_response_id` continues'
     const continued = previous && { fields, carried, claim: () => Object.assign(previous, { continued: true }) }
-    return { request, stream: read.stream === true, encoder, clientField, continued, continuable: read.store !== false }
+    const effort = read.reasoning?.effort ?? undefined
+    const served = { request, stream: read.stream === true, encoder, clientField, continued }
+    return { ...served, continuable: read.store !== false, ...(effort === undefined ? {} : { effort }) }
   },
   errors: openAiError,
 }

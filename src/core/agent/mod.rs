@@ -23,7 +23,9 @@ pub mod watchdog;
 
 pub use child::{RunContext, KILL_GRACE};
 pub use mode::CursorMode;
-pub use models::{list_models, model_spec, ModelInfo, ModelSpec};
+pub use models::{
+    group_models, list_models, model_for, model_spec, ModelFamily, ModelInfo, ModelSpec,
+};
 pub use options::{EnvVars, RunOptions, RunRequest, DEFAULT_IDLE_TIMEOUT};
 pub use resolve::{resolve_agent, Launcher, Resolution};
 pub use run::{start_run, OutputSink, Receipt, RunHandle, RunResult, RunStep, StepReason};

@@ -2,10 +2,13 @@
 //! about it.
 
 pub mod catalog;
+pub mod family;
+pub mod rung;
 
 use std::time::Duration;
 
 pub use self::catalog::{model_spec, ModelSpec};
+pub use self::family::{group_models, model_for, ModelFamily};
 use super::child::RunContext;
 use super::options::EnvVars;
 use super::subcommand::{run_subcommand, Subcommand};

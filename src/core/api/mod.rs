@@ -7,6 +7,7 @@
 pub mod agent;
 pub mod attachments;
 pub mod logging;
+pub mod models;
 pub mod prompt;
 pub mod resume;
 pub mod run;

@@ -119,6 +119,21 @@ fn rendered() -> String {
             super::agent::CursorModel::typescript_fields(2),
         ),
         (
+            super::models::CursorModelName::TYPESCRIPT_DOCS,
+            "CursorModelName",
+            super::models::CursorModelName::typescript_fields(2),
+        ),
+        (
+            super::models::CursorModelFamily::TYPESCRIPT_DOCS,
+            "CursorModelFamily",
+            super::models::CursorModelFamily::typescript_fields(2),
+        ),
+        (
+            super::models::CursorModelVariant::TYPESCRIPT_DOCS,
+            "CursorModelVariant",
+            super::models::CursorModelVariant::typescript_fields(2),
+        ),
+        (
             super::agent::CursorAgentCommandOptions::TYPESCRIPT_DOCS,
             "CursorAgentCommandOptions",
             super::agent::CursorAgentCommandOptions::typescript_fields(2),

@@ -3,6 +3,8 @@
 //! labels, so the figures come from a maintained table, Cursor's own label when it names a
 //! window (`GPT-5.5 1M High`), and a cautious default for ids the table does not know.
 
+use super::rung::split_rung;
+
 /// A model's limits and whether Cursor streams its thinking.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ModelSpec {
@@ -36,7 +38,8 @@ pub const UNKNOWN_MODEL: ModelSpec = ModelSpec {
     pictures: false,
 };
 
-/// Cursor's variant of a Claude model that streams its extended thinking.
+/// Cursor's variant of a Claude model that streams its extended thinking; also read where an
+/// effort follows it (`claude-opus-4-8-thinking-high`).
 const THINKING_SUFFIX: &str = "-thinking";
 
 /// Whether a family sees pictures.
@@ -144,7 +147,7 @@ fn parameters(id: &str) -> (&str, Option<u32>) {
 
 /// What the catalog says about the model `id` that Cursor labels `name`: its family's entry
 /// (or [`UNKNOWN_MODEL`]), with the window the label names, or the id's `context=` parameter
-/// over both, and thinking for `-thinking` ids.
+/// over both, and thinking for ids whose tail names it (`-thinking`, `-thinking-high`).
 pub fn model_spec(id: &str, name: &str) -> ModelSpec {
     let id = id.to_ascii_lowercase();
     let (id, parameter_window) = parameters(&id);
@@ -155,7 +158,7 @@ pub fn model_spec(id: &str, name: &str) -> ModelSpec {
     if let Some(window) = parameter_window.or_else(|| labelled_window(name)) {
         spec.context_window = window;
     }
-    if id.ends_with(THINKING_SUFFIX) {
+    if id.ends_with(THINKING_SUFFIX) || split_rung(id).is_some_and(|(_, rung)| rung.thinking) {
         spec.reasoning = true;
     }
     spec
@@ -225,6 +228,27 @@ mod tests {
             ("autopilot", "Autopilot", 128_000, 32_000, false),
             ("fake-model", "Fake Model", 128_000, 32_000, false),
             ("mystery-thinking", "Mystery", 128_000, 32_000, true),
+            (
+                "opus-4.8-thinking-high",
+                "Claude Opus 4.8 Thinking High",
+                200_000,
+                128_000,
+                true,
+            ),
+            (
+                "opus-4.8-high-thinking-fast",
+                "Claude Opus 4.8",
+                200_000,
+                128_000,
+                true,
+            ),
+            (
+                "opus-4.8-high",
+                "Claude Opus 4.8 High",
+                200_000,
+                128_000,
+                false,
+            ),
             ("mystery", "Mystery 64K", 64_000, 32_000, false),
             // Parameters in brackets: the family of the id before them, the window of
             // `context=` over the label's.

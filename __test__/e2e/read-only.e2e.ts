@@ -4,9 +4,10 @@
 // agent keeps its command line; Cursor's plan is the answer when no text follows it. Expected
 // command lines come from docs/plan-and-read-only.md. Needs `npm run build` first.
 import assert from 'node:assert/strict'
-import { describe, test } from 'node:test'
-import { e2eFile, explain, textOf } from '../support/e2e.ts'
-import type { Sandbox } from '../support/opencode.ts'
+import { before, describe, test } from 'node:test'
+import { e2eFile, textOf } from '../support/e2e.ts'
+import type { Invocation } from '../support/opencode.ts'
+import { type SharedServer, sharedServer } from '../support/served.ts'
 
 const e2e = e2eFile()
 const MODEL = 'cursor-acp/fake-model'
@@ -26,21 +27,26 @@ const AGENTS = {
   },
 }
 
-/** What the fake cursor-agent was given after `--workspace <folder> --model <id>`, run by run. */
-const tails = (sandbox: Sandbox) => sandbox.invocations().map((invocation) => invocation.argv.slice(8))
+// One `opencode serve` per tool mode, a turn per agent (as `opencode run --agent` picks it).
+const inCursorMode = sharedServer(e2e, { config: { agent: AGENTS } })
+const inOpenCodeMode = sharedServer(e2e, {
+  config: { agent: AGENTS },
+  env: { CURSOR_ACP_TOOL_MODE: 'opencode', CURSOR_ACP_CHILD_ENV: 'FAKE_CURSOR_*' },
+})
+before(() => Promise.all([inCursorMode.start(), inOpenCodeMode.start()]))
 
-async function turnOf(sandbox: Sandbox, agent: string, prompt: string) {
-  const before = sandbox.invocations().length
-  const result = await sandbox.run(['run', '--agent', agent, '--format', 'json', '-m', MODEL, prompt])
-  assert.equal(result.code, 0, explain(result, sandbox))
-  const runs = tails(sandbox).slice(before)
-  assert.equal(runs.length, 1, `${agent}: one cursor-agent run\n${explain(result, sandbox)}`)
-  return { result, argv: runs[0]! }
+/** What the fake cursor-agent was given after `--workspace <folder> --model <id>`. */
+const tail = (invocation: Invocation) => invocation.argv.slice(8)
+
+async function turnOf(shared: SharedServer, agent: string, prompt: string, fake: Record<string, unknown> = {}) {
+  const turn = await shared.turn(prompt, { agent, model: MODEL, fake })
+  assert.equal(turn.invocations.length, 1, `${agent}: one cursor-agent run\n${turn.why}`)
+  return { turn, argv: tail(turn.invocations[0]!) }
 }
 
-describe('read-only agents run Cursor read-only', () => {
+// The servers take one turn at a time; the two tool modes' tests run side by side.
+describe('read-only agents run Cursor read-only', { concurrency: 2 }, () => {
   test('tool mode cursor: plan and an agent without edit rights in plan mode, build as before', async () => {
-    const sandbox = await e2e.sandbox({ config: { agent: AGENTS } })
     const expected: Array<[string, string[]]> = [
       ['plan', ['--trust', '--mode', 'plan']],
       ['review', ['--trust', '--mode', 'plan']],
@@ -51,32 +57,28 @@ describe('read-only agents run Cursor read-only', () => {
       ['build', ['--force']],
     ]
     for (const [agent, argv] of expected) {
-      const { argv: seen } = await turnOf(sandbox, agent, `hello from ${agent}`)
+      const { argv: seen } = await turnOf(inCursorMode, agent, `hello from ${agent}`)
       assert.deepEqual(seen, argv, agent)
     }
   })
 
   test('tool mode opencode: the bridge keeps its arguments, and plan adds its mode', async () => {
-    const sandbox = await e2e.sandbox({
-      config: { agent: AGENTS },
-      env: { CURSOR_ACP_TOOL_MODE: 'opencode', CURSOR_ACP_CHILD_ENV: 'FAKE_CURSOR_*' },
-    })
     const bridge = ['--trust', '--approve-mcps', '--allowed-tools', 'mcp_tool_call,get_mcp_tools_tool_call']
     for (const [agent, argv] of [
       ['plan', [...bridge, '--mode', 'plan']],
       ['review', [...bridge, '--mode', 'plan']],
       ['build', bridge],
     ] as const) {
-      const { argv: seen } = await turnOf(sandbox, agent, `hello from ${agent}`)
+      const { argv: seen } = await turnOf(inOpenCodeMode, agent, `hello from ${agent}`)
       assert.deepEqual(seen, argv, agent)
     }
   })
 
   test("the plan agent's answer is Cursor's plan when the model wrote no text after it", async () => {
     const plan = '# Plan\n\n1. Read the parser.\n2. Fix the off-by-one.'
-    const sandbox = await e2e.sandboxWith({ FAKE_CURSOR_STREAM: 'text:', FAKE_CURSOR_PLAN: plan })
-    const { result, argv } = await turnOf(sandbox, 'plan', 'Plan the fix')
+    const fake = { FAKE_CURSOR_STREAM: 'text:', FAKE_CURSOR_PLAN: plan }
+    const { turn, argv } = await turnOf(inCursorMode, 'plan', 'Plan the fix', fake)
     assert.deepEqual(argv, ['--trust', '--mode', 'plan'])
-    assert.equal(textOf(result), plan, explain(result, sandbox))
+    assert.equal(textOf(turn), plan, turn.why)
   })
 })

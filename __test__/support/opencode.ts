@@ -213,7 +213,7 @@ export interface OpenCodeServer {
   /** `POST /session`; returns the session id. */
   createSession(): Promise<string>
   /** `POST /session/:id/message`; resolves with the finished assistant message `{info, parts}`. */
-  prompt(sessionId: string, text: string, model?: string): Promise<Record<string, any>>
+  prompt(sessionId: string, text: string, model?: string, agent?: string): Promise<Record<string, any>>
   /** `POST /session/:id/abort`. */
   abort(sessionId: string): Promise<void>
   /** Any other call of OpenCode's HTTP API; resolves with the parsed JSON body (null when empty). */
@@ -511,10 +511,11 @@ async function startServer(
     async createSession() {
       return (await call('POST', '/session', {})).id as string
     },
-    prompt(sessionId, text, model = 'cursor-acp/auto') {
+    prompt(sessionId, text, model = 'cursor-acp/auto', agent) {
       const [providerID, ...rest] = model.split('/')
       return call('POST', `/session/${sessionId}/message`, {
         model: { providerID, modelID: rest.join('/') },
+        ...(agent === undefined ? {} : { agent }),
         parts: [{ type: 'text', text }],
       })
     },

@@ -35,6 +35,8 @@ export interface TurnOptions {
   thinking?: boolean
   /** Goes on in this session (as `opencode run --continue` does) instead of a new one. */
   session?: string
+  /** The agent of the turn (as `opencode run --agent`); default OpenCode's own (build). */
+  agent?: string
 }
 
 export interface SharedServer {
@@ -113,7 +115,7 @@ export function sharedServer(
     // A new session has no messages yet; one that goes on keeps those of its earlier turns.
     const earlier = turnOptions.session === undefined ? [] : await messagesOf(api, session)
     const known = new Set(earlier.map((message) => message.info.id))
-    const reply = await answered(api, session, api.prompt(session, prompt, turnOptions.model))
+    const reply = await answered(api, session, api.prompt(session, prompt, turnOptions.model, turnOptions.agent))
     const messages = (await messagesOf(api, session)).filter((message) => !known.has(message.info.id))
     return {
       session,

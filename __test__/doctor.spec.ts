@@ -77,6 +77,11 @@ const WAITS_FOR_THE_LATE_ANSWER = [
   { text: 'It said {{result:last}}' },
 ]
 
+/** `--check` for each id: the live checks a test looks at, besides the round trip every one needs. */
+const only = (...ids: string[]) => ids.flatMap((id) => ['--check', id])
+/** The checks of the tool bridge, which the verdict on tool mode opencode needs all of. */
+const BRIDGE_IDS = ['live-bridge-tools', 'live-probe-call', 'live-deadline', 'live-native-refused']
+
 let homes = 0
 /** Runs the doctor in a fresh home and project folder, with the fake agent unless `env` says otherwise. */
 async function doctor(
@@ -483,10 +488,52 @@ describe('doctor', { concurrency: 4 }, () => {
     )
 
     it(
+      '--check runs the round trip and the live checks it names, and asks nothing else of the account',
+      LIMIT,
+      async () => {
+        const ran = await doctor(['--json', '--live', ...only('live-picture')], {
+          FAKE_CURSOR_SCENARIO: 'mcp',
+          FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true),
+        })
+        assert.equal(ran.status, 0, ran.stderr)
+        const live = report(ran).checks.filter((c) => c.id.startsWith('live-') || c.id === 'tool-mode-opencode')
+        assert.deepEqual(
+          live.map((c) => [c.id, c.status]),
+          [
+            ['live-round-trip', 'ok'],
+            ['live-host-instructions', 'skipped'],
+            ['live-picture', 'ok'],
+            ['live-read-only', 'skipped'],
+            ['live-bridge-tools', 'skipped'],
+            ['live-probe-call', 'skipped'],
+            ['live-deadline', 'skipped'],
+            ['live-native-refused', 'skipped'],
+            ['tool-mode-opencode', 'skipped'],
+          ],
+        )
+        assert.ok(live.filter((c) => c.status === 'skipped').every((c) => c.detail === 'not among those --check names'))
+        // The round trip and the picture's turn: nothing else went to the account.
+        const prompts = readdirSync(join(ran.home, 'log'))
+          .map((file) => JSON.parse(readFileSync(join(ran.home, 'log', file), 'utf8')) as { stdin?: string })
+          .filter((entry) => entry.stdin !== undefined && entry.stdin !== '')
+        assert.equal(prompts.length, 2, JSON.stringify(prompts.map((entry) => entry.stdin?.slice(0, 80))))
+
+        for (const args of [
+          ['--live', '--check', 'live-nothing'],
+          ['--check', 'live-picture'],
+        ]) {
+          const refused = await doctor(args)
+          assert.equal(refused.status, 2, args.join(' '))
+          assert.match(refused.stderr, /--check names live checks, with --live: one of live-round-trip, /)
+        }
+      },
+    )
+
+    it(
       "a bridge call refused despite the folder's allow rule names a team's MCP tool controls, with their fix",
       LIMIT,
       async () => {
-        const ran = await doctor(['--json', '--live'], {
+        const ran = await doctor(['--json', '--live', ...only('live-probe-call')], {
           CURSOR_ACP_TOOL_MODE: 'opencode',
           FAKE_CURSOR_SCENARIO: 'mcp',
           FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true),
@@ -516,7 +563,7 @@ describe('doctor', { concurrency: 4 }, () => {
           ['nothing', [], 'warning', /ended a read-only turn \(the Plan agent's\) without any answer/],
         ]
         for (const [name, readOnly, status, detail] of cases) {
-          const ran = await doctor(['--json', '--live'], {
+          const ran = await doctor(['--json', '--live', ...only('live-read-only')], {
             FAKE_CURSOR_SCENARIO: 'mcp',
             FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true, WAITS_FOR_THE_LATE_ANSWER, readOnly),
           })
@@ -539,7 +586,7 @@ describe('doctor', { concurrency: 4 }, () => {
       'the round trip: a plain run with --trust in an empty folder of its own, the model named, its answer not shown',
       LIMIT,
       async () => {
-        const ran = await doctor(['--json', '--live', '--model', 'fake-model'], {
+        const ran = await doctor(['--json', '--live', ...only('live-round-trip'), '--model', 'fake-model'], {
           FAKE_CURSOR_SCENARIO: 'mcp',
           FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true),
         })
@@ -575,7 +622,7 @@ describe('doctor', { concurrency: 4 }, () => {
       "a first turn carries OpenCode's real system prompt as the plugin sends it: answered is ok, refused is a problem",
       LIMIT,
       async () => {
-        const answered = await doctor(['--json', '--live'], {
+        const answered = await doctor(['--json', '--live', ...only('live-host-instructions')], {
           FAKE_CURSOR_SCENARIO: 'mcp',
           FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true),
         })
@@ -597,7 +644,7 @@ describe('doctor', { concurrency: 4 }, () => {
           ...JSON.parse(LIVE_SCRIPT(true)),
           'word: understood': [{ text: "I can't follow these instructions: they look like a prompt injection." }],
         })
-        const refused = await doctor(['--json', '--live'], {
+        const refused = await doctor(['--json', '--live', ...only('live-host-instructions')], {
           FAKE_CURSOR_SCENARIO: 'mcp',
           FAKE_CURSOR_MCP_SCRIPT: refusing,
         })
@@ -626,7 +673,7 @@ describe('doctor', { concurrency: 4 }, () => {
                 },
             )
             .filter((entry) => entry.stdin?.includes('word written in it'))
-        const sees = await doctor(['--json', '--live', '--model', 'sonnet-4.6'], {
+        const sees = await doctor(['--json', '--live', ...only('live-picture'), '--model', 'sonnet-4.6'], {
           FAKE_CURSOR_SCENARIO: 'mcp',
           FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true),
         })
@@ -644,7 +691,7 @@ describe('doctor', { concurrency: 4 }, () => {
           ...JSON.parse(LIVE_SCRIPT(true)),
           'word written in it': [{ text: 'I see nothing.' }],
         })
-        const missed = await doctor(['--json', '--live', '--model', 'sonnet-4.6'], {
+        const missed = await doctor(['--json', '--live', ...only('live-picture'), '--model', 'sonnet-4.6'], {
           FAKE_CURSOR_SCENARIO: 'mcp',
           FAKE_CURSOR_MCP_SCRIPT: blind,
         })
@@ -659,7 +706,10 @@ describe('doctor', { concurrency: 4 }, () => {
 
         // A model declared without pictures: OpenCode refuses them for it, and not reading is as declared.
         const asDeclared = pictureOf(
-          await doctor(['--json', '--live'], { FAKE_CURSOR_SCENARIO: 'mcp', FAKE_CURSOR_MCP_SCRIPT: blind }),
+          await doctor(['--json', '--live', ...only('live-picture')], {
+            FAKE_CURSOR_SCENARIO: 'mcp',
+            FAKE_CURSOR_MCP_SCRIPT: blind,
+          }),
         )
         assert.equal(asDeclared.status, 'ok')
         assert.match(asDeclared.detail, /^auto did not read the picture, as declared/)
@@ -670,7 +720,7 @@ describe('doctor', { concurrency: 4 }, () => {
       "in tool mode opencode the system prompt goes as the private folder's always-apply rule, not in the prompt",
       LIMIT,
       async () => {
-        const answered = await doctor(['--json', '--live'], {
+        const answered = await doctor(['--json', '--live', ...only('live-host-instructions')], {
           CURSOR_ACP_TOOL_MODE: 'opencode',
           FAKE_CURSOR_SCENARIO: 'mcp',
           FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true),
@@ -761,7 +811,7 @@ describe('doctor', { concurrency: 4 }, () => {
           ['cursor', 'warning', 0],
           ['opencode', 'problem', 1],
         ] as const) {
-          const ran = await doctor(['--json', '--live'], {
+          const ran = await doctor(['--json', '--live', ...only(...BRIDGE_IDS)], {
             CURSOR_ACP_TOOL_MODE: mode,
             FAKE_CURSOR_SCENARIO: 'mcp',
             FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(false),
@@ -778,7 +828,7 @@ describe('doctor', { concurrency: 4 }, () => {
     )
 
     it('a model that calls the late probe again instead of waiting fails the deadline check', LIMIT, async () => {
-      const ran = await doctor(['--json', '--live'], {
+      const ran = await doctor(['--json', '--live', ...only(...BRIDGE_IDS)], {
         CURSOR_ACP_TOOL_MODE: 'opencode',
         FAKE_CURSOR_SCENARIO: 'mcp',
         FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true, [
@@ -806,7 +856,7 @@ describe('doctor', { concurrency: 4 }, () => {
           `#!/bin/sh\nif [ "$1" = mcp ]; then echo "error: unknown command 'mcp'" >&2; exit 1; fi\nexec "${process.execPath}" "${fakeAgent}" "$@"\n`,
           { mode: 0o755 },
         )
-        const ran = await doctor(['--json', '--live'], {
+        const ran = await doctor(['--json', '--live', ...only(...BRIDGE_IDS)], {
           CURSOR_AGENT_EXECUTABLE: oldAgent,
           FAKE_CURSOR_SCENARIO: 'mcp',
           FAKE_CURSOR_MCP_SCRIPT: LIVE_SCRIPT(true),

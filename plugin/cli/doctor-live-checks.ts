@@ -58,12 +58,21 @@ async function outcomeOf(run: (setup: LiveSetup) => Promise<LiveOutcome>, setup:
   }
 }
 
+/** What `--check` leaves out of a run of the live checks. */
+const notAsked = (id: string) => skipped(id, 'not among those --check names')
+
 /**
- * The round trip, then the checks of the bridge and the verdict on tool mode `opencode`. A failed
- * round trip blocks any use, and skips the rest (their requests would be spent for nothing); a
- * failed bridge check blocks use only when that mode is chosen.
+ * The round trip, then the other checks `asked` names (all when undefined) and, when every check of
+ * the bridge ran, the verdict on tool mode `opencode`. A failed round trip blocks any use, and skips
+ * the rest (their requests would be spent for nothing); a failed bridge check blocks use only when
+ * that mode is chosen.
  */
-export async function liveChecks(setup: LiveSetup, settings: CursorAcpSettings, logFile: string): Promise<Check[]> {
+export async function liveChecks(
+  setup: LiveSetup,
+  settings: CursorAcpSettings,
+  logFile: string,
+  asked?: ReadonlySet<string>,
+): Promise<Check[]> {
   const roundTrip = await outcomeOf(checkRoundTrip, setup)
   if (!roundTrip.passed) {
     const fix = (roundTrip.code === undefined ? undefined : ROUND_TRIP_FIX[roundTrip.code]) ?? debugFix(logFile)
@@ -72,21 +81,43 @@ export async function liveChecks(setup: LiveSetup, settings: CursorAcpSettings, 
     )
     return [check(ROUND_TRIP_ID, 'problem', roundTrip.detail, fix), ...rest]
   }
+  const run = async (id: string, found: () => Promise<Check>) =>
+    asked === undefined || asked.has(id) ? found() : notAsked(id)
   // A first turn with OpenCode's real system prompt, in the chosen tool mode: answered, not refused.
-  const instructions = checkOf(
-    INSTRUCTIONS_ID,
-    await outcomeOf((live) => checkHostInstructions(live, settings.toolMode), setup),
-    'problem',
-    'Please report this output with your cursor-agent version and the model; another model may accept it (`--model <id>`).',
+  const instructions = await run(INSTRUCTIONS_ID, async () =>
+    checkOf(
+      INSTRUCTIONS_ID,
+      await outcomeOf((live) => checkHostInstructions(live, settings.toolMode), setup),
+      'problem',
+      'Please report this output with your cursor-agent version and the model; another model may accept it (`--model <id>`).',
+    ),
   )
   // A picture the model must read: a warning when it does not (text still works).
-  const picture = checkOf(PICTURE_ID, await outcomeOf(checkPicture, setup), 'warning', REPORT_FIX)
+  const picture = await run(PICTURE_ID, async () =>
+    checkOf(PICTURE_ID, await outcomeOf(checkPicture, setup), 'warning', REPORT_FIX),
+  )
   // A read-only turn, as the Plan agent's: a warning when no answer comes back (other agents still work).
-  const readOnly = checkOf(READ_ONLY_ID, await outcomeOf(checkReadOnly, setup), 'warning', READ_ONLY_FIX)
+  const readOnly = await run(READ_ONLY_ID, async () =>
+    checkOf(READ_ONLY_ID, await outcomeOf(checkReadOnly, setup), 'warning', READ_ONLY_FIX),
+  )
   const failing: CheckStatus = settings.toolMode === 'opencode' ? 'problem' : 'warning'
   const bridge: Check[] = []
-  for (const { id, run } of BRIDGE_CHECKS) bridge.push(checkOf(id, await outcomeOf(run, setup), failing, REPORT_FIX))
-  const verdict = bridge.every((found) => found.status === 'ok')
+  for (const { id, run: probe } of BRIDGE_CHECKS)
+    bridge.push(await run(id, async () => checkOf(id, await outcomeOf(probe, setup), failing, REPORT_FIX)))
+  return [
+    check(ROUND_TRIP_ID, 'ok', roundTrip.detail),
+    instructions,
+    picture,
+    readOnly,
+    ...bridge,
+    verdictOn(bridge, failing),
+  ]
+}
+
+/** The verdict on tool mode `opencode`, from the bridge's checks: skipped unless all of them ran. */
+function verdictOn(bridge: readonly Check[], failing: CheckStatus): Check {
+  if (bridge.some((found) => found.status === 'skipped')) return notAsked(VERDICT_ID)
+  return bridge.every((found) => found.status === 'ok')
     ? check(VERDICT_ID, 'ok', 'tool mode opencode can be used on this machine (CURSOR_ACP_TOOL_MODE=opencode)')
     : check(
         VERDICT_ID,
@@ -94,5 +125,4 @@ export async function liveChecks(setup: LiveSetup, settings: CursorAcpSettings, 
         'tool mode opencode cannot be used on this machine yet',
         'Keep the default tool mode cursor, and please report this output with your cursor-agent version.',
       )
-  return [check(ROUND_TRIP_ID, 'ok', roundTrip.detail), instructions, picture, readOnly, ...bridge, verdict]
 }

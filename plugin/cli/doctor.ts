@@ -24,6 +24,8 @@ export interface DoctorOptions {
   live: boolean
   /** The model of the live checks. */
   model: string
+  /** The live checks to run besides the round trip, which every other needs (`--check`); default all. */
+  checks?: ReadonlySet<string>
   /** The folder whose OpenCode project configuration is checked. */
   cwd: string
   env: Record<string, string | undefined>
@@ -80,7 +82,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
       folder: join(dataDirectory(options.env), 'conversations', 'doctor'),
       model: options.model,
     }
-    checks.push(...(await liveChecks(setup, settings, logFile)))
+    checks.push(...(await liveChecks(setup, settings, logFile, options.checks)))
   }
   return { ok: checks.every((found) => found.status !== 'problem'), checks }
 }

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs'
 import { isAbsolute, join, parse, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { DEFAULT_LIVE_MODEL, runDoctor } from './doctor.js'
+import { LIVE_IDS } from './doctor-live-checks.js'
 import { formatReport } from './doctor-report.js'
 import { startLogging } from '../opencode/host-options.js'
 import { readSettings, TOOL_MODES, type ToolMode } from '../turn/env.js'
@@ -12,12 +13,12 @@ import { packageRoot } from '../turn/native.js'
 const USAGE = `Usage: opencode-cursor-native <command>
 
 Commands:
-  doctor [--json] [--live] [--model <id>]
+  doctor [--json] [--live [--check <id>]...] [--model <id>]
       Check that this machine can use Cursor from OpenCode: cursor-agent, its login and models,
       the native addon, OpenCode's configuration and the data folder. --live also makes a plain
-      round trip and runs the checks of tool mode opencode with your Cursor account (three short
-      requests; --model picks the model, default ${DEFAULT_LIVE_MODEL}). --json prints
-      {ok, checks: [{id, status, detail, fix}]}.
+      round trip and the checks that use your Cursor account (a few short requests; --model
+      picks the model, default ${DEFAULT_LIVE_MODEL}; --check runs only the live checks it names,
+      besides the round trip). --json prints {ok, checks: [{id, status, detail, fix}]}.
       Exits with 1 when a check found a problem.
 
   replay <capture> [--json]
@@ -47,10 +48,21 @@ async function doctor(args: string[]): Promise<number> {
       json: { type: 'boolean', default: false },
       live: { type: 'boolean', default: false },
       model: { type: 'string', default: DEFAULT_LIVE_MODEL },
+      check: { type: 'string', multiple: true },
     },
     strict: true,
   })
-  const report = await runDoctor({ live: values.live, model: values.model, cwd: process.cwd(), env: process.env })
+  const checks = values.check === undefined ? undefined : new Set(values.check)
+  const unknown = [...(checks ?? [])].filter((id) => !LIVE_IDS.includes(id))
+  if (unknown.length > 0 || (checks !== undefined && !values.live))
+    throw new Error(`--check names live checks, with --live: one of ${LIVE_IDS.join(', ')}`)
+  const report = await runDoctor({
+    live: values.live,
+    model: values.model,
+    ...(checks === undefined ? {} : { checks }),
+    cwd: process.cwd(),
+    env: process.env,
+  })
   process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatReport(report, version()))
   return report.ok ? 0 : 1
 }

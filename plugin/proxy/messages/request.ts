@@ -36,12 +36,29 @@ const BLOCK = v.variant(
   named('must be a content block of type text, image, document, tool_use, tool_result, thinking, redacted_thinking.'),
 )
 
-const MESSAGE = v.looseObject(
-  {
-    role: v.picklist(['user', 'assistant'] as const, named('must be user or assistant.')),
-    content: v.union([v.string(), v.array(BLOCK)], named('must be a string or an array of content blocks.')),
-  },
-  named('must be a message object.'),
+const SYSTEM_BLOCK = v.looseObject({ type: v.literal('text', named('must be text in a system message.')), text: TEXT })
+const ROLE_NEEDED = named('must be user, assistant or system.')
+
+/**
+ * A message of the conversation. A `system` one (Claude Code sends them between the turns, e.g.
+ * its environment) holds instructions where it stands: text, as `system` itself.
+ */
+const MESSAGE = v.pipe(
+  v.looseObject({}, named('must be a message object.')),
+  v.variant(
+    'role',
+    [
+      v.looseObject({
+        role: v.picklist(['user', 'assistant'] as const),
+        content: v.union([v.string(), v.array(BLOCK)], named('must be a string or an array of content blocks.')),
+      }),
+      v.looseObject({
+        role: v.literal('system'),
+        content: v.union([v.string(), v.array(SYSTEM_BLOCK)], named('must be a string or an array of text blocks.')),
+      }),
+    ],
+    ROLE_NEEDED,
+  ),
 )
 
 export const MESSAGES_REQUEST = v.object(
@@ -83,6 +100,7 @@ function attachmentPart(block: Extract<Block, { type: 'image' | 'document' }>): 
 
 /** One Anthropic message as the prompt's messages. */
 function promptMessages(message: MessagesRequest['messages'][number]): PromptMessage[] {
+  if (message.role === 'system') return [{ role: 'system', content: systemText(message.content) ?? '' }]
   if (typeof message.content === 'string') return [{ role: message.role, content: message.content }]
   const parts: unknown[] = []
   const toolCalls: unknown[] = []
@@ -106,6 +124,7 @@ function promptMessages(message: MessagesRequest['messages'][number]): PromptMes
   return [...results, ...own]
 }
 
+/** Instructions as one text: `system`, or a system message's content. */
 export function systemText(system: MessagesRequest['system']): string | undefined {
   if (system == null) return undefined
   return typeof system === 'string' ? system : system.map((block) => block.text).join('\n\n')

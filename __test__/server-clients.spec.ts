@@ -1,0 +1,120 @@
+// The requests Codex CLI and Claude Code really send (their shapes kept in
+// __test__/fixtures/clients), posted to the server over the fake cursor-agent in tool mode
+// `cursor`: each is taken, and what the client reads of the answer is what it needs.
+import assert from 'node:assert/strict'
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, it } from 'node:test'
+import { specEnvironment } from './support/env.ts'
+import { fakeRuns } from './support/fake-runs.ts'
+
+type ProxyModule = typeof import('../plugin/proxy/server.ts')
+type RunningProxy = Awaited<ReturnType<ProxyModule['startProxy']>>
+
+const fakeAgent = join(__dirname, 'support', 'agents', 'fake-cursor-agent.mjs')
+const LIMIT = { timeout: 30_000 }
+const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'ocn-server-clients-spec-')))
+const workspace = join(scratch, 'ws')
+mkdirSync(workspace)
+const { fake, runs } = fakeRuns(scratch)
+let proxy: RunningProxy
+
+specEnvironment({
+  HOME: scratch,
+  XDG_DATA_HOME: join(scratch, 'data'),
+  CURSOR_ACP_WORKSPACE: workspace,
+  CURSOR_AGENT_EXECUTABLE: fakeAgent,
+  CURSOR_ACP_TOOL_MODE: 'cursor',
+})
+before(async () => {
+  const { startProxy } = await import('../plugin/proxy/server.ts')
+  proxy = await startProxy({ port: 0 })
+})
+after(async () => {
+  await proxy.close()
+  rmSync(scratch, { recursive: true, force: true })
+})
+
+/** A request a client sent, as kept in the fixtures. */
+export function clientRequest(name: string): Record<string, any> {
+  return JSON.parse(readFileSync(join(__dirname, 'fixtures', 'clients', `${name}.json`), 'utf8'))
+}
+
+/** `body` posted to `path` as the client posts it, with the server's token. */
+async function post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${proxy.url.replace(/\/v1$/, '')}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${proxy.token}`, ...headers },
+    body: JSON.stringify(body),
+  })
+}
+
+/** The data of each event of an SSE body. */
+function events(body: string): Array<Record<string, any>> {
+  return body
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => JSON.parse(line.slice('data: '.length)))
+}
+
+describe("Claude Code's requests to /v1/messages", () => {
+  const claude = { 'anthropic-version': '2023-06-01' }
+
+  it('its first request, with a system message among the messages, is answered', LIMIT, async () => {
+    const logDir = fake({ FAKE_CURSOR_STREAM: 'text:Hello, Claude Code.' })
+    const response = await post('/v1/messages?beta=true', clientRequest('claude-code-first-request'), claude)
+    const body = await response.text()
+    assert.equal(response.status, 200, body)
+    const texts = events(body).flatMap((event) => (event.delta?.type === 'text_delta' ? [event.delta.text] : []))
+    assert.equal(texts.join(''), 'Hello, Claude Code.')
+    const [run] = runs(logDir)
+    assert.ok(run?.stdin.includes('# Environment'), 'the system message reached the prompt')
+  })
+
+  it(
+    'a system message is an instruction where it stands: after the turn before it, before the next',
+    LIMIT,
+    async () => {
+      const logDir = fake({ FAKE_CURSOR_STREAM: 'text:Noted.' })
+      const messages = [
+        { role: 'user', content: 'First question' },
+        { role: 'assistant', content: 'First answer' },
+        { role: 'system', content: 'Be terse from now on' },
+        { role: 'user', content: 'Second question' },
+      ]
+      const response = await post('/v1/messages', { model: 'auto', max_tokens: 8, messages }, claude)
+      assert.equal(response.status, 200, await response.text())
+      const prompt = runs(logDir)[0]?.stdin ?? ''
+      const at = (text: string) => prompt.indexOf(text)
+      assert.ok(at('First answer') < at('Be terse from now on'), prompt)
+      assert.ok(at('Be terse from now on') < at('Second question'), prompt)
+    },
+  )
+
+  it('count_tokens counts a system message among the messages as the text it is', LIMIT, async () => {
+    const ask = [{ role: 'user', content: 'y'.repeat(800) }]
+    const count = async (messages: unknown[]) => {
+      const response = await post('/v1/messages/count_tokens', { model: 'auto', messages }, claude)
+      assert.equal(response.status, 200)
+      return ((await response.json()) as { input_tokens: number }).input_tokens
+    }
+    const system = { role: 'system', content: [{ type: 'text', text: 'x'.repeat(400) }] }
+    assert.equal((await count([...ask, system])) - (await count(ask)), 100, '400 bytes ÷ 4')
+  })
+
+  it('a system message holds text only, and a role it does not know is refused by name', LIMIT, async () => {
+    const table: Array<[unknown, RegExp]> = [
+      [{ role: 'system', content: [{ type: 'image' }] }, /`messages\[0\]\.content\[0\]\.type` must be text/],
+      [{ role: 'robot', content: 'hi' }, /`messages\[0\]\.role` must be user, assistant or system/],
+      ['hi', /`messages\[0\]` must be a message object/],
+    ]
+    for (const [message, refusal] of table) {
+      const response = await post('/v1/messages', { model: 'auto', max_tokens: 8, messages: [message] }, claude)
+      assert.equal(response.status, 400)
+      const { error } = (await response.json()) as { error: { type: string; message: string } }
+      assert.equal(error.type, 'invalid_request_error')
+      assert.match(error.message, refusal)
+    }
+  })
+})

@@ -118,3 +118,27 @@ describe("Claude Code's requests to /v1/messages", () => {
     }
   })
 })
+
+describe("Codex CLI's requests to /v1/responses", () => {
+  it('its first request is answered', LIMIT, async () => {
+    const logDir = fake({ FAKE_CURSOR_STREAM: 'text:Hello, Codex.' })
+    const response = await post('/v1/responses', clientRequest('codex-first-request'))
+    const body = await response.text()
+    assert.equal(response.status, 200, body)
+    const done = events(body).find((event) => event.type === 'response.completed')
+    assert.equal(done?.response.output.at(-1).content[0].text, 'Hello, Codex.')
+    assert.equal(runs(logDir).length, 1)
+  })
+
+  it("a failure runs cursor-agent once and is a response.failed event with Cursor's reason", LIMIT, async () => {
+    const logDir = fake({ FAKE_CURSOR_SCENARIO: 'auth' })
+    const response = await post('/v1/responses', clientRequest('codex-first-request'))
+    const body = await response.text()
+    assert.equal(response.status, 200, 'Codex shows the reason of an event, never the body of a status')
+    const failed = events(body).at(-1)
+    assert.equal(failed?.type, 'response.failed')
+    assert.equal(failed?.response.error.code, 'E_AUTH')
+    assert.match(failed?.response.error.message, /not logged in/)
+    assert.equal(runs(logDir).length, 1)
+  })
+})

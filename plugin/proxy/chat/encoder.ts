@@ -9,6 +9,7 @@ export function chatEncoder(includeUsage: boolean): ResponseEncoder {
   return {
     format: { format: 'openai-sse', includeUsage, toolCalls: 'omit', completions: true },
     keepAlive: KEEP_ALIVE_COMMENT,
+    failsInStream: false,
     frames: (outputs) => {
       const frames: string[] = []
       for (const output of outputs) {

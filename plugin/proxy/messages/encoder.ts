@@ -33,6 +33,7 @@ type ContentBlock =
 
 export class MessagesEncoder extends PartsEncoder {
   readonly keepAlive = sseFrame({ type: 'ping' }, 'ping')
+  readonly failsInStream = false
   private readonly id = `msg_${randomUUID().replaceAll('-', '')}`
   private readonly content: ContentBlock[] = []
   private open: ContentBlock | undefined

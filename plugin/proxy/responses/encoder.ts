@@ -38,6 +38,8 @@ const itemId = (prefix: string): string => `${prefix}_${randomUUID().replaceAll(
 
 export class ResponsesEncoder extends PartsEncoder {
   readonly keepAlive = KEEP_ALIVE_COMMENT
+  // Codex CLI shows the reason of a `response.failed` event, and of a refused status only the status.
+  readonly failsInStream = true
   private readonly id = itemId('resp')
   private readonly createdAt = Math.floor(Date.now() / 1000)
   private readonly output: OutputItem[] = []

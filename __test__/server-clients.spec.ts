@@ -26,6 +26,8 @@ specEnvironment({
   CURSOR_ACP_WORKSPACE: workspace,
   CURSOR_AGENT_EXECUTABLE: fakeAgent,
   CURSOR_ACP_TOOL_MODE: 'cursor',
+  // As a user who wants a second turn to go on in Cursor's chat sets it.
+  CURSOR_ACP_SESSION_RESUME: 'true',
 })
 before(async () => {
   const { startProxy } = await import('../plugin/proxy/server.ts')
@@ -129,6 +131,30 @@ describe("Codex CLI's requests to /v1/responses", () => {
     assert.equal(done?.response.output.at(-1).content[0].text, 'Hello, Codex.')
     assert.equal(runs(logDir).length, 1)
   })
+
+  it(
+    "its second turn, the whole history again without previous_response_id, resumes Cursor's chat",
+    LIMIT,
+    async () => {
+      const logDir = fake({ FAKE_CURSOR_STREAM: 'text:First answer.', FAKE_CURSOR_SESSION_ID: 'codex-chat-1' })
+      const first = clientRequest('codex-first-request')
+      first.input[2].content[0].text = 'Remember the word tangerine'
+      const answered = await post('/v1/responses', first)
+      assert.equal(answered.status, 200, await answered.text())
+      const second = clientRequest('codex-first-request')
+      second.input = [
+        ...first.input,
+        { type: 'reasoning', id: 'rs_1', summary: [], content: null, encrypted_content: null },
+        { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'First answer.' }] },
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Which word?' }] },
+      ]
+      const again = await post('/v1/responses', second)
+      assert.equal(again.status, 200, await again.text())
+      const resumed = runs(logDir).find((run) => run.stdin.includes('Which word?'))
+      assert.equal(resumed?.argv[resumed.argv.indexOf('--resume') + 1], 'codex-chat-1', resumed?.argv.join(' '))
+      assert.equal(resumed?.stdin.trim(), 'Which word?', 'only the new message is sent')
+    },
+  )
 
   it("a failure runs cursor-agent once and is a response.failed event with Cursor's reason", LIMIT, async () => {
     const logDir = fake({ FAKE_CURSOR_SCENARIO: 'auth' })

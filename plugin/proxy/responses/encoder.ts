@@ -53,7 +53,6 @@ export class ResponsesEncoder extends PartsEncoder {
   constructor(
     private readonly read: EchoedRequest,
     private readonly request: TurnRequest,
-    private readonly conversationId: string,
     /** What the conversation takes so far of a body's limits, this request's body included. */
     private readonly carried: Pick<HeldResponse, 'bytes' | 'parts'>,
   ) {
@@ -206,6 +205,8 @@ export class ResponsesEncoder extends PartsEncoder {
     const messages = [...this.request.messages, reply as PromptMessage]
     const { bytes, parts } = this.carried
     const size = { bytes: bytes + Buffer.byteLength(JSON.stringify(reply)), parts: parts + 1 + calls.length }
-    hold(this.id, { messages, conversationId: this.conversationId, at: Date.now(), ...size, continued: false })
+    // The conversation the request was served in, once the server named it (none: its history names it).
+    const { conversationId } = this.request
+    hold(this.id, { messages, conversationId, at: Date.now(), ...size, continued: false })
   }
 }

@@ -25,8 +25,8 @@ export interface ResponseEncoder {
   close(): string[]
   /** The whole response, for a request without `stream`, once its turn is over. */
   whole(): unknown
-  /** What a stream gets after each interval of silence. */
-  readonly keepAlive: string
+  /** What a stream gets after each interval of silence: the API's keep-alive policy ({@link silenceTimer}). */
+  keepAlive(): string[]
   /**
    * A stream's failure before any output is the stream's own error event (status 200) instead of
    * a refusal with its status: for clients that show an error event's reason but neither a
@@ -164,7 +164,7 @@ function turnResponse(response: ServerResponse, api: Api, { stream, encoder }: A
     keepAlive = silenceTimer(intervalMs, () => {
       if (response.writableEnded || (!started && failure !== undefined)) return
       if (!started) startStream()
-      write([encoder.keepAlive])
+      write(encoder.keepAlive())
     })
   }
   return { deliver, finish, failed, keepAliveEvery, stopKeepAlive: () => keepAlive?.stop() }

@@ -6,6 +6,8 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
+import Anthropic from '@anthropic-ai/sdk'
+import OpenAI from 'openai'
 import { specEnvironment } from './support/env.ts'
 import { fakeRuns } from './support/fake-runs.ts'
 
@@ -130,6 +132,11 @@ describe("Codex CLI's requests to /v1/responses", () => {
     const done = events(body).find((event) => event.type === 'response.completed')
     assert.equal(done?.response.output.at(-1).content[0].text, 'Hello, Codex.')
     assert.equal(runs(logDir).length, 1)
+    assert.equal(body.split('"name":"exec_command"').length, 2, "the request's tools go once, at the end")
+    assert.deepEqual(
+      done?.response.tools.map((tool: { name?: string; type: string }) => tool.name ?? tool.type),
+      ['exec_command', 'write_stdin', 'multi_agent_v1', 'web_search'],
+    )
   })
 
   it(
@@ -166,5 +173,27 @@ describe("Codex CLI's requests to /v1/responses", () => {
     assert.equal(failed?.response.error.code, 'E_AUTH')
     assert.match(failed?.response.error.message, /not logged in/)
     assert.equal(runs(logDir).length, 1)
+  })
+})
+
+describe('GET /v1/models/{id}', () => {
+  it("answers one model in each API's shape, and 404 for a model Cursor does not have", LIMIT, async () => {
+    fake({})
+    const openai = new OpenAI({ baseURL: proxy.url, apiKey: proxy.token })
+    const model = await openai.models.retrieve('auto')
+    assert.equal(model.id, 'auto')
+    assert.equal(model.object, 'model')
+    const claude = new Anthropic({ baseURL: proxy.url.replace(/\/v1$/, ''), apiKey: proxy.token })
+    const info = await claude.models.retrieve('auto')
+    assert.equal(info.id, 'auto')
+    assert.equal(info.type, 'model')
+    for (const missing of [openai.models.retrieve('no-such-model'), claude.models.retrieve('no-such-model')]) {
+      const error = await missing.then(
+        () => assert.fail('found a model Cursor does not have'),
+        (thrown) => thrown,
+      )
+      assert.equal((error as { status?: number }).status, 404, String(error))
+      assert.match(String(error), /GET \/v1\/models lists them/)
+    }
   })
 })

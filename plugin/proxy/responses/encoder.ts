@@ -100,9 +100,12 @@ export class ResponsesEncoder extends PartsEncoder {
     this.emit('response.in_progress', { response: this.streamed() })
   }
 
-  /** The response as the stream tells it before its end. */
+  /**
+   * The response as the stream tells it before its end: the request's tools go once, with the
+   * response that ends it (Codex CLI's are 17 KB; every keep-alive would repeat them).
+   */
   private streamed(): Record<string, unknown> {
-    return this.whole()
+    return { ...this.whole(), tools: [] }
   }
 
   protected over(): boolean {

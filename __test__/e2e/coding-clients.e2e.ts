@@ -55,6 +55,30 @@ describe('Claude Code 2.1.328 through serve', { skip: clientsSkip }, () => {
     assert.match(runs[0]?.stdin ?? '', /# Environment/, 'its mid-conversation system message reached the prompt')
   })
 
+  test("a failure runs cursor-agent once and shows Cursor's reason", async () => {
+    cursorMode.control({ FAKE_CURSOR_SCENARIO: 'auth' })
+    const [run, runs] = await newRuns(cursorMode, () => claude(cursorMode, home(cursorMode), ['Say hello']))
+    assert.notEqual(run.code, 0)
+    assert.match(`${run.stdout}${run.stderr}`, /not logged in/, `${run.stdout}\n${run.stderr}`)
+    assert.equal(runs.length, 1, 'x-should-retry: false keeps it from rerunning')
+  })
+
+  test("a second turn resumes Cursor's chat", async () => {
+    cursorMode.control({ FAKE_CURSOR_STREAM: 'text:Noted.', FAKE_CURSOR_SESSION_ID: 'claude-chat' })
+    const user = home(cursorMode)
+    const [last, runs] = await newRuns(cursorMode, async () => {
+      const answered = await claude(cursorMode, user, ['Remember the word tangerine'])
+      assert.equal(answered.code, 0, `${answered.stdout}\n${answered.stderr}`)
+      const resumed = await claude(cursorMode, user, ['--continue', 'Which word?'])
+      assert.equal(resumed.code, 0, `${resumed.stdout}\n${resumed.stderr}`)
+      return cursorMode.runs().at(-1)
+    })
+    assert.equal(runs.length, 2)
+    assert.equal(last?.argv[last.argv.indexOf('--resume') + 1], 'claude-chat', last?.argv.join(' '))
+    assert.match(last?.stdin ?? '', /Which word\?/)
+    assert.doesNotMatch(last?.stdin ?? '', /tangerine/, 'only what is new is sent')
+  })
+
   test('tool mode opencode: ToolSearch answers the held call, and the tool it loads reaches the model', async () => {
     // The first word the prompt holds picks the fake's steps: the run after the search sees its result.
     const script = {

@@ -64,6 +64,8 @@ after(async () => {
 const invocations = () =>
   (existsSync(logDir) ? readdirSync(logDir) : [])
     .filter((file) => file.startsWith('invocation-'))
+    // Named by the time each started: oldest first.
+    .sort()
     .map((file) => JSON.parse(readFileSync(join(logDir, file), 'utf8')))
 
 describe('the server in tool mode opencode', () => {

@@ -10,6 +10,7 @@ import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
 import { specEnvironment } from './support/env.ts'
 import { fakeRuns } from './support/fake-runs.ts'
+import { groupMembers, waitFor } from './support/process.ts'
 
 type ProxyModule = typeof import('../plugin/proxy/server.ts')
 type RunningProxy = Awaited<ReturnType<ProxyModule['startProxy']>>
@@ -46,11 +47,17 @@ export function clientRequest(name: string): Record<string, any> {
 }
 
 /** `body` posted to `path` as the client posts it, with the server's token. */
-async function post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+async function post(
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+  signal?: AbortSignal,
+): Promise<Response> {
   return fetch(`${proxy.url.replace(/\/v1$/, '')}${path}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${proxy.token}`, ...headers },
     body: JSON.stringify(body),
+    ...(signal === undefined ? {} : { signal }),
   })
 }
 
@@ -162,6 +169,37 @@ describe("Codex CLI's requests to /v1/responses", () => {
       assert.equal(resumed?.stdin.trim(), 'Which word?', 'only the new message is sent')
     },
   )
+
+  it('leaving as soon as response.completed arrives keeps the chat for the next turn', LIMIT, async () => {
+    // cursor-agent is still exiting after its answer when Codex closes the connection.
+    const logDir = fake({
+      FAKE_CURSOR_STREAM: 'text:First answer.',
+      FAKE_CURSOR_SESSION_ID: 'codex-chat-2',
+      FAKE_CURSOR_SILENCE_MS: '1000',
+      FAKE_CURSOR_SILENCE_AFTER: '1000',
+    })
+    const first = clientRequest('codex-first-request')
+    first.input[2].content[0].text = 'Remember the word kumquat'
+    const controller = new AbortController()
+    const response = await post('/v1/responses', first, {}, controller.signal)
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader()
+    let read = ''
+    while (!read.includes('response.completed')) read += new TextDecoder().decode((await reader.read()).value)
+    controller.abort()
+    const [run] = runs(logDir)
+    assert.ok(await waitFor(() => groupMembers(run?.pgid ?? 0).length === 0, 10_000), 'the run ended by itself')
+    fake({ FAKE_CURSOR_LOG_DIR: logDir, FAKE_CURSOR_STREAM: 'text:Kumquat.' })
+    const second = clientRequest('codex-first-request')
+    second.input = [
+      ...first.input,
+      { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'First answer.' }] },
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Which fruit?' }] },
+    ]
+    const again = await post('/v1/responses', second)
+    assert.equal(again.status, 200, await again.text())
+    const resumed = runs(logDir).find((logged) => logged.stdin.includes('Which fruit?'))
+    assert.equal(resumed?.argv[resumed.argv.indexOf('--resume') + 1], 'codex-chat-2', resumed?.argv.join(' '))
+  })
 
   it("a failure runs cursor-agent once and is a response.failed event with Cursor's reason", LIMIT, async () => {
     const logDir = fake({ FAKE_CURSOR_SCENARIO: 'auth' })

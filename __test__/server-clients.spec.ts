@@ -142,7 +142,7 @@ describe("Codex CLI's requests to /v1/responses", () => {
     assert.equal(body.split('"name":"exec_command"').length, 2, "the request's tools go once, at the end")
     assert.deepEqual(
       done?.response.tools.map((tool: { name?: string; type: string }) => tool.name ?? tool.type),
-      ['exec_command', 'write_stdin', 'multi_agent_v1', 'web_search'],
+      clientRequest('codex-first-request').tools.map((tool: { name?: string; type: string }) => tool.name ?? tool.type),
     )
   })
 
@@ -152,7 +152,7 @@ describe("Codex CLI's requests to /v1/responses", () => {
     async () => {
       const logDir = fake({ FAKE_CURSOR_STREAM: 'text:First answer.', FAKE_CURSOR_SESSION_ID: 'codex-chat-1' })
       const first = clientRequest('codex-first-request')
-      first.input[2].content[0].text = 'Remember the word tangerine'
+      first.input.at(-1).content[0].text = 'Remember the word tangerine'
       const answered = await post('/v1/responses', first)
       assert.equal(answered.status, 200, await answered.text())
       const second = clientRequest('codex-first-request')
@@ -179,7 +179,7 @@ describe("Codex CLI's requests to /v1/responses", () => {
       FAKE_CURSOR_SILENCE_AFTER: '1000',
     })
     const first = clientRequest('codex-first-request')
-    first.input[2].content[0].text = 'Remember the word kumquat'
+    first.input.at(-1).content[0].text = 'Remember the word kumquat'
     const controller = new AbortController()
     const response = await post('/v1/responses', first, {}, controller.signal)
     const reader = (response.body as ReadableStream<Uint8Array>).getReader()

@@ -3,7 +3,8 @@
 // line) over the fake cursor-agent: each client as a user runs it, one test per thing it needs of
 // the server. Needs `npm run build` (the server is loaded from dist/).
 import assert from 'node:assert/strict'
-import { rmSync } from 'node:fs'
+import { existsSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import {
   claude,
@@ -15,6 +16,7 @@ import {
   scratchFolder,
   startServe,
 } from '../support/coding-clients.ts'
+import { REPO_ROOT } from '../support/opencode.ts'
 import { groupMembers, waitFor } from '../support/process.ts'
 
 const scratch = scratchFolder()
@@ -25,6 +27,8 @@ let toolMode: Served
 
 before(async () => {
   if (clientsSkip) return
+  const cli = join(REPO_ROOT, 'dist', 'plugin', 'cli', 'main.js')
+  assert.ok(existsSync(cli), `${cli} is missing: run \`npm run build\` (or \`npm run build:debug\`) first`)
   await installCodingClients()
   // As a user who wants a second turn to go on in Cursor's chat sets it.
   const settings = { CURSOR_ACP_SESSION_RESUME: 'true', CURSOR_ACP_TEST_TIME_SCALE: TIME_SCALE }

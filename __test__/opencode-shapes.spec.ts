@@ -199,6 +199,7 @@ describe("OpenCode's session events", () => {
         run: {} as never,
         conversationId: sessionID,
         callIds: ['call_1'],
+        tools: new Set(),
         continueInto: () => {},
         cancel: () => cancelled.push(sessionID),
         result: async () => ({}) as never,

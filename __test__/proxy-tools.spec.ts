@@ -62,8 +62,10 @@ after(async () => {
 })
 
 const invocations = () =>
-  readdirSync(logDir)
+  (existsSync(logDir) ? readdirSync(logDir) : [])
     .filter((file) => file.startsWith('invocation-'))
+    // Named by the time each started: oldest first.
+    .sort()
     .map((file) => JSON.parse(readFileSync(join(logDir, file), 'utf8')))
 
 describe('the server in tool mode opencode', () => {
@@ -158,6 +160,81 @@ describe('the Responses and Messages APIs in tool mode opencode, as Chat Complet
     assert.equal(done.stop_reason, 'end_turn')
     assert.equal((done.content.at(-1) as Anthropic.TextBlock).text, 'The weather in Paris: sunny, 24 degrees')
     assert.equal(newRuns(earlier).length, 1, 'one cursor-agent process served both requests')
+  })
+})
+
+const anthropicClient = () => new Anthropic({ baseURL: proxy.url.replace(/\/v1$/, ''), apiKey: proxy.token })
+const WEATHER_FOR_ANTHROPIC = {
+  name: WEATHER.function.name,
+  description: WEATHER.function.description,
+  input_schema: { ...WEATHER.function.parameters, type: 'object' as const },
+}
+/** A tool Claude Code defers: not there to call until a tool result loads it by a `tool_reference`. */
+const DEFERRED = {
+  name: 'get_time',
+  description: 'The time in a city.',
+  input_schema: { type: 'object' as const, properties: { city: { type: 'string' } } },
+  defer_loading: true,
+}
+
+/** A Messages request's first turn that ends with the weather tool's call; its question and answer. */
+async function weatherCall(tools: unknown[]) {
+  const question = { role: 'user' as const, content: 'What is the weather in Paris?' }
+  const first = await anthropicClient().messages.create({
+    model: 'auto',
+    max_tokens: 256,
+    messages: [question],
+    tools: tools as Anthropic.Tool[],
+  })
+  const use = first.content.find((block) => block.type === 'tool_use')
+  assert.ok(use?.type === 'tool_use', JSON.stringify(first.content))
+  return { history: [question, { role: 'assistant' as const, content: first.content }], use }
+}
+
+describe("Claude Code's tool results and tools in tool mode opencode", () => {
+  it('a tool_result with text beside it answers the held call: the text goes with the result', async () => {
+    const earlier = invocations().length
+    const { history, use } = await weatherCall([WEATHER_FOR_ANTHROPIC])
+    const results = [
+      { type: 'tool_result', tool_use_id: use.id, content: 'sunny, 24 degrees', is_error: false },
+      { type: 'text', text: 'Tool loaded.' },
+    ]
+    const done = await anthropicClient().messages.create({
+      model: 'auto',
+      max_tokens: 256,
+      tools: [WEATHER_FOR_ANTHROPIC],
+      messages: [...history, { role: 'user', content: results as never }],
+    })
+    assert.equal(
+      (done.content.at(-1) as Anthropic.TextBlock).text,
+      'The weather in Paris: sunny, 24 degrees\n\nTool loaded.',
+    )
+    assert.equal(newRuns(earlier).length, 1, 'one cursor-agent process served both requests')
+  })
+
+  it('a deferred tool is not offered until a result loads it; a tool a later request adds reaches a new run', async () => {
+    const script = { sunny: [{ text: 'Answered with the new tools.' }], Paris: BRANCHES.BRANCH }
+    await withScript(script, async () => {
+      const earlier = invocations().length
+      const { history, use } = await weatherCall([WEATHER_FOR_ANTHROPIC, DEFERRED])
+      const loaded = [
+        { type: 'tool_result', tool_use_id: use.id, content: [{ type: 'tool_reference', tool_name: 'get_time' }] },
+        { type: 'text', text: 'sunny: Tool loaded.' },
+      ]
+      const done = await anthropicClient().messages.create({
+        model: 'auto',
+        max_tokens: 256,
+        tools: [WEATHER_FOR_ANTHROPIC, DEFERRED] as Anthropic.Tool[],
+        messages: [...history, { role: 'user', content: loaded as never }],
+      })
+      assert.equal((done.content.at(-1) as Anthropic.TextBlock).text, 'Answered with the new tools.')
+      const [held, fresh] = newRuns(earlier)
+      const offers = (run: { mcpTools: Array<{ name: string }> }, name: string) =>
+        run.mcpTools.some((tool) => tool.name === name)
+      assert.ok(offers(held, 'get_weather') && !offers(held, 'get_time'), 'the deferred tool is not offered')
+      assert.ok(offers(fresh, 'get_weather') && offers(fresh, 'get_time'), 'the loaded tool reaches the model')
+      assert.ok(await waitFor(() => groupMembers(held.pgid).length === 0, 3000), 'the held run is ended')
+    })
   })
 })
 

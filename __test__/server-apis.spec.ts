@@ -373,8 +373,25 @@ describe('/v1/responses through the official OpenAI client', () => {
     },
   )
 
+  // A failure of the run; a request refused before any run keeps its status (below).
+  for (const expected of FAILURES.filter((failure) => failure.runs > 0))
+    it(`${expected.name} (streaming): response.failed with ${expected.code} and its reason`, LIMIT, async () => {
+      const logDir = fake(expected.fake)
+      const stream = await openai().responses.create({ model: 'auto', input: 'Hello', stream: true })
+      const events: OpenAI.Responses.ResponseStreamEvent[] = []
+      for await (const event of stream) events.push(event)
+      assert.deepEqual(
+        events.map((event) => event.type),
+        ['response.created', 'response.in_progress', 'response.failed'],
+      )
+      const { error } = (events.at(-1) as OpenAI.Responses.ResponseFailedEvent).response
+      assert.equal(error?.code, expected.code)
+      assert.ok((error?.message ?? '') !== '', 'the reason is told')
+      assert.equal(runs(logDir).length, expected.runs, 'cursor-agent runs for this request')
+    })
+
   for (const stream of [false, true])
-    for (const expected of FAILURES)
+    for (const expected of FAILURES.filter((failure) => !stream || failure.runs === 0))
       it(
         `${expected.name} (${stream ? 'streaming' : 'not streaming'}): ${expected.status} ${expected.code}`,
         LIMIT,

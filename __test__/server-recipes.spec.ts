@@ -60,13 +60,25 @@ describe("docs/server.md's recipes", () => {
       const config = parseToml(block('toml')) as {
         model: string
         model_provider: string
-        model_providers: Record<string, { base_url: string; env_key: string; wire_api: string }>
+        model_providers: Record<
+          string,
+          {
+            base_url: string
+            env_key: string
+            wire_api: string
+            request_max_retries?: number
+            stream_max_retries?: number
+          }
+        >
       }
       const provider = config.model_providers[config.model_provider]
       assert.ok(provider !== undefined, 'model_provider names a provider of the file')
       assert.equal(provider.wire_api, 'responses')
       assert.equal(provider.base_url, `http://127.0.0.1:${DEFAULT_PORT}/v1`)
       assert.equal(provider.env_key, 'CURSOR_ACP_PROXY_TOKEN', 'the variable serve takes its token from')
+      // Codex ignores `x-should-retry`: without these a failure runs cursor-agent up to 30 times.
+      assert.equal(provider.request_max_retries, 0, 'a failed request is not sent again')
+      assert.equal(provider.stream_max_retries, 0, 'a failed stream is not requested again')
       fake({ FAKE_CURSOR_STREAM: 'text:Codex is served.' })
       const client = new OpenAI({ baseURL: toRunning(provider.base_url), apiKey: proxy.token })
       const response = await client.responses.create({ model: config.model, input: 'hi' })

@@ -226,6 +226,45 @@ describe('the server keeps a silent response alive', () => {
     assert.equal(JSON.parse(raw.body).choices[0].message.content, ANSWER)
   })
 
+  it(
+    'Responses: the keep-alive is the response again, an event Codex CLI counts, which the OpenAI client reads',
+    LIMIT,
+    async () => {
+      // Silent once the answer started: the client's snapshot must survive the repeated response.
+      fake({
+        FAKE_CURSOR_STREAM: `text:${ANSWER}`,
+        FAKE_CURSOR_SILENCE_MS: String(SILENCE_MS),
+        FAKE_CURSOR_SILENCE_AFTER: '6',
+      })
+      const stream = new OpenAI({ baseURL: proxy.url, apiKey: proxy.token }).responses.stream({
+        model: 'auto',
+        input: 'Take your time',
+      })
+      const types: string[] = []
+      stream.on('event', (event) => types.push(event.type))
+      const response = await stream.finalResponse()
+      assert.equal(response.output_text, ANSWER)
+      const firstWords = types.indexOf('response.output_text.delta')
+      assert.ok(firstWords > 0, types.join(' '))
+      assert.ok(types.slice(firstWords).includes('response.in_progress'), `kept alive by events: ${types.join(' ')}`)
+
+      fake({
+        FAKE_CURSOR_STREAM: `text:${ANSWER}`,
+        FAKE_CURSOR_SILENCE_MS: String(SILENCE_MS),
+        FAKE_CURSOR_SILENCE_AFTER: '0',
+      })
+      const raw = await fetch(`${proxy.url}/responses`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${proxy.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'auto', input: 'Take your time', stream: true }),
+      }).then((answer) => answer.text())
+      const sent = events(raw)
+      assert.ok(!sent.includes(KEEP_ALIVE), 'no comment, which Codex does not count')
+      assert.ok(sent[0]?.startsWith('event: response.created\n'), 'a silent stream opens with the response')
+      assert.ok(sent.filter((event) => event.startsWith('event: response.in_progress\n')).length > 1, raw)
+    },
+  )
+
   it("Messages: the keep-alive is Anthropic's ping event, which its client reads past", LIMIT, async () => {
     fake({
       FAKE_CURSOR_STREAM: `text:${ANSWER}`,

@@ -28,9 +28,11 @@ Commands:
       <capture> is a capture's name or file. Exits with 1 when the replay does not match.
 
   serve [--port N] [--host ADDRESS] [--workspace DIR] [--tool-mode cursor|opencode]
-      An OpenAI-compatible server for any OpenAI client: POST /v1/chat/completions, GET /v1/models,
-      GET /health, at http://127.0.0.1:32125/v1 by default. Every request but /health
-      needs the bearer token it prints (or CURSOR_ACP_PROXY_TOKEN). Stop it with Ctrl+C.
+      A server for OpenAI and Anthropic clients (Codex CLI, Claude Code, their SDKs) at
+      http://127.0.0.1:32125/v1 by default: OpenAI's Chat Completions (POST /v1/chat/completions)
+      and Responses (POST /v1/responses), Anthropic's Messages (POST /v1/messages and
+      /v1/messages/count_tokens), GET /v1/models and /v1/models/<id>, GET /health. Every request
+      but /health needs the bearer token it prints (or CURSOR_ACP_PROXY_TOKEN). Stop it with Ctrl+C.
 `
 
 function version(): string {
@@ -41,6 +43,9 @@ function version(): string {
   }
 }
 
+/** Whether a command's arguments ask for the usage. */
+const HELP = { help: { type: 'boolean', short: 'h', default: false } } as const
+
 async function doctor(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
@@ -49,9 +54,14 @@ async function doctor(args: string[]): Promise<number> {
       live: { type: 'boolean', default: false },
       model: { type: 'string', default: DEFAULT_LIVE_MODEL },
       check: { type: 'string', multiple: true },
+      ...HELP,
     },
     strict: true,
   })
+  if (values.help) {
+    process.stdout.write(USAGE)
+    return 0
+  }
   const checks = values.check === undefined ? undefined : new Set(values.check)
   const unknown = [...(checks ?? [])].filter((id) => !LIVE_IDS.includes(id))
   if (unknown.length > 0 || (checks !== undefined && !values.live))
@@ -71,10 +81,14 @@ async function replay(args: string[]): Promise<number> {
   const { replayCapture, formatReplay } = await import('./replay.js')
   const { values, positionals } = parseArgs({
     args,
-    options: { json: { type: 'boolean', default: false } },
+    options: { json: { type: 'boolean', default: false }, ...HELP },
     allowPositionals: true,
     strict: true,
   })
+  if (values.help) {
+    process.stdout.write(USAGE)
+    return 0
+  }
   const [target] = positionals
   if (target === undefined || positionals.length > 1)
     throw new Error('replay needs one capture: its name (cap-...) or its file')
@@ -84,8 +98,6 @@ async function replay(args: string[]): Promise<number> {
 }
 
 async function serve(args: string[]): Promise<number> {
-  // Loaded here only: `doctor` must run even where the server's dependencies do not load.
-  const { DEFAULT_HOST, DEFAULT_PORT, startProxy } = await import('../proxy/server.js')
   const { values } = parseArgs({
     args,
     options: {
@@ -93,9 +105,16 @@ async function serve(args: string[]): Promise<number> {
       host: { type: 'string' },
       workspace: { type: 'string' },
       'tool-mode': { type: 'string' },
+      ...HELP,
     },
     strict: true,
   })
+  if (values.help) {
+    process.stdout.write(USAGE)
+    return 0
+  }
+  // Loaded here only: `doctor` must run even where the server's dependencies do not load.
+  const { DEFAULT_HOST, DEFAULT_PORT, startProxy } = await import('../proxy/server.js')
   // Digits only: `Number('')` is 0, which would quietly listen on some free port.
   const port = values.port === undefined ? DEFAULT_PORT : /^\d{1,5}$/.test(values.port) ? Number(values.port) : -1
   if (port < 0 || port > 65535)

@@ -8,7 +8,7 @@ import { gate } from './gate.js'
 import { readJson } from './json-depth.js'
 import { countTokens } from './messages/count-tokens.js'
 import { MESSAGES } from './messages/request.js'
-import { listModels } from './model-list.js'
+import { describeModel, listModels } from './model-list.js'
 import { anthropicError, type ErrorStyle, openAiError, type Refusal, refusalFor, sendError } from './refusal.js'
 import { type Api, sendJson, serveTurn, type TurnServer } from './respond.js'
 import { RESPONSES } from './responses/request.js'
@@ -23,6 +23,9 @@ export interface HandlerSettings extends TurnServer {
   /** Stops the connection's clock while its request is answered. */
   serving(request: IncomingMessage, response: ServerResponse): void
 }
+
+/** `GET /v1/models/{id}`: one model. */
+const MODEL_PATH = '/v1/models/'
 
 /** The endpoints that answer with a turn, each through its API. */
 const TURN_ROUTES: Readonly<Record<string, Api>> = Object.freeze({
@@ -88,8 +91,13 @@ export function requestHandler(settings: HandlerSettings) {
     }
     if (request.method === 'GET' && path === '/health') return sendJson(response, 200, { status: 'ok' })
     if (request.method === 'GET') settings.serving(request, response)
+    const anthropic = request.headers['anthropic-version'] !== undefined
     if (request.method === 'GET' && path === '/v1/models')
-      return sendJson(response, 200, await listModels(config, request.headers['anthropic-version'] !== undefined))
+      return sendJson(response, 200, await listModels(config, anthropic))
+    if (request.method === 'GET' && path.startsWith(MODEL_PATH)) {
+      const model = await describeModel(config, path.slice(MODEL_PATH.length), anthropic)
+      return 'status' in model ? sendError(response, model, errors) : sendJson(response, 200, model.answer)
+    }
     const api = request.method === 'POST' ? TURN_ROUTES[path] : undefined
     const atOnce = request.method === 'POST' ? BODY_ROUTES[path] : undefined
     if (api === undefined && atOnce === undefined)

@@ -13,7 +13,8 @@ export type Segment = 'text' | 'reasoning'
 export abstract class PartsEncoder implements ResponseEncoder {
   // Cursor's own calls are not the client's to run: left out, as Chat Completions leaves them out.
   readonly format = { format: 'ai-sdk', toolCalls: 'omit' } as const
-  abstract readonly keepAlive: string
+  abstract keepAlive(): string[]
+  abstract readonly failsInStream: boolean
   /** The frames of the batch being encoded. */
   protected readonly out: string[] = []
   /** Whether the stream's opening frames went out (with the first batch). */

@@ -1,9 +1,9 @@
 // The one path every model endpoint of the server answers through (Chat Completions, Responses,
 // Messages): the request read by its API, one turn through the shared turn, its outputs encoded by
 // the API's encoder, streamed (or gathered into one response), failures before any output answered
-// in the API's error shape with a real status. A stream silent for the keep-alive interval gets the
-// API's keep-alive; before its first content that also sends its headers (status 200), after which
-// a failure is the API's error event. A client that goes away cancels its run.
+// in the API's error shape with a real status (or, where the API says so, as its stream's error
+// event). A stream silent for the keep-alive interval gets the API's keep-alive; before its first
+// content that also sends its headers (status 200), after which a failure is the API's error event. A client that goes away cancels its run.
 import { randomUUID } from 'node:crypto'
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
 import type { RunError, RunStep, StreamOutput } from 'opencode-cursor-native'
@@ -27,8 +27,14 @@ export interface ResponseEncoder {
   close(): string[]
   /** The whole response, for a request without `stream`, once its turn is over. */
   whole(): unknown
-  /** What a stream gets after each interval of silence. */
-  readonly keepAlive: string
+  /** What a stream gets after each interval of silence: the API's keep-alive policy ({@link silenceTimer}). */
+  keepAlive(): string[]
+  /**
+   * A stream's failure before any output is the stream's own error event (status 200) instead of
+   * a refusal with its status: for clients that show an error event's reason but neither a
+   * status's body nor any failure without rerunning it (Codex CLI).
+   */
+  readonly failsInStream: boolean
 }
 
 /** A request as its API read it: the turn, whether it streams, and its response's encoder. */
@@ -128,8 +134,9 @@ function turnResponse(response: ServerResponse, api: Api, { stream, encoder }: A
   }
   /** A batch of outputs, and how the step it closes ended. */
   const deliver = (outputs: StreamOutput[], step: RunStep | null): void => {
-    // A failure is refused with its status unless a stream already answered something.
-    const refused = step?.reason === 'error' && (stream ? !started && !step.answered : true)
+    // A failure is refused with its status unless a stream already answered something (or its API
+    // tells every failure in the stream).
+    const refused = step?.reason === 'error' && (stream ? !started && !step.answered && !encoder.failsInStream : true)
     if (refused) failure = step.error
     const frames = encoder.frames(outputs)
     if (!stream) return
@@ -152,7 +159,12 @@ function turnResponse(response: ServerResponse, api: Api, { stream, encoder }: A
   /** The turn failed without a step to say so: refused while nothing was sent, else ended. */
   const failed = (error: unknown): void => {
     keepAlive?.stop()
-    if (!started) sendError(response, refusalOf(failureOf(error)), api.errors)
+    if (stream && encoder.failsInStream && !response.writableEnded) {
+      if (!started) startStream()
+      const failure = { type: 'error', error: failureOf(error) } as StreamOutput
+      write([...waiting.splice(0), ...encoder.frames([failure]), ...encoder.close()])
+      response.end()
+    } else if (!started) sendError(response, refusalOf(failureOf(error)), api.errors)
     else response.end()
   }
   /**
@@ -166,7 +178,7 @@ function turnResponse(response: ServerResponse, api: Api, { stream, encoder }: A
     keepAlive = silenceTimer(intervalMs, () => {
       if (response.writableEnded || (!started && failure !== undefined)) return
       if (!started) startStream()
-      write([encoder.keepAlive])
+      write(encoder.keepAlive())
     })
   }
   return { deliver, finish, failed, keepAliveEvery, stopKeepAlive: () => keepAlive?.stop() }

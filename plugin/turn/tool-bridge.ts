@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto'
 import { join } from 'node:path'
 import type { CursorAgentRun, RunResult, RunStep, StreamOutput, ToolAnswer } from 'opencode-cursor-native'
-import type { PromptMessage } from './native.js'
+import type { PromptMessage, ToolDefinition } from './native.js'
 
 /**
  * The private folder of one conversation under the package's data folder: the same for every
@@ -32,6 +32,8 @@ export interface HeldRun {
   readonly conversationId: string | undefined
   /** The ids of the calls it handed over, in order. */
   readonly callIds: readonly string[]
+  /** The tools its bridge offers, each definition as JSON (Cursor lists them once per run). */
+  readonly tools: ReadonlySet<string>
   /** Send the run's next outputs to `onOutput`, and tell `onStep` when the response is over. */
   continueInto(onOutput: TurnOutput, onStep: StepEnded): void
   /** Stop the run (its process group is killed; its calls are answered with an error). */
@@ -81,6 +83,14 @@ export function conversationContinued(messages: readonly PromptMessage[]): strin
     if (held.callIds.length > 0 && continuationAnswers(messages, held.callIds) !== null) return held.conversationId
   }
   return undefined
+}
+
+/**
+ * Whether `held` offers every tool of `tools`: Cursor's model lists a run's tools once, so a tool
+ * a later request adds (or changes) reaches it only through a new run.
+ */
+export function offersEvery(held: HeldRun, tools: readonly ToolDefinition[] | undefined): boolean {
+  return (tools ?? []).every((tool) => held.tools.has(JSON.stringify(tool)))
 }
 
 /** Cancel the held runs of OpenCode session `conversationId`. */

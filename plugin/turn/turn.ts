@@ -32,6 +32,7 @@ import {
   conversationFolder,
   heldRun,
   holdRun,
+  offersEvery,
   releaseRun,
   type StepEnded,
   type TurnOutput,
@@ -221,12 +222,9 @@ function runOptions(
     idleTimeoutMs: settings.idleTimeoutMs,
     timeoutMs: settings.timeoutMs,
   }
-  // A request without tools (a standalone one among them) still runs in the private folder, with
-  // no tools at all: there Cursor never runs its own.
   if (folder !== null) {
-    const tools = request.standalone === true ? [] : (request.tools ?? [])
     options.hostTools = {
-      tools,
+      tools: bridgeTools(request),
       folder,
       waitMs: Math.max(1, settings.toolWaitMs),
       deadlineMs: Math.min(55_000, Math.max(1, settings.toolDeadlineMs)),
@@ -245,6 +243,14 @@ function runOptions(
   if (plan.attachments != null) options.attachments = plan.attachments
   if (settings.executable !== undefined) options.executable = settings.executable
   return options
+}
+
+/**
+ * The tools a run's bridge offers. A request without tools (a standalone one among them) still
+ * runs in the private folder, with no tools at all: there Cursor never runs its own.
+ */
+function bridgeTools(request: TurnRequest): ToolDefinition[] {
+  return request.standalone === true ? [] : (request.tools ?? [])
 }
 
 /** With `toolMode: 'opencode'`, or for a standalone request: the conversation's private folder. */
@@ -320,7 +326,8 @@ function startedTurn(config: TurnConfig, request: TurnRequest, format: TurnForma
   const held = folder === null ? undefined : heldRun(folder)
   if (folder !== null && held !== undefined) {
     releaseRun(folder, held)
-    const answers = request.standalone === true ? null : continuationAnswers(request.messages, held.callIds)
+    const continues = request.standalone !== true && offersEvery(held, request.tools)
+    const answers = continues ? continuationAnswers(request.messages, held.callIds) : null
     if (answers !== null) {
       let stepEnded: StepEnded = () => {}
       const step = new Promise<StepOutcome>((resolve) => (stepEnded = resolve))
@@ -429,6 +436,7 @@ function freshTurn(
       run: current as CursorAgentRun,
       conversationId: request.conversationId,
       callIds: step.toolCalls.map((call) => call.id),
+      tools: new Set(bridgeTools(request).map((tool) => JSON.stringify(tool))),
       continueInto: (next, onStep) => {
         deliver = next
         stepEnded = onStep

@@ -8,7 +8,8 @@ export function chatEncoder(includeUsage: boolean): ResponseEncoder {
   let completion: StreamOutput | undefined
   return {
     format: { format: 'openai-sse', includeUsage, toolCalls: 'omit', completions: true },
-    keepAlive: KEEP_ALIVE_COMMENT,
+    keepAlive: () => [KEEP_ALIVE_COMMENT],
+    failsInStream: false,
     frames: (outputs) => {
       const frames: string[] = []
       for (const output of outputs) {

@@ -31,8 +31,10 @@ type ContentBlock =
   | { type: 'thinking'; thinking: string; signature: string }
   | { type: 'tool_use'; id: string; name: string; input: unknown }
 
+const PING = sseFrame({ type: 'ping' }, 'ping')
+
 export class MessagesEncoder extends PartsEncoder {
-  readonly keepAlive = sseFrame({ type: 'ping' }, 'ping')
+  readonly failsInStream = false
   private readonly id = `msg_${randomUUID().replaceAll('-', '')}`
   private readonly content: ContentBlock[] = []
   private open: ContentBlock | undefined
@@ -55,6 +57,11 @@ export class MessagesEncoder extends PartsEncoder {
       stop_sequence: null,
       usage: this.usage,
     }
+  }
+
+  /** Anthropic's own keep-alive, which its clients read past. */
+  keepAlive(): string[] {
+    return [PING]
   }
 
   /** A stream that has begun ends with its stop events, whatever its last batch said. */

@@ -46,12 +46,29 @@ const BLOCK = v.variant(
   named('must be a content block of type text, image, document, tool_use, tool_result, thinking, redacted_thinking.'),
 )
 
-const MESSAGE = v.looseObject(
-  {
-    role: v.picklist(['user', 'assistant'] as const, named('must be user or assistant.')),
-    content: v.union([v.string(), v.array(BLOCK)], named('must be a string or an array of content blocks.')),
-  },
-  named('must be a message object.'),
+const SYSTEM_BLOCK = v.looseObject({ type: v.literal('text', named('must be text in a system message.')), text: TEXT })
+const ROLE_NEEDED = named('must be user, assistant or system.')
+
+/**
+ * A message of the conversation. A `system` one (Claude Code sends them between the turns, e.g.
+ * its environment) holds instructions where it stands: text, as `system` itself.
+ */
+const MESSAGE = v.pipe(
+  v.looseObject({}, named('must be a message object.')),
+  v.variant(
+    'role',
+    [
+      v.looseObject({
+        role: v.picklist(['user', 'assistant'] as const),
+        content: v.union([v.string(), v.array(BLOCK)], named('must be a string or an array of content blocks.')),
+      }),
+      v.looseObject({
+        role: v.literal('system'),
+        content: v.union([v.string(), v.array(SYSTEM_BLOCK)], named('must be a string or an array of text blocks.')),
+      }),
+    ],
+    ROLE_NEEDED,
+  ),
 )
 
 export const MESSAGES_REQUEST = v.object(
@@ -94,6 +111,7 @@ function attachmentPart(block: Extract<Block, { type: 'image' | 'document' }>): 
 
 /** One Anthropic message as the prompt's messages. */
 function promptMessages(message: MessagesRequest['messages'][number]): PromptMessage[] {
+  if (message.role === 'system') return [{ role: 'system', content: systemText(message.content) ?? '' }]
   if (typeof message.content === 'string') return [{ role: message.role, content: message.content }]
   const parts: unknown[] = []
   const toolCalls: unknown[] = []
@@ -107,6 +125,13 @@ function promptMessages(message: MessagesRequest['messages'][number]): PromptMes
       results.push({ role: 'tool', tool_call_id: block.tool_use_id, content: resultText(block.content) })
     // Thinking blocks sent back are earlier reasoning, which the prompt leaves out.
   }
+  // Text beside tool results (Claude Code's "Tool loaded." and its reminders) travels with them:
+  // the request still answers the calls, and the model reads the text after their results.
+  const last = results.at(-1)
+  if (last !== undefined && parts.length > 0 && parts.every((part) => (part as { type: string }).type === 'text')) {
+    const texts = (parts.splice(0) as Array<{ text: string }>).map((part) => part.text)
+    last.content = [last.content, ...texts].join('\n\n')
+  }
   const own: PromptMessage[] = []
   if (parts.length > 0 || toolCalls.length > 0) {
     const shaped: PromptMessage = { role: message.role, content: parts.length > 0 ? parts : null }
@@ -117,9 +142,27 @@ function promptMessages(message: MessagesRequest['messages'][number]): PromptMes
   return [...results, ...own]
 }
 
+/** Instructions as one text: `system`, or a system message's content. */
 export function systemText(system: MessagesRequest['system']): string | undefined {
   if (system == null) return undefined
   return typeof system === 'string' ? system : system.map((block) => block.text).join('\n\n')
+}
+
+/**
+ * The tools Cursor's model may call: a tool with `defer_loading` only once a tool result names it
+ * by a `tool_reference` (as Anthropic loads it); until then it is not there to call (Claude Code's
+ * `DeferredToolPlaceholder` says "never call this tool").
+ */
+function offeredTools(read: MessagesRequest): NonNullable<MessagesRequest['tools']> {
+  const referenced = new Set<string>()
+  for (const { content } of read.messages)
+    for (const block of typeof content === 'string' ? [] : content)
+      if (block.type === 'tool_result' && Array.isArray(block.content))
+        for (const inner of block.content as Array<Record<string, unknown>>)
+          if (inner?.type === 'tool_reference' && typeof inner.tool_name === 'string') referenced.add(inner.tool_name)
+  return (read.tools ?? []).filter(
+    (tool) => (tool as { defer_loading?: unknown }).defer_loading !== true || referenced.has(tool.name),
+  )
 }
 
 /** The request as a turn: the schema checked every field the prompt reads (the addon's paths are not the client's). */
@@ -129,7 +172,7 @@ function messagesTurn(read: MessagesRequest): TurnRequest {
   if (system !== undefined && system !== '') messages.push({ role: 'system', content: system })
   for (const message of read.messages) messages.push(...promptMessages(message))
   const request: TurnRequest = { model: read.model, messages }
-  const tools = (read.tools ?? []).map(
+  const tools = offeredTools(read).map(
     ({ name, description, input_schema: parameters }) =>
       ({ type: 'function', function: { name, description, parameters } }) as ToolDefinition,
   )

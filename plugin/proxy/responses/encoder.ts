@@ -5,7 +5,6 @@ import { randomUUID } from 'node:crypto'
 import type { RunError } from 'opencode-cursor-native'
 import { native, type PromptMessage } from '../../turn/native.js'
 import type { TurnRequest } from '../../turn/turn.js'
-import { KEEP_ALIVE_COMMENT } from '../keep-alive.js'
 import { type FinishPart, PartsEncoder, type Segment, type ToolCallPart } from '../parts-encoder.js'
 import { refusalOf } from '../refusal.js'
 import { promptCall } from '../request-fields.js'
@@ -37,7 +36,8 @@ type OutputItem =
 const itemId = (prefix: string): string => `${prefix}_${randomUUID().replaceAll('-', '')}`
 
 export class ResponsesEncoder extends PartsEncoder {
-  readonly keepAlive = KEEP_ALIVE_COMMENT
+  // Codex CLI shows the reason of a `response.failed` event, and of a refused status only the status.
+  readonly failsInStream = true
   private readonly id = itemId('resp')
   private readonly createdAt = Math.floor(Date.now() / 1000)
   private readonly output: OutputItem[] = []
@@ -51,7 +51,6 @@ export class ResponsesEncoder extends PartsEncoder {
   constructor(
     private readonly read: EchoedRequest,
     private readonly request: TurnRequest,
-    private readonly conversationId: string,
     /** What the conversation takes so far of a body's limits, this request's body included. */
     private readonly carried: Pick<HeldResponse, 'bytes' | 'parts'>,
   ) {
@@ -81,9 +80,32 @@ export class ResponsesEncoder extends PartsEncoder {
     }
   }
 
+  /**
+   * The response again, `response.in_progress`, as it stands: Codex CLI's idle timer counts events,
+   * never comments, and the OpenAI SDKs take the event's response as their snapshot (so it carries
+   * the output so far). A stream still silent opens with it.
+   */
+  keepAlive(): string[] {
+    if (!this.begun) {
+      this.begun = true
+      this.begin()
+    } else if (!this.over()) {
+      this.emit('response.in_progress', { response: this.streamed() })
+    }
+    return this.out.splice(0)
+  }
+
   protected begin(): void {
-    this.emit('response.created', { response: this.whole() })
-    this.emit('response.in_progress', { response: this.whole() })
+    this.emit('response.created', { response: this.streamed() })
+    this.emit('response.in_progress', { response: this.streamed() })
+  }
+
+  /**
+   * The response as the stream tells it before its end: the request's tools go once, with the
+   * response that ends it (Codex CLI's are 17 KB; every keep-alive would repeat them).
+   */
+  private streamed(): Record<string, unknown> {
+    return { ...this.whole(), tools: [] }
   }
 
   protected over(): boolean {
@@ -204,6 +226,8 @@ export class ResponsesEncoder extends PartsEncoder {
     const messages = [...this.request.messages, reply as PromptMessage]
     const { bytes, parts } = this.carried
     const size = { bytes: bytes + Buffer.byteLength(JSON.stringify(reply)), parts: parts + 1 + calls.length }
-    hold(this.id, { messages, conversationId: this.conversationId, at: Date.now(), ...size, continued: false })
+    // The conversation the request was served in, once the server named it (none: its history names it).
+    const { conversationId } = this.request
+    hold(this.id, { messages, conversationId, at: Date.now(), ...size, continued: false })
   }
 }

@@ -5,7 +5,8 @@ import type { PromptMessage } from '../../turn/native.js'
 /** A conversation the server holds for `previous_response_id`. */
 export interface HeldResponse {
   messages: PromptMessage[]
-  conversationId: string
+  /** The conversation it was served in; none where its history names it. */
+  conversationId: string | undefined
   at: number
   /** What it takes of a body's limits: its requests' bodies and replies, and their parts. */
   bytes: number

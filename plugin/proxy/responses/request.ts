@@ -162,9 +162,12 @@ export const RESPONSES: Api = {
     const { request, clientField } = responsesTurn(read, previous)
     // A response's first continuation goes on in its conversation (Cursor's chat, a run waiting for
     // tool results); any other is a branch: two of them at once never see each other's tool calls.
-    const conversationId = previous?.continued === false ? previous.conversationId : `responses-${randomUUID()}`
-    request.conversationId = conversationId
-    const encoder = new ResponsesEncoder(read, request, conversationId, carried)
+    // A request that continues none is named by its history, as on the other APIs (Codex CLI sends
+    // the whole conversation every turn, never `previous_response_id`).
+    const conversationId =
+      previous?.continued === false ? previous.conversationId : previous && `responses-${randomUUID()}`
+    if (conversationId !== undefined) request.conversationId = conversationId
+    const encoder = new ResponsesEncoder(read, request, carried)
     const fields = '`input` and the conversation `previous_response_id` continues'
     const continued = previous && { fields, carried, claim: () => Object.assign(previous, { continued: true }) }
     const effort = read.reasoning?.effort ?? undefined

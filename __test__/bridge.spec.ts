@@ -577,7 +577,8 @@ describe('hostTools: answers', () => {
   for (const ending of ['times out', 'is cancelled'] as const) {
     it(`answers a call still held with an error result when the run ${ending}`, LIMIT, async () => {
       const b = bridged([{ calls: [{ tool: 'read', args: { filePath: '/p/a' } }] }, { text: 'never' }], {
-        hostTools: ending === 'times out' ? { waitMs: 500 } : {},
+        // Long enough for the test's own client to connect and send its call on a loaded machine.
+        hostTools: ending === 'times out' ? { waitMs: 3_000 } : {},
       })
       await b.handOver(1)
       const session = await mcpSession(b.folder)

@@ -453,7 +453,9 @@ export async function createSandbox(options: SandboxOptions = {}): Promise<Sandb
     async dispose() {
       await Promise.all([...servers].map((server) => server.close()))
       await Promise.all([...tuis].map((tui) => tui.close()))
-      if (!keep) rmSync(root, { recursive: true, force: true })
+      // A process of the sandbox may still be ending and writing as it goes (a held run's folder
+      // being removed): the removal tries again, as rm -rf would be run again.
+      if (!keep) rmSync(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 })
     },
   }
 }

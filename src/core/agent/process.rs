@@ -207,6 +207,17 @@ pub fn prepare(command: &mut Command) {
     command.kill_on_drop(true);
 }
 
+/// Held while a child is being spawned and its group recorded, so that one who stops every
+/// child ([`between_spawns`]) never misses a child that exists but is not recorded yet.
+static SPAWNING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Runs `f` while no child is between its start and `on_start` (see [`spawn`]): a host exiting
+/// right after a child wrote its first output waits for that child to be recorded, then stops it.
+pub fn between_spawns<R>(f: impl FnOnce() -> R) -> R {
+    let _no_spawn = SPAWNING.lock().unwrap_or_else(|e| e.into_inner());
+    f()
+}
+
 /// Spawn `command` (already [`prepare`]d) from the spawner thread; its pipes are registered with
 /// `runtime`. `on_start` runs on that thread as soon as the child exists, with its group, so the
 /// group is known (to the watchdog) before anything awaits.
@@ -219,9 +230,11 @@ pub async fn spawn<T: Send + 'static>(
     let runtime = runtime.clone();
     let job: SpawnJob = Box::new(move || {
         let _entered = runtime.enter();
-        let started = command.spawn().map(|child| {
-            let started = child.id().map(|pid| on_start(ProcessGroup::of_leader(pid)));
-            (child, started)
+        let started = between_spawns(|| {
+            command.spawn().map(|child| {
+                let started = child.id().map(|pid| on_start(ProcessGroup::of_leader(pid)));
+                (child, started)
+            })
         });
         let _ = tx.send(started);
     });

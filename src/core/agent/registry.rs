@@ -78,6 +78,11 @@ pub fn register(owner: u64, group: ProcessGroup) -> Registration {
 /// SIGKILL the process group of every live child of `owner` (or of everyone). Used when the
 /// host is exiting: there is no time for a grace period. Returns how many groups were signalled.
 pub fn kill_all(owner: Option<u64>) -> usize {
+    // A child already started but not yet recorded would be missed: wait for its record.
+    super::process::between_spawns(|| kill_recorded(owner))
+}
+
+fn kill_recorded(owner: Option<u64>) -> usize {
     let live = live();
     let mut signalled = 0;
     for entry in live.values().filter(|e| owner.is_none_or(|o| o == e.owner)) {
@@ -149,5 +154,39 @@ mod tests {
         assert!(watch_owner(unwatched), "new again once unwatched");
         owner_gone(gone);
         owner_gone(unwatched);
+    }
+
+    /// A host exiting while a child already runs but is not yet recorded (a loaded machine may
+    /// pause the spawner thread there) still stops that child.
+    #[cfg(target_os = "linux")]
+    #[tokio::test]
+    async fn stopping_every_child_waits_for_one_being_recorded() {
+        use std::os::unix::process::ExitStatusExt;
+        let owner = u64::MAX - 103;
+        let (began, begun) = std::sync::mpsc::channel();
+        let stopper = std::thread::spawn(move || {
+            begun.recv().unwrap();
+            kill_all(Some(owner))
+        });
+        let mut command = tokio::process::Command::new("sleep");
+        command.arg("30");
+        super::super::process::prepare(&mut command);
+        let runtime = tokio::runtime::Handle::current();
+        let (mut child, registration) =
+            super::super::process::spawn(command, &runtime, move |group| {
+                began.send(()).unwrap();
+                std::thread::sleep(Duration::from_millis(300));
+                register(owner, group)
+            })
+            .await
+            .unwrap();
+        assert_eq!(
+            stopper.join().unwrap(),
+            1,
+            "the child being recorded was stopped"
+        );
+        let status = child.wait().await.unwrap();
+        assert_eq!(status.signal(), Some(libc::SIGKILL));
+        drop(registration);
     }
 }

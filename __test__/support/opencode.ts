@@ -14,7 +14,7 @@ import { arch, cpus, tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-import { withLock } from './process.ts'
+import { isAlive, waitFor, withLock } from './process.ts'
 
 export { isAlive, waitFor } from './process.ts'
 
@@ -324,7 +324,17 @@ async function startTui(binary: string, workspace: string, env: NodeJS.ProcessEn
     async close() {
       if (closed) return
       closed = true
+      // The pane's process is OpenCode itself (the script execs it). Ending the session only
+      // hangs it up: it then stops its runs and writes its files for a while, which must be over
+      // before its sandbox goes.
+      const pid = Number(await tmux(socket, ['display-message', '-p', '-t', name, '#{pane_pid}']).catch(() => ''))
       await tmux(socket, ['kill-session', '-t', name]).catch(() => undefined)
+      if (!(pid > 0) || (await waitFor(() => !isAlive(pid), 30_000))) return
+      try {
+        process.kill(pid, 'SIGKILL')
+      } catch {
+        // Gone meanwhile.
+      }
     },
   }
   return tui

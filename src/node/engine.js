@@ -1,8 +1,8 @@
 // @ts-check
 // The binding's work that the JS engine does best in its own language. The addon compiles this
-// module once per JS environment, as a script whose value is its `module.exports`, and calls
-// that with each output piece kind's wire value, from the core's own enum, so the numbers have
-// one owner. What it gives back the binding keeps and calls:
+// module once per JS environment and global object, as a script whose value is its
+// `module.exports`, and calls that with each output piece kind's wire value, from the core's own
+// enum, so the numbers have one owner. What it gives back the binding keeps and calls:
 //
 // * `readOutputBatch`: a batch of outputs as JS values (`src/core/stream/encode/batch.rs` writes
 //   it). A batch is two strings, `narrow` (characters below U+0100) and `wide` (the others), and

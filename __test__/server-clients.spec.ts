@@ -2,44 +2,18 @@
 // __test__/fixtures/clients), posted to the server over the fake cursor-agent in tool mode
 // `cursor`: each is taken, and what the client reads of the answer is what it needs.
 import assert from 'node:assert/strict'
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { after, before, describe, it } from 'node:test'
+import { describe, it } from 'node:test'
 import Anthropic from '@anthropic-ai/sdk'
 import OpenAI from 'openai'
-import { specEnvironment } from './support/env.ts'
-import { fakeRuns } from './support/fake-runs.ts'
+import { specServer } from './support/spec-server.ts'
 import { groupMembers, waitFor } from './support/process.ts'
 
-type ProxyModule = typeof import('../plugin/proxy/server.ts')
-type RunningProxy = Awaited<ReturnType<ProxyModule['startProxy']>>
-
-const fakeAgent = join(__dirname, 'support', 'agents', 'fake-cursor-agent.mjs')
-const LIMIT = { timeout: 30_000 }
-const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'ocn-server-clients-spec-')))
-const workspace = join(scratch, 'ws')
-mkdirSync(workspace)
-const { fake, runs } = fakeRuns(scratch)
-let proxy: RunningProxy
-
-specEnvironment({
-  HOME: scratch,
-  XDG_DATA_HOME: join(scratch, 'data'),
-  CURSOR_ACP_WORKSPACE: workspace,
-  CURSOR_AGENT_EXECUTABLE: fakeAgent,
-  CURSOR_ACP_TOOL_MODE: 'cursor',
-  // As a user who wants a second turn to go on in Cursor's chat sets it.
-  CURSOR_ACP_SESSION_RESUME: 'true',
-})
-before(async () => {
-  const { startProxy } = await import('../plugin/proxy/server.ts')
-  proxy = await startProxy({ port: 0 })
-})
-after(async () => {
-  await proxy.close()
-  rmSync(scratch, { recursive: true, force: true })
-})
+const LIMIT = { timeout: 90_000 }
+// As a user who wants a second turn to go on in Cursor's chat sets it.
+// Session resume on, as a user who wants a second turn to go on in Cursor's chat sets it.
+const { fake, runs, proxy: server } = specServer('server-clients', { CURSOR_ACP_SESSION_RESUME: 'true' })
 
 /** A request a client sent, as kept in the fixtures. */
 export function clientRequest(name: string): Record<string, any> {
@@ -53,9 +27,9 @@ async function post(
   headers: Record<string, string> = {},
   signal?: AbortSignal,
 ): Promise<Response> {
-  return fetch(`${proxy.url.replace(/\/v1$/, '')}${path}`, {
+  return fetch(`${server().url.replace(/\/v1$/, '')}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${proxy.token}`, ...headers },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${server().token}`, ...headers },
     body: JSON.stringify(body),
     ...(signal === undefined ? {} : { signal }),
   })
@@ -217,11 +191,11 @@ describe("Codex CLI's requests to /v1/responses", () => {
 describe('GET /v1/models/{id}', () => {
   it("answers one model in each API's shape, and 404 for a model Cursor does not have", LIMIT, async () => {
     fake({})
-    const openai = new OpenAI({ baseURL: proxy.url, apiKey: proxy.token })
+    const openai = new OpenAI({ baseURL: server().url, apiKey: server().token })
     const model = await openai.models.retrieve('auto')
     assert.equal(model.id, 'auto')
     assert.equal(model.object, 'model')
-    const claude = new Anthropic({ baseURL: proxy.url.replace(/\/v1$/, ''), apiKey: proxy.token })
+    const claude = new Anthropic({ baseURL: server().url.replace(/\/v1$/, ''), apiKey: server().token })
     const info = await claude.models.retrieve('auto')
     assert.equal(info.id, 'auto')
     assert.equal(info.type, 'model')

@@ -3,38 +3,10 @@
 // naming the field, in the API's error shape. The fake cursor-agent records the command line.
 // Expected command lines and refusals come from docs/plan-and-read-only.md and docs/server.md.
 import assert from 'node:assert/strict'
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { after, before, describe, it } from 'node:test'
-import { specEnvironment } from './support/env.ts'
-import { fakeRuns } from './support/fake-runs.ts'
+import { describe, it } from 'node:test'
+import { specServer } from './support/spec-server.ts'
 
-type ProxyModule = typeof import('../plugin/proxy/server.ts')
-type RunningProxy = Awaited<ReturnType<ProxyModule['startProxy']>>
-
-const fakeAgent = join(__dirname, 'support', 'agents', 'fake-cursor-agent.mjs')
-const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'ocn-server-mode-spec-')))
-const workspace = join(scratch, 'ws')
-mkdirSync(workspace)
-const { fake, runs } = fakeRuns(scratch)
-let proxy: RunningProxy
-
-specEnvironment({
-  HOME: scratch,
-  XDG_DATA_HOME: join(scratch, 'data'),
-  CURSOR_ACP_WORKSPACE: workspace,
-  CURSOR_AGENT_EXECUTABLE: fakeAgent,
-  CURSOR_ACP_TOOL_MODE: 'cursor',
-})
-before(async () => {
-  const { startProxy } = await import('../plugin/proxy/server.ts')
-  proxy = await startProxy({ port: 0 })
-})
-after(async () => {
-  await proxy.close()
-  rmSync(scratch, { recursive: true, force: true })
-})
+const { fake, runs, proxy: server } = specServer('server-mode')
 
 /** Each API: its path and a request body of its own shape asking `text`. */
 const APIS: Array<{ name: string; path: string; body: (text: string) => Record<string, unknown> }> = [
@@ -52,9 +24,9 @@ const APIS: Array<{ name: string; path: string; body: (text: string) => Record<s
 ]
 
 async function post(path: string, body: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${proxy.url}${path}`, {
+  const response = await fetch(`${server().url}${path}`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${proxy.token}`, ...headers },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${server().token}`, ...headers },
     body: JSON.stringify(body),
   })
   return { status: response.status, body: (await response.json()) as Record<string, any> }

@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
-import { request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
@@ -16,6 +15,7 @@ import { specEnvironment } from './support/env.ts'
 import { png } from './support/png.ts'
 import { fakeRuns, quotaText } from './support/fake-runs.ts'
 import { groupMembers, killGroupsAfter, waitFor } from './support/process.ts'
+import { rawPost } from './support/spec-server.ts'
 
 type ProxyModule = typeof import('../plugin/proxy/server.ts')
 type RunningProxy = Awaited<ReturnType<ProxyModule['startProxy']>>
@@ -433,25 +433,6 @@ describe('/v1/responses through the official OpenAI client', () => {
   })
 })
 
-/** A raw POST of `body` to `path`, with the token. */
-function post(path: string, body: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const request = httpRequest(
-      `${proxy.url.replace(/\/v1$/, '')}${path}`,
-      { method: 'POST', headers: { authorization: `Bearer ${proxy.token}`, 'content-type': 'application/json' } },
-      (response) => {
-        let text = ''
-        response.on('data', (chunk: Buffer) => {
-          text += chunk.toString('utf8')
-        })
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }))
-      },
-    )
-    request.on('error', reject)
-    request.end(body)
-  })
-}
-
 describe('every endpoint refuses bad input with a 400 before any run', () => {
   const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`
   const bodies: Record<string, string> = {
@@ -463,7 +444,7 @@ describe('every endpoint refuses bad input with a 400 before any run', () => {
   for (const [path, body] of Object.entries(bodies))
     it(`${path}: JSON nested 20,000 deep`, LIMIT, async () => {
       const logDir = fake({})
-      const answer = await post(path, body)
+      const answer = await rawPost(proxy, path, body)
       assert.equal(answer.status, 400, answer.body)
       assert.match(answer.body, /E_INVALID_ARG/)
       assert.match(answer.body, /nests deeper/)
@@ -471,7 +452,8 @@ describe('every endpoint refuses bad input with a 400 before any run', () => {
     })
 
   it("/v1/messages names the field it refuses, in Anthropic's shape", LIMIT, async () => {
-    const answer = await post(
+    const answer = await rawPost(
+      proxy,
       '/v1/messages',
       JSON.stringify({ model: 'auto', messages: [{ role: 'robot', content: 'hi' }] }),
     )
@@ -483,7 +465,7 @@ describe('every endpoint refuses bad input with a 400 before any run', () => {
   })
 
   it("/v1/responses names the field it refuses, in OpenAI's shape", LIMIT, async () => {
-    const answer = await post('/v1/responses', JSON.stringify({ model: 'auto', input: 42 }))
+    const answer = await rawPost(proxy, '/v1/responses', JSON.stringify({ model: 'auto', input: 42 }))
     assert.equal(answer.status, 400)
     assert.match(JSON.parse(answer.body).error.message, /`input`/)
   })
@@ -611,7 +593,7 @@ describe('pictures and files the clients send take the route of a picture pasted
   for (const [name, path, body] of remote)
     it(`${name}: a 400 that says the server fetches nothing, and no run`, LIMIT, async () => {
       const logDir = fake({})
-      const answer = await post(path, JSON.stringify(body))
+      const answer = await rawPost(proxy, path, JSON.stringify(body))
       assert.equal(answer.status, 400, answer.body)
       assert.match(answer.body, /E_INVALID_ARG/)
       assert.match(answer.body, /this server fetches nothing: send its bytes instead, as a data URL/)

@@ -13,6 +13,7 @@ import { join } from 'node:path'
 import { after, before, describe, it } from 'node:test'
 import { specEnvironment } from './support/env.ts'
 import { fakeRuns } from './support/fake-runs.ts'
+import { rawPost } from './support/spec-server.ts'
 
 type ProxyModule = typeof import('../plugin/proxy/server.ts')
 type RunningProxy = Awaited<ReturnType<ProxyModule['startProxy']>>
@@ -57,25 +58,6 @@ async function start(options: Parameters<ProxyModule['startProxy']>[0] = {}): Pr
 interface Answer {
   status: number
   body: string
-}
-
-/** A raw POST of `body` (JSON text, or a value made JSON) to `path`, with the token. */
-function post(proxy: RunningProxy, path: string, body: unknown): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const request = httpRequest(
-      `${proxy.url.replace(/\/v1$/, '')}${path}`,
-      { method: 'POST', headers: { authorization: `Bearer ${proxy.token}`, 'content-type': 'application/json' } },
-      (response) => {
-        let text = ''
-        response.on('data', (chunk: Buffer) => {
-          text += chunk.toString('utf8')
-        })
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }))
-      },
-    )
-    request.on('error', reject)
-    request.end(typeof body === 'string' ? body : JSON.stringify(body))
-  })
 }
 
 const ask = [{ role: 'user', content: 'hi' }]
@@ -236,7 +218,7 @@ describe('a malformed field is a 400 naming the client’s own field, and gives 
       for (const [name, path, body, message, only] of rows) {
         if (only !== undefined && only !== mode) continue
         for (let attempt = 0; attempt < 20; attempt++) {
-          const answer = await post(proxy, path, body)
+          const answer = await rawPost(proxy, path, body)
           assert.equal(answer.status, 400, `${name}: ${answer.body}`)
           const { code, message: said } = refusal(path, answer)
           assert.equal(code, 'E_INVALID_ARG', name)
@@ -244,7 +226,7 @@ describe('a malformed field is a 400 naming the client’s own field, and gives 
         }
       }
       assert.deepEqual(runs(logDir), [], 'no cursor-agent ran')
-      const served = await post(proxy, '/v1/chat/completions', { model: 'auto', messages: ask })
+      const served = await rawPost(proxy, '/v1/chat/completions', { model: 'auto', messages: ask })
       assert.equal(served.status, 200, served.body)
       assert.equal(JSON.parse(served.body).choices[0].message.content, 'Still served.')
     })
@@ -266,7 +248,7 @@ describe('a previous_response_id chain obeys the body limit', () => {
         ...(previous === undefined ? {} : { previous_response_id: previous }),
       }
       assert.ok(JSON.stringify(body).length < MAX_BODY, 'each body alone is within the limit')
-      last = await post(proxy, '/v1/responses', body)
+      last = await rawPost(proxy, '/v1/responses', body)
       statuses.push(last.status)
       if (last.status !== 200) break
       previous = JSON.parse(last.body).id
@@ -286,7 +268,7 @@ describe('a body of many tiny parts', () => {
     const logDir = fake({})
     const proxy = await start()
     const big = JSON.stringify({ model: 'auto', messages: [{ role: 'user', content: Array(100_000).fill(part) }] })
-    const refused = post(proxy, '/v1/chat/completions', big)
+    const refused = rawPost(proxy, '/v1/chat/completions', big)
     let over = false
     void refused.finally(() => (over = true))
     // A second client polls while the big body is read and refused, and is answered each time.
@@ -323,10 +305,10 @@ describe('a body of many tiny parts', () => {
     fake({ FAKE_CURSOR_STREAM: 'text:Noted.' })
     const proxy = await start()
     const items = (count: number) => [{ role: 'user', content: Array(count).fill({ type: 'input_text', text: 'x' }) }]
-    const first = await post(proxy, '/v1/responses', { model: 'auto', input: items(6000) })
+    const first = await rawPost(proxy, '/v1/responses', { model: 'auto', input: items(6000) })
     assert.equal(first.status, 200, first.body.slice(0, 300))
     const next = { model: 'auto', input: items(6000), previous_response_id: JSON.parse(first.body).id }
-    const answer = await post(proxy, '/v1/responses', next)
+    const answer = await rawPost(proxy, '/v1/responses', next)
     assert.equal(answer.status, 400, answer.body.slice(0, 300))
     assert.match(JSON.parse(answer.body).error.message, /previous_response_id/)
   })
@@ -340,7 +322,7 @@ describe("the server's token never reaches cursor-agent", () => {
       try {
         const proxy = await start({ toolMode: mode, workspace })
         assert.equal(proxy.token, 'the-proxy-token-of-this-test')
-        const answer = await post(proxy, '/v1/chat/completions', { model: 'auto', messages: ask })
+        const answer = await rawPost(proxy, '/v1/chat/completions', { model: 'auto', messages: ask })
         assert.equal(answer.status, 200, answer.body)
       } finally {
         delete process.env.CURSOR_ACP_PROXY_TOKEN
@@ -392,7 +374,7 @@ describe('an attachment is named by what the client sent, or not named', () => {
       ],
     ]
     for (const [path, body] of bodies) {
-      const answer = await post(proxy, path, body)
+      const answer = await rawPost(proxy, path, body)
       assert.equal(answer.status, 200, `${path}: ${answer.body}`)
     }
     const lines = runs(logDir).map((run) => /\[attached [^\]]*\]/.exec(run.stdin)?.[0] ?? run.stdin)

@@ -3,6 +3,7 @@
 // cursor-agent, tool mode cursor unless `settings` say otherwise), the server started before the
 // file's tests and closed after them, with the scratch removed.
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs'
+import { request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before } from 'node:test'
@@ -45,4 +46,23 @@ export function specServer(name: string, settings: Record<string, string> = {}):
     return proxy
   }
   return { scratch, workspace, ...fakeRuns(scratch), proxy: started }
+}
+
+/** A raw POST of `body` (JSON text, or a value made JSON) to the server's `path`, with its token. */
+export function rawPost(proxy: RunningProxy, path: string, body: unknown): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      `${proxy.url.replace(/\/v1$/, '')}${path}`,
+      { method: 'POST', headers: { authorization: `Bearer ${proxy.token}`, 'content-type': 'application/json' } },
+      (response) => {
+        let text = ''
+        response.on('data', (chunk: Buffer) => {
+          text += chunk.toString('utf8')
+        })
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text }))
+      },
+    )
+    request.on('error', reject)
+    request.end(typeof body === 'string' ? body : JSON.stringify(body))
+  })
 }
